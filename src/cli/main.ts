@@ -1,0 +1,84 @@
+import { CommanderError } from 'commander';
+import { loadConfig } from '../config.js';
+import { createContext } from '../context.js';
+import { ExitCode, NotImplementedError, RmqBenchError } from '../errors.js';
+import { createProgress } from '../report/progress.js';
+import { maskUrlsIn } from '../url.js';
+import * as clusterCommands from './commands/cluster.js';
+import { failover } from './commands/failover.js';
+import { createProgram, type Invocation } from './program.js';
+
+async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
+  const config = loadConfig();
+  const json = 'json' in invocation.options && invocation.options.json === true;
+  const progress = createProgress({ quiet: process.env.RMQ_BENCH_QUIET === '1' });
+  const ctx = createContext(config, progress, signal);
+  try {
+    switch (invocation.command) {
+      case 'cluster up':
+        return await clusterCommands.up(ctx, invocation.options);
+      case 'cluster down':
+        return await clusterCommands.down(ctx, invocation.options);
+      case 'cluster reset':
+        return await clusterCommands.reset(ctx, invocation.options);
+      case 'cluster status':
+        return await clusterCommands.status(ctx, invocation.options);
+      case 'cluster logs':
+        return await clusterCommands.logs(ctx, invocation.options);
+      case 'cluster image':
+        return await clusterCommands.image(ctx, invocation.options);
+      case 'failover':
+        return await failover(ctx, invocation.options);
+      case 'not-landed':
+        throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
+    }
+  } finally {
+    progress.stop();
+    void json;
+  }
+}
+
+/** One line on stderr for an error; the exit code it maps to. The only place that knows exit codes. */
+export function reportError(err: unknown, write: (s: string) => void = (s) => process.stderr.write(s)): number {
+  if (err instanceof CommanderError) {
+    // commander has already printed its message (and help when asked).
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (err instanceof RmqBenchError) {
+    write(`rmq-bench: ${maskUrlsIn(err.message)}${err.hint ? ` (${maskUrlsIn(err.hint)})` : ''}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  write(`rmq-bench: internal error: ${maskUrlsIn(message.split('\n')[0] ?? message)}\n`);
+  if (process.env.RMQ_BENCH_DEBUG && err instanceof Error && err.stack) write(`${maskUrlsIn(err.stack)}\n`);
+  return ExitCode.internal;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      process.stderr.write('\nrmq-bench: interrupted; undoing faults and cleaning up (Ctrl+C again to quit at once)\n');
+      controller.abort();
+    } else {
+      process.exit(ExitCode.interrupted);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  let code: number = ExitCode.ok;
+  const program = createProgram(async (invocation) => {
+    code = await run(invocation, controller.signal);
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    code = controller.signal.aborted ? ExitCode.interrupted : reportError(err);
+    if (controller.signal.aborted && err instanceof RmqBenchError && err.exitCode !== ExitCode.interrupted) reportError(err);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  process.exitCode = code;
+}

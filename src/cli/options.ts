@@ -1,0 +1,35 @@
+import { InvalidArgumentError } from 'commander';
+import { parseDurationMs } from '../util/duration.js';
+
+/** commander argParsers: validate once at the edge, with a one-line reason. */
+
+export function durationMs(value: string): number {
+  try {
+    return parseDurationMs(value);
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not a duration (examples: 500ms, 5s, 1m30s)`);
+  }
+}
+
+export function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`'${value}' is not a positive whole number`);
+  return Number(value);
+}
+
+export function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`'${value}' is not a whole number >= 0`);
+  return Number(value);
+}
+
+export function nodeName(value: string): string {
+  if (!/^rabbit[1-3]$/.test(value)) throw new InvalidArgumentError(`'${value}' is not a node of the bench cluster (rabbit1, rabbit2, rabbit3)`);
+  return value;
+}
+
+/** A boolean flag that also takes =true/=false (the article's `--confirms=false`). */
+export function booleanValue(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new InvalidArgumentError(`'${value}' is not true or false`);
+}

@@ -1,0 +1,90 @@
+import Docker from 'dockerode';
+import { EnvironmentError, errorMessage } from '../errors.js';
+import { withDeadline } from '../util/retry.js';
+
+export type { Docker };
+
+/** What to tell a user whose engine does not answer, by platform. */
+export function engineHint(platform: NodeJS.Platform = process.platform, isRoot = process.getuid?.() === 0): string {
+  if (platform === 'darwin' || platform === 'win32') return 'start Docker Desktop and try again';
+  return isRoot
+    ? 'start the engine: bash scripts/ensure-engine.sh (on Debian it installs docker.io and starts dockerd)'
+    : 'start the engine (sudo systemctl start docker), or on Debian: sudo bash scripts/ensure-engine.sh';
+}
+
+/** A dockerode client that has answered a ping. */
+export async function connectEngine(timeoutMs = 5_000): Promise<Docker> {
+  const docker = new Docker();
+  try {
+    await withDeadline(() => docker.ping(), timeoutMs, 'the Docker engine did not answer a ping');
+  } catch (err) {
+    const where = process.env.DOCKER_HOST ?? '/var/run/docker.sock';
+    throw new EnvironmentError(`no Docker engine answers at ${where}: ${errorMessage(err)}`, { hint: engineHint(), cause: err });
+  }
+  return docker;
+}
+
+export async function imageExists(docker: Docker, name: string): Promise<boolean> {
+  try {
+    await docker.getImage(name).inspect();
+    return true;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return false;
+    throw err;
+  }
+}
+
+export type ContainerState = 'running' | 'paused' | 'stopped' | 'restarting' | 'missing';
+
+export interface ContainerInfo {
+  name: string;
+  state: ContainerState;
+  /** Docker healthcheck status, when the container has one. */
+  health: 'healthy' | 'unhealthy' | 'starting' | 'none';
+  image: string | undefined;
+  startedAt: string | undefined;
+}
+
+export async function inspectContainer(docker: Docker, name: string): Promise<ContainerInfo> {
+  try {
+    const info = await docker.getContainer(name).inspect();
+    const s = info.State;
+    const state: ContainerState = s.Paused ? 'paused' : s.Restarting ? 'restarting' : s.Running ? 'running' : 'stopped';
+    const health = (s.Health?.Status as ContainerInfo['health'] | undefined) ?? 'none';
+    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt };
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) {
+      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined };
+    }
+    throw err;
+  }
+}
+
+/** Run a command in a container (docker exec) with a deadline; returns its exit code and output. */
+export async function execIn(
+  docker: Docker,
+  container: string,
+  cmd: string[],
+  timeoutMs = 60_000,
+): Promise<{ exitCode: number; output: string }> {
+  const { PassThrough } = await import('node:stream');
+  return withDeadline(
+    async () => {
+      const exec = await docker.getContainer(container).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      const sink = new PassThrough();
+      const chunks: Buffer[] = [];
+      sink.on('data', (c: Buffer) => chunks.push(c));
+      docker.modem.demuxStream(stream, sink, sink);
+      await new Promise<void>((resolve, reject) => {
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', reject);
+      });
+      const info = await exec.inspect();
+      return { exitCode: info.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
+    },
+    timeoutMs,
+    `docker exec ${container} ${cmd.join(' ')} did not finish`,
+  );
+}

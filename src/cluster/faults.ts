@@ -1,0 +1,99 @@
+import type { Docker } from './engine.js';
+import { errorMessage } from '../errors.js';
+
+export const FAULT_KINDS = ['kill', 'stop', 'pause', 'disconnect'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
+  kill: 'SIGKILL the container (a crash: no clean shutdown)',
+  stop: 'stop the container (SIGTERM, then SIGKILL after 10 s: a clean shutdown)',
+  pause: 'freeze the container (cgroup freezer: sockets stay open, nothing answers)',
+  disconnect: 'cut the container off its network (the alias is restored on reconnect)',
+};
+
+/** A fault applied to one node's container; restore() undoes it, once. */
+export interface AppliedFault {
+  readonly kind: FaultKind;
+  readonly container: string;
+  /** performance.now() when the fault call returned. */
+  readonly appliedAt: number;
+  /** Wall-clock time of the same moment. */
+  readonly appliedAtIso: string;
+  restored: boolean;
+  restore(): Promise<void>;
+}
+
+interface NetworkAttachment {
+  network: string;
+  aliases: string[];
+  ipv4: string | undefined;
+}
+
+/** Apply a fault to a container with dockerode. */
+export async function injectFault(docker: Docker, container: string, kind: FaultKind): Promise<AppliedFault> {
+  const c = docker.getContainer(container);
+  let undo: () => Promise<void>;
+  switch (kind) {
+    case 'kill':
+      await c.kill({ signal: 'SIGKILL' });
+      undo = async () => {
+        await c.start();
+      };
+      break;
+    case 'stop':
+      await c.stop({ t: 10 });
+      undo = async () => {
+        await c.start();
+      };
+      break;
+    case 'pause':
+      await c.pause();
+      undo = async () => {
+        await c.unpause();
+      };
+      break;
+    case 'disconnect': {
+      const info = await c.inspect();
+      const attachments: NetworkAttachment[] = Object.entries(info.NetworkSettings.Networks ?? {}).map(([network, ep]) => ({
+        network,
+        aliases: (ep.Aliases ?? []).filter((a: string) => a !== info.Id.slice(0, 12)),
+        ipv4: ep.IPAMConfig?.IPv4Address || undefined,
+      }));
+      for (const a of attachments) await docker.getNetwork(a.network).disconnect({ Container: info.Id, Force: true });
+      undo = async () => {
+        for (const a of attachments) {
+          await docker.getNetwork(a.network).connect({
+            Container: info.Id,
+            EndpointConfig: { Aliases: Array.from(new Set([...a.aliases, container])), ...(a.ipv4 ? { IPAMConfig: { IPv4Address: a.ipv4 } } : {}) },
+          });
+        }
+      };
+      break;
+    }
+  }
+  const fault: AppliedFault = {
+    kind,
+    container,
+    appliedAt: performance.now(),
+    appliedAtIso: new Date().toISOString(),
+    restored: false,
+    async restore() {
+      if (fault.restored) return;
+      await undo();
+      fault.restored = true;
+    },
+  };
+  return fault;
+}
+
+/**
+ * Undo a fault, logging (not throwing) a failure when another error is already on its way:
+ * the original error is the one the user must see.
+ */
+export async function restoreQuietly(fault: AppliedFault, log: (line: string) => void): Promise<void> {
+  try {
+    await fault.restore();
+  } catch (err) {
+    log(`could not restore ${fault.container} after '${fault.kind}': ${errorMessage(err)}`);
+  }
+}

@@ -1,0 +1,212 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import type { Config } from '../config.js';
+import { EnvironmentError, errorMessage } from '../errors.js';
+import type { Progress } from '../report/progress.js';
+import { withDeadline } from '../util/retry.js';
+import { type Docker, imageExists } from './engine.js';
+import { hostDebianMirror } from './mirror.js';
+
+export interface ImageResult {
+  image: string;
+  how: 'present' | 'pulled' | 'built';
+  elapsedMs: number;
+  /** What a failed pull said, when auto mode fell back to building. */
+  pullError?: string;
+}
+
+/**
+ * The entrypoint baked into the built image, after the official image's conventions: run
+ * rabbitmq-server as the rabbitmq user (setpriv, from util-linux), logs on stdout.
+ */
+const ENTRYPOINT = `#!/bin/sh
+# rmq-bench image entrypoint (official rabbitmq image conventions).
+set -e
+if [ "\${1:-}" = rabbitmq-server ] && [ "$(id -u)" = 0 ]; then
+  shift
+  mkdir -p /var/lib/rabbitmq /var/log/rabbitmq
+  chown -R rabbitmq:rabbitmq /var/lib/rabbitmq /var/log/rabbitmq
+  exec setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups /usr/lib/rabbitmq/bin/rabbitmq-server "$@"
+fi
+exec "$@"
+`;
+
+/** The version of a package in a dpkg status file. Pure. */
+export function packageVersion(dpkgStatus: string, pkg: string): string | undefined {
+  for (const stanza of dpkgStatus.split(/\n\n+/)) {
+    if (new RegExp(`^Package: ${pkg.replace(/[.+]/g, '\\$&')}$`, 'm').test(stanza)) {
+      return /^Version: (?:\d+:)?([^\s-]+)/m.exec(stanza)?.[1];
+    }
+  }
+  return undefined;
+}
+
+async function pull(docker: Docker, image: string, progress: Progress, timeoutMs: number): Promise<void> {
+  progress.update(`pulling ${image}`);
+  await withDeadline(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        docker.pull(image, (err: unknown, stream: NodeJS.ReadableStream | undefined) => {
+          if (err || !stream) {
+            reject(err ?? new Error('no stream'));
+            return;
+          }
+          docker.modem.followProgress(
+            stream,
+            (doneErr: unknown) => (doneErr ? reject(doneErr) : resolve()),
+            (event: { status?: string; progress?: string }) => progress.update(`pulling ${image}: ${event.status ?? ''} ${event.progress ?? ''}`),
+          );
+        });
+      }),
+    timeoutMs,
+    `pulling ${image} did not finish`,
+  );
+}
+
+function canBuildHere(): string | null {
+  if (process.platform !== 'linux') return `building needs Linux (this is ${process.platform})`;
+  if (process.getuid?.() !== 0) return 'building needs root (debootstrap)';
+  return null;
+}
+
+async function commandExists(cmd: string): Promise<boolean> {
+  const r = await execa('sh', ['-c', `command -v ${cmd}`], { reject: false, stdin: 'ignore' });
+  return r.exitCode === 0;
+}
+
+/**
+ * Build the RabbitMQ image from Debian packages: debootstrap of Debian (sid by default) with
+ * rabbitmq-server and procps, then `docker import` with the official image's conventions.
+ */
+export async function buildImage(config: Config, progress: Progress, tag = config.builtImage): Promise<{ version: string; elapsedMs: number }> {
+  const why = canBuildHere();
+  if (why) {
+    throw new EnvironmentError(`cannot build ${tag} here: ${why}`, {
+      hint: 'use Docker Desktop with registry access (the official image is pulled), or set RMQ_BENCH_IMAGE to an image you have',
+    });
+  }
+  const started = performance.now();
+  const mirror = config.debianMirror ?? (await hostDebianMirror());
+  if (!mirror) {
+    throw new EnvironmentError('no Debian mirror found in /etc/apt/sources.list*', { hint: 'set RMQ_BENCH_DEBIAN_MIRROR to a Debian archive URL' });
+  }
+  if (!(await commandExists('debootstrap'))) {
+    if (!(await commandExists('apt-get'))) throw new EnvironmentError('debootstrap is not installed and apt-get is not available');
+    progress.update('installing debootstrap (apt-get)');
+    const env = { DEBIAN_FRONTEND: 'noninteractive' };
+    let r = await execa('apt-get', ['install', '-y', '-qq', 'debootstrap'], { env, reject: false, stdin: 'ignore', all: true, timeout: 300_000 });
+    if (r.exitCode !== 0) {
+      await execa('apt-get', ['update', '-qq'], { env, reject: false, stdin: 'ignore', timeout: 300_000 });
+      r = await execa('apt-get', ['install', '-y', '-qq', 'debootstrap'], { env, reject: false, stdin: 'ignore', all: true, timeout: 300_000 });
+    }
+    if (r.exitCode !== 0) throw new EnvironmentError(`apt-get install debootstrap failed: ${String(r.all).trim().split('\n').pop()}`);
+  }
+
+  const rootfs = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-rootfs-'));
+  try {
+    const label = `debootstrap ${config.debianSuite} with rabbitmq-server (about a minute)`;
+    progress.update(label);
+    const boot = execa(
+      'debootstrap',
+      ['--variant=minbase', '--include=rabbitmq-server,procps', config.debianSuite, rootfs, mirror],
+      { reject: false, stdin: 'ignore', all: true, timeout: 1_200_000, buffer: { all: true } },
+    );
+    boot.all?.on('data', (chunk: Buffer) => {
+      const last = chunk.toString().trim().split('\n').pop();
+      if (last) progress.update(`${label}: ${last.replace(/^I: /, '').slice(0, 70)}`);
+    });
+    const r = await boot;
+    if (r.exitCode !== 0) {
+      const tail = String(r.all ?? '').trim().split('\n').slice(-3).join(' | ');
+      throw new EnvironmentError(`debootstrap ${config.debianSuite} failed (exit ${r.exitCode}): ${tail}`);
+    }
+    const status = await readFile(path.join(rootfs, 'var/lib/dpkg/status'), 'utf8');
+    const version = packageVersion(status, 'rabbitmq-server');
+    if (!version) throw new EnvironmentError('debootstrap finished but rabbitmq-server is not installed in the image');
+    const [major = 0, minor = 0] = version.split('.').map(Number);
+    if (major < 4 || (major === 4 && minor < 3)) {
+      throw new EnvironmentError(`Debian ${config.debianSuite} ships rabbitmq-server ${version}; rmq-bench needs 4.3 or later`, {
+        hint: 'set RMQ_BENCH_DEBIAN_SUITE to a suite with 4.3, or RMQ_BENCH_IMAGE to an image you have',
+      });
+    }
+
+    progress.update(`preparing the image (rabbitmq-server ${version})`);
+    const entry = path.join(rootfs, 'usr/local/bin/docker-entrypoint.sh');
+    await writeFile(entry, ENTRYPOINT);
+    await chmod(entry, 0o755);
+    await rm(path.join(rootfs, 'var/lib/rabbitmq/.erlang.cookie'), { force: true });
+    for (const dir of ['usr/share/doc', 'usr/share/man', 'usr/share/locale', 'var/cache/apt/archives', 'var/lib/apt/lists']) {
+      await execa('sh', ['-c', `rm -rf "${path.join(rootfs, dir)}"/*`], { reject: false, stdin: 'ignore' });
+    }
+
+    progress.update(`docker import ${tag}`);
+    const changes = [
+      'ENV HOME=/var/lib/rabbitmq',
+      'ENV LANG=C.UTF-8',
+      'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      'ENTRYPOINT ["docker-entrypoint.sh"]',
+      'CMD ["rabbitmq-server"]',
+      'EXPOSE 4369 5672 15672 15692 25672',
+      'VOLUME /var/lib/rabbitmq',
+      `LABEL org.opencontainers.image.version=${version} org.opencontainers.image.title=rmq-bench-rabbitmq rmq-bench.source=debian-${config.debianSuite}`,
+    ].flatMap((c) => ['-c', c]);
+    await execa('tar', ['-C', rootfs, '-c', '.'], { stdin: 'ignore', buffer: false }).pipe('docker', ['import', ...changes, '-', tag], {
+      timeout: 600_000,
+    });
+    return { version, elapsedMs: performance.now() - started };
+  } finally {
+    await rm(rootfs, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Make sure the image compose will run exists locally. RMQ_BENCH_IMAGE is used as is. Otherwise,
+ * by RMQ_BENCH_IMAGE_SOURCE: auto (default) uses the official image or the built one when
+ * present, else tries a pull and builds from Debian packages when the pull fails; pull only
+ * pulls; build only builds.
+ */
+export async function ensureImage(docker: Docker, config: Config, progress: Progress): Promise<ImageResult> {
+  const started = performance.now();
+  const elapsed = (): number => performance.now() - started;
+  const pullTimeoutMs = 300_000;
+
+  if (config.imageOverride) {
+    const image = config.imageOverride;
+    if (await imageExists(docker, image)) return { image, how: 'present', elapsedMs: elapsed() };
+    if (image === config.builtImage) {
+      await buildImage(config, progress, image);
+      return { image, how: 'built', elapsedMs: elapsed() };
+    }
+    try {
+      await pull(docker, image, progress, pullTimeoutMs);
+      return { image, how: 'pulled', elapsedMs: elapsed() };
+    } catch (err) {
+      throw new EnvironmentError(`RMQ_BENCH_IMAGE=${image} is not on this machine and pulling it failed: ${errorMessage(err)}`, {
+        hint: `unset RMQ_BENCH_IMAGE to let rmq-bench build ${config.builtImage} from Debian packages`,
+      });
+    }
+  }
+
+  const official = config.defaultImage;
+  const built = config.builtImage;
+  if (config.imageSource !== 'build' && (await imageExists(docker, official))) return { image: official, how: 'present', elapsedMs: elapsed() };
+  if (config.imageSource !== 'pull' && (await imageExists(docker, built))) return { image: built, how: 'present', elapsedMs: elapsed() };
+
+  let pullError: string | undefined;
+  if (config.imageSource !== 'build') {
+    try {
+      await pull(docker, official, progress, pullTimeoutMs);
+      return { image: official, how: 'pulled', elapsedMs: elapsed() };
+    } catch (err) {
+      pullError = errorMessage(err);
+      if (config.imageSource === 'pull') {
+        throw new EnvironmentError(`pulling ${official} failed: ${pullError}`, { hint: 'set RMQ_BENCH_IMAGE_SOURCE=build (or auto) to build it from Debian packages' });
+      }
+      progress.info(`pulling ${official} failed (${pullError}); building ${built} from Debian packages instead`);
+    }
+  }
+  await buildImage(config, progress, built);
+  return { image: built, how: 'built', elapsedMs: elapsed(), ...(pullError === undefined ? {} : { pullError }) };
+}

@@ -1,0 +1,38 @@
+/**
+ * Leadership of a quorum queue as the management API reports it
+ * (GET /api/queues/{vhost}/{name}: fields leader, members, online). Pure.
+ */
+export interface QueueLeadership {
+  name: string;
+  type: string;
+  /** Erlang node name of the leader, e.g. rabbit@rabbit2; undefined while there is none. */
+  leader: string | undefined;
+  members: string[];
+  online: string[];
+  messages: number | undefined;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+export function parseQueueLeadership(json: unknown): QueueLeadership {
+  const q = (json ?? {}) as Record<string, unknown>;
+  // 3.8-3.13 and 4.x report `leader`; some versions also report `node` (the leader for QQs).
+  const leaderRaw = typeof q.leader === 'string' ? q.leader : typeof q.node === 'string' && q.type === 'quorum' ? q.node : undefined;
+  const leader = leaderRaw && leaderRaw !== '' && leaderRaw !== 'undefined' ? leaderRaw : undefined;
+  return {
+    name: typeof q.name === 'string' ? q.name : '',
+    type: typeof q.type === 'string' ? q.type : 'classic',
+    leader,
+    members: strings(q.members),
+    online: strings(q.online),
+    messages: typeof q.messages === 'number' ? q.messages : undefined,
+  };
+}
+
+/** rabbit@rabbit2 → rabbit2 (the container and compose service name). */
+export function shortNodeName(nodeName: string): string {
+  const at = nodeName.indexOf('@');
+  return at === -1 ? nodeName : nodeName.slice(at + 1);
+}

@@ -1,0 +1,126 @@
+import type { Config } from '../config.js';
+import { BrokerUnavailableError, NotFoundError, RmqBenchError, errorMessage } from '../errors.js';
+import { maskUrl } from '../url.js';
+import { parseQueueLeadership, type QueueLeadership } from './leader.js';
+
+export class HttpError extends RmqBenchError {
+  constructor(
+    readonly status: number,
+    readonly url: string,
+    body: string,
+  ) {
+    super(`HTTP ${status} from ${maskUrl(url)}: ${body.slice(0, 200)}`, 68);
+  }
+}
+
+export interface ManagementOptions {
+  /** Per request; a paused node never answers, so keep this short. */
+  requestTimeoutMs?: number;
+}
+
+export interface NodeInfo {
+  name: string;
+  running: boolean;
+  mem_alarm?: boolean;
+  disk_free_alarm?: boolean;
+  partitions?: string[];
+  uptime?: number;
+}
+
+/**
+ * The management HTTP API of the cluster, asked through any node that answers. Endpoints are
+ * tried in order, starting with the last one that answered; `exclude` skips nodes (a node
+ * under a fault).
+ */
+export class ManagementClient {
+  private preferred = 0;
+  private readonly auth: string;
+  private readonly requestTimeoutMs: number;
+
+  constructor(
+    readonly endpoints: readonly { node: string; url: string }[],
+    user: string,
+    password: string,
+    options: ManagementOptions = {},
+  ) {
+    this.auth = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 3_000;
+  }
+
+  static fromConfig(config: Config, options?: ManagementOptions): ManagementClient {
+    return new ManagementClient(
+      config.nodes.map((n) => ({ node: n.name, url: `http://${config.host}:${n.managementPort}` })),
+      config.user,
+      config.password,
+      options,
+    );
+  }
+
+  /** One request to one endpoint. */
+  async requestOn(baseUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
+    const url = `${baseUrl}${path}`;
+    const res = await fetch(url, {
+      method,
+      headers: { authorization: this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(this.requestTimeoutMs),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new HttpError(res.status, url, text);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  /**
+   * A request through the first endpoint that answers. An HTTP error (404, 400) is the
+   * cluster's answer and is thrown at once; a connection failure moves to the next node.
+   */
+  async request(method: string, path: string, options: { body?: unknown; exclude?: readonly string[] } = {}): Promise<unknown> {
+    const n = this.endpoints.length;
+    const failures: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const idx = (this.preferred + i) % n;
+      const ep = this.endpoints[idx]!;
+      if (options.exclude?.includes(ep.node)) continue;
+      try {
+        const result = await this.requestOn(ep.url, method, path, options.body);
+        this.preferred = idx;
+        return result;
+      } catch (err) {
+        if (err instanceof HttpError && err.status !== 503) throw err;
+        failures.push(`${ep.node}: ${errorMessage(err)}`);
+      }
+    }
+    throw new BrokerUnavailableError(`no management endpoint answered ${method} ${path} (${failures.join('; ') || 'all excluded'})`, {
+      hint: "is the cluster up? 'rmq-bench cluster up' starts it",
+    });
+  }
+
+  get(path: string, exclude?: readonly string[]): Promise<unknown> {
+    return this.request('GET', path, exclude ? { exclude } : {});
+  }
+
+  async queue(vhost: string, name: string, exclude?: readonly string[]): Promise<QueueLeadership & { raw: Record<string, unknown> }> {
+    try {
+      const raw = (await this.get(`/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`, exclude)) as Record<string, unknown>;
+      return { ...parseQueueLeadership(raw), raw };
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 404) {
+        throw new NotFoundError(`queue '${name}' does not exist in vhost '${vhost}'`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async queues(vhost: string, exclude?: readonly string[]): Promise<QueueLeadership[]> {
+    const list = (await this.get(`/api/queues/${encodeURIComponent(vhost)}?disable_stats=true&enable_queue_totals=true`, exclude)) as unknown[];
+    return list.map(parseQueueLeadership);
+  }
+
+  async nodes(exclude?: readonly string[]): Promise<NodeInfo[]> {
+    return (await this.get('/api/nodes', exclude)) as NodeInfo[];
+  }
+
+  async overviewOn(baseUrl: string): Promise<{ rabbitmq_version?: string; erlang_version?: string; node?: string; cluster_name?: string }> {
+    return (await this.requestOn(baseUrl, 'GET', '/api/overview')) as { rabbitmq_version?: string; erlang_version?: string; node?: string };
+  }
+}

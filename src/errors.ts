@@ -1,0 +1,122 @@
+/**
+ * Typed errors. Each carries the process exit code it maps to; only src/cli/main.ts turns
+ * them into an exit code. Messages are one line: what, where, and how long.
+ */
+
+export const ExitCode = {
+  ok: 0,
+  /** The verdict failed: loss detected, a demo's expectation missed. */
+  verdict: 1,
+  /** Bad flags or arguments. */
+  usage: 2,
+  /** An input file is malformed (definitions.json, a report). */
+  dataError: 65,
+  /** A named thing does not exist (an unknown queue, node or report file). */
+  notFound: 66,
+  /** The cluster or broker is not reachable (not up, all nodes down). */
+  brokerUnavailable: 68,
+  /** The environment is missing something: no Docker engine, no compose tool, no image. */
+  unavailable: 69,
+  /** A bug, or a feature that has not landed yet. */
+  internal: 70,
+  /** A resource is taken: a port another process holds. */
+  resourceTaken: 73,
+  /** A wait passed its deadline. */
+  timeout: 75,
+  /** Ctrl+C. */
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class RmqBenchError extends Error {
+  readonly exitCode: ExitCodeValue;
+  /** A second line for people: what to do about it. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, exitCode: ExitCodeValue, options?: { hint?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.hint = options?.hint;
+  }
+}
+
+export class UsageError extends RmqBenchError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.usage, options);
+  }
+}
+
+export class DataError extends RmqBenchError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.dataError, options);
+  }
+}
+
+export class NotFoundError extends RmqBenchError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.notFound, options);
+  }
+}
+
+/** No Docker engine, no compose tool, no image: the machine lacks something. */
+export class EnvironmentError extends RmqBenchError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.unavailable, options);
+  }
+}
+
+/** The cluster is not up, or no node answers. */
+export class BrokerUnavailableError extends RmqBenchError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.brokerUnavailable, options);
+  }
+}
+
+export class PortTakenError extends RmqBenchError {
+  readonly port: number;
+  constructor(port: number, purpose: string, options?: { hint?: string; cause?: unknown }) {
+    super(`port ${port} on 127.0.0.1 is taken by another process (needed for ${purpose})`, ExitCode.resourceTaken, {
+      hint: options?.hint ?? `free the port (e.g. 'ss -ltnp sport = :${port}' shows who holds it) or stop the other broker`,
+      cause: options?.cause,
+    });
+    this.port = port;
+  }
+}
+
+export class DeadlineError extends RmqBenchError {
+  readonly timeoutMs: number;
+  constructor(message: string, timeoutMs: number, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.timeout, options);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class InterruptedError extends RmqBenchError {
+  constructor(message = 'interrupted') {
+    super(message, ExitCode.interrupted);
+  }
+}
+
+export class NotImplementedError extends RmqBenchError {
+  constructor(what: string, issue: number) {
+    super(`${what} has not landed yet (issue #${issue})`, ExitCode.internal);
+  }
+}
+
+/** An AMQP error as the broker sent it: keeps its reply code and class id. */
+export class AmqpError extends RmqBenchError {
+  readonly code: number | undefined;
+  readonly classId: number | undefined;
+  constructor(message: string, code: number | undefined, classId: number | undefined, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.brokerUnavailable, options);
+    this.code = code;
+    this.classId = classId;
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message.split('\n')[0] ?? err.message;
+  return String(err);
+}

@@ -1,0 +1,78 @@
+import type { ResetResult, StatusResult, UpResult } from '../cluster/cluster.js';
+import { FAULT_DESCRIPTIONS } from '../cluster/faults.js';
+import { shortNodeName } from '../cluster/leader.js';
+import type { FailoverResult } from '../scenarios/failover.js';
+import { formatMs } from '../util/duration.js';
+import { renderTable } from './table.js';
+
+/** Printers: result → text. Pure; the command decides where it goes. */
+
+export function renderUp(r: UpResult): string {
+  const head = r.alreadyUp
+    ? `cluster already up (RabbitMQ ${r.version ?? '?'}), checked in ${formatMs(r.elapsedMs)}`
+    : `cluster up (RabbitMQ ${r.version ?? '?'}) in ${formatMs(r.elapsedMs)}` +
+      (r.image ? `; image ${r.image.image} ${r.image.how}${r.image.how === 'present' ? '' : ` in ${formatMs(r.image.elapsedMs)}`}` : '');
+  const table = renderTable(
+    ['node', 'amqp', 'management'],
+    r.nodes.map((n) => [n.name, n.amqpUrl, n.managementUrl]),
+  );
+  return `${head}\n${table}\nprometheus: ${r.prometheusUrl}`;
+}
+
+function members(list: string[]): string {
+  return list.map(shortNodeName).join(',') || '-';
+}
+
+export function renderStatus(s: StatusResult): string {
+  const nodes = renderTable(
+    ['node', 'container', 'health', 'in cluster', 'version', 'erlang', 'alarms', 'partitions'],
+    s.nodes.map((n) => [
+      n.name,
+      n.container,
+      n.health,
+      n.running === undefined ? '?' : n.running ? 'running' : 'down',
+      n.version ?? '-',
+      n.erlangVersion ?? '-',
+      n.alarms.join(',') || 'none',
+      n.partitions.map(shortNodeName).join(',') || 'none',
+    ]),
+  );
+  if (!s.reachable) return `${nodes}\n\nno management endpoint answered: queue leaders unknown`;
+  const queues =
+    s.queues.length === 0
+      ? 'no quorum queues'
+      : renderTable(
+          ['quorum queue', 'leader', 'members', 'online', 'messages'],
+          s.queues.map((q) => [q.name, q.leader ? shortNodeName(q.leader) : 'none', members(q.members), members(q.online), q.messages ?? '-']),
+        );
+  return `${nodes}\n\n${queues}`;
+}
+
+export function renderFailover(r: FailoverResult): string {
+  const rows: [string, string][] = [
+    ['queue', r.queue],
+    ['fault', `${r.fault}: ${FAULT_DESCRIPTIONS[r.fault]}`],
+    ['old leader', r.oldLeader],
+    ['new leader', r.newLeader],
+    ['election', `${formatMs(r.electionMs)} (fault → new leader seen by the survivors' management API, polled every 100 ms)`],
+  ];
+  if (r.restored) {
+    rows.push(['node down for', formatMs(r.downMs ?? NaN)]);
+    rows.push(['rejoin', `${formatMs(r.rejoinMs ?? NaN)} (restore → ${r.oldLeader} running in the cluster, ${r.onlineAfter?.length ?? 0} of ${r.membersAfter?.length ?? 0} members online)`]);
+  } else {
+    rows.push(['restore', `not restored (--no-restore): ${r.oldLeader} is still under '${r.fault}'`]);
+  }
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+}
+
+export function renderReset(r: ResetResult): string {
+  const purged = r.purgedQueues.map((q) => `${q.name} (${q.messages})`).join(', ') || 'none';
+  return [
+    `reset in ${formatMs(r.elapsedMs)}`,
+    `deleted queues:    ${r.deletedQueues.join(', ') || 'none'}`,
+    `purged queues:     ${purged}`,
+    `deleted exchanges: ${r.deletedExchanges.join(', ') || 'none'}`,
+    `deleted policies:  ${r.deletedPolicies.join(', ') || 'none'}`,
+  ].join('\n');
+}

@@ -1,0 +1,6 @@
+/** The one JSON document a --json command prints. Every document carries schemaVersion and kind. */
+export const SCHEMA_VERSION = 1;
+
+export function toJsonDocument(kind: string, data: object): string {
+  return JSON.stringify({ schemaVersion: SCHEMA_VERSION, kind, ...data }, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2);
+}

@@ -1,0 +1,108 @@
+import ora, { type Ora } from 'ora';
+
+/**
+ * Progress for people, on stderr. On a TTY: an ora spinner. Elsewhere (CI logs, pipes): one
+ * plain line per finished step and no spinner frames. Never writes to stdout.
+ */
+export interface Progress {
+  start(text: string): void;
+  update(text: string): void;
+  succeed(text?: string): void;
+  fail(text?: string): void;
+  info(text: string): void;
+  warn(text: string): void;
+  stop(): void;
+}
+
+export const silentProgress: Progress = {
+  start() {},
+  update() {},
+  succeed() {},
+  fail() {},
+  info() {},
+  warn() {},
+  stop() {},
+};
+
+class PlainProgress implements Progress {
+  private current: string | undefined;
+  private startedAt = 0;
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+  private line(mark: string, text: string): void {
+    this.stream.write(`${mark} ${text}\n`);
+  }
+  start(text: string): void {
+    this.current = text;
+    this.startedAt = performance.now();
+  }
+  update(text: string): void {
+    this.current = text;
+  }
+  succeed(text?: string): void {
+    const t = text ?? this.current;
+    if (t) this.line('✔', t);
+    this.current = undefined;
+  }
+  fail(text?: string): void {
+    const t = text ?? this.current;
+    if (t) this.line('✖', t);
+    this.current = undefined;
+  }
+  info(text: string): void {
+    this.line('ℹ', text);
+  }
+  warn(text: string): void {
+    this.line('⚠', text);
+  }
+  stop(): void {
+    this.current = undefined;
+  }
+  elapsedMs(): number {
+    return performance.now() - this.startedAt;
+  }
+}
+
+class SpinnerProgress implements Progress {
+  private spinner: Ora | undefined;
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+  start(text: string): void {
+    this.spinner?.stop();
+    this.spinner = ora({ text, stream: this.stream }).start();
+  }
+  update(text: string): void {
+    if (this.spinner) this.spinner.text = text;
+    else this.start(text);
+  }
+  succeed(text?: string): void {
+    if (this.spinner) this.spinner.succeed(text);
+    else if (text) ora({ stream: this.stream }).succeed(text);
+    this.spinner = undefined;
+  }
+  fail(text?: string): void {
+    if (this.spinner) this.spinner.fail(text);
+    else if (text) ora({ stream: this.stream }).fail(text);
+    this.spinner = undefined;
+  }
+  info(text: string): void {
+    this.withPaused(() => ora({ stream: this.stream }).info(text));
+  }
+  warn(text: string): void {
+    this.withPaused(() => ora({ stream: this.stream }).warn(text));
+  }
+  stop(): void {
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+  private withPaused(fn: () => void): void {
+    const text = this.spinner?.text;
+    this.spinner?.stop();
+    fn();
+    if (text !== undefined && this.spinner) this.spinner.start(text);
+  }
+}
+
+export function createProgress(options: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Progress {
+  if (options.quiet) return silentProgress;
+  const stream = options.stream ?? process.stderr;
+  return stream.isTTY ? new SpinnerProgress(stream) : new PlainProgress(stream);
+}
