@@ -66,6 +66,36 @@ export async function clusterIsReady(ctx: Context, defs: Definitions): Promise<b
   }
 }
 
+/**
+ * Undo faults a previous run left behind (failover --no-restore, a killed process): unpause
+ * paused nodes and reconnect nodes cut off from the project network. Stopped nodes are
+ * started by compose.
+ */
+async function heal(ctx: Context, docker: Docker): Promise<void> {
+  const network = `${ctx.config.composeProject.replace(/[^a-z0-9_-]/gi, '').toLowerCase()}_default`;
+  for (const node of ctx.config.nodes) {
+    const c = docker.getContainer(node.name);
+    let info: Awaited<ReturnType<typeof c.inspect>>;
+    try {
+      info = await c.inspect();
+    } catch {
+      continue;
+    }
+    if (info.State.Paused) {
+      ctx.progress.info(`${node.name} was paused: unpausing it`);
+      await c.unpause();
+    }
+    const attached = Object.keys(info.NetworkSettings.Networks ?? {});
+    if (info.State.Running && attached.length === 0) {
+      ctx.progress.info(`${node.name} was cut off from ${network}: reconnecting it`);
+      await docker
+        .getNetwork(network)
+        .connect({ Container: info.Id, EndpointConfig: { Aliases: [node.name] } })
+        .catch((err: unknown) => ctx.log(`could not reconnect ${node.name} to ${network}: ${errorMessage(err)}`));
+    }
+  }
+}
+
 /** Ports the cluster needs that another process holds (ports of our own running containers are fine). */
 async function checkPorts(ctx: Context, cs: ContainerInfo[]): Promise<void> {
   for (const node of ctx.config.nodes) {
@@ -206,6 +236,12 @@ export async function clusterUp(ctx: Context, options: WaitOptions): Promise<UpR
   if (await clusterIsReady(ctx, defs)) {
     progress.succeed('cluster already up');
     return { alreadyUp: true, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
+  }
+
+  await heal(ctx, docker);
+  if (await clusterIsReady(ctx, defs)) {
+    progress.succeed('cluster up again (faults left behind were undone)');
+    return { alreadyUp: false, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
   }
 
   progress.update('looking for a compose tool');

@@ -15,6 +15,8 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
 export interface AppliedFault {
   readonly kind: FaultKind;
   readonly container: string;
+  /** performance.now() when the fault call was issued (a stop takes seconds to return). */
+  readonly issuedAt: number;
   /** performance.now() when the fault call returned. */
   readonly appliedAt: number;
   /** Wall-clock time of the same moment. */
@@ -32,6 +34,7 @@ interface NetworkAttachment {
 /** Apply a fault to a container with dockerode. */
 export async function injectFault(docker: Docker, container: string, kind: FaultKind): Promise<AppliedFault> {
   const c = docker.getContainer(container);
+  const issuedAt = performance.now();
   let undo: () => Promise<void>;
   switch (kind) {
     case 'kill':
@@ -74,6 +77,7 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
   const fault: AppliedFault = {
     kind,
     container,
+    issuedAt,
     appliedAt: performance.now(),
     appliedAtIso: new Date().toISOString(),
     restored: false,

@@ -1,10 +1,11 @@
 import { nodeByName } from '../config.js';
 import type { Context } from '../context.js';
-import { BrokerUnavailableError, NotFoundError, errorMessage } from '../errors.js';
+import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import { inspectContainer } from './engine.js';
+import { execIn, inspectContainer } from './engine.js';
 import { injectFault, type AppliedFault, type FaultKind } from './faults.js';
-import { shortNodeName, type QueueLeadership } from './leader.js';
+import { parseQuorumStatus, shortNodeName, type QueueLeadership } from './leader.js';
+import { ManagementClient } from './management.js';
 
 /**
  * The reusable fault piece: find a quorum queue's leader, fault that node's container, watch
@@ -32,15 +33,27 @@ export interface LeaderFault {
   fault: AppliedFault;
 }
 
-/** Fault the container of the queue's current leader. Requires all members online first. */
-export async function faultLeader(ctx: Context, ref: QueueRef, kind: FaultKind): Promise<LeaderFault> {
-  const before = await currentLeader(ctx, ref);
-  if (before.online.length < before.members.length) {
-    throw new BrokerUnavailableError(
-      `queue '${ref.queue}' has ${before.online.length} of ${before.members.length} members online; a leader fault now could lose the majority`,
-      { hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'" },
-    );
-  }
+/**
+ * Fault the container of the queue's current leader. First waits (up to healthyTimeoutMs) until
+ * every member is online, so that the fault never takes away a majority.
+ */
+export async function faultLeader(ctx: Context, ref: QueueRef, kind: FaultKind, options: { healthyTimeoutMs?: number } = {}): Promise<LeaderFault> {
+  // An unknown or non-quorum queue is the user's input: fail at once, not after a wait.
+  await currentLeader(ctx, ref);
+  const before = await retryUntil(
+    () => currentLeader(ctx, ref),
+    (q) => q.online.length >= q.members.length,
+    {
+      timeoutMs: options.healthyTimeoutMs ?? 30_000,
+      intervalMs: 500,
+      signal: ctx.signal,
+      describe: (last) =>
+        last.value
+          ? `queue '${ref.queue}' has ${last.value.online.length} of ${last.value.members.length} members online; a leader fault now could lose the majority`
+          : `queue '${ref.queue}' has no leader (${errorMessage(last.error)})`,
+      hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
+    },
+  );
   const node = nodeByName(ctx.config, before.leader);
   if (!node) throw new NotFoundError(`the leader ${before.leader} is not one of this cluster's containers (${ctx.config.nodes.map((n) => n.name).join(', ')})`);
   const fault = await injectFault(await ctx.docker(), node.name, kind);
@@ -49,15 +62,32 @@ export async function faultLeader(ctx: Context, ref: QueueRef, kind: FaultKind):
 
 export interface Election {
   newLeader: string;
+  /** Which watcher saw it first: management API or quorum_status. */
+  source: string;
   /** performance.now() when the new leader was first seen. */
   electedAt: number;
   electionMs: number;
 }
 
+/** The leader as a survivor's CLI reports it (docker exec rabbitmq-queues quorum_status). */
+export async function leaderViaCli(ctx: Context, survivor: string, ref: QueueRef): Promise<string | undefined> {
+  const r = await execIn(
+    await ctx.docker(),
+    survivor,
+    ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'],
+    15_000,
+  );
+  if (r.exitCode !== 0) throw new Error(`quorum_status on ${survivor} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
+  return parseQuorumStatus(r.output).leader;
+}
+
 /**
- * Poll the survivors' management API (every pollMs) until the queue reports a leader other
- * than oldLeader. electionMs runs from the fault to the first poll that saw the new leader,
- * so it is an upper bound, within one poll and one request.
+ * Watch the survivors until the queue reports a leader other than oldLeader. Two sources race:
+ * the management API, polled every pollMs (it answers within ~100 ms after a kill or a stop,
+ * but hangs while a member is paused or cut off), and `rabbitmq-queues quorum_status` run in a
+ * survivor (about 1.5 s a call, answers in every case). electionMs runs from the moment the
+ * fault was issued to the first answer that named the new leader: an upper bound, within one
+ * poll of the source that saw it.
  */
 export async function waitForNewLeader(
   ctx: Context,
@@ -65,55 +95,90 @@ export async function waitForNewLeader(
   lf: LeaderFault,
   options: { timeoutMs: number; pollMs?: number },
 ): Promise<Election> {
-  const q = await retryUntil(
-    () => ctx.management.queue(ref.vhost, ref.queue, [lf.oldLeader]),
-    (x) => x.leader !== undefined && shortNodeName(x.leader) !== lf.oldLeader,
-    {
-      timeoutMs: options.timeoutMs,
-      intervalMs: options.pollMs ?? 100,
-      signal: ctx.signal,
-      describe: (last) =>
-        `no new leader for '${ref.queue}' after '${lf.fault.kind}' of ${lf.oldLeader} (last seen: ${last.value ? (last.value.leader ?? 'none') : errorMessage(last.error)})`,
-    },
+  const survivors = ctx.config.nodes.map((n) => n.name).filter((n) => n !== lf.oldLeader);
+  const quickMgmt = new ManagementClient(
+    ctx.management.endpoints.filter((e) => e.node !== lf.oldLeader),
+    ctx.config.user,
+    ctx.config.password,
+    { requestTimeoutMs: 1_000 },
   );
-  const electedAt = performance.now();
-  return { newLeader: shortNodeName(q.leader!), electedAt, electionMs: electedAt - lf.fault.appliedAt };
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  const isNew = (leader: string | undefined): boolean => leader !== undefined && shortNodeName(leader) !== lf.oldLeader;
+  let turn = 0;
+  const watch = (source: 'management' | 'cli', probe: () => Promise<string | undefined>, intervalMs: number): Promise<{ leader: string; source: string }> =>
+    retryUntil(probe, isNew, {
+      timeoutMs: options.timeoutMs,
+      intervalMs,
+      signal,
+      describe: (last) =>
+        `no new leader for '${ref.queue}' after '${lf.fault.kind}' of ${lf.oldLeader} (${source}, last seen: ${last.value ?? (last.error ? errorMessage(last.error) : 'none')})`,
+    }).then((leader) => ({ leader: leader!, source }));
+  try {
+    const found = await Promise.any([
+      watch('management', async () => (await quickMgmt.queue(ref.vhost, ref.queue)).leader, options.pollMs ?? 100),
+      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), 0),
+    ]).catch((err: unknown) => {
+      throw err instanceof AggregateError ? (err.errors.find((e) => e instanceof InterruptedError) ?? err.errors[0]) : err;
+    });
+    const electedAt = performance.now();
+    return { newLeader: shortNodeName(found.leader), electedAt, electionMs: electedAt - lf.fault.issuedAt, source: found.source };
+  } finally {
+    stop.abort();
+  }
 }
 
 export interface Rejoin {
   restoredAt: number;
   rejoinedAt: number;
-  /** From the restore call to the node being back: running in the cluster, and every queue member online. */
+  /** From the restore call to the start of the stable stretch: running in the cluster, every queue member online. */
   rejoinMs: number;
   members: string[];
   online: string[];
 }
 
-/** Undo the fault, then wait until the node runs in the cluster again and the queue has all members online. */
-export async function restoreAndRejoin(ctx: Context, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number }): Promise<Rejoin> {
+/**
+ * Undo the fault, then wait until the node is back: its container runs, the cluster lists it
+ * as running, and the queue has every member online, all of it unchanged for stableMs (a
+ * restarting node shows up as online once before its queues recover).
+ */
+export async function restoreAndRejoin(
+  ctx: Context,
+  ref: QueueRef,
+  lf: LeaderFault,
+  options: { timeoutMs: number; stableMs?: number },
+): Promise<Rejoin> {
   await lf.fault.restore();
   const restoredAt = performance.now();
+  const stableMs = options.stableMs ?? 3_000;
   const node = nodeByName(ctx.config, lf.oldLeader)!;
   const docker = await ctx.docker();
-  const q = await retryUntil(
+  let streakSince: number | undefined;
+  const check = async (): Promise<{ ok: boolean; why: string; q: QueueLeadership | undefined }> => {
+    const c = await inspectContainer(docker, node.name);
+    if (c.state !== 'running') return { ok: false, why: `container ${c.state}`, q: undefined };
+    const nodes = await ctx.management.nodes([node.name]);
+    if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, q: undefined };
+    const queue = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);
+    const ok = queue.leader !== undefined && queue.online.includes(node.nodeName) && queue.online.length >= queue.members.length;
+    return { ok, why: `${queue.online.length} of ${queue.members.length} members online`, q: queue };
+  };
+  const r = await retryUntil(
     async () => {
-      const c = await inspectContainer(docker, node.name);
-      if (c.state !== 'running') return { ok: false, why: `container ${c.state}`, q: undefined };
-      const nodes = await ctx.management.nodes([node.name]);
-      if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, q: undefined };
-      const queue = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);
-      const ok = queue.leader !== undefined && queue.online.includes(node.nodeName) && queue.online.length >= queue.members.length;
-      return { ok, why: `${queue.online.length} of ${queue.members.length} members online`, q: queue };
+      const v = await check().catch((err: unknown) => ({ ok: false, why: errorMessage(err), q: undefined }));
+      if (!v.ok) streakSince = undefined;
+      else streakSince ??= performance.now();
+      return v;
     },
-    (r) => r.ok,
+    (v) => v.ok && streakSince !== undefined && performance.now() - streakSince >= stableMs,
     {
       timeoutMs: options.timeoutMs,
       intervalMs: 250,
       signal: ctx.signal,
       describe: (last) => `${node.name} did not rejoin after '${lf.fault.kind}' was undone (last state: ${last.value?.why ?? errorMessage(last.error)})`,
-      hint: "see 'rmq-bench cluster logs " + node.name + "'",
+      hint: `see 'rmq-bench cluster logs ${node.name}'`,
     },
   );
-  const rejoinedAt = performance.now();
-  return { restoredAt, rejoinedAt, rejoinMs: rejoinedAt - restoredAt, members: q.q!.members, online: q.q!.online };
+  const rejoinedAt = streakSince!;
+  return { restoredAt, rejoinedAt, rejoinMs: rejoinedAt - restoredAt, members: r.q!.members, online: r.q!.online };
 }

@@ -36,3 +36,34 @@ export function shortNodeName(nodeName: string): string {
   const at = nodeName.indexOf('@');
   return at === -1 ? nodeName : nodeName.slice(at + 1);
 }
+
+export interface RaftMember {
+  node: string;
+  /** leader | follower | candidate | unknown (unreachable) ... */
+  state: string;
+  term: number | undefined;
+}
+
+/**
+ * `rabbitmq-queues quorum_status <queue> --formatter json`, as a survivor sees it. This answers
+ * while a member is paused or cut off, when the management API on the survivors hangs. Pure.
+ */
+export function parseQuorumStatus(text: string): { leader: string | undefined; members: RaftMember[] } {
+  const start = text.indexOf('[');
+  if (start === -1) return { leader: undefined, members: [] };
+  let rows: unknown;
+  try {
+    rows = JSON.parse(text.slice(start));
+  } catch {
+    return { leader: undefined, members: [] };
+  }
+  if (!Array.isArray(rows)) return { leader: undefined, members: [] };
+  const members = rows
+    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
+    .map((r) => ({
+      node: String(r['Node Name'] ?? ''),
+      state: String(r['Raft State'] ?? 'unknown'),
+      term: typeof r.Term === 'number' ? r.Term : undefined,
+    }));
+  return { leader: members.find((m) => m.state === 'leader')?.node, members };
+}

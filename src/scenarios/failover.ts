@@ -24,8 +24,12 @@ export interface FailoverResult {
   membersBefore: string[];
   /** ISO time the fault call returned. */
   faultAt: string;
-  /** Fault → first poll that saw a different leader (polled every 100 ms). */
+  /** How long the fault call itself took (a stop waits for the clean shutdown). */
+  faultCallMs: number;
+  /** Fault issued → first answer that named a different leader. */
   electionMs: number;
+  /** Which watcher saw the new leader first: management (API polled every 100 ms) or cli (quorum_status in a survivor). */
+  detectedBy: string;
   restored: boolean;
   /** Fault → restore call. */
   downMs: number | null;
@@ -46,7 +50,7 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     progress.succeed(`leader of ${opts.queue} was ${lf.oldLeader}: applied '${opts.fault}' to ${lf.oldLeader}`);
     progress.start(`waiting for a new leader of ${opts.queue}`);
     const election = await waitForNewLeader(ctx, ref, lf, { timeoutMs: opts.electionTimeoutMs });
-    progress.succeed(`new leader: ${election.newLeader}, seen ${Math.round(election.electionMs)} ms after the fault`);
+    progress.succeed(`new leader: ${election.newLeader}, seen ${Math.round(election.electionMs)} ms after the fault (${election.source})`);
 
     const base = {
       schemaVersion: 1 as const,
@@ -58,13 +62,15 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
       newLeader: election.newLeader,
       membersBefore: lf.before.members,
       faultAt: lf.fault.appliedAtIso,
+      faultCallMs: lf.fault.appliedAt - lf.fault.issuedAt,
       electionMs: election.electionMs,
+      detectedBy: election.source,
     };
     if (opts.restoreAfterMs === null) {
       progress.info(`${lf.oldLeader} left under '${opts.fault}' (--no-restore); 'rmq-bench cluster up' brings it back`);
       return { ...base, restored: false, downMs: null, rejoinMs: null, membersAfter: null, onlineAfter: null };
     }
-    const waitMs = lf.fault.appliedAt + opts.restoreAfterMs - performance.now();
+    const waitMs = lf.fault.issuedAt + opts.restoreAfterMs - performance.now();
     if (waitMs > 0) {
       progress.start(`keeping ${lf.oldLeader} down for ${Math.round(waitMs / 1000)} s more (--restore-after)`);
       await systemClock.sleep(waitMs, ctx.signal);
@@ -75,7 +81,7 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     return {
       ...base,
       restored: true,
-      downMs: rejoin.restoredAt - lf.fault.appliedAt,
+      downMs: rejoin.restoredAt - lf.fault.issuedAt,
       rejoinMs: rejoin.rejoinMs,
       membersAfter: rejoin.members,
       onlineAfter: rejoin.online,

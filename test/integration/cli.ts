@@ -1,0 +1,50 @@
+import { execa } from 'execa';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin', 'rmq-bench.js');
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the real binary (built code), as a user would. */
+export async function runCli(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+  const r = await execa('node', [BIN, ...args], {
+    cwd: ROOT,
+    env: { RMQ_BENCH_QUIET: '1', ...options.env },
+    reject: false,
+    stdin: 'ignore',
+    timeout: options.timeoutMs ?? 300_000,
+  });
+  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+export function parseJson<T>(r: CliResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${r.exitCode}).\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+  }
+}
+
+export const USER = 'demo';
+export const PASSWORD = 'demo';
+export const AMQP_PORTS = [5672, 5673, 5674];
+export const MGMT = 'http://127.0.0.1:15672';
+
+export async function mgmtGet<T>(p: string): Promise<T> {
+  const res = await fetch(`${MGMT}${p}`, {
+    headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!res.ok) throw new Error(`GET ${p}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+export function uniqueName(prefix: string): string {
+  return `it.${prefix}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}

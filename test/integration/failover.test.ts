@@ -1,0 +1,76 @@
+import amqp from 'amqplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, USER, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
+
+interface FailoverJson {
+  kind: string;
+  queue: string;
+  fault: string;
+  oldLeader: string;
+  newLeader: string;
+  electionMs: number;
+  restored: boolean;
+  membersAfter: string[];
+  onlineAfter: string[];
+}
+
+const queue = uniqueName('failover');
+
+async function withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
+  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+  try {
+    const ch = await conn.createChannel();
+    return await fn(ch);
+  } finally {
+    await conn.close();
+  }
+}
+
+describe('failover: leader faults through dockerode', { timeout: 300_000 }, () => {
+  beforeAll(async () => {
+    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+  });
+  afterAll(async () => {
+    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
+  });
+
+  for (const fault of ['kill', 'stop', 'pause', 'disconnect'] as const) {
+    it(`${fault}: a different node becomes leader, and after the restore all 3 nodes run with 3 online members`, async () => {
+      const before = await mgmtGet<{ leader: string; online: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
+      const r = await runCli(['failover', '--queue', queue, '--fault', fault, '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const f = parseJson<FailoverJson>(r);
+      expect(f.kind).toBe('failover');
+      expect(f.fault).toBe(fault);
+      expect(`rabbit@${f.oldLeader}`).toBe(before.leader);
+      expect(f.newLeader).not.toBe(f.oldLeader);
+      expect(['rabbit1', 'rabbit2', 'rabbit3']).toContain(f.newLeader);
+      expect(f.electionMs).toBeGreaterThan(0);
+      expect(f.restored).toBe(true);
+      expect(f.onlineAfter).toHaveLength(3);
+
+      const status = parseJson<{ nodes: { container: string; running: boolean }[]; queues: { name: string; online: string[] }[] }>(
+        await runCli(['cluster', 'status', '--json']),
+      );
+      expect(status.nodes.map((n) => [n.container, n.running])).toEqual([
+        ['running', true],
+        ['running', true],
+        ['running', true],
+      ]);
+      expect(status.queues.find((q) => q.name === queue)?.online).toHaveLength(3);
+    });
+  }
+
+  it('--no-restore leaves the node faulted, and cluster up brings it back', async () => {
+    const r = await runCli(['failover', '--queue', queue, '--fault', 'pause', '--no-restore', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const f = parseJson<FailoverJson>(r);
+    expect(f.restored).toBe(false);
+    const { default: Docker } = await import('dockerode');
+    const info = await new Docker().getContainer(f.oldLeader).inspect();
+    expect(info.State.Paused).toBe(true);
+    const up = await runCli(['cluster', 'up', '--json']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect((await new Docker().getContainer(f.oldLeader).inspect()).State.Paused).toBe(false);
+  });
+});
