@@ -87,7 +87,7 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
       onlineAfter: rejoin.online,
     };
   } catch (err) {
-    progress.fail();
+    progress.stop(); // the error line says what failed
     throw err;
   } finally {
     // Ctrl+C or an error mid-way: undo the fault (unless the user asked to keep it).
