@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { DataError, NotFoundError } from '../errors.js';
+import { locateJsonError } from '../util/json-locate.js';
 
 /** The parts of a RabbitMQ definitions file rmq-bench reads. */
 export interface Definitions {
@@ -9,14 +10,6 @@ export interface Definitions {
   exchanges: { vhost: string; name: string; type: string }[];
   queues: { vhost: string; name: string; durable?: boolean; arguments?: Record<string, unknown> }[];
   bindings: { vhost: string; source: string; destination: string; destination_type: string; routing_key?: string }[];
-}
-
-/** "line L, column C" for a character offset in text. */
-function lineColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return `line ${line}, column ${column}`;
 }
 
 function requireArray(obj: Record<string, unknown>, key: string, file: string): Record<string, unknown>[] {
@@ -42,11 +35,11 @@ export function parseDefinitions(text: string, file = 'definitions.json'): Defin
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(msg);
-    const where = pos ? ` at ${lineColumn(text, Number(pos[1]))}` : '';
-    throw new DataError(`${file} is not valid JSON${where}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
+  } catch {
+    const fault = locateJsonError(text);
+    throw new DataError(
+      fault ? `${file} is not valid JSON at line ${fault.line}, column ${fault.column}: ${fault.reason}` : `${file} is not valid JSON`,
+    );
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new DataError(`${file}: the top level must be an object`);
   const obj = json as Record<string, unknown>;

@@ -3,8 +3,9 @@ import path from 'node:path';
 
 /**
  * The Debian archive URL this host's apt uses, read from its sources (one-line .list files
- * and deb822 .sources files). Security and updates archives (…/debian-security) are skipped:
- * debootstrap needs the main archive. Pure: it takes the files' texts.
+ * and deb822 .sources files): the first http(s) URI ending in /debian whose components
+ * include main. Security archives (…/debian-security) and vendor repositories that merely
+ * end in /debian are skipped: debootstrap needs the main archive. Pure: it takes the texts.
  */
 export function debianMirrorFrom(files: readonly { name: string; text: string }[]): string | undefined {
   const candidates: string[] = [];
@@ -15,13 +16,14 @@ export function debianMirrorFrom(files: readonly { name: string; text: string }[
         const types = /^Types:\s*(.+)$/im.exec(stanza)?.[1]?.split(/\s+/) ?? [];
         if (!types.includes('deb')) continue;
         const uris = /^URIs:\s*(.+)$/im.exec(stanza)?.[1]?.split(/\s+/) ?? [];
-        candidates.push(...uris);
+        const components = /^Components:\s*(.+)$/im.exec(stanza)?.[1]?.split(/\s+/) ?? [];
+        if (components.includes('main')) candidates.push(...uris);
       }
     } else {
       for (const raw of file.text.split('\n')) {
         const line = raw.replace(/#.*/, '').trim();
-        const m = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+\S+/.exec(line);
-        if (m?.[1]) candidates.push(m[1]);
+        const m = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+\S+\s+(.+)$/.exec(line);
+        if (m?.[1] && m[2]?.split(/\s+/).includes('main')) candidates.push(m[1]);
       }
     }
   }

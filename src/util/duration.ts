@@ -26,7 +26,6 @@ export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '-';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return `${m} m ${s} s`;
+  const totalS = Math.round(ms / 1000);
+  return `${Math.floor(totalS / 60)} m ${totalS % 60} s`;
 }

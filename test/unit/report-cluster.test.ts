@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import type { StatusResult, UpResult } from '../../src/cluster/cluster.js';
+import { renderFailover, renderStatus, renderUp } from '../../src/report/cluster.js';
+import type { FailoverResult } from '../../src/scenarios/failover.js';
+
+const lines = (text: string): string[] => text.split('\n');
+const lineStarting = (text: string, start: string): string | undefined => lines(text).find((l) => l.startsWith(start));
+
+const nodes: StatusResult['nodes'] = [
+  { name: 'rabbit1', container: 'running', health: 'healthy', running: true, version: '4.3.6', erlangVersion: '27.3.4', alarms: [], partitions: [] },
+  { name: 'rabbit2', container: 'paused', health: 'healthy', running: false, version: undefined, erlangVersion: undefined, alarms: [], partitions: [] },
+  {
+    name: 'rabbit3',
+    container: 'running',
+    health: 'healthy',
+    running: true,
+    version: '4.3.6',
+    erlangVersion: '27.3.4',
+    alarms: ['memory', 'disk'],
+    partitions: ['rabbit@rabbit1'],
+  },
+];
+const members = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
+
+describe('renderStatus', () => {
+  it('reachable: one row per node and per quorum queue, short node names', () => {
+    const text = renderStatus({
+      reachable: true,
+      nodes,
+      queues: [
+        { name: 'demo.orders', type: 'quorum', leader: 'rabbit@rabbit3', members, online: ['rabbit@rabbit1', 'rabbit@rabbit3'], messages: 42 },
+        { name: 'demo.retry', type: 'quorum', leader: undefined, members, online: [], messages: undefined },
+      ],
+    });
+    expect(lineStarting(text, 'node ')).toMatch(/^node\s+container\s+health\s+in cluster\s+version\s+erlang\s+alarms\s+partitions$/);
+    expect(lineStarting(text, 'rabbit1 ')).toMatch(/^rabbit1\s+running\s+healthy\s+running\s+4\.3\.6\s+27\.3\.4\s+none\s+none$/);
+    expect(lineStarting(text, 'rabbit2 ')).toMatch(/^rabbit2\s+paused\s+healthy\s+down\s+-\s+-\s+none\s+none$/);
+    expect(lineStarting(text, 'rabbit3 ')).toMatch(/^rabbit3\s+running\s+healthy\s+running\s+4\.3\.6\s+27\.3\.4\s+memory,disk\s+rabbit1$/);
+    expect(lineStarting(text, 'quorum queue')).toMatch(/^quorum queue\s+leader\s+members\s+online\s+messages$/);
+    expect(lineStarting(text, 'demo.orders')).toMatch(/^demo\.orders\s+rabbit3\s+rabbit1,rabbit2,rabbit3\s+rabbit1,rabbit3\s+42$/);
+    expect(lineStarting(text, 'demo.retry')).toMatch(/^demo\.retry\s+none\s+rabbit1,rabbit2,rabbit3\s+-\s+-$/);
+    expect(text).not.toContain('rabbit@');
+  });
+
+  it("unknown cluster view shows '?'", () => {
+    const text = renderStatus({ reachable: true, nodes: [{ ...nodes[0]!, running: undefined }], queues: [] });
+    expect(lineStarting(text, 'rabbit1 ')).toMatch(/^rabbit1\s+running\s+healthy\s+\?\s+/);
+  });
+
+  it('reachable without quorum queues', () => {
+    const text = renderStatus({ reachable: true, nodes, queues: [] });
+    expect(lines(text).at(-1)).toBe('no quorum queues');
+  });
+
+  it('unreachable: says so instead of a leader table', () => {
+    const down = nodes.map((n) => ({ ...n, container: 'stopped' as const, health: 'none' as const, running: undefined }));
+    const text = renderStatus({ reachable: false, nodes: down, queues: [] });
+    expect(lines(text).at(-1)).toBe('no management endpoint answered: queue leaders unknown');
+    expect(text).not.toContain('quorum queue');
+    expect(lineStarting(text, 'rabbit2 ')).toMatch(/^rabbit2\s+stopped\s+none\s+\?\s+-\s+-\s+none\s+none$/);
+  });
+});
+
+const failover: FailoverResult = {
+  schemaVersion: 1,
+  kind: 'failover',
+  queue: 'demo.orders',
+  vhost: '/',
+  fault: 'kill',
+  oldLeader: 'rabbit@rabbit2',
+  newLeader: 'rabbit@rabbit1',
+  membersBefore: members,
+  faultAt: '2026-11-29T19:00:00.000Z',
+  faultCallMs: 41,
+  electionMs: 2_340,
+  detectedBy: 'management',
+  restored: true,
+  downMs: 2_500,
+  rejoinMs: 14_200,
+  membersAfter: members,
+  onlineAfter: members,
+};
+
+describe('renderFailover', () => {
+  it('restored: leaders, the election figure, down time and rejoin', () => {
+    const text = renderFailover(failover);
+    expect(lines(text)).toHaveLength(7);
+    expect(lineStarting(text, 'queue ')).toBe('queue          demo.orders');
+    expect(lineStarting(text, 'fault ')).toBe('fault          kill: SIGKILL the container (a crash: no clean shutdown); the call took 41 ms');
+    expect(lineStarting(text, 'old leader')).toBe('old leader     rabbit@rabbit2');
+    expect(lineStarting(text, 'new leader')).toBe('new leader     rabbit@rabbit1');
+    expect(lineStarting(text, 'election')).toBe("election       2.34 s (fault issued → new leader seen by the survivors' management API (polled every 100 ms))");
+    expect(lineStarting(text, 'node down for')).toBe('node down for  2.50 s');
+    expect(lineStarting(text, 'rejoin')).toBe(
+      'rejoin         14.2 s (restore → rabbit@rabbit2 running in the cluster with 3 of 3 members online, then stable for 3 s)',
+    );
+    expect(text).not.toContain('not restored');
+  });
+
+  it('seen by quorum_status in a survivor', () => {
+    const text = renderFailover({ ...failover, fault: 'pause', detectedBy: 'cli', electionMs: 61_000 });
+    expect(lineStarting(text, 'election')).toBe("election       1 m 1 s (fault issued → new leader seen by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call))");
+    expect(lineStarting(text, 'fault ')).toMatch(/^fault\s+pause: freeze the container/);
+  });
+
+  it('--no-restore: says the node is still faulted, no rejoin figures', () => {
+    const text = renderFailover({ ...failover, fault: 'stop', restored: false, downMs: null, rejoinMs: null, membersAfter: null, onlineAfter: null });
+    expect(lines(text)).toHaveLength(6);
+    expect(lineStarting(text, 'restore')).toBe("restore     not restored (--no-restore): rabbit@rabbit2 is still under 'stop'");
+    expect(lineStarting(text, 'election')).toMatch(/^election {4}2\.34 s /);
+    expect(text).not.toContain('rejoin');
+    expect(text).not.toContain('node down for');
+  });
+});
+
+const up: UpResult = {
+  alreadyUp: false,
+  elapsedMs: 48_200,
+  image: { image: 'rmq-bench/rabbitmq:4.3', how: 'built', elapsedMs: 72_000 },
+  composeTool: 'docker compose 2.40.3',
+  version: '4.3.6',
+  nodes: [
+    { name: 'rabbit1', amqpUrl: 'amqp://demo:***@127.0.0.1:5672', managementUrl: 'http://127.0.0.1:15672' },
+    { name: 'rabbit2', amqpUrl: 'amqp://demo:***@127.0.0.1:5673', managementUrl: 'http://127.0.0.1:15673' },
+    { name: 'rabbit3', amqpUrl: 'amqp://demo:***@127.0.0.1:5674', managementUrl: 'http://127.0.0.1:15674' },
+  ],
+  prometheusUrl: 'http://127.0.0.1:15692/metrics',
+};
+
+describe('renderUp', () => {
+  const heads: { name: string; result: UpResult; head: string }[] = [
+    { name: 'cold start with a built image', result: up, head: 'cluster up (RabbitMQ 4.3.6) in 48.2 s; image rmq-bench/rabbitmq:4.3 built in 1 m 12 s' },
+    {
+      name: 'cold start with an image already present',
+      result: { ...up, image: { image: 'rabbitmq:4.3-management', how: 'present', elapsedMs: 12 } },
+      head: 'cluster up (RabbitMQ 4.3.6) in 48.2 s; image rabbitmq:4.3-management present',
+    },
+    { name: 'cold start, no image step, unknown version', result: { ...up, image: undefined, version: undefined }, head: 'cluster up (RabbitMQ ?) in 48.2 s' },
+    { name: 'already up', result: { ...up, alreadyUp: true, elapsedMs: 312, image: undefined }, head: 'cluster already up (RabbitMQ 4.3.6), checked in 312 ms' },
+  ];
+
+  it.each(heads)('$name', ({ result, head }) => {
+    const text = renderUp(result);
+    expect(lines(text)[0]).toBe(head);
+    expect(lineStarting(text, 'rabbit2')).toMatch(/^rabbit2\s+amqp:\/\/demo:\*\*\*@127\.0\.0\.1:5673\s+http:\/\/127\.0\.0\.1:15673$/);
+    expect(lines(text).at(-1)).toBe('prometheus: http://127.0.0.1:15692/metrics');
+    expect(lines(text)).toHaveLength(1 + 2 + 3 + 1);
+  });
+});
