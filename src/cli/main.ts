@@ -5,7 +5,9 @@ import { ExitCode, NotImplementedError, RmqBenchError } from '../errors.js';
 import { createProgress } from '../report/progress.js';
 import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
+import { compare } from './commands/compare.js';
 import { failover } from './commands/failover.js';
+import { producer, verify } from './commands/producer.js';
 import { createProgram, type Invocation } from './program.js';
 
 async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
@@ -29,6 +31,12 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await clusterCommands.image(ctx, invocation.options);
       case 'failover':
         return await failover(ctx, invocation.options);
+      case 'producer':
+        return await producer(ctx, invocation.options);
+      case 'verify':
+        return await verify(ctx, invocation.options);
+      case 'compare':
+        return await compare(ctx, invocation.options);
       case 'not-landed':
         throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }

@@ -33,3 +33,10 @@ export function booleanValue(value: string): boolean {
   if (['false', '0', 'no', 'off'].includes(v)) return false;
   throw new InvalidArgumentError(`'${value}' is not true or false`);
 }
+
+/** A share between 0 and 1 (exclusive of neither end). */
+export function share(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1`);
+  return n;
+}

@@ -1,7 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { FAULT_KINDS, type FaultKind } from '../cluster/faults.js';
-import { durationMs, nodeName, positiveInt } from './options.js';
+import type { PublishMode } from '../amqp/publisher.js';
+import { parseUrls } from '../amqp/connect.js';
+import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
+import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
 export type Invocation =
@@ -12,6 +15,9 @@ export type Invocation =
   | { command: 'cluster logs'; options: { node: string | undefined; follow: boolean; tail: number | undefined } }
   | { command: 'cluster image'; options: { json: boolean; rebuild: boolean } }
   | { command: 'failover'; options: FailoverCliOptions }
+  | { command: 'producer'; options: ProducerCliOptions }
+  | { command: 'verify'; options: VerifyCliOptions }
+  | { command: 'compare'; options: CompareCliOptions }
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -23,6 +29,39 @@ export interface FailoverCliOptions {
   restoreAfterMs: number | null;
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
+}
+
+export interface ProducerCliOptions {
+  json: boolean;
+  count: number;
+  /** undefined: the cluster's three AMQP ports with user demo. */
+  urls: string[] | undefined;
+  queue: string;
+  exchange: string;
+  routingKey: string;
+  ratePerSec: number;
+  mode: PublishMode;
+  window: number;
+  batchSize: number;
+  mandatory: boolean;
+  persistent: boolean;
+  sizeBytes: number;
+  confirmTimeoutMs: number;
+  heartbeatS: number;
+  reconnectTimeoutMs: number;
+  reportFile: string | undefined;
+}
+
+export interface VerifyCliOptions {
+  json: boolean;
+  reportFile: string;
+  queue: string | undefined;
+  urls: string[] | undefined;
+  idleMs: number;
+}
+
+export interface CompareCliOptions extends Omit<CompareOptions, 'exchange' | 'routingKey'> {
+  json: boolean;
 }
 
 export type Dispatch = (invocation: Invocation) => Promise<void>;
@@ -122,8 +161,125 @@ export function createProgram(dispatch: Dispatch): Command {
         }),
     );
 
+  const urlsOption = (): Option =>
+    new Option('--urls <list>', 'comma-separated AMQP URLs, tried in order on (re)connect (default: rabbit1..3 with user demo)').argParser((v) => {
+      try {
+        return parseUrls(v);
+      } catch (err) {
+        throw new InvalidArgumentError(err instanceof Error ? err.message.replace(/^--urls: /, '') : String(err));
+      }
+    });
+
+  program
+    .command('producer')
+    .description('publish N messages with or without confirms, recording what happened to every one')
+    .addOption(new Option('-n, --count <n>', 'messages to publish').argParser(positiveInt).default(100))
+    .addOption(new Option('--confirms [bool]', 'publisher confirms (--confirms=false or --no-confirms to turn off)').argParser(booleanValue).default(true))
+    .option('--no-confirms', 'no publisher confirms: fire and forget')
+    .addOption(new Option('--confirm-mode <mode>', 'sync: one at a time; batch: every --batch-size; async: up to --window outstanding').choices(['sync', 'batch', 'async']).default('async'))
+    .addOption(new Option('--window <n>', 'async: outstanding confirms at most').argParser(positiveInt).default(256))
+    .addOption(new Option('--batch-size <n>', 'batch confirms / tx commit every N messages').argParser(positiveInt).default(100))
+    .option('--tx', 'AMQP transactions instead of confirms (commit every --batch-size)', false)
+    .addOption(urlsOption())
+    .option('--queue <name>', 'queue (also the default routing key)', 'demo.orders')
+    .option('--exchange <name>', 'exchange', 'demo.orders')
+    .option('--routing-key <key>', 'routing key (default: the queue name)')
+    .addOption(new Option('-r, --rate <n>', 'messages per second; 0 = as fast as possible (the article sleeps 50 ms: 20/s)').argParser(nonNegativeInt).default(20))
+    .option('--mandatory', 'mandatory flag: an unroutable message comes back (basic.return) and never counts as safe', false)
+    .addOption(new Option('--persistent [bool]', 'delivery mode 2').argParser(booleanValue).default(true))
+    .addOption(new Option('-s, --size <bytes>', 'message body size').argParser(nonNegativeInt).default(100))
+    .addOption(new Option('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate').argParser(durationMs).default(5_000, '5s'))
+    .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat, so a half-open connection is noticed').argParser(durationMs).default(5_000, '5s'))
+    .addOption(new Option('--reconnect-timeout <duration>', 'give up when no broker answers for this long').argParser(durationMs).default(60_000, '60s'))
+    .option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`')
+    .addOption(jsonOption())
+    .action(
+      (o: {
+        json: boolean; count: number; confirms: boolean; confirmMode: 'sync' | 'batch' | 'async'; window: number; batchSize: number; tx: boolean;
+        urls?: string[]; queue: string; exchange: string; routingKey?: string; rate: number; mandatory: boolean; persistent: boolean; size: number;
+        confirmTimeout: number; heartbeat: number; reconnectTimeout: number; report?: string;
+      }) =>
+        dispatch({
+          command: 'producer',
+          options: {
+            json: o.json,
+            count: o.count,
+            urls: o.urls,
+            queue: o.queue,
+            exchange: o.exchange,
+            routingKey: o.routingKey ?? o.queue,
+            ratePerSec: o.rate,
+            mode: o.tx ? 'tx' : o.confirms ? o.confirmMode : 'none',
+            window: o.window,
+            batchSize: o.batchSize,
+            mandatory: o.mandatory,
+            persistent: o.persistent,
+            sizeBytes: o.size,
+            confirmTimeoutMs: o.confirmTimeout,
+            heartbeatS: Math.round(o.heartbeat / 1000),
+            reconnectTimeoutMs: o.reconnectTimeout,
+            reportFile: o.report,
+          },
+        }),
+    );
+
+  program
+    .command('verify')
+    .description('drain the queue and reconcile it with a producer report: lost, silently lost, duplicated, recovered, unexpected')
+    .requiredOption('--report <file>', 'the report `rmq-bench producer --report` wrote')
+    .option('--queue <name>', 'queue to drain (default: the report’s)')
+    .addOption(urlsOption())
+    .addOption(new Option('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty').argParser(durationMs).default(2_000, '2s'))
+    .addOption(jsonOption())
+    .action((o: { json: boolean; report: string; queue?: string; urls?: string[]; idle: number }) =>
+      dispatch({ command: 'verify', options: { json: o.json, reportFile: o.report, queue: o.queue, urls: o.urls, idleMs: o.idle } }),
+    );
+
+  program
+    .command('compare')
+    .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
+    .addOption(new Option('-n, --count <n>', 'messages per run').argParser(positiveInt).default(20_000))
+    .addOption(new Option('-r, --rate <n>', 'messages per second; 0 = as fast as possible').argParser(nonNegativeInt).default(0))
+    .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
+    .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault (0..1)').argParser(share).default(0.3))
+    .addOption(new Option('--restore-after <duration>', 'keep the leader faulted at least this long').argParser(durationMs).default(0, '0: once the new leader is seen'))
+    .addOption(new Option('--runs <k>', 'repeat each mode K times (one run’s loss depends on timing)').argParser(positiveInt).default(1))
+    .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
+    .addOption(new Option('--window <n>', 'confirms on: async window').argParser(positiveInt).default(256))
+    .option('--queue <name>', 'quorum queue (bound to the exchange with its own name as key)', 'demo.orders')
+    .option('--vhost <name>', 'virtual host', '/')
+    .addOption(new Option('-s, --size <bytes>', 'message body size').argParser(nonNegativeInt).default(100))
+    .addOption(new Option('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate').argParser(durationMs).default(5_000, '5s'))
+    .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat').argParser(durationMs).default(5_000, '5s'))
+    .addOption(jsonOption())
+    .action(
+      (o: { json: boolean; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
+        dispatch({
+          command: 'compare',
+          options: {
+            json: o.json,
+            queue: o.queue,
+            vhost: o.vhost,
+            count: o.count,
+            ratePerSec: o.rate,
+            sizeBytes: o.size,
+            window: o.window,
+            confirmTimeoutMs: o.confirmTimeout,
+            heartbeatS: Math.round(o.heartbeat / 1000),
+            fault: o.fault,
+            faultAt: o.faultAt,
+            restoreAfterMs: o.restoreAfter,
+            runs: o.runs,
+            modes: (o.mode === 'on' ? ['confirms-on'] : o.mode === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
+            electionTimeoutMs: 60_000,
+            rejoinTimeoutMs: 180_000,
+            drainIdleMs: 2_000,
+            reconnectTimeoutMs: 60_000,
+          },
+        }),
+    );
+
   const notLanded: [string, string, number][] = [
-    ['producer', 'publish N messages with or without confirms, counting every one', 3],
     ['consumer', 'consume with manual ack or autoack, prefetch, crash simulation', 4],
     ['dlq-demo', 'messages that reach the dead-letter queue, verified', 5],
     ['retry-demo', 'TTL retry queue loop, with measured gaps', 5],

@@ -1,0 +1,273 @@
+import { drainQueue, type DrainResult } from '../amqp/drain.js';
+import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
+import { requireCluster } from '../cluster/cluster.js';
+import { restoreQuietly, type FaultKind } from '../cluster/faults.js';
+import { currentLeader, faultLeader, restoreAndRejoin, waitForNewLeader, type LeaderFault } from '../cluster/leader-fault.js';
+import { shortNodeName } from '../cluster/leader.js';
+import { amqpUrl } from '../config.js';
+import type { Context } from '../context.js';
+import { errorMessage } from '../errors.js';
+import { Ledger } from '../ledger/ledger.js';
+import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
+
+/**
+ * compare: the same producer run with confirms on and with confirms off, each time connected
+ * first to the queue's leader, with a fault applied to that leader part-way through. Then the
+ * queue is drained and every message reconciled. Returns data; never prints.
+ */
+
+export type CompareMode = 'confirms-on' | 'confirms-off';
+
+export interface CompareOptions {
+  queue: string;
+  exchange: string;
+  routingKey: string;
+  vhost: string;
+  count: number;
+  ratePerSec: number;
+  sizeBytes: number;
+  /** Confirms-on side: async with this window. */
+  window: number;
+  confirmTimeoutMs: number;
+  heartbeatS: number;
+  fault: FaultKind | 'none';
+  /** Share of the messages written before the fault (0..1). */
+  faultAt: number;
+  /** Extra time the node stays faulted after the new leader is seen. */
+  restoreAfterMs: number;
+  runs: number;
+  modes: CompareMode[];
+  electionTimeoutMs: number;
+  rejoinTimeoutMs: number;
+  drainIdleMs: number;
+  reconnectTimeoutMs: number;
+}
+
+export interface FaultTimeline {
+  kind: FaultKind;
+  node: string;
+  newLeader: string | null;
+  /** All times in ms since the producer started. */
+  faultAtMs: number;
+  electedAtMs: number | null;
+  electionMs: number | null;
+  restoredAtMs: number | null;
+  rejoinedAtMs: number | null;
+  /** First connection the producer got back after losing one, if it lost one. */
+  producerResumedAtMs: number | null;
+  error: string | null;
+}
+
+export interface CompareRun {
+  mode: CompareMode;
+  publishMode: PublishMode;
+  run: number;
+  runId: string;
+  leaderAtStart: string;
+  producer: PublisherResult;
+  fault: FaultTimeline | null;
+  drain: DrainResult;
+  reconciliation: Reconciliation;
+}
+
+export interface ModeTotals {
+  mode: CompareMode;
+  runs: number;
+  attempted: number;
+  /** What the producer reported as sent: distinct messages written to the socket. */
+  reportedSent: number;
+  confirmed: number;
+  read: number;
+  lost: number;
+  silentlyLost: number;
+  duplicated: number;
+  recovered: number;
+  reconnects: number;
+  unexpected: number;
+  maxStallMs: number;
+  /** Runs with at least one lost or silently lost message. */
+  runsWithLoss: number;
+}
+
+export interface CompareResult {
+  options: CompareOptions;
+  runs: CompareRun[];
+  totals: ModeTotals[];
+  /** The claim under test: with confirms, no confirmed message is lost (and nothing unexpected is read). */
+  ok: boolean;
+}
+
+export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeTotals {
+  const rs = runs.filter((r) => r.mode === mode);
+  const sum = (f: (r: CompareRun) => number): number => rs.reduce((a, r) => a + f(r), 0);
+  return {
+    mode,
+    runs: rs.length,
+    attempted: sum((r) => r.reconciliation.counts.attempted),
+    reportedSent: sum((r) => r.producer.written),
+    confirmed: sum((r) => r.reconciliation.counts.confirmed),
+    read: sum((r) => r.reconciliation.counts.readDistinct),
+    lost: sum((r) => r.reconciliation.lost),
+    silentlyLost: sum((r) => r.reconciliation.silentlyLost),
+    duplicated: sum((r) => r.reconciliation.duplicated),
+    recovered: sum((r) => r.reconciliation.recovered),
+    reconnects: sum((r) => r.producer.reconnects),
+    unexpected: sum((r) => r.reconciliation.counts.unexpected),
+    maxStallMs: rs.reduce((a, r) => Math.max(a, r.producer.longestStallMs), 0),
+    runsWithLoss: rs.filter((r) => r.reconciliation.lost + r.reconciliation.silentlyLost > 0).length,
+  };
+}
+
+async function purge(ctx: Context, vhost: string, queue: string): Promise<void> {
+  await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}/contents`);
+}
+
+async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run: number): Promise<CompareRun> {
+  const { progress, config } = ctx;
+  const ref = { vhost: opts.vhost, queue: opts.queue };
+  const label = `${mode} run ${run}/${opts.runs}`;
+  progress.start(`${label}: purging ${opts.queue}`);
+  await purge(ctx, opts.vhost, opts.queue);
+  const leader = await currentLeader(ctx, ref);
+  const leaderNode = shortNodeName(leader.leader);
+  const urls = config.nodes.map((n) => amqpUrl(config, n));
+  const startIndex = Math.max(0, config.nodes.findIndex((n) => n.name === leaderNode));
+  const runId = newRunId();
+  const ledger = new Ledger({ runId, capacity: opts.count });
+  const publishMode: PublishMode = mode === 'confirms-on' ? 'async' : 'none';
+
+  const t0 = performance.now();
+  const rel = (t: number): number => t - t0;
+  let fault: FaultTimeline | null = null;
+  let lf: LeaderFault | undefined;
+  let faultTask: Promise<void> | undefined;
+  let inWindow = false;
+  let written = 0;
+  let confirmedSeen = 0;
+  const faultAtCount = Math.max(1, Math.floor(opts.count * opts.faultAt));
+
+  const startFault = (kind: FaultKind): void => {
+    faultTask = (async () => {
+      inWindow = true;
+      try {
+        lf = await faultLeader(ctx, ref, kind);
+        fault = {
+          kind,
+          node: lf.oldLeader,
+          newLeader: null,
+          faultAtMs: rel(lf.fault.issuedAt),
+          electedAtMs: null,
+          electionMs: null,
+          restoredAtMs: null,
+          rejoinedAtMs: null,
+          producerResumedAtMs: null,
+          error: null,
+        };
+        const election = await waitForNewLeader(ctx, ref, lf, { timeoutMs: opts.electionTimeoutMs });
+        fault.newLeader = election.newLeader;
+        fault.electedAtMs = rel(election.electedAt);
+        fault.electionMs = election.electionMs;
+        const waitMs = lf.fault.issuedAt + opts.restoreAfterMs - performance.now();
+        if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+        const rejoin = await restoreAndRejoin(ctx, ref, lf, { timeoutMs: opts.rejoinTimeoutMs });
+        fault.restoredAtMs = rel(rejoin.restoredAt);
+        fault.rejoinedAtMs = rel(rejoin.rejoinedAt);
+      } catch (err) {
+        if (fault) fault.error = errorMessage(err);
+        else
+          fault = {
+            kind,
+            node: leaderNode,
+            newLeader: null,
+            faultAtMs: rel(performance.now()),
+            electedAtMs: null,
+            electionMs: null,
+            restoredAtMs: null,
+            rejoinedAtMs: null,
+            producerResumedAtMs: null,
+            error: errorMessage(err),
+          };
+      } finally {
+        inWindow = false;
+      }
+    })();
+  };
+
+  const ticker = setInterval(() => {
+    progress.update(`${label}: written ${written}/${opts.count}${mode === 'confirms-on' ? `, confirmed ${confirmedSeen}` : ''}${lf ? `, fault: ${opts.fault} ${lf.oldLeader}` : ''}`);
+  }, 250);
+  let producer: PublisherResult;
+  try {
+    progress.update(`${label}: publishing ${opts.count} messages to ${leaderNode} (the leader of ${opts.queue})`);
+    producer = await runPublisher(
+      {
+        urls,
+        startIndex,
+        exchange: opts.exchange,
+        routingKey: opts.routingKey,
+        count: opts.count,
+        ratePerSec: opts.ratePerSec,
+        sizeBytes: opts.sizeBytes,
+        persistent: true,
+        mandatory: false,
+        mode: publishMode,
+        window: opts.window,
+        batchSize: 100,
+        confirmTimeoutMs: opts.confirmTimeoutMs,
+        heartbeatS: opts.heartbeatS,
+        reconnectTimeoutMs: opts.reconnectTimeoutMs,
+        runId,
+      },
+      ledger,
+      {
+        signal: ctx.signal,
+        onWritten: (n) => {
+          written = n;
+          if (n >= faultAtCount && !faultTask && opts.fault !== 'none') startFault(opts.fault);
+        },
+        onEvent: (e) => {
+          if (e.type === 'connected' && fault && fault.producerResumedAtMs === null && e.atMs > fault.faultAtMs) fault.producerResumedAtMs = e.atMs;
+        },
+        inFaultWindow: () => {
+          if (inWindow) confirmedSeen++;
+          return inWindow;
+        },
+      },
+    );
+    progress.update(`${label}: producer done; waiting for ${lf ? lf.oldLeader : 'the fault'} to be restored`);
+    await faultTask;
+  } finally {
+    clearInterval(ticker);
+    if (lf && !lf.fault.restored) {
+      progress.info(`restoring ${lf.oldLeader}`);
+      await restoreQuietly(lf.fault, ctx.log);
+    }
+  }
+
+  progress.update(`${label}: draining ${opts.queue}`);
+  const drain = await drainQueue(ledger, {
+    urls,
+    queue: opts.queue,
+    idleMs: opts.drainIdleMs,
+    timeoutMs: 300_000,
+    heartbeatS: opts.heartbeatS,
+    signal: ctx.signal,
+    onProgress: (n) => progress.update(`${label}: draining ${opts.queue}: ${n} read`),
+  });
+  const reconciliation = reconcile(ledger);
+  progress.succeed(
+    `${label}: ${producer.written} reported sent, ${reconciliation.counts.readDistinct} read, ${reconciliation.lost} lost, ${reconciliation.silentlyLost} silently lost, ${reconciliation.duplicated} duplicated`,
+  );
+  return { mode, publishMode, run, runId, leaderAtStart: leaderNode, producer, fault, drain, reconciliation };
+}
+
+export async function runCompare(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
+  await requireCluster(ctx);
+  const runs: CompareRun[] = [];
+  for (let run = 1; run <= opts.runs; run++) {
+    for (const mode of opts.modes) runs.push(await oneRun(ctx, opts, mode, run));
+  }
+  const totals = opts.modes.map((m) => totalsFor(m, runs));
+  const ok = runs.every((r) => r.reconciliation.counts.unexpected === 0 && (r.mode === 'confirms-off' || r.reconciliation.lost === 0));
+  return { options: opts, runs, totals, ok };
+}
