@@ -98,6 +98,25 @@ export async function withConnection<T>(urls: readonly string[], options: Connec
   try {
     return await fn(c);
   } finally {
-    await c.connection.close().catch(() => undefined);
+    await closeWithin(c.connection);
+  }
+}
+
+/**
+ * Close a connection within timeoutMs. amqplib's close() waits for the broker's close-ok, which
+ * never comes from a node that was killed or paused; past the deadline the socket is destroyed.
+ */
+export async function closeWithin(connection: ChannelModel, timeoutMs = 2_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const r = await Promise.race([connection.close().then(() => 'closed' as const, () => 'closed' as const), timedOut]);
+    if (r === 'timeout') {
+      (connection as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }

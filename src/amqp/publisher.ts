@@ -4,7 +4,7 @@ import { Ledger, messageId, parseMessageId } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
-import { connectAny } from './connect.js';
+import { closeWithin, connectAny } from './connect.js';
 
 /**
  * The producer: publishes `count` messages (sequence numbers 0..count-1 of one run) and records
@@ -202,7 +202,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
       channel = confirms ? await connection.createConfirmChannel() : await connection.createChannel();
       if (opts.mode === 'tx') await (channel as RpcChannel).rpc(TX_SELECT, {}, TX_SELECT_OK);
     } catch (err) {
-      await connection.close().catch(() => undefined);
+      await closeWithin(connection);
       throw err;
     }
     channel.on('error', () => undefined);
@@ -382,7 +382,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
       const s = session;
       session = undefined;
       s.lost = true;
-      await s.connection.close().catch(() => undefined);
+      await closeWithin(s.connection);
     }
   }
 

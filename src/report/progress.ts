@@ -24,11 +24,16 @@ export const silentProgress: Progress = {
   stop() {},
 };
 
+/** Off a TTY, a long step still shows a line now and then: at most one every PLAIN_EVERY_MS. */
+const PLAIN_EVERY_MS = 10_000;
+
 class PlainProgress implements Progress {
   private current: string | undefined;
   private startedAt = 0;
+  private lastLineAt = performance.now();
   constructor(private readonly stream: NodeJS.WritableStream) {}
   private line(mark: string, text: string): void {
+    this.lastLineAt = performance.now();
     this.stream.write(`${mark} ${text}\n`);
   }
   start(text: string): void {
@@ -37,6 +42,7 @@ class PlainProgress implements Progress {
   }
   update(text: string): void {
     this.current = text;
+    if (performance.now() - this.lastLineAt >= PLAIN_EVERY_MS) this.line('…', text);
   }
   succeed(text?: string): void {
     const t = text ?? this.current;
