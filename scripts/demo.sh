@@ -10,5 +10,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 node bin/rmq-bench.js cluster up
-# Until `compare` lands (issue #3), the demo is a leader failover on demo.orders.
-node bin/rmq-bench.js failover --queue demo.orders --fault kill "$@"
+# The main demo: confirms on vs off, each with a kill of the queue leader mid-run.
+node bin/rmq-bench.js compare "$@"

@@ -78,6 +78,8 @@ export interface PublisherResult {
   indeterminate: number;
   republished: number;
   reconnects: number;
+  /** The most confirms (or uncommitted tx messages) outstanding at once. */
+  maxInFlight: number;
   startedAtIso: string;
   durationMs: number;
   publishRatePerSec: number;
@@ -145,6 +147,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   let distinctWritten = 0;
   let publishes = 0;
   let reconnects = 0;
+  let maxInFlight = 0;
   let lastProgress = performance.now();
   let longestStallMs = 0;
   let startIndex = opts.startIndex;
@@ -363,6 +366,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         continue;
       }
       ledger.written(seq);
+      maxInFlight = Math.max(maxInFlight, inflight.size, txPending.length + (opts.mode === 'tx' ? 1 : 0));
       if (opts.mode === 'none') progressed();
       if (firstTime) {
         distinctWritten++;
@@ -411,6 +415,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     indeterminate,
     republished,
     reconnects,
+    maxInFlight,
     startedAtIso,
     durationMs,
     publishRatePerSec: durationMs > 0 ? (publishes * 1000) / durationMs : 0,

@@ -60,7 +60,7 @@ export interface VerifyCliOptions {
   idleMs: number;
 }
 
-export interface CompareCliOptions extends Omit<CompareOptions, 'exchange' | 'routingKey'> {
+export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'> {
   json: boolean;
 }
 
@@ -246,19 +246,21 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--runs <k>', 'repeat each mode K times (one run’s loss depends on timing)').argParser(positiveInt).default(1))
     .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
     .addOption(new Option('--window <n>', 'confirms on: async window').argParser(positiveInt).default(256))
-    .option('--queue <name>', 'quorum queue (bound to the exchange with its own name as key)', 'demo.orders')
+    .option('--queue <name>', 'quorum queue; messages are routed to it with its name as routing key', 'demo.orders')
+    .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
     .option('--vhost <name>', 'virtual host', '/')
     .addOption(new Option('-s, --size <bytes>', 'message body size').argParser(nonNegativeInt).default(100))
     .addOption(new Option('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate').argParser(durationMs).default(5_000, '5s'))
     .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat').argParser(durationMs).default(5_000, '5s'))
     .addOption(jsonOption())
     .action(
-      (o: { json: boolean; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
+      (o: { json: boolean; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; exchange?: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
         dispatch({
           command: 'compare',
           options: {
             json: o.json,
             queue: o.queue,
+            exchange: o.exchange ?? (o.queue === 'demo.orders' ? 'demo.orders' : ''),
             vhost: o.vhost,
             count: o.count,
             ratePerSec: o.rate,

@@ -225,9 +225,6 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
           written = n;
           if (n >= faultAtCount && !faultTask && opts.fault !== 'none') startFault(opts.fault);
         },
-        onEvent: (e) => {
-          if (e.type === 'connected' && fault && fault.producerResumedAtMs === null && e.atMs > fault.faultAtMs) fault.producerResumedAtMs = e.atMs;
-        },
         inFaultWindow: () => {
           if (inWindow) confirmedSeen++;
           return inWindow;
@@ -236,6 +233,11 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
     );
     progress.update(`${label}: producer done; waiting for ${lf ? lf.oldLeader : 'the fault'} to be restored`);
     await faultTask;
+    // The producer may reconnect before the kill call has even returned: take it from its events.
+    const lostAt = producer.events.find((e) => e.type === 'connection-lost')?.atMs;
+    const resumed = lostAt === undefined ? undefined : producer.events.find((e) => e.type === 'connected' && e.atMs > lostAt);
+    const f = fault as FaultTimeline | null;
+    if (f && resumed) f.producerResumedAtMs = resumed.atMs;
   } finally {
     clearInterval(ticker);
     if (lf && !lf.fault.restored) {

@@ -48,3 +48,19 @@ export async function mgmtGet<T>(p: string): Promise<T> {
 export function uniqueName(prefix: string): string {
   return `it.${prefix}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
+
+/**
+ * Poll until fn's assertions pass or the deadline passes (then its last failure is thrown).
+ * For management API fields that are eventually consistent (stats refresh after a failover).
+ */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { AMQP_PORTS, PASSWORD, ROOT, USER, mgmtGet, parseJson, runCli } from './cli.js';
+import { AMQP_PORTS, PASSWORD, ROOT, USER, eventually, mgmtGet, parseJson, runCli } from './cli.js';
 
 interface Status {
   reachable: boolean;
@@ -32,10 +32,13 @@ describe('the cluster', { timeout: 180_000 }, () => {
   });
 
   it('applies policy dlx-orders to demo.orders (DLX demo.dlx, delivery-limit 5)', async () => {
-    const q = await mgmtGet<{ policy: string; effective_policy_definition: Record<string, unknown>; type: string }>('/api/queues/%2F/demo.orders');
-    expect(q.type).toBe('quorum');
-    expect(q.policy).toBe('dlx-orders');
-    expect(q.effective_policy_definition).toMatchObject({ 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5 });
+    // The management API's queue record lags a leader change by a stats interval: wait for it.
+    await eventually(async () => {
+      const q = await mgmtGet<{ policy: string; effective_policy_definition: Record<string, unknown>; type: string }>('/api/queues/%2F/demo.orders');
+      expect(q.type).toBe('quorum');
+      expect(q.policy).toBe('dlx-orders');
+      expect(q.effective_policy_definition).toMatchObject({ 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5 });
+    });
   });
 
   it('declares demo.retry with its TTL and dead-lettering back to demo.orders, bound to demo.dlx', async () => {

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { createProgram, type CompareCliOptions, type Invocation, type ProducerCliOptions } from '../../src/cli/program.js';
 
 function recorder(): { dispatch: (i: Invocation) => Promise<void>; calls: Invocation[] } {
   const calls: Invocation[] = [];
@@ -28,6 +28,58 @@ const failoverDefaults = {
   electionTimeoutMs: 60_000,
   rejoinTimeoutMs: 180_000,
 } as const;
+
+const producerDefaults: ProducerCliOptions = {
+  json: false,
+  count: 100,
+  urls: undefined,
+  queue: 'demo.orders',
+  exchange: 'demo.orders',
+  routingKey: 'demo.orders',
+  ratePerSec: 20,
+  mode: 'async',
+  window: 256,
+  batchSize: 100,
+  mandatory: false,
+  persistent: true,
+  sizeBytes: 100,
+  confirmTimeoutMs: 5_000,
+  heartbeatS: 5,
+  reconnectTimeoutMs: 60_000,
+  reportFile: undefined,
+};
+
+const compareDefaults: CompareCliOptions = {
+  json: false,
+  queue: 'demo.orders',
+  exchange: 'demo.orders',
+  vhost: '/',
+  count: 20_000,
+  ratePerSec: 0,
+  sizeBytes: 100,
+  window: 256,
+  confirmTimeoutMs: 5_000,
+  heartbeatS: 5,
+  fault: 'kill',
+  faultAt: 0.3,
+  restoreAfterMs: 0,
+  runs: 1,
+  modes: ['confirms-on', 'confirms-off'],
+  electionTimeoutMs: 60_000,
+  rejoinTimeoutMs: 180_000,
+  drainIdleMs: 2_000,
+  reconnectTimeoutMs: 60_000,
+};
+
+/** The CommanderError a parse rejects with (undefined if it resolves). */
+async function parseError(args: string[], r = recorder()): Promise<unknown> {
+  return createProgram(r.dispatch)
+    .parseAsync(['node', 'rmq-bench', ...args])
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+}
 
 // commander's own output, captured so that the test log stays clean.
 let stderr: string[];
@@ -69,8 +121,9 @@ describe('createProgram: argv → invocation', () => {
         options: { json: true, queue: 'bench.q1', vhost: 'bench', fault: 'disconnect', restoreAfterMs: 0, electionTimeoutMs: 30_000, rejoinTimeoutMs: 300_000 },
       },
     },
-    // Not landed yet (issue #3): this expectation changes when the producer lands.
-    { args: ['producer', '-n', '200', '--confirms=false'], expected: { command: 'not-landed', options: { name: 'producer', issue: 3 } } },
+    // The producer has landed (issue #3): the article's first command is a real invocation now.
+    { args: ['producer', '-n', '200', '--confirms=false'], expected: { command: 'producer', options: { ...producerDefaults, count: 200, mode: 'none' } } },
+    { args: ['consumer', '--autoack'], expected: { command: 'not-landed', options: { name: 'consumer', issue: 4 } } },
     { args: ['delayed-retry-demo'], expected: { command: 'not-landed', options: { name: 'delayed-retry-demo', issue: 5 } } },
   ];
 
@@ -122,5 +175,155 @@ describe('createProgram: usage errors', () => {
     expect((err as CommanderError).exitCode).toBe(0);
     expect(stdout.join('')).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect(r.calls).toEqual([]);
+  });
+});
+
+describe('producer: argv → options', () => {
+  const urls = ['amqp://a:b@127.0.0.1:5672', 'amqp://a:b@127.0.0.1:5673'];
+  const cases: { args: string[]; expected: Partial<ProducerCliOptions> }[] = [
+    { args: [], expected: {} },
+    // The article's spellings.
+    { args: ['-n', '200', '--confirms=false'], expected: { count: 200, mode: 'none' } },
+    { args: ['--count', '200', '--confirms', 'false'], expected: { count: 200, mode: 'none' } },
+    { args: ['--no-confirms'], expected: { mode: 'none' } },
+    { args: ['--confirms=true'], expected: { mode: 'async' } },
+    { args: ['--confirms'], expected: { mode: 'async' } },
+    { args: ['--confirms=0'], expected: { mode: 'none' } },
+    { args: ['--confirm-mode', 'sync'], expected: { mode: 'sync' } },
+    { args: ['--confirm-mode', 'batch', '--batch-size', '50'], expected: { mode: 'batch', batchSize: 50 } },
+    { args: ['--confirms=false', '--confirm-mode', 'sync'], expected: { mode: 'none' } },
+    { args: ['--tx'], expected: { mode: 'tx' } },
+    { args: ['--tx', '--batch-size', '10'], expected: { mode: 'tx', batchSize: 10 } },
+    { args: ['--window', '32'], expected: { window: 32 } },
+    { args: ['--routing-key', 'nowhere', '--mandatory'], expected: { routingKey: 'nowhere', mandatory: true } },
+    { args: ['--queue', 'bench.q1'], expected: { queue: 'bench.q1', routingKey: 'bench.q1' } },
+    { args: ['--exchange', 'amq.direct', '--queue', 'bench.q1', '--routing-key', 'k'], expected: { exchange: 'amq.direct', queue: 'bench.q1', routingKey: 'k' } },
+    { args: ['--rate', '0'], expected: { ratePerSec: 0 } },
+    { args: ['-r', '500'], expected: { ratePerSec: 500 } },
+    { args: ['--urls', urls.join(',')], expected: { urls } },
+    { args: ['--urls', ` ${urls[0]} , ${urls[1]} `], expected: { urls } },
+    { args: ['--persistent=false'], expected: { persistent: false } },
+    { args: ['--persistent'], expected: { persistent: true } },
+    { args: ['-s', '1024'], expected: { sizeBytes: 1024 } },
+    { args: ['--size', '0'], expected: { sizeBytes: 0 } },
+    { args: ['--report', '/tmp/x.json'], expected: { reportFile: '/tmp/x.json' } },
+    {
+      args: ['--confirm-timeout', '2s', '--heartbeat', '10s', '--reconnect-timeout', '2m', '--json'],
+      expected: { confirmTimeoutMs: 2_000, heartbeatS: 10, reconnectTimeoutMs: 120_000, json: true },
+    },
+    { args: ['--heartbeat', '0'], expected: { heartbeatS: 0 } },
+  ];
+
+  it.each(cases)('producer $args', async ({ args, expected }) => {
+    const invocation = await invocationOf(['producer', ...args]);
+    // Strict: urls and reportFile must be present (as undefined) when not given.
+    expect(invocation).toStrictEqual({ command: 'producer', options: { ...producerDefaults, ...expected } });
+    expect(stderr).toEqual([]);
+  });
+
+  // heartbeat=0 in AMQP turns heartbeats off: a short heartbeat must not round down to "none".
+  it('a sub-second --heartbeat never becomes 0 (heartbeats off)', async () => {
+    const r = recorder();
+    const err = await parseError(['producer', '--heartbeat', '200ms'], r);
+    if (err === undefined) {
+      const options = r.calls[0]?.options as ProducerCliOptions;
+      expect(options.heartbeatS).toBeGreaterThan(0);
+    } else {
+      expect(err).toBeInstanceOf(CommanderError);
+    }
+  });
+});
+
+describe('verify: argv → options', () => {
+  const cases: { args: string[]; expected: Invocation }[] = [
+    {
+      args: ['verify', '--report', 'r.json', '--queue', 'q', '--idle', '500ms'],
+      expected: { command: 'verify', options: { json: false, reportFile: 'r.json', queue: 'q', urls: undefined, idleMs: 500 } },
+    },
+    {
+      args: ['verify', '--report', 'r.json'],
+      expected: { command: 'verify', options: { json: false, reportFile: 'r.json', queue: undefined, urls: undefined, idleMs: 2_000 } },
+    },
+    {
+      args: ['verify', '--report', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
+      expected: { command: 'verify', options: { json: true, reportFile: 'r.json', queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 } },
+    },
+  ];
+
+  it.each(cases)('$args', async ({ args, expected }) => {
+    expect(await invocationOf(args)).toStrictEqual(expected);
+    expect(stderr).toEqual([]);
+  });
+});
+
+describe('compare: argv → options', () => {
+  const cases: { args: string[]; expected: Partial<CompareCliOptions> }[] = [
+    { args: [], expected: {} },
+    { args: ['--mode', 'on'], expected: { modes: ['confirms-on'] } },
+    { args: ['--mode', 'off'], expected: { modes: ['confirms-off'] } },
+    { args: ['--mode', 'both'], expected: { modes: ['confirms-on', 'confirms-off'] } },
+    { args: ['--fault', 'none'], expected: { fault: 'none' } },
+    { args: ['--fault', 'pause', '--restore-after', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000 } },
+    { args: ['--fault-at', '0.5', '--runs', '5'], expected: { faultAt: 0.5, runs: 5 } },
+    { args: ['--fault-at', '0'], expected: { faultAt: 0 } },
+    { args: ['--fault-at', '1'], expected: { faultAt: 1 } },
+    { args: ['-n', '5000', '-r', '1000', '-s', '512', '--window', '64'], expected: { count: 5_000, ratePerSec: 1_000, sizeBytes: 512, window: 64 } },
+    // Another queue goes through the default exchange, unless --exchange names one.
+    { args: ['--queue', 'bench.q1', '--vhost', 'bench', '--json'], expected: { queue: 'bench.q1', exchange: '', vhost: 'bench', json: true } },
+    { args: ['--queue', 'bench.q1', '--exchange', 'amq.direct'], expected: { queue: 'bench.q1', exchange: 'amq.direct' } },
+    { args: ['--confirm-timeout', '1s', '--heartbeat', '3s'], expected: { confirmTimeoutMs: 1_000, heartbeatS: 3 } },
+  ];
+
+  it.each(cases)('compare $args', async ({ args, expected }) => {
+    expect(await invocationOf(['compare', ...args])).toStrictEqual({ command: 'compare', options: { ...compareDefaults, ...expected } });
+    expect(stderr).toEqual([]);
+  });
+});
+
+describe('producer, verify, compare: usage errors', () => {
+  const cases: { args: string[]; code: string; stderrText: string }[] = [
+    { args: ['producer', '-n', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
+    { args: ['producer', '-n', 'abc'], code: 'commander.invalidArgument', stderrText: "'abc' is not a positive whole number" },
+    { args: ['producer', '-n', '1.5'], code: 'commander.invalidArgument', stderrText: "'1.5' is not a positive whole number" },
+    { args: ['producer', '--confirms=maybe'], code: 'commander.invalidArgument', stderrText: "'maybe' is not true or false" },
+    { args: ['producer', '--persistent=perhaps'], code: 'commander.invalidArgument', stderrText: "'perhaps' is not true or false" },
+    { args: ['producer', '--confirm-mode', 'turbo'], code: 'commander.invalidArgument', stderrText: 'turbo' },
+    { args: ['producer', '--urls', 'http://x'], code: 'commander.invalidArgument', stderrText: "'http://x' is not an amqp:// or amqps:// URL" },
+    { args: ['producer', '--urls', ''], code: 'commander.invalidArgument', stderrText: 'no URL given' },
+    { args: ['producer', '--rate', '-1'], code: 'commander.invalidArgument', stderrText: "'-1' is not a whole number >= 0" },
+    { args: ['producer', '--window', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
+    { args: ['producer', '--confirm-timeout', 'soon'], code: 'commander.invalidArgument', stderrText: "'soon' is not a duration" },
+    { args: ['verify'], code: 'commander.missingMandatoryOptionValue', stderrText: '--report' },
+    { args: ['verify', '--report', 'r.json', '--idle', 'forever'], code: 'commander.invalidArgument', stderrText: "'forever' is not a duration" },
+    { args: ['compare', '--fault-at', '1.5'], code: 'commander.invalidArgument', stderrText: "'1.5' is not a number between 0 and 1" },
+    { args: ['compare', '--fault-at', 'x'], code: 'commander.invalidArgument', stderrText: "'x' is not a number between 0 and 1" },
+    { args: ['compare', '--fault-at', '-0.1'], code: 'commander.invalidArgument', stderrText: "'-0.1' is not a number between 0 and 1" },
+    { args: ['compare', '--runs', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
+    { args: ['compare', '--mode', 'sideways'], code: 'commander.invalidArgument', stderrText: 'sideways' },
+    { args: ['compare', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
+  ];
+
+  it.each(cases)('$args → $code', async ({ args, code, stderrText }) => {
+    const r = recorder();
+    const err = await parseError(args, r);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect((err as CommanderError).code).toBe(code);
+    expect((err as CommanderError).exitCode).not.toBe(0);
+    expect(r.calls).toEqual([]);
+    expect(stderr.join('')).toContain(stderrText);
+  });
+
+  // commander prints its own message for a bad option value; a password must not reach stderr.
+  it.each([
+    { name: 'producer --urls http://u:secret@h:15672', args: ['producer', '--urls', 'http://u:secret@h:15672'] },
+    { name: 'producer --urls amqp//u:secret@h', args: ['producer', '--urls', 'amqp//u:secret@h'] },
+    { name: 'verify --urls <good>,<http>', args: ['verify', '--report', 'r.json', '--urls', 'amqp://u:secret@h:5672,http://u:secret@h:15672'] },
+  ])('$name: rejected without printing the password', async ({ args }) => {
+    const r = recorder();
+    const err = await parseError(args, r);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect(r.calls).toEqual([]);
+    expect(stderr.join('')).not.toBe('');
+    expect(stderr.join('')).not.toContain('secret');
   });
 });

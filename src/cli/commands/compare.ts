@@ -6,7 +6,7 @@ import type { CompareCliOptions } from '../program.js';
 
 export async function compare(ctx: Context, o: CompareCliOptions): Promise<number> {
   const { json, ...rest } = o;
-  const r = await runCompare(ctx, { ...rest, exchange: rest.queue, routingKey: rest.queue });
+  const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
   emit({ json }, 'compare', r, renderCompare(r));
   return r.ok ? 0 : 1;
 }

@@ -83,7 +83,8 @@ export async function producer(ctx: Context, o: ProducerCliOptions): Promise<num
     };
     await writeFile(o.reportFile, JSON.stringify(report));
   }
-  emit(o, 'producer', { ...result, reportFile: o.reportFile ?? null }, renderProducer(result));
+  const nothingHappened = result.gaveUp !== null && result.publishes === 0;
+  if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: o.reportFile ?? null }, renderProducer(result));
   if (result.gaveUp !== null) {
     throw new BrokerUnavailableError(`the producer gave up after ${result.written} of ${o.count} messages: ${result.gaveUp}`, {
       ...(o.reportFile ? { hint: `what happened so far is in ${o.reportFile}` } : {}),
