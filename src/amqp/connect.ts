@@ -29,17 +29,22 @@ export function parseUrls(text: string): string[] {
     .map((u) => u.trim())
     .filter(Boolean);
   if (urls.length === 0) throw new UsageError('--urls: no URL given');
-  for (const u of urls) {
+  urls.forEach((u, i) => {
+    // Never quote the entry: a malformed URL's password cannot be found to be masked.
+    const which = urls.length > 1 ? `entry ${i + 1}` : 'the URL';
     let parsed: URL;
     try {
       parsed = new URL(u);
     } catch {
-      throw new UsageError(`--urls: '${maskUrl(u)}' is not a URL (example: amqp://demo:demo@127.0.0.1:5672)`);
+      throw new UsageError(`--urls: ${which} is not a URL (example: amqp://demo:demo@127.0.0.1:5672)`);
     }
     if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') {
-      throw new UsageError(`--urls: '${maskUrl(u)}' is not an amqp:// or amqps:// URL`);
+      throw new UsageError(`--urls: ${which} is not an amqp:// or amqps:// URL`);
     }
-  }
+    if (!u.toLowerCase().startsWith(`${parsed.protocol}//`) || parsed.hostname === '') {
+      throw new UsageError(`--urls: ${which} has no host (example: amqp://demo:demo@127.0.0.1:5672)`);
+    }
+  });
   return urls;
 }
 

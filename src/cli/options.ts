@@ -40,3 +40,13 @@ export function share(value: string): number {
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1`);
   return n;
 }
+
+/** AMQP heartbeats are whole seconds and 0 turns them off: an explicit 0 stays 0, a short duration rounds up to 1 s. */
+export function heartbeatSeconds(ms: number): number {
+  return ms === 0 ? 0 : Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** Mask user:password@ anywhere, scheme or not (for texts that quote malformed URLs). */
+export function maskCredentialsLoosely(text: string): string {
+  return text.replace(/([^\s'"/:@]*):([^\s'"@]+)@/g, '$1:***@');
+}

@@ -4,6 +4,7 @@ import { FAULT_KINDS, type FaultKind } from '../cluster/faults.js';
 import type { PublishMode } from '../amqp/publisher.js';
 import { parseUrls } from '../amqp/connect.js';
 import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
+import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
 import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
@@ -76,7 +77,12 @@ export function createProgram(dispatch: Dispatch): Command {
     .description('Shows, with numbers from a real 3-node RabbitMQ cluster, where messages get lost and what prevents it.')
     .version(version, '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      // commander quotes a rejected argument as typed: mask anything shaped like user:password@.
+      outputError: (s, write) => write(maskCredentialsLoosely(s)),
+    });
 
   const cluster = program
     .command('cluster')
@@ -216,7 +222,7 @@ export function createProgram(dispatch: Dispatch): Command {
             persistent: o.persistent,
             sizeBytes: o.size,
             confirmTimeoutMs: o.confirmTimeout,
-            heartbeatS: Math.round(o.heartbeat / 1000),
+            heartbeatS: heartbeatSeconds(o.heartbeat),
             reconnectTimeoutMs: o.reconnectTimeout,
             reportFile: o.report,
           },
@@ -267,7 +273,7 @@ export function createProgram(dispatch: Dispatch): Command {
             sizeBytes: o.size,
             window: o.window,
             confirmTimeoutMs: o.confirmTimeout,
-            heartbeatS: Math.round(o.heartbeat / 1000),
+            heartbeatS: heartbeatSeconds(o.heartbeat),
             fault: o.fault,
             faultAt: o.faultAt,
             restoreAfterMs: o.restoreAfter,

@@ -48,7 +48,7 @@ export function renderTotals(totals: readonly ModeTotals[]): string {
 
 function timeline(r: CompareRun): string {
   const f = r.fault;
-  if (!f) return `  ${MODE_LABEL[r.mode]} run ${r.run}: no fault (finished before ${'the fault point'})`;
+  if (!f) return `  ${MODE_LABEL[r.mode]} run ${r.run}: no fault`;
   const at = (v: number | null): string => (v === null ? '-' : `${(v / 1000).toFixed(2)} s`);
   const parts = [
     `${f.kind} ${f.node} at ${at(f.faultAtMs)}`,
@@ -61,7 +61,8 @@ function timeline(r: CompareRun): string {
 
 export function renderCompare(c: CompareResult): string {
   const o = c.options;
-  const head = `compare: ${o.count} messages per run to ${o.queue}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
+  const fault = o.fault === 'none' ? 'no fault' : `fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
+  const head = `compare: ${o.count} messages per run to ${o.queue}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; ${fault}`;
   const lines = [head, '', renderTotals(c.totals), '', 'timeline (since the producer started):', ...c.runs.map(timeline), ''];
   const on = c.runs.filter((r) => r.mode === 'confirms-on');
   if (on.length > 0) {

@@ -26,13 +26,15 @@ export class LatencyRecorder {
 
   summary(): LatencySummary {
     if (this.h.totalCount === 0) return { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
-    const ms = (us: number): number => Math.round(us) / 1000;
+    // A percentile is its bucket's upper edge; never report one above the exact max.
+    const max = Math.min(this.h.maxValue, HIGHEST_US);
+    const ms = (us: number): number => Math.round(Math.min(us, max)) / 1000;
     return {
       count: this.h.totalCount,
       p50Ms: ms(this.h.getValueAtPercentile(50)),
       p95Ms: ms(this.h.getValueAtPercentile(95)),
       p99Ms: ms(this.h.getValueAtPercentile(99)),
-      maxMs: ms(this.h.maxValue),
+      maxMs: ms(max),
       meanMs: ms(this.h.mean),
     };
   }

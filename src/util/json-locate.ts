@@ -19,6 +19,8 @@ class Fault extends Error {
   }
 }
 
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+
 export function locateJsonError(text: string): JsonFault | undefined {
   let i = 0;
   const ws = (): void => {
@@ -38,7 +40,7 @@ export function locateJsonError(text: string): JsonFault | undefined {
         i++;
         return;
       }
-      if (c === '\n') throw new Fault(i, 'line break inside a string');
+      if (c < ' ') throw new Fault(i, c === '\n' ? 'line break inside a string' : 'control character inside a string');
       if (c === '\\') {
         const e = text[i + 1];
         if (e === 'u') {
@@ -100,8 +102,9 @@ export function locateJsonError(text: string): JsonFault | undefined {
       }
     }
     if (c === '"') return string();
-    const num = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (num && num[0] !== '' && num[0] !== '-') {
+    NUMBER.lastIndex = i;
+    const num = NUMBER.exec(text);
+    if (num) {
       i += num[0].length;
       return;
     }
@@ -118,7 +121,9 @@ export function locateJsonError(text: string): JsonFault | undefined {
     ws();
     if (i < text.length) throw new Fault(i, `${describe()} after the end of the document`);
     return undefined;
-  } catch (err) {
+  } catch (caught) {
+    // A document nested deeper than the stack: report where the scanner stood.
+    const err = caught instanceof RangeError ? new Fault(i, 'nested too deeply') : caught;
     if (!(err instanceof Fault)) throw err;
     const before = text.slice(0, err.offset);
     const line = before.split('\n').length;

@@ -85,6 +85,10 @@ describe('locateJsonError agrees with JSON.parse', () => {
     expect(() => {
       fault = locateJsonError(text);
     }).not.toThrow();
-    expect(fault).toMatchObject({ offset: 100_000, line: 1, column: 100_001 });
+    // Where the scanner stood when the stack ran out: somewhere inside the brackets.
+    expect(fault?.reason).toBe('nested too deeply');
+    expect(fault?.line).toBe(1);
+    expect(fault?.offset).toBeGreaterThan(0);
+    expect(fault?.offset).toBeLessThanOrEqual(100_000);
   });
 });

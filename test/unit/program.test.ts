@@ -288,7 +288,7 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['producer', '--confirms=maybe'], code: 'commander.invalidArgument', stderrText: "'maybe' is not true or false" },
     { args: ['producer', '--persistent=perhaps'], code: 'commander.invalidArgument', stderrText: "'perhaps' is not true or false" },
     { args: ['producer', '--confirm-mode', 'turbo'], code: 'commander.invalidArgument', stderrText: 'turbo' },
-    { args: ['producer', '--urls', 'http://x'], code: 'commander.invalidArgument', stderrText: "'http://x' is not an amqp:// or amqps:// URL" },
+    { args: ['producer', '--urls', 'http://x'], code: 'commander.invalidArgument', stderrText: 'the URL is not an amqp:// or amqps:// URL' },
     { args: ['producer', '--urls', ''], code: 'commander.invalidArgument', stderrText: 'no URL given' },
     { args: ['producer', '--rate', '-1'], code: 'commander.invalidArgument', stderrText: "'-1' is not a whole number >= 0" },
     { args: ['producer', '--window', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },

@@ -245,9 +245,9 @@ describe('renderCompare', () => {
     );
   });
 
-  it('timeline: a run that finished before the fault point', () => {
+  it('timeline: a run without a fault', () => {
     const c = compareResult({ runs: [compareRun('confirms-off', 2, reconciliationOf('off-2', []))], totals: [totals('confirms-off', { runs: 2 })] });
-    expect(renderCompare(c).split('\n')).toContain('  confirms off run 2: no fault (finished before the fault point)');
+    expect(renderCompare(c).split('\n')).toContain('  confirms off run 2: no fault');
   });
 
   // With --fault none there is no fault point: the text must not claim one.
