@@ -1,4 +1,6 @@
-import type { Config } from './config.js';
+import { nodeByName, type Config } from './config.js';
+import { injectFault, type FaultInjector } from './cluster/faults.js';
+import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
 import { ManagementClient } from './cluster/management.js';
@@ -13,20 +15,41 @@ export interface Context {
   readonly management: ManagementClient;
   docker(): Promise<Docker>;
   compose(): Promise<ComposeClient>;
+  /** How faults reach a node (dockerode by default). */
+  readonly faults: FaultInjector;
   /** A line for people on stderr (warnings, cleanup failures). */
   log(line: string): void;
 }
 
-export function createContext(config: Config, progress: Progress, signal: AbortSignal, management?: ManagementClient): Context {
+export interface ContextOverrides {
+  management?: ManagementClient;
+  faults?: FaultInjector;
+}
+
+export function createContext(config: Config, progress: Progress, signal: AbortSignal, overrides: ContextOverrides = {}): Context {
   let docker: Promise<Docker> | undefined;
   let compose: Promise<ComposeClient> | undefined;
+  const getDocker = (): Promise<Docker> => (docker ??= connectEngine());
   return {
     config,
     progress,
     signal,
-    management: management ?? ManagementClient.fromConfig(config),
-    docker: () => (docker ??= connectEngine()),
+    management: overrides.management ?? ManagementClient.fromConfig(config),
+    docker: getDocker,
     compose: () => (compose ??= createComposeClient(config)),
+    faults: overrides.faults ?? dockerInjector(config, getDocker),
     log: (line) => progress.warn(line),
+  };
+}
+
+/** Faults on this project's containers: the node's host name is its container name. */
+function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInjector {
+  return {
+    kind: 'docker',
+    async inject(nodeName, kind) {
+      const node = nodeByName(config, nodeName);
+      if (!node) throw new NotFoundError(`${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`);
+      return injectFault(await docker(), node.name, kind);
+    },
   };
 }

@@ -12,6 +12,8 @@ export interface ConnectOptions {
   attemptTimeoutMs?: number;
   signal?: AbortSignal | undefined;
   clock?: Clock;
+  /** client_properties.connection_name, as the management API lists it. */
+  connectionName?: string;
   /** Called before each wait between rounds (for progress). */
   onRetry?: (info: { attempt: number; delayMs: number; error: string }) => void;
 }
@@ -76,7 +78,7 @@ export async function connectAny(urls: readonly string[], startIndex: number, op
       try {
         const connection = await amqp.connect(withHeartbeat(url, options.heartbeatS), {
           timeout: options.attemptTimeoutMs ?? 5_000,
-          clientProperties: { connection_name: 'rmq-bench' },
+          clientProperties: { connection_name: options.connectionName ?? 'rmq-bench' },
         });
         return { connection, url, index };
       } catch (err) {

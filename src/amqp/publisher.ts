@@ -87,8 +87,10 @@ export interface PublisherResult {
   confirmLatencyAroundFault: LatencySummary;
   /** Longest stretch with no message written and no confirm received. */
   longestStallMs: number;
-  /** Every message ended confirmed (confirm modes) or written (none); false when the run gave up. */
+  /** Every message ended confirmed (confirm modes) or written (none); false when the run gave up or was interrupted. */
   completed: boolean;
+  /** Ctrl+C stopped it: the figures are what was measured until then. */
+  interrupted: boolean;
   gaveUp: string | null;
   events: TimelineEvent[];
   connectedTo: string[];
@@ -153,6 +155,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   let startIndex = opts.startIndex;
   let session: Session | undefined;
   let gaveUp: string | null = null;
+  let interrupted = false;
   /** tx: sequences published since the last commit. */
   let txPending: number[] = [];
 
@@ -296,13 +299,19 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
 
   try {
     while (!done()) {
-      if (hooks.signal.aborted) throw new InterruptedError();
+      if (hooks.signal.aborted) {
+        interrupted = true;
+        break;
+      }
       if (!session) {
         try {
           session = await open();
           if (connectedTo.length > 1) reconnects++;
         } catch (err) {
-          if (err instanceof InterruptedError) throw err;
+          if (err instanceof InterruptedError) {
+            interrupted = true;
+            break;
+          }
           gaveUp = errorMessage(err);
           event('gave-up', gaveUp);
           break;
@@ -329,7 +338,15 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         continue;
       }
       const seq = fromRetry ? retry.shift()! : nextSeq++;
-      await pace();
+      try {
+        await pace();
+      } catch (err) {
+        if (!(err instanceof InterruptedError)) throw err;
+        if (fromRetry) retry.unshift(seq);
+        else nextSeq--;
+        interrupted = true;
+        break;
+      }
       if (s.lost) {
         // Lost while pacing: back to the queue.
         if (fromRetry) retry.unshift(seq);
@@ -422,8 +439,9 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     confirmLatency: latency.summary(),
     confirmLatencyAroundFault: latencyFault.summary(),
     longestStallMs,
-    completed: gaveUp === null && done(),
+    completed: gaveUp === null && !interrupted && done(),
     gaveUp,
+    interrupted,
     events,
     connectedTo,
   };

@@ -1,7 +1,10 @@
 import { CommanderError } from 'commander';
-import { loadConfig } from '../config.js';
-import { createContext } from '../context.js';
-import { ExitCode, NotImplementedError, RmqBenchError } from '../errors.js';
+import { execa } from 'execa';
+import { commandInjector } from '../cluster/faults.js';
+import { ManagementClient } from '../cluster/management.js';
+import { loadConfig, type Config } from '../config.js';
+import { createContext, type ContextOverrides } from '../context.js';
+import { EnvironmentError, ExitCode, NotImplementedError, RmqBenchError } from '../errors.js';
 import { createProgress } from '../report/progress.js';
 import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
@@ -14,7 +17,7 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
   const config = loadConfig();
   const json = 'json' in invocation.options && invocation.options.json === true;
   const progress = createProgress({ quiet: process.env.RMQ_BENCH_QUIET === '1' });
-  const ctx = createContext(config, progress, signal);
+  const ctx = createContext(config, progress, signal, overridesFor(invocation, config));
   try {
     switch (invocation.command) {
       case 'cluster up':
@@ -43,6 +46,23 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
   } finally {
     progress.stop();
     void json;
+  }
+}
+
+/** compare against a cluster that is not ours: its management API and a fault command. */
+function overridesFor(invocation: Invocation, config: Config): ContextOverrides {
+  if (invocation.command !== 'compare') return {};
+  const o = invocation.options;
+  return {
+    ...(o.managementUrls ? { management: ManagementClient.fromUrls(o.managementUrls, config.user, config.password) } : {}),
+    ...(o.faultCmd ? { faults: commandInjector(o.faultCmd, o.restoreCmd, runShell) } : {}),
+  };
+}
+
+async function runShell(command: string): Promise<void> {
+  const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
+  if (r.exitCode !== 0) {
+    throw new EnvironmentError(`'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${String(r.all ?? '').trim().split('\n').pop() ?? ''}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { maskUrlsIn } from '../url.js';
 import { parseDurationMs } from '../util/duration.js';
 
 /** commander argParsers: validate once at the edge, with a one-line reason. */
@@ -48,5 +49,5 @@ export function heartbeatSeconds(ms: number): number {
 
 /** Mask user:password@ anywhere, scheme or not (for texts that quote malformed URLs). */
 export function maskCredentialsLoosely(text: string): string {
-  return text.replace(/([^\s'"/:@]*):([^\s'"@]+)@/g, '$1:***@');
+  return maskUrlsIn(text).replace(/([^\s'"/:@]*):([^\s'"/@*]+)@/g, '$1:***@');
 }

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { FAULT_KINDS, type FaultKind } from '../cluster/faults.js';
 import type { PublishMode } from '../amqp/publisher.js';
+import { UsageError } from '../errors.js';
 import { parseUrls } from '../amqp/connect.js';
 import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
@@ -63,6 +64,11 @@ export interface VerifyCliOptions {
 
 export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'> {
   json: boolean;
+  /** A cluster that is not ours: its management API... */
+  managementUrls: string[] | undefined;
+  /** ...and how to fault (and restore) one of its nodes: '{node}', '{host}', '{fault}' are filled in. */
+  faultCmd: string | undefined;
+  restoreCmd: string | undefined;
 }
 
 export type Dispatch = (invocation: Invocation) => Promise<void>;
@@ -71,6 +77,30 @@ const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
 
 const jsonOption = (): Option => new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false);
+
+function httpUrls(value: string): string[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  list.forEach((v, i) => {
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') {
+      throw new InvalidArgumentError(`entry ${i + 1} is not an http(s):// URL`);
+    }
+  });
+  if (list.length === 0) throw new InvalidArgumentError('no URL given');
+  return list;
+}
+
+/** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
+function checkedFault(fault: FaultKind | 'none', faultCmd: string | undefined, restoreCmd: string | undefined): FaultKind | 'none' {
+  if (restoreCmd !== undefined && faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
+  if (faultCmd !== undefined && fault === 'none') throw new UsageError('--fault-cmd with --fault none applies nothing');
+  return fault;
+}
 
 export function createProgram(dispatch: Dispatch): Command {
   const program = new Command('rmq-bench')
@@ -258,9 +288,15 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('-s, --size <bytes>', 'message body size').argParser(nonNegativeInt).default(100))
     .addOption(new Option('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate').argParser(durationMs).default(5_000, '5s'))
     .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat').argParser(durationMs).default(5_000, '5s'))
+    .addOption(urlsOption())
+    .addOption(
+      new Option('--management-url <list>', 'management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)').argParser(httpUrls),
+    )
+    .option('--fault-cmd <command>', "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'")
+    .option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)')
     .addOption(jsonOption())
     .action(
-      (o: { json: boolean; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; exchange?: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
+      (o: { json: boolean; urls?: string[]; managementUrl?: string[]; faultCmd?: string; restoreCmd?: string; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; exchange?: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
         dispatch({
           command: 'compare',
           options: {
@@ -274,7 +310,7 @@ export function createProgram(dispatch: Dispatch): Command {
             window: o.window,
             confirmTimeoutMs: o.confirmTimeout,
             heartbeatS: heartbeatSeconds(o.heartbeat),
-            fault: o.fault,
+            fault: checkedFault(o.fault, o.faultCmd, o.restoreCmd),
             faultAt: o.faultAt,
             restoreAfterMs: o.restoreAfter,
             runs: o.runs,
@@ -283,6 +319,10 @@ export function createProgram(dispatch: Dispatch): Command {
             rejoinTimeoutMs: 180_000,
             drainIdleMs: 2_000,
             reconnectTimeoutMs: 60_000,
+            urls: o.urls,
+            managementUrls: o.managementUrl,
+            faultCmd: o.faultCmd,
+            restoreCmd: o.restoreCmd,
           },
         }),
     );

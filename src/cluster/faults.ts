@@ -101,3 +101,45 @@ export async function restoreQuietly(fault: AppliedFault, log: (line: string) =>
     log(`could not restore ${fault.container} after '${fault.kind}': ${errorMessage(err)}`);
   }
 }
+
+/**
+ * How a fault reaches a node: through dockerode on this project's containers, or through a
+ * user's command for a cluster that runs elsewhere (kubectl, ssh, a cloud CLI).
+ */
+export interface FaultInjector {
+  readonly kind: 'docker' | 'command';
+  /** nodeName: the Erlang node name the management API reports (rabbit@rabbit2). */
+  inject(nodeName: string, kind: FaultKind): Promise<AppliedFault>;
+}
+
+/** '{node}' → the Erlang node name, '{host}' → its host part, '{fault}' → the fault kind. Pure. */
+export function expandFaultCommand(template: string, nodeName: string, kind: FaultKind): string {
+  const host = nodeName.includes('@') ? nodeName.slice(nodeName.indexOf('@') + 1) : nodeName;
+  return template.replaceAll('{node}', nodeName).replaceAll('{host}', host).replaceAll('{fault}', kind);
+}
+
+export function commandInjector(faultCmd: string, restoreCmd: string | undefined, run: (command: string) => Promise<void>): FaultInjector {
+  return {
+    kind: 'command',
+    async inject(nodeName, kind) {
+      const host = nodeName.includes('@') ? nodeName.slice(nodeName.indexOf('@') + 1) : nodeName;
+      const issuedAt = performance.now();
+      await run(expandFaultCommand(faultCmd, nodeName, kind));
+      const fault: AppliedFault = {
+        kind,
+        container: host,
+        issuedAt,
+        appliedAt: performance.now(),
+        appliedAtIso: new Date().toISOString(),
+        restored: false,
+        async restore() {
+          if (fault.restored) return;
+          // Without --restore-cmd the platform is expected to heal the node itself (a pod restart).
+          if (restoreCmd) await run(expandFaultCommand(restoreCmd, nodeName, kind));
+          fault.restored = true;
+        },
+      };
+      return fault;
+    },
+  };
+}

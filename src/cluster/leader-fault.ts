@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
 import { execIn, inspectContainer } from './engine.js';
-import { injectFault, type AppliedFault, type FaultKind } from './faults.js';
+import type { AppliedFault, FaultKind } from './faults.js';
 import { parseQuorumStatus, shortNodeName, type QueueLeadership } from './leader.js';
 import { ManagementClient } from './management.js';
 
@@ -29,7 +29,7 @@ export async function currentLeader(ctx: Context, ref: QueueRef, exclude?: reado
 export interface LeaderFault {
   /** Short name (container) of the faulted leader: rabbit2. */
   oldLeader: string;
-  before: QueueLeadership;
+  before: QueueLeadership & { leader: string };
   fault: AppliedFault;
 }
 
@@ -54,10 +54,8 @@ export async function faultLeader(ctx: Context, ref: QueueRef, kind: FaultKind, 
       hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
     },
   );
-  const node = nodeByName(ctx.config, before.leader);
-  if (!node) throw new NotFoundError(`the leader ${before.leader} is not one of this cluster's containers (${ctx.config.nodes.map((n) => n.name).join(', ')})`);
-  const fault = await injectFault(await ctx.docker(), node.name, kind);
-  return { oldLeader: node.name, before, fault };
+  const fault = await ctx.faults.inject(before.leader, kind);
+  return { oldLeader: shortNodeName(before.leader), before, fault };
 }
 
 export interface Election {
@@ -96,6 +94,7 @@ export async function waitForNewLeader(
   options: { timeoutMs: number; pollMs?: number },
 ): Promise<Election> {
   const survivors = ctx.config.nodes.map((n) => n.name).filter((n) => n !== lf.oldLeader);
+  const withCli = ctx.faults.kind === 'docker';
   const quickMgmt = new ManagementClient(
     ctx.management.endpoints.filter((e) => e.node !== lf.oldLeader),
     ctx.config.user,
@@ -117,7 +116,8 @@ export async function waitForNewLeader(
   try {
     const found = await Promise.any([
       watch('management', async () => (await quickMgmt.queue(ref.vhost, ref.queue)).leader, options.pollMs ?? 100),
-      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), 0),
+      // quorum_status runs inside our own containers only.
+      ...(withCli ? [watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), 0)] : []),
     ]).catch((err: unknown) => {
       throw err instanceof AggregateError ? (err.errors.find((e) => e instanceof InterruptedError) ?? err.errors[0]) : err;
     });
@@ -151,12 +151,16 @@ export async function restoreAndRejoin(
   await lf.fault.restore();
   const restoredAt = performance.now();
   const stableMs = options.stableMs ?? 3_000;
-  const node = nodeByName(ctx.config, lf.oldLeader)!;
-  const docker = await ctx.docker();
+  const nodeName = lf.before.leader;
+  const container = ctx.faults.kind === 'docker' ? nodeByName(ctx.config, nodeName)?.name : undefined;
+  const docker = container ? await ctx.docker() : undefined;
+  const node = { name: lf.oldLeader, nodeName };
   let streakSince: number | undefined;
   const check = async (): Promise<{ ok: boolean; why: string; q: QueueLeadership | undefined }> => {
-    const c = await inspectContainer(docker, node.name);
-    if (c.state !== 'running') return { ok: false, why: `container ${c.state}`, q: undefined };
+    if (docker && container) {
+      const c = await inspectContainer(docker, container);
+      if (c.state !== 'running') return { ok: false, why: `container ${c.state}`, q: undefined };
+    }
     const nodes = await ctx.management.nodes([node.name]);
     if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, q: undefined };
     const queue = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);

@@ -56,6 +56,29 @@ export class ManagementClient {
     );
   }
 
+  /**
+   * From --management-url values (http://user:pass@host:15672, comma-separated). Credentials
+   * come from the first URL that has them, else from the config.
+   */
+  static fromUrls(urls: readonly string[], fallbackUser: string, fallbackPassword: string, options?: ManagementOptions): ManagementClient {
+    let user = fallbackUser;
+    let password = fallbackPassword;
+    let found = false;
+    const endpoints = urls.map((raw) => {
+      const u = new URL(raw);
+      if (!found && u.username !== '') {
+        user = decodeURIComponent(u.username);
+        password = decodeURIComponent(u.password);
+        found = true;
+      }
+      u.username = '';
+      u.password = '';
+      const url = u.toString().replace(/\/$/, '');
+      return { node: u.host, url };
+    });
+    return new ManagementClient(endpoints, user, password, options);
+  }
+
   /** One request to one endpoint. */
   async requestOn(baseUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
     const url = `${baseUrl}${path}`;

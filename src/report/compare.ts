@@ -70,8 +70,13 @@ export function renderCompare(c: CompareResult): string {
     lines.push(`  around the fault: ${latencyLine(on[0]!.producer.confirmLatencyAroundFault)}`);
     lines.push('');
   }
-  for (const t of c.totals) lines.push(modeVerdict(t));
-  lines.push(c.ok ? 'verdict: OK (no confirmed message lost)' : 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)');
+  if (c.partial) {
+    const p = c.partial;
+    lines.push(`interrupted during ${MODE_LABEL[p.mode]} run ${p.run}: the producer had written ${p.producer.written} and had ${p.producer.confirmed} confirmed; the queue was not drained`);
+  }
+  for (const t of c.totals) if (t.runs > 0) lines.push(modeVerdict(t));
+  if (c.interrupted) lines.push('verdict: none (interrupted)');
+  else lines.push(c.ok ? 'verdict: OK (no confirmed message lost)' : 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)');
   return lines.join('\n');
 }
 

@@ -1,4 +1,5 @@
 import { drainQueue, type DrainResult } from '../amqp/drain.js';
+import { nodeOfEachUrl } from '../amqp/locate.js';
 import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
 import { restoreQuietly, type FaultKind } from '../cluster/faults.js';
@@ -6,8 +7,9 @@ import { currentLeader, faultLeader, restoreAndRejoin, waitForNewLeader, type Le
 import { shortNodeName } from '../cluster/leader.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
-import { errorMessage } from '../errors.js';
+import { InterruptedError, errorMessage } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
+import { maskUrl } from '../url.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
 
 /**
@@ -41,6 +43,8 @@ export interface CompareOptions {
   rejoinTimeoutMs: number;
   drainIdleMs: number;
   reconnectTimeoutMs: number;
+  /** AMQP URLs of a cluster that is not ours (default: rabbit1..3 on loopback). */
+  urls?: string[] | undefined;
 }
 
 export interface FaultTimeline {
@@ -92,6 +96,9 @@ export interface ModeTotals {
 export interface CompareResult {
   options: CompareOptions;
   runs: CompareRun[];
+  /** Ctrl+C: the runs finished before it, and the producer side of the run it cut short. */
+  interrupted: boolean;
+  partial: { mode: CompareMode; run: number; producer: PublisherResult; fault: FaultTimeline | null } | null;
   totals: ModeTotals[];
   /** The claim under test: with confirms, no confirmed message is lost (and nothing unexpected is read). */
   ok: boolean;
@@ -122,7 +129,22 @@ async function purge(ctx: Context, vhost: string, queue: string): Promise<void> 
   await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}/contents`);
 }
 
-async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run: number): Promise<CompareRun> {
+/** The AMQP URLs to use, and the node each lands on (for connecting to the leader first). */
+interface Endpoints {
+  urls: string[];
+  nodes: (string | undefined)[];
+}
+
+async function endpointsFor(ctx: Context, opts: CompareOptions): Promise<Endpoints> {
+  const { config } = ctx;
+  if (!opts.urls) return { urls: config.nodes.map((n) => amqpUrl(config, n)), nodes: config.nodes.map((n) => n.nodeName) };
+  ctx.progress.start(`finding which node each of the ${opts.urls.length} URLs reaches`);
+  const nodes = await nodeOfEachUrl(ctx, opts.urls, { heartbeatS: opts.heartbeatS });
+  ctx.progress.succeed(`URLs reach: ${nodes.map((n) => n ?? '?').join(', ')}`);
+  return { urls: opts.urls, nodes };
+}
+
+async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run: number, endpoints: Endpoints): Promise<CompareRun> {
   const { progress, config } = ctx;
   const ref = { vhost: opts.vhost, queue: opts.queue };
   const label = `${mode} run ${run}/${opts.runs}`;
@@ -130,8 +152,9 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
   await purge(ctx, opts.vhost, opts.queue);
   const leader = await currentLeader(ctx, ref);
   const leaderNode = shortNodeName(leader.leader);
-  const urls = config.nodes.map((n) => amqpUrl(config, n));
-  const startIndex = Math.max(0, config.nodes.findIndex((n) => n.name === leaderNode));
+  const urls = endpoints.urls;
+  const startIndex = Math.max(0, endpoints.nodes.indexOf(leader.leader));
+  if (endpoints.nodes.indexOf(leader.leader) === -1) ctx.log(`no URL is known to reach the leader ${leader.leader}: the producer starts on ${urls.length > 0 ? 'the first URL' : '-'}`);
   const runId = newRunId();
   const ledger = new Ledger({ runId, capacity: opts.count });
   const publishMode: PublishMode = mode === 'confirms-on' ? 'async' : 'none';
@@ -246,6 +269,8 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
     }
   }
 
+  if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault });
+
   progress.update(`${label}: draining ${opts.queue}`);
   const drain = await drainQueue(ledger, {
     urls,
@@ -263,13 +288,31 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
   return { mode, publishMode, run, runId, leaderAtStart: leaderNode, producer, fault, drain, reconciliation };
 }
 
+class RunInterrupted extends Error {
+  constructor(readonly partial: NonNullable<CompareResult['partial']>) {
+    super('interrupted');
+  }
+}
+
 export async function runCompare(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
   await requireCluster(ctx);
   const runs: CompareRun[] = [];
-  for (let run = 1; run <= opts.runs; run++) {
-    for (const mode of opts.modes) runs.push(await oneRun(ctx, opts, mode, run));
+  let partial: CompareResult['partial'] = null;
+  let interrupted = false;
+  const endpoints = await endpointsFor(ctx, opts);
+  try {
+    for (let run = 1; run <= opts.runs; run++) {
+      for (const mode of opts.modes) runs.push(await oneRun(ctx, opts, mode, run, endpoints));
+    }
+  } catch (err) {
+    // Ctrl+C: keep what was measured (the fault was undone in oneRun's finally).
+    if (err instanceof RunInterrupted) partial = err.partial;
+    else if (!(err instanceof InterruptedError)) throw err;
+    interrupted = true;
   }
   const totals = opts.modes.map((m) => totalsFor(m, runs));
   const ok = runs.every((r) => r.reconciliation.counts.unexpected === 0 && (r.mode === 'confirms-off' || r.reconciliation.lost === 0));
-  return { options: opts, runs, totals, ok };
+  // The options go into reports: never with a password.
+  const options = opts.urls ? { ...opts, urls: opts.urls.map(maskUrl) } : opts;
+  return { options, runs, totals, ok, interrupted, partial };
 }

@@ -69,6 +69,10 @@ const compareDefaults: CompareCliOptions = {
   rejoinTimeoutMs: 180_000,
   drainIdleMs: 2_000,
   reconnectTimeoutMs: 60_000,
+  urls: undefined,
+  managementUrls: undefined,
+  faultCmd: undefined,
+  restoreCmd: undefined,
 };
 
 /** The CommanderError a parse rejects with (undefined if it resolves). */

@@ -192,6 +192,8 @@ const killTimeline: FaultTimeline = {
 function compareResult(overrides: Partial<CompareResult> = {}): CompareResult {
   const empty = (runId: string) => reconciliationOf(runId, []);
   return {
+    interrupted: false,
+    partial: null,
     options,
     runs: [
       compareRun('confirms-on', 1, empty('on-1'), { confirmLatency: LATENCY }, killTimeline),

@@ -3,7 +3,7 @@ import { drainQueue } from '../../amqp/drain.js';
 import { newRunId, runPublisher, type PublisherResult } from '../../amqp/publisher.js';
 import { amqpUrl, type Config } from '../../config.js';
 import type { Context } from '../../context.js';
-import { BrokerUnavailableError, DataError, NotFoundError } from '../../errors.js';
+import { BrokerUnavailableError, DataError, InterruptedError, NotFoundError } from '../../errors.js';
 import { Ledger, type LedgerDocument } from '../../ledger/ledger.js';
 import { reconcile } from '../../ledger/reconcile.js';
 import { renderProducer, renderReconciliation } from '../../report/compare.js';
@@ -85,6 +85,7 @@ export async function producer(ctx: Context, o: ProducerCliOptions): Promise<num
   }
   const nothingHappened = result.gaveUp !== null && result.publishes === 0;
   if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: o.reportFile ?? null }, renderProducer(result));
+  if (result.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   if (result.gaveUp !== null) {
     throw new BrokerUnavailableError(`the producer gave up after ${result.written} of ${o.count} messages: ${result.gaveUp}`, {
       ...(o.reportFile ? { hint: `what happened so far is in ${o.reportFile}` } : {}),

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { commandInjector, expandFaultCommand } from '../../src/cluster/faults.js';
+import { ManagementClient } from '../../src/cluster/management.js';
+import { heartbeatSeconds, maskCredentialsLoosely } from '../../src/cli/options.js';
+
+describe('expandFaultCommand', () => {
+  it.each([
+    ['kubectl delete pod {host}', 'rabbit@rabbit-0.rabbit.ns', 'kill', 'kubectl delete pod rabbit-0.rabbit.ns'],
+    ['ssh {host} sudo systemctl {fault} rabbitmq-server', 'rabbit@mq2', 'stop', 'ssh mq2 sudo systemctl stop rabbitmq-server'],
+    ['echo {node} {node}', 'rabbit@a', 'pause', 'echo rabbit@a rabbit@a'],
+    ['no placeholders', 'rabbit@a', 'kill', 'no placeholders'],
+    ['docker kill {host}', 'bare-host', 'kill', 'docker kill bare-host'],
+  ] as const)('%s with %s (%s)', (template, node, kind, expected) => {
+    expect(expandFaultCommand(template, node, kind)).toBe(expected);
+  });
+});
+
+describe('commandInjector', () => {
+  it('runs the fault command, then the restore command once', async () => {
+    const ran: string[] = [];
+    const inj = commandInjector('kill {host}', 'start {host}', async (c) => void ran.push(c));
+    const f = await inj.inject('rabbit@mq1', 'kill');
+    expect(f.container).toBe('mq1');
+    expect(f.restored).toBe(false);
+    await f.restore();
+    await f.restore();
+    expect(ran).toEqual(['kill mq1', 'start mq1']);
+    expect(f.restored).toBe(true);
+  });
+
+  it('without a restore command, restore runs nothing (the platform heals the node)', async () => {
+    const ran: string[] = [];
+    const f = await commandInjector('kill {host}', undefined, async (c) => void ran.push(c)).inject('rabbit@mq1', 'kill');
+    await f.restore();
+    expect(ran).toEqual(['kill mq1']);
+  });
+
+  it('a failing fault command rejects and applies nothing', async () => {
+    const inj = commandInjector('boom', undefined, async () => {
+      throw new Error('exit 1');
+    });
+    await expect(inj.inject('rabbit@x', 'kill')).rejects.toThrow('exit 1');
+  });
+});
+
+describe('ManagementClient.fromUrls', () => {
+  it('takes credentials from the first URL that has them and strips them from the endpoints', () => {
+    const m = ManagementClient.fromUrls(['http://mq1:15672', 'http://u%40x:p%3Aw@mq2:15672/', 'http://other:o@mq3:15672'], 'demo', 'demo');
+    expect(m.endpoints).toEqual([
+      { node: 'mq1:15672', url: 'http://mq1:15672' },
+      { node: 'mq2:15672', url: 'http://mq2:15672' },
+      { node: 'mq3:15672', url: 'http://mq3:15672' },
+    ]);
+    expect(JSON.stringify(m.endpoints)).not.toContain('p%3Aw');
+  });
+});
+
+describe('heartbeatSeconds', () => {
+  it.each([
+    [0, 0],
+    [1, 1],
+    [200, 1],
+    [1000, 1],
+    [1001, 2],
+    [5000, 5],
+  ])('%i ms → %i s', (ms, s) => expect(heartbeatSeconds(ms)).toBe(s));
+});
+
+describe('maskCredentialsLoosely', () => {
+  it.each([
+    ["argument 'amqp//u:secret@h' is invalid", "argument 'amqp//u:***@h' is invalid"],
+    ["argument 'http://u:secret@h:15672' is invalid", "argument 'http://u:***@h:15672' is invalid"],
+    ['no credentials here: a:b c', 'no credentials here: a:b c'],
+  ])('%s', (input, expected) => expect(maskCredentialsLoosely(input)).toBe(expected));
+});
