@@ -127,3 +127,16 @@ export async function closeWithin(connection: ChannelModel, timeoutMs = 2_000): 
     clearTimeout(timer);
   }
 }
+
+/** Close a channel, waiting at most timeoutMs for the broker's close-ok. */
+export async function closeChannelWithin(channel: { close(): Promise<void> }, timeoutMs: number): Promise<'closed' | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    return await Promise.race([channel.close().then(() => 'closed' as const, () => 'closed' as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -4,7 +4,7 @@ import { Ledger, messageId, parseMessageId } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
-import { closeWithin, connectAny } from './connect.js';
+import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 
 /**
  * The producer: publishes `count` messages (sequence numbers 0..count-1 of one run) and records
@@ -38,6 +38,8 @@ export interface PublisherOptions {
   /** Deadline to get a connection back after losing one. */
   reconnectTimeoutMs: number;
   runId: string;
+  /** At the end: how long to wait for the client library to hand buffered publishes to the broker. */
+  flushTimeoutMs?: number;
 }
 
 export interface TimelineEvent {
@@ -109,6 +111,8 @@ interface Session {
   url: string;
   lost: boolean;
   lostPromise: Promise<void>;
+  /** publish() returned false: wait for 'drain' before writing more (backpressure). */
+  needDrain: boolean;
 }
 
 /** Resolves waiters on every state change: a confirm, a drain, a lost connection. */
@@ -213,14 +217,17 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     }
     channel.on('error', () => undefined);
     let resolveLost!: () => void;
-    const s: Session = { connection, channel, url: c.url, lost: false, lostPromise: new Promise((r) => (resolveLost = r)) };
+    const s: Session = { connection, channel, url: c.url, lost: false, lostPromise: new Promise((r) => (resolveLost = r)), needDrain: false };
     const onClose = (err?: Error): void => {
       loseSession(s, err ? errorMessage(err) : 'closed');
       resolveLost();
     };
     connection.on('close', onClose);
     channel.on('close', () => onClose(new Error('channel closed')));
-    channel.on('drain', () => changed.notify());
+    channel.on('drain', () => {
+      s.needDrain = false;
+      changed.notify();
+    });
     channel.on('return', (msg: Message) => {
       const seq = seqOf(msg);
       if (seq !== undefined) ledger.returned(seq);
@@ -318,6 +325,11 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         }
       }
       const s = session;
+      // Backpressure: the client library's buffer is full; a well-behaved producer waits.
+      if (s.needDrain) {
+        await Promise.race([changed.wait(1_000), s.lostPromise]);
+        continue;
+      }
       // Room to publish? (window of outstanding confirms; batch: wait for the whole batch)
       if (confirms && inflight.size >= window) {
         await Promise.race([changed.wait(100), s.lostPromise]);
@@ -395,14 +407,22 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
           await commitTx(s).catch(() => undefined);
         }
       }
-      if (!ok) await Promise.race([changed.wait(1_000), s.lostPromise]);
+      if (!ok) s.needDrain = true;
     }
   } finally {
     if (sweeper) clearInterval(sweeper);
     if (session) {
       const s = session;
       session = undefined;
+      // Interrupted with confirms outstanding: nobody knows what became of them.
+      for (const seq of inflight.keys()) ledger.indeterminate(seq);
+      inflight.clear();
       s.lost = true;
+      // Close the channel first: its close-ok comes back only after the broker has read every
+      // publish sent before it. A connection close goes out on channel 0 and can overtake
+      // publishes still buffered in the client library, which the broker then never sees.
+      // A dead peer never answers: the heartbeat ends the wait (the connection closes) first.
+      await Promise.race([closeChannelWithin(s.channel, opts.flushTimeoutMs ?? 15_000), s.lostPromise]);
       await closeWithin(s.connection);
     }
   }
