@@ -82,15 +82,24 @@ export class ManagementClient {
   /** One request to one endpoint. */
   async requestOn(baseUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
     const url = `${baseUrl}${path}`;
-    const res = await fetch(url, {
-      method,
-      headers: { authorization: this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(this.requestTimeoutMs),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new HttpError(res.status, url, text);
-    return text === '' ? undefined : JSON.parse(text);
+    // A ref'd timer, not AbortSignal.timeout: that one is unref'd, and while a paused node
+    // holds the request open it was the only thing left in the event loop, so Node exited
+    // (code 13, an unsettled top-level await) instead of timing out.
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(new Error(`no answer within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: { authorization: this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: ac.signal,
+      });
+      const text = await res.text();
+      if (!res.ok) throw new HttpError(res.status, url, text);
+      return text === '' ? undefined : JSON.parse(text);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
