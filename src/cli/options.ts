@@ -51,3 +51,9 @@ export function heartbeatSeconds(ms: number): number {
 export function maskCredentialsLoosely(text: string): string {
   return maskUrlsIn(text).replace(/([^\s'"/:@]*):([^\s'"/@*]+)@/g, '$1:***@');
 }
+
+/** A prefetch count: 0 (unlimited) to 65535 (AMQP's 16-bit field). */
+export function prefetchCount(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65_535) throw new InvalidArgumentError(`'${value}' is not a prefetch count (0 to 65535; 0 = unlimited)`);
+  return Number(value);
+}

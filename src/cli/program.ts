@@ -2,11 +2,13 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { FAULT_KINDS, type FaultKind } from '../cluster/faults.js';
 import type { PublishMode } from '../amqp/publisher.js';
+import { FAILURE_ACTIONS, type FailureAction } from '../amqp/consumer.js';
 import { UsageError } from '../errors.js';
 import { parseUrls } from '../amqp/connect.js';
 import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
+import { CRASH_MODES, type ConsumerCrashOptions, type CrashMode } from '../scenarios/consumer-crash.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
-import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, share } from './options.js';
+import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
 export type Invocation =
@@ -20,6 +22,8 @@ export type Invocation =
   | { command: 'producer'; options: ProducerCliOptions }
   | { command: 'verify'; options: VerifyCliOptions }
   | { command: 'compare'; options: CompareCliOptions }
+  | { command: 'consumer'; options: ConsumerCliOptions }
+  | { command: 'consumer-crash'; options: ConsumerCrashOptions & { json: boolean } }
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -54,6 +58,24 @@ export interface ProducerCliOptions {
   reportFile: string | undefined;
 }
 
+export interface ConsumerCliOptions {
+  json: boolean;
+  urls: string[] | undefined;
+  queue: string;
+  prefetch: number;
+  autoAck: boolean;
+  crashOnDelivery: boolean;
+  failure: { action: FailureAction; every: number | undefined; rate: number | undefined; first?: number | undefined } | undefined;
+  workMs: number;
+  ackEvery: number;
+  count: number | undefined;
+  idleTimeoutMs: number;
+  idempotent: boolean;
+  storeFile: string | undefined;
+  heartbeatS: number;
+  reconnectTimeoutMs: number;
+}
+
 export interface VerifyCliOptions {
   json: boolean;
   reportFile: string;
@@ -77,6 +99,15 @@ const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
 
 const jsonOption = (): Option => new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false);
+
+function crashModes(value: string): CrashMode[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  for (const m of list) {
+    if (!(CRASH_MODES as readonly string[]).includes(m)) throw new InvalidArgumentError(`'${m}' is not one of ${CRASH_MODES.join(', ')}`);
+  }
+  if (list.length === 0) throw new InvalidArgumentError('no mode given');
+  return list as CrashMode[];
+}
 
 function httpUrls(value: string): string[] {
   const list = value.split(',').map((v) => v.trim()).filter(Boolean);
@@ -327,8 +358,91 @@ export function createProgram(dispatch: Dispatch): Command {
         }),
     );
 
+  program
+    .command('consumer')
+    .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')
+    .addOption(urlsOption())
+    .option('--queue <name>', 'queue', 'demo.orders')
+    .addOption(new Option('--prefetch <n>', 'unacked deliveries at most (0 = unlimited; ignored with --autoack)').argParser(prefetchCount).default(10))
+    .option('--autoack', 'the broker forgets a message as soon as it sends it', false)
+    .option('--nack', "the article's crash: on every delivery, log its number and close the connection without acking (prefetch 1)", false)
+    .addOption(new Option('--on-failure <action>', 'what a failing delivery does').choices(FAILURE_ACTIONS))
+    .addOption(new Option('--fail-every <n>', 'fail every N-th delivery (with --on-failure)').argParser(positiveInt).conflicts('failRate'))
+    .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p (with --on-failure)').argParser(share).conflicts('failFirst'))
+    .addOption(new Option('--fail-first <n>', 'fail the first N deliveries, then succeed (with --on-failure)').argParser(positiveInt).conflicts('failEvery'))
+    .addOption(new Option('--work-ms <ms>', 'simulated processing time per message').argParser(nonNegativeInt).default(0))
+    .addOption(new Option('--multi-ack-every <n>', 'manual ack: one multiple-ack every N messages').argParser(positiveInt).default(1))
+    .addOption(new Option('-n, --count <n>', 'stop after N messages processed').argParser(positiveInt))
+    .addOption(new Option('--idle-timeout <duration>', 'stop when nothing arrived for this long').argParser(durationMs).default(5_000, '5s'))
+    .option('--idempotent', 'record processed message ids (SQLite) in the same transaction as the work; skip and ack duplicates', false)
+    .option('--store <file>', 'the SQLite store of processed messages (default with --idempotent: .rmq-bench/consumer.sqlite)')
+    .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat').argParser(durationMs).default(5_000, '5s'))
+    .addOption(new Option('--reconnect-timeout <duration>', 'give up when no broker answers for this long').argParser(durationMs).default(60_000, '60s'))
+    .addOption(jsonOption())
+    .action(
+      (o: {
+        json: boolean; urls?: string[]; queue: string; prefetch: number; autoack: boolean; nack: boolean; onFailure?: FailureAction; failEvery?: number; failRate?: number; failFirst?: number;
+        workMs: number; multiAckEvery: number; count?: number; idleTimeout: number; idempotent: boolean; store?: string; heartbeat: number; reconnectTimeout: number;
+      }) => {
+        if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');
+        if ((o.failEvery !== undefined || o.failRate !== undefined || o.failFirst !== undefined) && o.onFailure === undefined) {
+          throw new UsageError('--fail-every, --fail-rate and --fail-first need --on-failure');
+        }
+        return dispatch({
+          command: 'consumer',
+          options: {
+            json: o.json,
+            urls: o.urls,
+            queue: o.queue,
+            prefetch: o.nack ? 1 : o.prefetch,
+            autoAck: o.autoack,
+            crashOnDelivery: o.nack,
+            failure: o.onFailure ? { action: o.onFailure, every: o.failEvery, rate: o.failRate, ...(o.failFirst === undefined ? {} : { first: o.failFirst }) } : undefined,
+            workMs: o.workMs,
+            ackEvery: o.multiAckEvery,
+            count: o.count,
+            idleTimeoutMs: o.idleTimeout,
+            idempotent: o.idempotent,
+            storeFile: o.store ?? (o.idempotent ? '.rmq-bench/consumer.sqlite' : undefined),
+            heartbeatS: heartbeatSeconds(o.heartbeat),
+            reconnectTimeoutMs: o.reconnectTimeout,
+          },
+        });
+      },
+    );
+
+  program
+    .command('consumer-crash')
+    .description('SIGKILL a consumer mid-run: autoack vs manual ack vs manual ack with an idempotent store, every message reconciled')
+    .addOption(new Option('-n, --count <n>', 'messages per run').argParser(positiveInt).default(2_000))
+    .addOption(new Option('--prefetch <n>', 'manual ack: unacked deliveries at most').argParser(prefetchCount).default(50))
+    .addOption(new Option('--work-ms <ms>', 'simulated processing time per message').argParser(nonNegativeInt).default(2))
+    .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL').argParser(share).default(0.3))
+    .addOption(new Option('--multi-ack-every <n>', 'manual modes: one multiple-ack every N messages (the unacked tail is what a crash redelivers)').argParser(positiveInt).default(10))
+    .addOption(new Option('--runs <k>', 'repeat each mode K times').argParser(positiveInt).default(1))
+    .addOption(new Option('--modes <list>', 'comma-separated: autoack, manual, idempotent').argParser(crashModes).default([...CRASH_MODES], 'all three'))
+    .option('--queue <name>', 'queue (purged before each run)', 'demo.orders')
+    .addOption(jsonOption())
+    .action((o: { json: boolean; count: number; prefetch: number; workMs: number; killAt: number; multiAckEvery: number; runs: number; modes: CrashMode[]; queue: string }) =>
+      dispatch({
+        command: 'consumer-crash',
+        options: {
+          json: o.json,
+          queue: o.queue,
+          exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
+          count: o.count,
+          prefetch: o.prefetch,
+          workMs: o.workMs,
+          ackEvery: o.multiAckEvery,
+          killAt: o.killAt,
+          runs: o.runs,
+          modes: o.modes,
+          idleTimeoutMs: 3_000,
+        },
+      }),
+    );
+
   const notLanded: [string, string, number][] = [
-    ['consumer', 'consume with manual ack or autoack, prefetch, crash simulation', 4],
     ['dlq-demo', 'messages that reach the dead-letter queue, verified', 5],
     ['retry-demo', 'TTL retry queue loop, with measured gaps', 5],
     ['delayed-retry-demo', 'RabbitMQ 4.3 native delayed retry, measured', 5],

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type CompareCliOptions, type Invocation, type ProducerCliOptions } from '../../src/cli/program.js';
+import { createProgram, type CompareCliOptions, type ConsumerCliOptions, type Invocation, type ProducerCliOptions } from '../../src/cli/program.js';
 
 function recorder(): { dispatch: (i: Invocation) => Promise<void>; calls: Invocation[] } {
   const calls: Invocation[] = [];
@@ -47,6 +47,24 @@ const producerDefaults: ProducerCliOptions = {
   heartbeatS: 5,
   reconnectTimeoutMs: 60_000,
   reportFile: undefined,
+};
+
+const consumerDefaults: ConsumerCliOptions = {
+  json: false,
+  urls: undefined,
+  queue: 'demo.orders',
+  prefetch: 10,
+  autoAck: false,
+  crashOnDelivery: false,
+  failure: undefined,
+  workMs: 0,
+  ackEvery: 1,
+  count: undefined,
+  idleTimeoutMs: 5_000,
+  idempotent: false,
+  storeFile: undefined,
+  heartbeatS: 5,
+  reconnectTimeoutMs: 60_000,
 };
 
 const compareDefaults: CompareCliOptions = {
@@ -127,7 +145,17 @@ describe('createProgram: argv → invocation', () => {
     },
     // The producer has landed (issue #3): the article's first command is a real invocation now.
     { args: ['producer', '-n', '200', '--confirms=false'], expected: { command: 'producer', options: { ...producerDefaults, count: 200, mode: 'none' } } },
-    { args: ['consumer', '--autoack'], expected: { command: 'not-landed', options: { name: 'consumer', issue: 4 } } },
+    { args: ['consumer', '--autoack'], expected: { command: 'consumer', options: { ...consumerDefaults, autoAck: true } } },
+    { args: ['consumer', '--nack'], expected: { command: 'consumer', options: { ...consumerDefaults, crashOnDelivery: true, prefetch: 1 } } },
+    {
+      args: ['consumer', '--on-failure', 'reject-requeue', '--fail-every', '3', '--prefetch', '0', '--work-ms', '5', '-n', '10', '--multi-ack-every', '4'],
+      expected: {
+        command: 'consumer',
+        options: { ...consumerDefaults, prefetch: 0, failure: { action: 'reject-requeue', every: 3, rate: undefined }, workMs: 5, count: 10, ackEvery: 4 },
+      },
+    },
+    { args: ['consumer', '--idempotent'], expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '.rmq-bench/consumer.sqlite' } } },
+    { args: ['consumer', '--idempotent', '--store', '/tmp/s.db'], expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '/tmp/s.db' } } },
     { args: ['delayed-retry-demo'], expected: { command: 'not-landed', options: { name: 'delayed-retry-demo', issue: 5 } } },
   ];
 
@@ -140,6 +168,12 @@ describe('createProgram: argv → invocation', () => {
 describe('createProgram: usage errors', () => {
   const cases: { args: string[]; code: string; stderrText: string }[] = [
     { args: ['failover', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
+    { args: ['consumer', '--prefetch', '70000'], code: 'commander.invalidArgument', stderrText: 'not a prefetch count' },
+    { args: ['consumer', '--prefetch', '-1'], code: 'commander.invalidArgument', stderrText: 'not a prefetch count' },
+    { args: ['consumer', '-n', '-5'], code: 'commander.invalidArgument', stderrText: "'-5' is not a positive whole number" },
+    { args: ['consumer', '--on-failure', 'explode'], code: 'commander.invalidArgument', stderrText: 'explode' },
+    { args: ['consumer', '--on-failure', 'close', '--fail-every', '2', '--fail-rate', '0.5'], code: 'commander.conflictingOption', stderrText: '--fail-rate' },
+    { args: ['consumer-crash', '--modes', 'autoack,yolo'], code: 'commander.invalidArgument', stderrText: "'yolo' is not one of autoack, manual, idempotent" },
     { args: ['failover', '--restore-after', '5x'], code: 'commander.invalidArgument', stderrText: "'5x' is not a duration" },
     { args: ['failover', '--restore-after', '5s', '--no-restore'], code: 'commander.conflictingOption', stderrText: '--no-restore' },
     { args: ['failover', '--election-timeout', 'soon'], code: 'commander.invalidArgument', stderrText: "'soon' is not a duration" },
