@@ -1,0 +1,171 @@
+import amqp from 'amqplib';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, USER, parseJson, runCli, uniqueName } from './cli.js';
+
+interface DeliveryJson {
+  messageId?: string;
+  deliveryCount?: number;
+  acquiredCount?: number;
+  redelivered: boolean;
+  outcome: string;
+}
+interface ConsumerJson {
+  received: number;
+  processed: number;
+  duplicatesSkipped: number;
+  crashes: number;
+  deliveries: DeliveryJson[];
+  stoppedBecause: string;
+}
+
+const created: string[] = [];
+let dir: string;
+
+async function withChannel<T>(fn: (ch: amqp.ConfirmChannel) => Promise<T>): Promise<T> {
+  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+  try {
+    return await fn(await conn.createConfirmChannel());
+  } finally {
+    await conn.close();
+  }
+}
+
+/** A quorum queue of its own, dead-lettering into a queue of its own (not demo.dlx, which loops back via demo.retry). */
+async function queuePair(prefix: string): Promise<{ queue: string; dlq: string }> {
+  const queue = uniqueName(prefix);
+  const dlq = `${queue}.dlq`;
+  await withChannel(async (ch) => {
+    await ch.assertQueue(dlq, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await ch.assertQueue(queue, {
+      durable: true,
+      arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 5, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': dlq },
+    });
+  });
+  created.push(queue, dlq);
+  return { queue, dlq };
+}
+
+async function publish(queue: string, ids: string[]): Promise<void> {
+  await withChannel(async (ch) => {
+    for (const id of ids) ch.sendToQueue(queue, Buffer.from(id), { messageId: id, persistent: true });
+    await ch.waitForConfirms();
+  });
+}
+
+describe('consumer semantics on RabbitMQ 4.3 quorum queues', { timeout: 180_000 }, () => {
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-'));
+  });
+  afterAll(async () => {
+    await withChannel(async (ch) => {
+      for (const q of created) await ch.deleteQueue(q);
+    }).catch(() => undefined);
+  });
+
+  it('--nack on 3 messages: each is delivered 6 times (#1 to #6), then leaves the queue for its DLQ', async () => {
+    const { queue, dlq } = await queuePair('nack');
+    const ids = ['m-1', 'm-2', 'm-3'];
+    await publish(queue, ids);
+    const r = await runCli(['consumer', '--queue', queue, '--nack', '--idle-timeout', '3s', '--json'], { env: { RMQ_BENCH_QUIET: '0' } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<ConsumerJson>(r);
+    expect(c.crashes).toBe(18);
+    for (const id of ids) {
+      const counts = c.deliveries.filter((d) => d.messageId === id).map((d) => d.deliveryCount ?? 0);
+      expect(counts).toEqual([0, 1, 2, 3, 4, 5]);
+    }
+    expect(r.stderr).toContain('delivery #6 of m-1');
+    const inQueue = await withChannel((ch) => ch.checkQueue(queue));
+    expect(inQueue.messageCount).toBe(0);
+    const dead = await withChannel(async (ch) => {
+      const got: amqp.GetMessage[] = [];
+      for (let i = 0; i < 20 && got.length < 3; i++) {
+        const m = await ch.get(dlq, { noAck: true });
+        if (m) got.push(m);
+        else await new Promise((res) => setTimeout(res, 200));
+      }
+      return got;
+    });
+    expect(dead.map((m) => m.properties.messageId).sort()).toEqual(ids);
+    for (const m of dead) expect(m.properties.headers?.['x-first-death-reason']).toBe('delivery_limit');
+  });
+
+  it('nack with requeue=true does not raise x-delivery-count; reject with requeue=true does', async () => {
+    const counts: Record<string, (number | undefined)[]> = {};
+    for (const action of ['nack-requeue', 'reject-requeue'] as const) {
+      const { queue } = await queuePair(action);
+      await publish(queue, ['only']);
+      const r = await runCli(['consumer', '--queue', queue, '--on-failure', action, '--fail-first', '3', '-n', '1', '--idle-timeout', '3s', '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const c = parseJson<ConsumerJson>(r);
+      expect(c.deliveries.map((d) => d.outcome)).toEqual([action, action, action, 'processed']);
+      counts[action] = c.deliveries.map((d) => d.deliveryCount);
+      // Every delivery after the first is an acquisition again, either way.
+      expect(c.deliveries.slice(1).every((d) => d.redelivered)).toBe(true);
+    }
+    expect(counts['nack-requeue']).toEqual([undefined, undefined, undefined, undefined]);
+    expect(counts['reject-requeue']).toEqual([undefined, 1, 2, 3]);
+  });
+
+  it('--idempotent: redelivered duplicates are recognised, each message is processed exactly once', async () => {
+    const { queue } = await queuePair('idem');
+    const ids = Array.from({ length: 20 }, (_, i) => `dup-${i}`);
+    await publish(queue, ids);
+    await publish(queue, ids); // at-least-once: the same ids again
+    const store = path.join(dir, 'idem.sqlite');
+    const r = await runCli(['consumer', '--queue', queue, '--idempotent', '--store', store, '--idle-timeout', '2s', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<ConsumerJson>(r);
+    expect(c.received).toBe(40);
+    expect(c.processed).toBe(20);
+    expect(c.duplicatesSkipped).toBe(20);
+    // A second consumer on the same store skips them again: the record is durable.
+    await publish(queue, ids.slice(0, 5));
+    const again = parseJson<ConsumerJson>(await runCli(['consumer', '--queue', queue, '--idempotent', '--store', store, '--idle-timeout', '2s', '--json']));
+    expect(again.processed).toBe(0);
+    expect(again.duplicatesSkipped).toBe(5);
+  });
+
+  it('bad input: an unknown queue (exit 66) and --nack with --autoack (exit 2), one line each', async () => {
+    const r = await runCli(['consumer', '--queue', 'no.such.queue.here', '--idle-timeout', '1s']);
+    expect(r.exitCode).toBe(66);
+    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('rmq-bench:'))).toHaveLength(1);
+    expect(r.stderr).toContain("queue 'no.such.queue.here' does not exist");
+    const u = await runCli(['consumer', '--nack', '--autoack']);
+    expect(u.exitCode).toBe(2);
+    expect(u.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('consumer-crash: SIGKILL mid-run', { timeout: 600_000 }, () => {
+  const queue = uniqueName('crash');
+  beforeAll(async () => {
+    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+    created.push(queue);
+  });
+
+  it('manual ack loses nothing; autoack loses exactly what was delivered but not processed; the idempotent store processes each once', async () => {
+    const r = await runCli(['consumer-crash', '--queue', queue, '-n', '1500', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<{ ok: boolean; runs: { mode: string; confirmed: number; processed: number; lost: number; processedTwice: number; duplicatesSkipped: number; processedBeforeKill: number; unexpected: number }[] }>(r);
+    expect(c.ok).toBe(true);
+    const by = Object.fromEntries(c.runs.map((x) => [x.mode, x]));
+    for (const x of c.runs) {
+      expect(x.confirmed).toBe(1500);
+      expect(x.unexpected).toBe(0);
+      // The accounts balance: every confirmed message was processed or is counted lost.
+      expect(x.processed + x.lost).toBe(1500);
+      expect(x.processedBeforeKill).toBeGreaterThan(0);
+    }
+    expect(by.manual!.lost).toBe(0);
+    expect(by.idempotent!.lost).toBe(0);
+    expect(by.idempotent!.processedTwice).toBe(0);
+    // With autoack what the broker pushed to the killed consumer is gone: consistent counts,
+    // not a fixed number (the first consumer processed at least processedBeforeKill).
+    expect(by.autoack!.processed).toBeGreaterThanOrEqual(by.autoack!.processedBeforeKill);
+    expect(by.autoack!.lost).toBe(1500 - by.autoack!.processed);
+  });
+});
