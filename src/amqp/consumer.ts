@@ -74,6 +74,10 @@ export interface ConsumerResult {
   crashes: number;
   byOutcome: Record<string, number>;
   reconnects: number;
+  /** The most deliveries held at once by this consumer, unacked or (autoack) unprocessed. */
+  maxHeld: number;
+  /** ms since start of the last message processed. */
+  lastProcessedAtMs: number | null;
   durationMs: number;
   stoppedBecause: 'count' | 'idle' | 'interrupted' | 'gave-up';
   gaveUp: string | null;
@@ -85,6 +89,8 @@ export interface ConsumerHooks {
   signal: AbortSignal;
   onDelivery?: (d: DeliveryRecord) => void;
   onEvent?: (line: string) => void;
+  /** After each basic.consume is in place. */
+  onSubscribed?: () => void;
 }
 
 const MAX_RECORDS = 100_000;
@@ -126,6 +132,8 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
   let rejected = 0;
   let crashes = 0;
   let reconnects = 0;
+  let maxHeld = 0;
+  let lastProcessedAtMs: number | null = null;
   let connections = 0;
   let lastActivity = performance.now();
   let stoppedBecause: ConsumerResult['stoppedBecause'] | undefined;
@@ -193,6 +201,10 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
       if (err instanceof NotFoundError) throw err;
       continue;
     }
+    let unacked: ConsumeMessage | undefined;
+    let unackedCount = 0;
+    /** A message taken from the inbox and not yet settled. */
+    let inProcess = false;
     // Deliveries are processed one at a time, in order: a local FIFO fed by amqplib.
     const inbox: ConsumeMessage[] = [];
     let wake: (() => void) | undefined;
@@ -205,14 +217,14 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
           return;
         }
         inbox.push(msg);
+        maxHeld = Math.max(maxHeld, inbox.length + unackedCount + (inProcess ? 1 : 0));
         wake?.();
       },
       { noAck: opts.autoAck },
     );
+    hooks.onSubscribed?.();
 
     let crashed = false;
-    let unacked: ConsumeMessage | undefined;
-    let unackedCount = 0;
     const flushAcks = (): void => {
       if (unacked && !closed) {
         ch.ack(unacked, true);
@@ -243,6 +255,7 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
       }
       lastActivity = performance.now();
       received++;
+      inProcess = true;
       if (opts.crashOnDelivery) {
         record(msg, 'crash');
         crashes++;
@@ -259,6 +272,7 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
       }
       if (shouldFail(received, opts.failure, random)) {
         const action = opts.failure!.action;
+        inProcess = false;
         record(msg, action);
         if (!opts.autoAck) {
           if (action === 'nack-requeue' || action === 'nack-drop') {
@@ -280,11 +294,13 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
       const outcome = opts.store ? opts.store.process(id, deliveryCount, () => undefined) : 'processed';
       if (outcome === 'duplicate') duplicatesSkipped++;
       else processed++;
+      lastProcessedAtMs = performance.now() - t0;
       if (!opts.autoAck) {
         unacked = msg;
         unackedCount++;
         if (unackedCount >= Math.max(1, opts.ackEvery)) flushAcks();
       }
+      inProcess = false;
       record(msg, outcome === 'duplicate' ? 'duplicate-skipped' : 'processed');
     }
     // Leaving this connection: deliberately (crash), or because we stop.
@@ -314,6 +330,8 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
     crashes,
     byOutcome,
     reconnects,
+    maxHeld,
+    lastProcessedAtMs,
     durationMs: performance.now() - t0,
     stoppedBecause: stoppedBecause ?? 'idle',
     gaveUp,

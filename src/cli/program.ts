@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { parseUrls } from '../amqp/connect.js';
 import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
 import { CRASH_MODES, type ConsumerCrashOptions, type CrashMode } from '../scenarios/consumer-crash.js';
+import type { PrefetchDemoOptions } from '../scenarios/prefetch-demo.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
 import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
@@ -24,6 +25,7 @@ export type Invocation =
   | { command: 'compare'; options: CompareCliOptions }
   | { command: 'consumer'; options: ConsumerCliOptions }
   | { command: 'consumer-crash'; options: ConsumerCrashOptions & { json: boolean } }
+  | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean } }
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -99,6 +101,12 @@ const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
 
 const jsonOption = (): Option => new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false);
+
+function prefetchList(value: string): number[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError('no prefetch value given');
+  return list.map(prefetchCount);
+}
 
 function crashModes(value: string): CrashMode[] {
   const list = value.split(',').map((v) => v.trim()).filter(Boolean);
@@ -438,6 +446,30 @@ export function createProgram(dispatch: Dispatch): Command {
           runs: o.runs,
           modes: o.modes,
           idleTimeoutMs: 3_000,
+        },
+      }),
+    );
+
+  program
+    .command('prefetch-demo')
+    .description('a fast and a slow consumer at prefetch 1, 10 and 0: how the messages are split, how long it takes, how many each hoards')
+    .addOption(new Option('-n, --count <n>', 'messages per prefetch value').argParser(positiveInt).default(300))
+    .addOption(new Option('--prefetch <list>', 'comma-separated prefetch values (0 = unlimited)').argParser(prefetchList).default([1, 10, 0], '1,10,0'))
+    .addOption(new Option('--fast-ms <ms>', 'work per message, fast consumer').argParser(nonNegativeInt).default(1))
+    .addOption(new Option('--slow-ms <ms>', 'work per message, slow consumer').argParser(nonNegativeInt).default(20))
+    .option('--queue <name>', 'queue (purged before each value)', 'demo.orders')
+    .addOption(jsonOption())
+    .action((o: { json: boolean; count: number; prefetch: number[]; fastMs: number; slowMs: number; queue: string }) =>
+      dispatch({
+        command: 'prefetch-demo',
+        options: {
+          json: o.json,
+          queue: o.queue,
+          exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
+          count: o.count,
+          prefetches: o.prefetch,
+          fastWorkMs: o.fastMs,
+          slowWorkMs: o.slowMs,
         },
       }),
     );

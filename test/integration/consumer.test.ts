@@ -169,3 +169,25 @@ describe('consumer-crash: SIGKILL mid-run', { timeout: 600_000 }, () => {
     expect(by.autoack!.lost).toBe(1500 - by.autoack!.processed);
   });
 });
+
+describe('prefetch-demo', { timeout: 300_000 }, () => {
+  const queue = uniqueName('prefetch');
+  beforeAll(async () => {
+    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+    created.push(queue);
+  });
+
+  it('an unlimited prefetch lets the slow consumer hoard the queue; prefetch 1 gives most to the fast one', async () => {
+    const r = await runCli(['prefetch-demo', '--queue', queue, '-n', '200', '--prefetch', '1,0', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = parseJson<{ rows: { prefetch: number; fastProcessed: number; slowProcessed: number; fastMaxHeld: number; slowMaxHeld: number }[] }>(r);
+    const one = d.rows.find((x) => x.prefetch === 1)!;
+    const unlimited = d.rows.find((x) => x.prefetch === 0)!;
+    for (const x of d.rows) expect(x.fastProcessed + x.slowProcessed).toBe(200);
+    expect(one.slowProcessed).toBeLessThan(one.fastProcessed);
+    expect(unlimited.slowProcessed).toBeGreaterThan(one.slowProcessed);
+    expect(one.fastMaxHeld).toBeLessThanOrEqual(1);
+    expect(one.slowMaxHeld).toBeLessThanOrEqual(1);
+    expect(unlimited.slowMaxHeld).toBeGreaterThan(10);
+  });
+});

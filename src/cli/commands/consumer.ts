@@ -3,7 +3,8 @@ import path from 'node:path';
 import { runConsumer } from '../../amqp/consumer.js';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError } from '../../errors.js';
-import { renderConsumer, renderConsumerCrash, renderDelivery } from '../../report/consumer.js';
+import { renderConsumer, renderConsumerCrash, renderDelivery, renderPrefetchDemo } from '../../report/consumer.js';
+import { runPrefetchDemo, type PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
 import { runConsumerCrash, type ConsumerCrashOptions } from '../../scenarios/consumer-crash.js';
 import { openProcessedStore, type ProcessedStore } from '../../store/processed.js';
 import { emit } from '../output.js';
@@ -60,4 +61,11 @@ export async function consumerCrash(ctx: Context, o: ConsumerCrashOptions & { js
   const r = await runConsumerCrash(ctx, options);
   emit({ json }, 'consumer-crash', r, renderConsumerCrash(r));
   return r.ok ? 0 : 1;
+}
+
+export async function prefetchDemo(ctx: Context, o: PrefetchDemoOptions & { json: boolean }): Promise<number> {
+  const { json, ...options } = o;
+  const r = await runPrefetchDemo(ctx, options);
+  emit({ json }, 'prefetch-demo', r, renderPrefetchDemo(r));
+  return 0;
 }
