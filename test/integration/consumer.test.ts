@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, USER, parseJson, runCli, uniqueName } from './cli.js';
+import { PASSWORD, USER, parseJson, runCli, uniqueName, type CliResult as CliJson } from './cli.js';
 
 interface DeliveryJson {
   messageId?: string;
@@ -189,5 +189,66 @@ describe('prefetch-demo', { timeout: 300_000 }, () => {
     expect(one.fastMaxHeld).toBeLessThanOrEqual(1);
     expect(one.slowMaxHeld).toBeLessThanOrEqual(1);
     expect(unlimited.slowMaxHeld).toBeGreaterThan(10);
+  });
+});
+
+describe('consumer under interruption and node failure', { timeout: 300_000 }, () => {
+  const queue = uniqueName('resilience');
+  beforeAll(async () => {
+    dir ??= await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-'));
+    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+    created.push(queue);
+  });
+
+  it('Ctrl+C with manual ack: exit 130, and every message is either processed or back in the queue', async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => `int-${i}`);
+    await publish(queue, ids);
+    const { execa } = await import('execa');
+    const { ROOT } = await import('./cli.js');
+    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer', '--queue', queue, '--work-ms', '50', '--prefetch', '20', '--json'], {
+      cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' },
+    });
+    await new Promise((res) => setTimeout(res, 1_500));
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    const c = parseJson<ConsumerJson>({ exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) });
+    expect(c.stoppedBecause).toBe('interrupted');
+    expect(c.processed).toBeGreaterThan(0);
+    expect(c.processed).toBeLessThan(100);
+    const left = await withChannel((ch) => ch.checkQueue(queue));
+    expect(left.messageCount + c.processed).toBe(100);
+    await withChannel((ch) => ch.purgeQueue(queue));
+  });
+
+  it('re-subscribes through another node when the one it is connected to is killed, and loses nothing', async () => {
+    const ids = Array.from({ length: 400 }, (_, i) => `node-${i}`);
+    await publish(queue, ids);
+    const store = path.join(dir, 'resilience.sqlite');
+    const urls = [5672, 5673, 5674].map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
+    const args = ['consumer', '--queue', queue, '--urls', urls, '--work-ms', '10', '--store', store, '--idle-timeout', '4s', '--heartbeat', '2s', '--json'];
+    const pending = runCli(args);
+    await new Promise((res) => setTimeout(res, 1_500));
+    const { default: Docker } = await import('dockerode');
+    await new Docker().getContainer('rabbit1').kill({ signal: 'SIGKILL' });
+    let first: CliJson;
+    try {
+      first = await pending;
+    } finally {
+      // The node comes back. Until it does (or consumer_disconnected_timeout, 60 s, passes),
+      // RabbitMQ 4.x keeps the deliveries that were checked out to the dead node's consumer.
+      const up = await runCli(['cluster', 'up']);
+      expect(up.exitCode, up.stderr).toBe(0);
+    }
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(parseJson<ConsumerJson & { reconnects: number }>(first).reconnects).toBeGreaterThanOrEqual(1);
+    const second = await runCli(args);
+    expect(second.exitCode, second.stderr).toBe(0);
+    const { openProcessedStore } = await import('../../src/store/processed.js');
+    const s = openProcessedStore(store, { idempotent: false, readonly: true });
+    const counts = s.processedCounts();
+    s.close();
+    expect(ids.filter((id) => !counts.has(id))).toEqual([]);
+    expect((await withChannel((ch) => ch.checkQueue(queue))).messageCount).toBe(0);
   });
 });
