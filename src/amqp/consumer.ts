@@ -22,6 +22,14 @@ export const FAILURE_DESCRIPTIONS: Record<FailureAction, string> = {
   close: 'close the connection without acking: a failed delivery, counted towards delivery-limit',
 };
 
+/** When deliveries fail on purpose, and how. */
+export interface FailureSpec {
+  action: FailureAction;
+  every: number | undefined;
+  rate: number | undefined;
+  first?: number | undefined;
+}
+
 export interface ConsumerOptions {
   urls: readonly string[];
   queue: string;
@@ -30,7 +38,7 @@ export interface ConsumerOptions {
   autoAck: boolean;
   /** The article's --nack: every delivery "crashes" the consumer (connection closed, no ack). */
   crashOnDelivery: boolean;
-  failure: { action: FailureAction; every: number | undefined; rate: number | undefined; first?: number | undefined } | undefined;
+  failure: FailureSpec | undefined;
   workMs: number;
   /** Manual ack: one multiple-ack every N messages (1 = ack each). A wider window for duplicates after a crash. */
   ackEvery: number;

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { FAULT_KINDS, type FaultKind } from '../cluster/faults.js';
 import type { PublishMode } from '../amqp/publisher.js';
-import { FAILURE_ACTIONS, type FailureAction } from '../amqp/consumer.js';
+import { FAILURE_ACTIONS, type ConsumerOptions, type FailureAction } from '../amqp/consumer.js';
 import { UsageError } from '../errors.js';
 import { parseUrls } from '../amqp/connect.js';
 import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
@@ -60,22 +60,12 @@ export interface ProducerCliOptions {
   reportFile: string | undefined;
 }
 
-export interface ConsumerCliOptions {
+export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
   json: boolean;
+  /** undefined: the cluster's three AMQP ports with user demo. */
   urls: string[] | undefined;
-  queue: string;
-  prefetch: number;
-  autoAck: boolean;
-  crashOnDelivery: boolean;
-  failure: { action: FailureAction; every: number | undefined; rate: number | undefined; first?: number | undefined } | undefined;
-  workMs: number;
-  ackEvery: number;
-  count: number | undefined;
-  idleTimeoutMs: number;
   idempotent: boolean;
   storeFile: string | undefined;
-  heartbeatS: number;
-  reconnectTimeoutMs: number;
 }
 
 export interface VerifyCliOptions {

@@ -74,6 +74,11 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
       break;
     }
   }
+  return appliedFault(kind, container, issuedAt, undo);
+}
+
+/** The record of a fault that has just been applied; restore() runs undo once. */
+function appliedFault(kind: FaultKind, container: string, issuedAt: number, undo: () => Promise<void>): AppliedFault {
   const fault: AppliedFault = {
     kind,
     container,
@@ -125,21 +130,10 @@ export function commandInjector(faultCmd: string, restoreCmd: string | undefined
       const host = nodeName.includes('@') ? nodeName.slice(nodeName.indexOf('@') + 1) : nodeName;
       const issuedAt = performance.now();
       await run(expandFaultCommand(faultCmd, nodeName, kind));
-      const fault: AppliedFault = {
-        kind,
-        container: host,
-        issuedAt,
-        appliedAt: performance.now(),
-        appliedAtIso: new Date().toISOString(),
-        restored: false,
-        async restore() {
-          if (fault.restored) return;
-          // Without --restore-cmd the platform is expected to heal the node itself (a pod restart).
-          if (restoreCmd) await run(expandFaultCommand(restoreCmd, nodeName, kind));
-          fault.restored = true;
-        },
-      };
-      return fault;
+      return appliedFault(kind, host, issuedAt, async () => {
+        // Without --restore-cmd the platform is expected to heal the node itself (a pod restart).
+        if (restoreCmd) await run(expandFaultCommand(restoreCmd, nodeName, kind));
+      });
     },
   };
 }
