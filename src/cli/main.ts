@@ -9,7 +9,7 @@ import { createProgress } from '../report/progress.js';
 import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
 import { compare } from './commands/compare.js';
-import { consumer, consumerCrash, prefetchDemo } from './commands/consumer.js';
+import { consumer, consumerCrash, dlqDemo, prefetchDemo } from './commands/consumer.js';
 import { failover } from './commands/failover.js';
 import { producer, verify } from './commands/producer.js';
 import { createProgram, type Invocation } from './program.js';
@@ -47,6 +47,8 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await consumerCrash(ctx, invocation.options);
       case 'prefetch-demo':
         return await prefetchDemo(ctx, invocation.options);
+      case 'dlq-demo':
+        return await dlqDemo(ctx, invocation.options);
       case 'not-landed':
         throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }

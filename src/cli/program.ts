@@ -8,6 +8,7 @@ import { parseUrls } from '../amqp/connect.js';
 import type { CompareMode, CompareOptions } from '../scenarios/compare.js';
 import { CRASH_MODES, type ConsumerCrashOptions, type CrashMode } from '../scenarios/consumer-crash.js';
 import type { PrefetchDemoOptions } from '../scenarios/prefetch-demo.js';
+import { DLQ_REASONS, type DlqDemoOptions, type DlqReason } from '../scenarios/dlq-demo.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
 import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
@@ -26,6 +27,7 @@ export type Invocation =
   | { command: 'consumer'; options: ConsumerCliOptions }
   | { command: 'consumer-crash'; options: ConsumerCrashOptions & { json: boolean } }
   | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean } }
+  | { command: 'dlq-demo'; options: DlqDemoOptions & { json: boolean; auto: boolean } }
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -464,8 +466,30 @@ export function createProgram(dispatch: Dispatch): Command {
       }),
     );
 
+  program
+    .command('dlq-demo')
+    .description('every way a message reaches demo.dlq (delivery limit, reject, TTL, max-length), verified by x-first-death-reason')
+    .addOption(new Option('--reason <reason>', 'which way').choices([...DLQ_REASONS, 'all']).default('delivery_limit'))
+    .addOption(new Option('-n, --count <n>', 'messages per reason').argParser(positiveInt).default(3))
+    .addOption(new Option('--ttl <duration>', 'expired: per-message expiration').argParser(durationMs).default(1_000, '1s'))
+    .addOption(new Option('--max-length <n>', 'maxlen: x-max-length of the temporary policy').argParser(positiveInt).default(2))
+    .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
+    .addOption(jsonOption())
+    .action((o: { json: boolean; auto: boolean; reason: DlqReason | 'all'; count: number; ttl: number; maxLength: number }) =>
+      dispatch({
+        command: 'dlq-demo',
+        options: {
+          json: o.json,
+          auto: o.auto,
+          reasons: o.reason === 'all' ? [...DLQ_REASONS] : [o.reason],
+          count: o.count,
+          ttlMs: o.ttl,
+          maxLength: o.maxLength,
+        },
+      }),
+    );
+
   const notLanded: [string, string, number][] = [
-    ['dlq-demo', 'messages that reach the dead-letter queue, verified', 5],
     ['retry-demo', 'TTL retry queue loop, with measured gaps', 5],
     ['delayed-retry-demo', 'RabbitMQ 4.3 native delayed retry, measured', 5],
   ];

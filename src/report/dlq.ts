@@ -1,0 +1,24 @@
+import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
+import { renderTable } from './table.js';
+
+/** dlq-demo result → text. Pure. */
+export function renderDlqDemo(r: DlqDemoResult): string {
+  const table = renderTable(
+    ['reason', 'published', 'deliveries each', 'in demo.dlq', 'x-first-death-reason', 'verdict'],
+    r.results.map((x) => {
+      const counts = [...new Set(Object.values(x.deliveriesPerMessage))];
+      const reasons = [...new Set(x.dead.map((d) => d.firstDeathReason ?? 'none'))];
+      return [
+        x.reason,
+        x.published,
+        counts.length === 0 ? '- (no consumer)' : counts.join('/'),
+        `${x.dead.length} of ${x.expectedInDlq} expected`,
+        reasons.join(', ') || '-',
+        x.ok ? 'OK' : 'FAILED',
+      ];
+    }),
+  );
+  const how = r.results.map((x) => `${x.reason}: ${x.how}`);
+  const problems = r.results.flatMap((x) => x.problems.map((p) => `${x.reason}: ${p}`));
+  return [table, '', ...how, ...(problems.length > 0 ? ['', ...problems] : []), '', r.ok ? 'verdict: OK (the broker dead-lettered every message as claimed)' : 'verdict: FAILED'].join('\n');
+}
