@@ -9,7 +9,8 @@ import { createProgress } from '../report/progress.js';
 import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
 import { compare } from './commands/compare.js';
-import { consumer, consumerCrash, dlqDemo, prefetchDemo } from './commands/consumer.js';
+import { consumer, consumerCrash, prefetchDemo } from './commands/consumer.js';
+import { dlqDemo, retryDemo } from './commands/demos.js';
 import { failover } from './commands/failover.js';
 import { producer, verify } from './commands/producer.js';
 import { createProgram, type Invocation } from './program.js';
@@ -49,6 +50,8 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await prefetchDemo(ctx, invocation.options);
       case 'dlq-demo':
         return await dlqDemo(ctx, invocation.options);
+      case 'retry-demo':
+        return await retryDemo(ctx, invocation.options);
       case 'not-landed':
         throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }

@@ -5,9 +5,6 @@ import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError } from '../../errors.js';
 import { renderConsumer, renderConsumerCrash, renderDelivery, renderPrefetchDemo } from '../../report/consumer.js';
 import { runPrefetchDemo, type PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
-import { runDlqDemo, type DlqDemoOptions } from '../../scenarios/dlq-demo.js';
-import { renderDlqDemo } from '../../report/dlq.js';
-import { createStepper } from '../../report/steps.js';
 import { runConsumerCrash, type ConsumerCrashOptions } from '../../scenarios/consumer-crash.js';
 import { openProcessedStore, type ProcessedStore } from '../../store/processed.js';
 import { emit } from '../output.js';
@@ -71,11 +68,4 @@ export async function prefetchDemo(ctx: Context, o: PrefetchDemoOptions & { json
   const r = await runPrefetchDemo(ctx, options);
   emit({ json }, 'prefetch-demo', r, renderPrefetchDemo(r));
   return 0;
-}
-
-export async function dlqDemo(ctx: Context, o: DlqDemoOptions & { json: boolean; auto: boolean }): Promise<number> {
-  const { json, auto, ...options } = o;
-  const r = await runDlqDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-  emit({ json }, 'dlq-demo', r, renderDlqDemo(r));
-  return r.ok ? 0 : 1;
 }
