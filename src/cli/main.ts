@@ -17,7 +17,6 @@ import { createProgram, type Invocation } from './program.js';
 
 async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
   const config = loadConfig();
-  const json = 'json' in invocation.options && invocation.options.json === true;
   const progress = createProgress({ quiet: process.env.RMQ_BENCH_QUIET === '1' });
   const ctx = createContext(config, progress, signal, overridesFor(invocation, config));
   try {
@@ -57,7 +56,6 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
     }
   } finally {
     progress.stop();
-    void json;
   }
 }
 

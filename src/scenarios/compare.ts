@@ -145,7 +145,7 @@ async function endpointsFor(ctx: Context, opts: CompareOptions): Promise<Endpoin
 }
 
 async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run: number, endpoints: Endpoints): Promise<CompareRun> {
-  const { progress, config } = ctx;
+  const { progress } = ctx;
   const ref = { vhost: opts.vhost, queue: opts.queue };
   const label = `${mode} run ${run}/${opts.runs}`;
   progress.start(`${label}: purging ${opts.queue}`);
@@ -153,8 +153,9 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
   const leader = await currentLeader(ctx, ref);
   const leaderNode = shortNodeName(leader.leader);
   const urls = endpoints.urls;
-  const startIndex = Math.max(0, endpoints.nodes.indexOf(leader.leader));
-  if (endpoints.nodes.indexOf(leader.leader) === -1) ctx.log(`no URL is known to reach the leader ${leader.leader}: the producer starts on ${urls.length > 0 ? 'the first URL' : '-'}`);
+  const leaderUrl = endpoints.nodes.indexOf(leader.leader);
+  if (leaderUrl === -1) ctx.log(`no URL is known to reach the leader ${leader.leader}: the producer starts on the first URL`);
+  const startIndex = Math.max(0, leaderUrl);
   const runId = newRunId();
   const ledger = new Ledger({ runId, capacity: opts.count });
   const publishMode: PublishMode = mode === 'confirms-on' ? 'async' : 'none';
