@@ -10,7 +10,7 @@ import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
 import { compare } from './commands/compare.js';
 import { consumer, consumerCrash, prefetchDemo } from './commands/consumer.js';
-import { dlqDemo, retryDemo } from './commands/demos.js';
+import { dlqDemo, dlqInspect, dlqReplay, retryDemo } from './commands/demos.js';
 import { failover } from './commands/failover.js';
 import { producer, verify } from './commands/producer.js';
 import { createProgram, type Invocation } from './program.js';
@@ -51,6 +51,10 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await dlqDemo(ctx, invocation.options);
       case 'retry-demo':
         return await retryDemo(ctx, invocation.options);
+      case 'dlq inspect':
+        return await dlqInspect(ctx, invocation.options);
+      case 'dlq replay':
+        return await dlqReplay(ctx, invocation.options);
       case 'not-landed':
         throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }

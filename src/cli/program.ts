@@ -10,6 +10,7 @@ import { CRASH_MODES, type ConsumerCrashOptions, type CrashMode } from '../scena
 import type { PrefetchDemoOptions } from '../scenarios/prefetch-demo.js';
 import { DLQ_REASONS, type DlqDemoOptions, type DlqReason } from '../scenarios/dlq-demo.js';
 import type { RetryDemoOptions } from '../scenarios/retry-demo.js';
+import type { ReplayOptions } from '../scenarios/dlq-tools.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
 import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
@@ -30,6 +31,8 @@ export type Invocation =
   | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean } }
   | { command: 'dlq-demo'; options: DlqDemoOptions & { json: boolean; auto: boolean } }
   | { command: 'retry-demo'; options: RetryDemoOptions & { json: boolean; auto: boolean } }
+  | { command: 'dlq inspect'; options: { json: boolean; queue: string; limit: number } }
+  | { command: 'dlq replay'; options: ReplayOptions & { json: boolean } }
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -500,6 +503,27 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(jsonOption())
     .action((o: { json: boolean; auto: boolean; failures: number; tolerance: number }) =>
       dispatch({ command: 'retry-demo', options: { json: o.json, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance } }),
+    );
+
+  const dlq = program.command('dlq').description('the dead-letter queue: inspect it without losing anything, replay it safely').exitOverride();
+  dlq
+    .command('inspect')
+    .description('a table of the DLQ’s messages (id, reason, source queue, count, death times); they stay in the queue')
+    .option('--queue <name>', 'dead-letter queue', 'demo.dlq')
+    .addOption(new Option('--limit <n>', 'show at most N').argParser(positiveInt).default(1_000))
+    .addOption(jsonOption())
+    .action((o: { json: boolean; queue: string; limit: number }) => dispatch({ command: 'dlq inspect', options: o }));
+  dlq
+    .command('replay')
+    .description('republish dead letters with confirms, removing each only after its confirm')
+    .option('--queue <name>', 'dead-letter queue', 'demo.dlq')
+    .option('--to <queue>', 'queue to replay into (through the default exchange)', 'demo.orders')
+    .addOption(new Option('--limit <n>', 'replay at most N').argParser(positiveInt).default(1_000_000))
+    .option('--filter <expr>', 'reason=<reason> or queue=<source queue>')
+    .addOption(new Option('--crash-after <n>', 'testing: drop the connection after N confirmed replays').argParser(positiveInt).hideHelp())
+    .addOption(jsonOption())
+    .action((o: { json: boolean; queue: string; to: string; limit: number; filter?: string; crashAfter?: number }) =>
+      dispatch({ command: 'dlq replay', options: { json: o.json, queue: o.queue, to: o.to, limit: o.limit, filter: o.filter, crashAfter: o.crashAfter } }),
     );
 
   const notLanded: [string, string, number][] = [

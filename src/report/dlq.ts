@@ -1,5 +1,6 @@
 import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
 import type { RetryDemoResult } from '../scenarios/retry-demo.js';
+import type { DeadLetterRow, ReplayResult } from '../scenarios/dlq-tools.js';
 import { renderTable } from './table.js';
 
 /** dlq-demo result → text. Pure. */
@@ -37,4 +38,17 @@ export function renderRetryDemo(r: RetryDemoResult): string {
     ...r.problems,
     r.ok ? `verdict: OK (each retry waited the TTL; processed once, at the end)` : 'verdict: FAILED',
   ].join('\n');
+}
+
+export function renderDlqInspect(r: { queue: string; rows: DeadLetterRow[]; total: number }): string {
+  if (r.rows.length === 0) return `${r.queue} is empty`;
+  const table = renderTable(
+    ['message id', 'reason', 'from queue', 'count', 'first death', 'last death', 'bytes'],
+    r.rows.map((x) => [x.messageId ?? '-', x.reason ?? '-', x.sourceQueue ?? '-', x.count ?? '-', x.firstDeathAt ?? '-', x.lastDeathAt ?? '-', x.bytes]),
+  );
+  return `${r.queue}: ${r.rows.length} of ${r.total} messages shown (they stay in the queue)\n${table}`;
+}
+
+export function renderDlqReplay(r: ReplayResult): string {
+  return `replayed ${r.replayed} messages from ${r.queue} to ${r.to} (each removed only after its confirm); ${r.skipped} skipped by the filter; ${r.leftInQueue} left in ${r.queue}`;
 }

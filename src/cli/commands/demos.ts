@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
-import { renderDlqDemo, renderRetryDemo } from '../../report/dlq.js';
+import { renderDlqDemo, renderDlqInspect, renderDlqReplay, renderRetryDemo } from '../../report/dlq.js';
+import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
 import { createStepper } from '../../report/steps.js';
 import { runDlqDemo, type DlqDemoOptions } from '../../scenarios/dlq-demo.js';
 import { runRetryDemo, type RetryDemoOptions } from '../../scenarios/retry-demo.js';
@@ -17,4 +18,19 @@ export async function retryDemo(ctx: Context, o: RetryDemoOptions & { json: bool
   const r = await runRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
   emit({ json }, 'retry-demo', r, renderRetryDemo(r));
   return r.ok ? 0 : 1;
+}
+
+export async function dlqInspect(ctx: Context, o: { json: boolean; queue: string; limit: number }): Promise<number> {
+  const r = await inspectDlq(ctx, o.queue, o.limit);
+  emit(o, 'dlq-inspect', r, renderDlqInspect(r));
+  return 0;
+}
+
+export async function dlqReplay(ctx: Context, o: ReplayOptions & { json: boolean }): Promise<number> {
+  const { json, ...options } = o;
+  ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
+  const r = await replayDlq(ctx, options);
+  ctx.progress.stop();
+  emit({ json }, 'dlq-replay', r, renderDlqReplay(r));
+  return 0;
 }
