@@ -1,3 +1,4 @@
+import amqp from 'amqplib';
 import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,5 +63,15 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, in
       if (Date.now() >= deadline) throw err;
       await new Promise((r) => setTimeout(r, intervalMs));
     }
+  }
+}
+
+/** A confirm channel on rabbit1 for the test's own setup and checks; the connection is always closed. */
+export async function withChannel<T>(fn: (ch: amqp.ConfirmChannel) => Promise<T>): Promise<T> {
+  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+  try {
+    return await fn(await conn.createConfirmChannel());
+  } finally {
+    await conn.close();
   }
 }

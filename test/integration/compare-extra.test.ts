@@ -1,20 +1,11 @@
-import amqp from 'amqplib';
 import Docker from 'dockerode';
 import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, ROOT, USER, eventually, parseJson, runCli, uniqueName } from './cli.js';
+import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel } from './cli.js';
 
 const queue = uniqueName('compare-extra');
 
-async function withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
-  try {
-    return await fn(await conn.createChannel());
-  } finally {
-    await conn.close();
-  }
-}
 
 describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 }, () => {
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, USER, parseJson, runCli, uniqueName, type CliResult as CliJson } from './cli.js';
+import { parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, type CliResult as CliJson } from './cli.js';
 
 interface DeliveryJson {
   messageId?: string;
@@ -24,14 +24,6 @@ interface ConsumerJson {
 const created: string[] = [];
 let dir: string;
 
-async function withChannel<T>(fn: (ch: amqp.ConfirmChannel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
-  try {
-    return await fn(await conn.createConfirmChannel());
-  } finally {
-    await conn.close();
-  }
-}
 
 /** A quorum queue of its own, dead-lettering into a queue of its own (not demo.dlx, which loops back via demo.retry). */
 async function queuePair(prefix: string): Promise<{ queue: string; dlq: string }> {

@@ -1,17 +1,8 @@
-import amqp from 'amqplib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PASSWORD, USER, eventually, parseJson, runCli, uniqueName } from './cli.js';
+import { eventually, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
 
 const target = uniqueName('replay');
 
-async function withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
-  try {
-    return await fn(await conn.createChannel());
-  } finally {
-    await conn.close();
-  }
-}
 
 describe('dlq inspect and dlq replay', { timeout: 180_000 }, () => {
   afterAll(async () => {

@@ -1,6 +1,5 @@
-import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, USER, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
+import { mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
 
 interface FailoverJson {
   kind: string;
@@ -16,15 +15,6 @@ interface FailoverJson {
 
 const queue = uniqueName('failover');
 
-async function withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
-  try {
-    const ch = await conn.createChannel();
-    return await fn(ch);
-  } finally {
-    await conn.close();
-  }
-}
 
 describe('failover: leader faults through dockerode', { timeout: 300_000 }, () => {
   beforeAll(async () => {

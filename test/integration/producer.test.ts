@@ -1,9 +1,8 @@
-import amqp from 'amqplib';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, USER, parseJson, runCli, uniqueName } from './cli.js';
+import { parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
 
 interface Recon {
   counts: { attempted: number; written: number; confirmed: number; returned: number; readDistinct: number; unexpected: number };
@@ -31,14 +30,6 @@ interface CompareJson {
 const queue = uniqueName('producer');
 let dir: string;
 
-async function withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
-  try {
-    return await fn(await conn.createChannel());
-  } finally {
-    await conn.close();
-  }
-}
 
 /** Every attempted message is in exactly one bucket. */
 function balanced(r: Recon): void {
