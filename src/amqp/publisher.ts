@@ -1,4 +1,4 @@
-import type { Channel, ChannelModel, ConfirmChannel, Message } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, Message, Options } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { Ledger, messageId, parseMessageId } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
@@ -40,6 +40,17 @@ export interface PublisherOptions {
   runId: string;
   /** At the end: how long to wait for the client library to hand buffered publishes to the broker. */
   flushTimeoutMs?: number;
+  /**
+   * Also carry x-rmq-bench-published-at-us: microseconds, performance.timeOrigin + performance.now(),
+   * so that a consumer in the same process can measure end-to-end latency finer than Date.now()'s ms.
+   */
+  publishedAtUs?: boolean;
+  /**
+   * Only message_id, delivery mode and (with publishedAtUs) the publish time: no content type, no
+   * timestamp, no x-rmq-bench-run/-seq/-published-at headers. For throughput runs, where encoding
+   * them costs measurable CPU per message; `verify` needs only the message_id.
+   */
+  leanProperties?: boolean;
 }
 
 export interface TimelineEvent {
@@ -64,6 +75,17 @@ export interface PublisherHooks {
   onEvent?: (event: TimelineEvent) => void;
   /** Whether a confirm arriving now falls in the window around a fault (for a second histogram). */
   inFaultWindow?: () => boolean;
+  /**
+   * On each broker ack (tx: each message of a committed batch), with its latency in ms: publish to
+   * ack (tx: the commit round trip); undefined for a late ack whose publish time was dropped.
+   */
+  onConfirm?: (latencyMs: number | undefined) => void;
+  /**
+   * Stop publishing new messages, as if `count` had been reached: retries and outstanding confirms
+   * are still awaited (tx: the open transaction is committed) and the run can end completed. For
+   * runs bounded by time rather than by count.
+   */
+  stop?: AbortSignal;
 }
 
 export interface PublisherResult {
@@ -162,6 +184,16 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   let interrupted = false;
   /** tx: sequences published since the last commit. */
   let txPending: number[] = [];
+  /** opts.count, or fewer once hooks.stop has fired: new sequences stop here. */
+  let limit = opts.count;
+  const stopHere = (): void => {
+    limit = Math.min(limit, nextSeq);
+    changed.notify();
+  };
+  if (hooks.stop?.aborted) stopHere();
+  hooks.stop?.addEventListener('abort', stopHere, { once: true });
+  /** A paced wait ends early on Ctrl+C and on stop. */
+  const paceSignal = hooks.stop ? AbortSignal.any([hooks.signal, hooks.stop]) : hooks.signal;
 
   const now = (): number => performance.now() - t0;
   const event = (type: TimelineEvent['type'], detail: string): void => {
@@ -247,6 +279,9 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         latency.recordMs(ms);
         if (hooks.inFaultWindow?.()) latencyFault.recordMs(ms);
         inflight.delete(seq);
+        hooks.onConfirm?.(ms);
+      } else {
+        hooks.onConfirm?.(undefined);
       }
       progressed();
     } else if (!s.lost && inflight.has(seq) && /nack/i.test(errorMessage(err))) {
@@ -289,6 +324,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
       ledger.confirm(seq);
       latency.recordMs(ms);
       if (hooks.inFaultWindow?.()) latencyFault.recordMs(ms);
+      hooks.onConfirm?.(ms);
     }
     progressed();
   };
@@ -297,11 +333,11 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   const pace = async (): Promise<void> => {
     if (opts.ratePerSec <= 0) return;
     const wait = pacer.next - performance.now();
-    if (wait > 0) await systemClock.sleep(wait, hooks.signal);
+    if (wait > 0) await systemClock.sleep(wait, paceSignal);
     pacer.next = Math.max(pacer.next, performance.now() - 1000 / opts.ratePerSec) + 1000 / opts.ratePerSec;
   };
 
-  const done = (): boolean => nextSeq >= opts.count && retry.length === 0 && inflight.size === 0 && txPending.length === 0;
+  const done = (): boolean => nextSeq >= limit && retry.length === 0 && inflight.size === 0 && txPending.length === 0;
   const sweeper = confirms ? setInterval(sweepTimeouts, Math.min(250, opts.confirmTimeoutMs)) : undefined;
 
   try {
@@ -335,12 +371,12 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         await Promise.race([changed.wait(100), s.lostPromise]);
         continue;
       }
-      if (opts.mode === 'batch' && inflight.size > 0 && (nextSeq >= opts.count || retry.length > 0 || inflight.size >= opts.batchSize)) {
+      if (opts.mode === 'batch' && inflight.size > 0 && (nextSeq >= limit || retry.length > 0 || inflight.size >= opts.batchSize)) {
         await Promise.race([changed.wait(100), s.lostPromise]);
         continue;
       }
       const fromRetry = retry.length > 0;
-      if (!fromRetry && nextSeq >= opts.count) {
+      if (!fromRetry && nextSeq >= limit) {
         if (opts.mode === 'tx') {
           await commitTx(s).catch(() => undefined);
           continue;
@@ -356,8 +392,18 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         if (!(err instanceof InterruptedError)) throw err;
         if (fromRetry) retry.unshift(seq);
         else nextSeq--;
-        interrupted = true;
-        break;
+        if (hooks.signal.aborted) {
+          interrupted = true;
+          break;
+        }
+        // hooks.stop: no new sequence from here on.
+        stopHere();
+        continue;
+      }
+      if (!fromRetry && seq >= limit) {
+        // hooks.stop fired while pacing.
+        nextSeq--;
+        continue;
       }
       if (s.lost) {
         // Lost while pacing: back to the queue.
@@ -369,14 +415,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
       if (!fromRetry) ledger.attempt(seq);
       else ledger.republish(seq);
       publishes++;
-      const props = {
-        messageId: messageId(opts.runId, seq),
-        persistent: opts.persistent,
-        mandatory: opts.mandatory,
-        contentType: 'application/octet-stream',
-        timestamp: Math.floor(Date.now() / 1000),
-        headers: { 'x-rmq-bench-run': opts.runId, 'x-rmq-bench-seq': seq, 'x-rmq-bench-published-at': Date.now() },
-      };
+      const props = opts.leanProperties ? leanProperties(opts, seq) : fullProperties(opts, seq);
       let ok: boolean;
       try {
         if (confirms) {
@@ -403,13 +442,14 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
       }
       if (opts.mode === 'tx') {
         txPending.push(seq);
-        if (txPending.length >= opts.batchSize || (nextSeq >= opts.count && retry.length === 0)) {
+        if (txPending.length >= opts.batchSize || (nextSeq >= limit && retry.length === 0)) {
           await commitTx(s).catch(() => undefined);
         }
       }
       if (!ok) s.needDrain = true;
     }
   } finally {
+    hooks.stop?.removeEventListener('abort', stopHere);
     if (sweeper) clearInterval(sweeper);
     if (session) {
       const s = session;
@@ -465,6 +505,35 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     events,
     connectedTo,
   };
+}
+
+/** What every message carries by default: its id, its run and sequence, its publish time. */
+function fullProperties(opts: PublisherOptions, seq: number): Options.Publish {
+  const headers: Record<string, unknown> = { 'x-rmq-bench-run': opts.runId, 'x-rmq-bench-seq': seq, 'x-rmq-bench-published-at': Date.now() };
+  if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = publishedAtUs();
+  return {
+    messageId: messageId(opts.runId, seq),
+    persistent: opts.persistent,
+    mandatory: opts.mandatory,
+    contentType: 'application/octet-stream',
+    timestamp: Math.floor(Date.now() / 1000),
+    headers,
+  };
+}
+
+function leanProperties(opts: PublisherOptions, seq: number): Options.Publish {
+  const props: Options.Publish = { messageId: messageId(opts.runId, seq), persistent: opts.persistent, mandatory: opts.mandatory };
+  if (opts.publishedAtUs) props.headers = { [PUBLISHED_AT_US_HEADER]: publishedAtUs() };
+  return props;
+}
+
+/** The header publishedAtUs adds: µs since the epoch on this process's performance clock. */
+export const PUBLISHED_AT_US_HEADER = 'x-rmq-bench-published-at-us';
+
+const TIME_ORIGIN_MS = performance.timeOrigin;
+
+function publishedAtUs(): number {
+  return Math.round((TIME_ORIGIN_MS + performance.now()) * 1000);
 }
 
 /** A fresh run id: short, no '-' (message ids are `${runId}-${seq}`). */

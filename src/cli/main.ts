@@ -10,8 +10,11 @@ import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
 import { compare } from './commands/compare.js';
 import { consumer, consumerCrash, prefetchDemo } from './commands/consumer.js';
-import { dlqDemo, dlqInspect, dlqReplay, retryDemo } from './commands/demos.js';
+import { delayedRetryDemo, dlqDemo, dlqInspect, dlqReplay, retryDemo } from './commands/demos.js';
+import { audit } from './commands/audit.js';
+import { bench } from './commands/bench.js';
 import { failover } from './commands/failover.js';
+import { watch } from './commands/watch.js';
 import { producer, verify } from './commands/producer.js';
 import { createProgram, type Invocation } from './program.js';
 
@@ -51,10 +54,18 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await dlqDemo(ctx, invocation.options);
       case 'retry-demo':
         return await retryDemo(ctx, invocation.options);
+      case 'delayed-retry-demo':
+        return await delayedRetryDemo(ctx, invocation.options);
       case 'dlq inspect':
         return await dlqInspect(ctx, invocation.options);
       case 'dlq replay':
         return await dlqReplay(ctx, invocation.options);
+      case 'bench':
+        return await bench(ctx, invocation.options);
+      case 'audit':
+        return await audit(ctx, invocation.options);
+      case 'watch':
+        return await watch(ctx, invocation.options);
       case 'not-landed':
         throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }
@@ -65,6 +76,7 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
 
 /** compare against a cluster that is not ours: its management API and a fault command. */
 function overridesFor(invocation: Invocation, config: Config): ContextOverrides {
+  if ((invocation.command === 'audit' || invocation.command === 'watch') && invocation.options.managementUrls) return { management: ManagementClient.fromUrls(invocation.options.managementUrls, config.user, config.password) };
   if (invocation.command !== 'compare') return {};
   const o = invocation.options;
   return {
@@ -110,6 +122,8 @@ export async function main(argv: string[]): Promise<void> {
     }
   };
   process.on('SIGINT', onSigint);
+  // A CI job's timeout or `kill` sends SIGTERM: clean up the same way (faults, temporary policies).
+  process.on('SIGTERM', onSigint);
   let code: number = ExitCode.ok;
   const program = createProgram(async (invocation) => {
     code = await run(invocation, controller.signal);
@@ -121,6 +135,7 @@ export async function main(argv: string[]): Promise<void> {
     if (controller.signal.aborted && err instanceof RmqBenchError && err.exitCode !== ExitCode.interrupted) reportError(err);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
   }
   process.exitCode = code;
 }

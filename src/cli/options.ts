@@ -12,6 +12,30 @@ export function durationMs(value: string): number {
   }
 }
 
+/** Milliseconds: a bare number is ms (`--min 2000`), or a duration (`2s`). */
+export function millisOrDuration(value: string): number {
+  if (/^\d+$/.test(value.trim())) return Number(value);
+  return durationMs(value);
+}
+
+/** A comma-separated list of durations (`5s,30s,5m`), each above 0, at most 20. */
+export function durationList(value: string): number[] {
+  const parts = value.split(',').map((x) => x.trim());
+  if (parts.length > 20) throw new InvalidArgumentError(`${parts.length} entries; at most 20`);
+  return parts.map((part, i) => {
+    const ms = durationMs(part === '' ? 'empty' : part);
+    if (ms <= 0) throw new InvalidArgumentError(`entry ${i + 1} ('${part}') must be above 0`);
+    return ms;
+  });
+}
+
+/** A factor above 0 (`0.1` shrinks a ladder tenfold). */
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`'${value}' is not a number above 0`);
+  return n;
+}
+
 export function positiveInt(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`'${value}' is not a positive whole number`);
   return Number(value);

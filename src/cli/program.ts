@@ -10,9 +10,13 @@ import { CRASH_MODES, type ConsumerCrashOptions, type CrashMode } from '../scena
 import type { PrefetchDemoOptions } from '../scenarios/prefetch-demo.js';
 import { DLQ_REASONS, type DlqDemoOptions, type DlqReason } from '../scenarios/dlq-demo.js';
 import type { RetryDemoOptions } from '../scenarios/retry-demo.js';
+import { DELAYED_RETRY_TYPES, DELAYED_RETRY_VIA, type DelayedRetryDemoOptions, type DelayedRetryType, type DelayedRetryVia } from '../scenarios/delayed-retry-demo.js';
 import type { ReplayOptions } from '../scenarios/dlq-tools.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
-import { booleanValue, durationMs, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
+import { registerAudit, type AuditInvocation } from './program-audit.js';
+import { registerBench, type BenchInvocation } from './program-bench.js';
+import { registerWatch, type WatchInvocation } from './program-watch.js';
+import { booleanValue, durationList, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
 export type Invocation =
@@ -30,9 +34,13 @@ export type Invocation =
   | { command: 'consumer-crash'; options: ConsumerCrashOptions & { json: boolean } }
   | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean } }
   | { command: 'dlq-demo'; options: DlqDemoOptions & { json: boolean; auto: boolean } }
-  | { command: 'retry-demo'; options: RetryDemoOptions & { json: boolean; auto: boolean } }
+  | { command: 'retry-demo'; options: RetryDemoOptions & { json: boolean; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined } }
+  | { command: 'delayed-retry-demo'; options: DelayedRetryDemoOptions & { json: boolean; auto: boolean } }
   | { command: 'dlq inspect'; options: { json: boolean; queue: string; limit: number } }
   | { command: 'dlq replay'; options: ReplayOptions & { json: boolean } }
+  | BenchInvocation
+  | AuditInvocation
+  | WatchInvocation
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -496,13 +504,55 @@ export function createProgram(dispatch: Dispatch): Command {
 
   program
     .command('retry-demo')
-    .description('the TTL retry loop demo.orders → demo.dlx → demo.retry → demo.orders, with each gap measured and checked')
+    .description('the TTL retry loop demo.orders → demo.dlx → demo.retry → demo.orders, with each gap measured and checked; --backoff: a ladder of retry queues ending in demo.dlq')
     .addOption(new Option('--failures <k>', 'attempts that fail before one succeeds').argParser(nonNegativeInt).default(2))
     .addOption(new Option('--tolerance <duration>', 'accepted lateness of each retry over the TTL').argParser(durationMs).default(2_000, '2s'))
+    .addOption(new Option('--backoff <durations>', 'a ladder of retry queues with these TTLs (e.g. 5s,30s,5m), routed by attempt; exhausted → demo.dlq').argParser(durationList))
+    .addOption(new Option('--time-scale <factor>', 'multiply the --backoff TTLs (0.1 shrinks 5s,30s,5m to 0.5s,3s,30s for a workshop)').argParser(positiveNumber).default(1))
     .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
     .addOption(jsonOption())
-    .action((o: { json: boolean; auto: boolean; failures: number; tolerance: number }) =>
-      dispatch({ command: 'retry-demo', options: { json: o.json, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance } }),
+    .action((o: { json: boolean; auto: boolean; failures: number; tolerance: number; backoff?: number[]; timeScale: number }) => {
+      if (o.backoff === undefined && o.timeScale !== 1) throw new UsageError('--time-scale needs --backoff');
+      const ladder = o.backoff === undefined ? undefined : { backoffMs: o.backoff.map((ms) => Math.max(1, Math.round(ms * o.timeScale))), timeScale: o.timeScale };
+      if (ladder && o.failures > ladder.backoffMs.length) {
+        throw new UsageError(`--failures ${o.failures} is more than the ${ladder.backoffMs.length} rungs of --backoff: the message would end in demo.dlq (the poison message already shows that)`);
+      }
+      return dispatch({ command: 'retry-demo', options: { json: o.json, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance, ladder } });
+    });
+
+  program
+    .command('delayed-retry-demo')
+    .description('RabbitMQ 4.3 native delayed retry: each redelivery delay measured against min(min × x-delivery-count, max)')
+    .addOption(new Option('--type <type>', 'which returns are delayed').choices(DELAYED_RETRY_TYPES).default('all'))
+    .addOption(new Option('--min <ms>', 'delayed-retry-min, in ms (a duration like 2s works too)').argParser(millisOrDuration).default(2_000))
+    .addOption(new Option('--max <ms>', 'delayed-retry-max, in ms').argParser(millisOrDuration).default(10_000))
+    .addOption(new Option('-n, --count <n>', 'messages').argParser(positiveInt).default(3))
+    .addOption(new Option('--returns <k>', 'returns of the kinds the type delays, per message').argParser(positiveInt).default(5))
+    .addOption(new Option('--via <how>', 'set it by a temporary policy on demo.orders, or by queue arguments on demo.delayed-retry').choices(DELAYED_RETRY_VIA).default('policy'))
+    .addOption(new Option('--tolerance <duration>', 'accepted lateness of each redelivery').argParser(durationMs).default(1_000, '1s'))
+    .addOption(new Option('--skip-setup', 'testing: leave delayed retry off; the verdict must fail').hideHelp())
+    .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
+    .addOption(jsonOption())
+    .action(
+      (o: { json: boolean; auto: boolean; type: DelayedRetryType; min: number; max: number; count: number; returns: number; via: DelayedRetryVia; tolerance: number; skipSetup?: boolean }) => {
+        if (o.min <= 0) throw new UsageError('--min must be above 0 ms');
+        if (o.max < o.min) throw new UsageError(`--max ${o.max} ms is below --min ${o.min} ms`);
+        return dispatch({
+          command: 'delayed-retry-demo',
+          options: {
+            json: o.json,
+            auto: o.auto,
+            type: o.type,
+            minMs: o.min,
+            maxMs: o.max,
+            count: o.count,
+            returns: o.returns,
+            via: o.via,
+            toleranceMs: o.tolerance,
+            skipSetup: o.skipSetup === true,
+          },
+        });
+      },
     );
 
   const dlq = program.command('dlq').description('the dead-letter queue: inspect it without losing anything, replay it safely').exitOverride();
@@ -526,8 +576,13 @@ export function createProgram(dispatch: Dispatch): Command {
       dispatch({ command: 'dlq replay', options: { json: o.json, queue: o.queue, to: o.to, limit: o.limit, filter: o.filter, crashAfter: o.crashAfter } }),
     );
 
+  registerBench(program, dispatch);
+  registerAudit(program, dispatch);
+  registerWatch(program, dispatch);
+
   const notLanded: [string, string, number][] = [
-    ['delayed-retry-demo', 'RabbitMQ 4.3 native delayed retry, measured', 5],
+    ['durability-demo', 'transient vs persistent messages, classic vs quorum queues, across a restart', 7],
+    ['producer-crash', 'a producer SIGKILLed mid-run: naive restart vs the outbox pattern', 8],
   ];
   for (const [name, description, issue] of notLanded) {
     program

@@ -2,5 +2,7 @@
 export const SCHEMA_VERSION = 1;
 
 export function toJsonDocument(kind: string, data: object): string {
-  return JSON.stringify({ schemaVersion: SCHEMA_VERSION, kind, ...data }, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2);
+  // schemaVersion and kind come first and cannot be overridden by a field of the data.
+  const doc = Object.assign({ schemaVersion: SCHEMA_VERSION, kind }, data, { schemaVersion: SCHEMA_VERSION, kind });
+  return JSON.stringify(doc, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2);
 }

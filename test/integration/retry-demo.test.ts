@@ -24,4 +24,58 @@ describe('retry-demo', { timeout: 120_000 }, () => {
     const bindings = await mgmtGet<{ destination: string }[]>('/api/exchanges/%2F/demo.dlx/bindings/source');
     expect(bindings.map((b) => b.destination)).toContain('demo.retry');
   });
+
+  describe('--backoff: a ladder of retry queues that ends in demo.dlq', () => {
+    interface LadderDoc {
+      ok: boolean;
+      mode: string;
+      rungs: { queue: string; ttlMs: number }[];
+      good: { messageId: string; failures: number; processedTimes: number };
+      poison: { messageId: string; attempts: number; inDlq: boolean; dlqRoutingKey: string };
+      attempts: { messageId: string; attempt: number; gapMs: number | null; routingKey: string; earlierAttempts: number; outcome: string }[];
+      problems: string[];
+    }
+
+    it('each rung holds the message for its TTL; the good message is processed once; the poison one climbs every rung and lands in demo.dlq', async () => {
+      const r = await runCli(['retry-demo', '--backoff', '1s,2s,3s', '--time-scale', '0.5', '--auto', '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const d = parseJson<LadderDoc>(r);
+      expect(d.ok, d.problems.join('\n')).toBe(true);
+      expect(d.mode).toBe('ladder');
+      expect(d.rungs.map((x) => x.ttlMs)).toEqual([500, 1000, 1500]);
+      expect(d.good).toMatchObject({ failures: 2, processedTimes: 1 });
+      const poison = d.attempts.filter((a) => a.messageId === d.poison.messageId);
+      expect(poison.map((a) => [a.attempt, a.routingKey, a.earlierAttempts, a.outcome])).toEqual([
+        [1, 'attempt-1', 0, 'failed'],
+        [2, 'attempt-2', 1, 'failed'],
+        [3, 'attempt-3', 2, 'failed'],
+        [4, 'attempt-4', 3, 'failed'],
+      ]);
+      expect(poison.slice(1).map((a, i) => a.gapMs! >= d.rungs[i]!.ttlMs)).toEqual([true, true, true]);
+      expect(d.poison).toMatchObject({ attempts: 4, inDlq: true, dlqRoutingKey: 'attempt-4' });
+      // The ladder is removed; demo.dlq keeps the poison message for dlq inspect.
+      const queues = (await mgmtGet<{ name: string }[]>('/api/queues')).map((q) => q.name);
+      expect(queues.filter((q) => q.startsWith('demo.backoff'))).toEqual([]);
+      const inspect = await runCli(['dlq', 'inspect', '--json']);
+      expect(inspect.exitCode, inspect.stderr).toBe(0);
+      const rows = parseJson<{ rows: { messageId: string; reason: string; sourceQueue: string }[] }>(inspect).rows;
+      expect(rows.find((x) => x.messageId === d.poison.messageId)).toMatchObject({ reason: 'rejected', sourceQueue: 'demo.backoff.orders' });
+    });
+
+    it('a tolerance of 0 fails the verdict (no rung expires to the millisecond)', async () => {
+      const r = await runCli(['retry-demo', '--backoff', '300ms,300ms', '--failures', '1', '--tolerance', '0ms', '--auto', '--json']);
+      expect(r.exitCode).toBe(1);
+      expect(parseJson<LadderDoc>(r).ok).toBe(false);
+    });
+
+    it('usage errors: --time-scale without --backoff, more failures than rungs', async () => {
+      const a = await runCli(['retry-demo', '--time-scale', '0.1']);
+      expect(a.exitCode).toBe(2);
+      expect(a.stderr).toContain('--time-scale needs --backoff');
+      const b = await runCli(['retry-demo', '--backoff', '1s', '--failures', '2']);
+      expect(b.exitCode).toBe(2);
+      expect(b.stderr).toContain('more than the 1 rungs');
+    });
+  });
 });
+

@@ -156,7 +156,26 @@ describe('createProgram: argv → invocation', () => {
     },
     { args: ['consumer', '--idempotent'], expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '.rmq-bench/consumer.sqlite' } } },
     { args: ['consumer', '--idempotent', '--store', '/tmp/s.db'], expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '/tmp/s.db' } } },
-    { args: ['delayed-retry-demo'], expected: { command: 'not-landed', options: { name: 'delayed-retry-demo', issue: 5 } } },
+    {
+      args: ['delayed-retry-demo'],
+      expected: {
+        command: 'delayed-retry-demo',
+        options: { json: false, auto: false, type: 'all', minMs: 2000, maxMs: 10000, count: 3, returns: 5, via: 'policy', toleranceMs: 1000, skipSetup: false },
+      },
+    },
+    {
+      args: ['delayed-retry-demo', '--type', 'failed', '--min', '2s', '--max', '5000', '-n', '1', '--via', 'arguments', '--returns', '3'],
+      expected: {
+        command: 'delayed-retry-demo',
+        options: { json: false, auto: false, type: 'failed', minMs: 2000, maxMs: 5000, count: 1, returns: 3, via: 'arguments', toleranceMs: 1000, skipSetup: false },
+      },
+    },
+    {
+      args: ['retry-demo', '--backoff', '5s,30s,5m', '--time-scale', '0.1'],
+      expected: { command: 'retry-demo', options: { json: false, auto: false, failures: 2, toleranceMs: 2000, ladder: { backoffMs: [500, 3000, 30000], timeScale: 0.1 } } },
+    },
+    { args: ['retry-demo'], expected: { command: 'retry-demo', options: { json: false, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } } },
+    { args: ['producer-crash'], expected: { command: 'not-landed', options: { name: 'producer-crash', issue: 8 } } },
   ];
 
   it.each(cases)('$args', async ({ args, expected }) => {
@@ -168,6 +187,10 @@ describe('createProgram: argv → invocation', () => {
 describe('createProgram: usage errors', () => {
   const cases: { args: string[]; code: string; stderrText: string }[] = [
     { args: ['failover', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
+    { args: ['delayed-retry-demo', '--type', 'sometimes'], code: 'commander.invalidArgument', stderrText: 'sometimes' },
+    { args: ['delayed-retry-demo', '--via', 'magic'], code: 'commander.invalidArgument', stderrText: 'magic' },
+    { args: ['delayed-retry-demo', '--min', 'soon'], code: 'commander.invalidArgument', stderrText: 'not a duration' },
+    { args: ['retry-demo', '--backoff', '5s,,1m'], code: 'commander.invalidArgument', stderrText: 'not a duration' },
     { args: ['consumer', '--prefetch', '70000'], code: 'commander.invalidArgument', stderrText: 'not a prefetch count' },
     { args: ['consumer', '--prefetch', '-1'], code: 'commander.invalidArgument', stderrText: 'not a prefetch count' },
     { args: ['consumer', '-n', '-5'], code: 'commander.invalidArgument', stderrText: "'-5' is not a positive whole number" },

@@ -1,5 +1,7 @@
 import type { Context } from '../../context.js';
-import { renderDlqDemo, renderDlqInspect, renderDlqReplay, renderRetryDemo } from '../../report/dlq.js';
+import { renderDelayedRetryDemo, renderDlqDemo, renderDlqInspect, renderDlqReplay, renderRetryDemo, renderRetryLadder } from '../../report/dlq.js';
+import { runRetryLadder } from '../../scenarios/retry-ladder.js';
+import { runDelayedRetryDemo, type DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-demo.js';
 import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
 import { createStepper } from '../../report/steps.js';
 import { runDlqDemo, type DlqDemoOptions } from '../../scenarios/dlq-demo.js';
@@ -13,9 +15,18 @@ export async function dlqDemo(ctx: Context, o: DlqDemoOptions & { json: boolean;
   return r.ok ? 0 : 1;
 }
 
-export async function retryDemo(ctx: Context, o: RetryDemoOptions & { json: boolean; auto: boolean }): Promise<number> {
-  const { json, auto, ...options } = o;
-  const r = await runRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+export async function retryDemo(
+  ctx: Context,
+  o: RetryDemoOptions & { json: boolean; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined },
+): Promise<number> {
+  const { json, auto, ladder, ...options } = o;
+  const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
+  if (ladder) {
+    const r = await runRetryLadder(ctx, { ...ladder, failures: options.failures, toleranceMs: options.toleranceMs }, step);
+    emit({ json }, 'retry-demo', r, renderRetryLadder(r));
+    return r.ok ? 0 : 1;
+  }
+  const r = await runRetryDemo(ctx, options, step);
   emit({ json }, 'retry-demo', r, renderRetryDemo(r));
   return r.ok ? 0 : 1;
 }
@@ -33,4 +44,11 @@ export async function dlqReplay(ctx: Context, o: ReplayOptions & { json: boolean
   ctx.progress.stop();
   emit({ json }, 'dlq-replay', r, renderDlqReplay(r));
   return 0;
+}
+
+export async function delayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptions & { json: boolean; auto: boolean }): Promise<number> {
+  const { json, auto, ...options } = o;
+  const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+  emit({ json }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
+  return r.ok ? 0 : 1;
 }

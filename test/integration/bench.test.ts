@@ -1,0 +1,140 @@
+import { execa } from 'execa';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
+import { MGMT, parseJson, PASSWORD, ROOT, runCli, USER } from './cli.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-bench-'));
+});
+
+async function queueExists(name: string): Promise<boolean> {
+  const res = await fetch(`${MGMT}/api/queues/%2F/${encodeURIComponent(name)}`, {
+    headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  return res.ok;
+}
+
+const sum = (r: BenchModeResult, k: 'published' | 'confirmed' | 'consumed'): number => r.samples.reduce((a, s) => a + s[k], 0);
+
+describe('bench', { timeout: 180_000 }, () => {
+  it('runs every mode and its counts add up: published = confirmed in the confirm modes, consumed = published', async () => {
+    const csv = path.join(dir, 'samples.csv');
+    const r = await runCli(['bench', '-C', '300', '-x', '2', '-y', '2', '--batch-size', '50', '--window', '16,64', '--multi-ack-every', '10', '--json', '--csv', csv]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const b = parseJson<BenchResult & { kind: string; schemaVersion: number }>(r);
+    expect(b.kind).toBe('bench');
+    expect(b.schemaVersion).toBe(1);
+    expect(b.interrupted).toBe(false);
+    expect(b.runs.map((x) => x.label)).toEqual(['none', 'tx/50', 'sync', 'batch/50', 'async/16', 'async/64']);
+    for (const run of b.runs) {
+      const what = `${run.label}: ${JSON.stringify({ ...run, samples: undefined })}`;
+      expect(run.published, what).toBe(600); // 2 producers × -C 300
+      expect(run.publishes, what).toBe(600);
+      expect(run.stoppedBy, what).toBe('count');
+      expect(run.gaveUp, what).toBeNull();
+      if (run.mode === 'none') {
+        expect(run.confirmed, what).toBe(0);
+        expect(run.confirmLatency.count, what).toBe(0);
+      } else {
+        expect(run.confirmed, what).toBe(run.published);
+        expect(run.nacked, what).toBe(0);
+        expect(run.indeterminate, what).toBe(0);
+        expect(run.confirmLatency.count, what).toBe(run.confirmed);
+      }
+      expect(run.consumed, what).toBe(run.published);
+      expect(run.drained, what).toBe(true);
+      expect(run.e2eLatency.count, what).toBe(run.consumed);
+      // The per-second samples add up to the totals.
+      expect(sum(run, 'published'), what).toBe(run.published);
+      expect(sum(run, 'consumed'), what).toBe(run.consumed);
+      expect(sum(run, 'confirmed'), what).toBe(run.confirmed);
+      expect(run.cpuSeconds, what).toBeGreaterThan(0);
+      expect(run.peakRssBytes, what).toBeGreaterThan(0);
+      expect(run.queue, what).toMatch(/^bench-[a-z0-9]+-[a-z0-9]+$/);
+      expect(await queueExists(run.queue), `${run.queue} deleted`).toBe(false);
+    }
+    // The table on stderr names every mode; the CSV has one row per sample, the same counts.
+    expect(r.stderr).toMatch(/^\s+none\s+tx\/50\s+sync\s+batch\/50\s+async\/16\s+async\/64$/m);
+    const rows = (await readFile(csv, 'utf8')).trimEnd().split('\n');
+    const header = rows[0]!.split(',');
+    const published = new Map<string, number>();
+    for (const line of rows.slice(1)) {
+      const cells = line.split(',');
+      const mode = cells[header.indexOf('mode')]!;
+      published.set(mode, (published.get(mode) ?? 0) + Number(cells[header.indexOf('published')]));
+    }
+    expect(Object.fromEntries(published)).toEqual(Object.fromEntries(b.runs.map((x) => [x.label, 600])));
+    expect(rows.length - 1).toBe(b.runs.reduce((a, x) => a + x.samples.length, 0));
+  });
+
+  it('-z bounds each mode and --rate caps it; the open transaction and outstanding confirms still complete; no consumers', async () => {
+    const seconds = 2;
+    const rate = 100;
+    const r = await runCli(['bench', '--mode', 'tx,batch,async', '--batch-size', '30', '-z', `${seconds}s`, '-r', String(rate), '-y', '0', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const b = parseJson<BenchResult>(r);
+    expect(b.runs.map((x) => x.label)).toEqual(['tx/30', 'batch/30', 'async/256']);
+    for (const run of b.runs) {
+      const what = `${run.label}: ${JSON.stringify({ ...run, samples: undefined })}`;
+      expect(run.stoppedBy, what).toBe('time');
+      expect(run.published, what).toBeGreaterThan(0);
+      // The pacer lets at most one message through ahead of schedule.
+      expect(run.published, what).toBeLessThanOrEqual(rate * seconds + 2);
+      expect(run.confirmed, what).toBe(run.published);
+      expect(run.consumers, what).toBe(0);
+      expect(run.consumed, what).toBe(0);
+      expect(run.drained, what).toBeNull();
+      expect(await queueExists(run.queue), `${run.queue} deleted`).toBe(false);
+    }
+  });
+
+  it('Ctrl+C: stops publishing, prints what was measured, deletes the queue, exit 130', async () => {
+    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--mode', 'async,sync', '-z', '60s', '-r', '200', '--json'], {
+      cwd: ROOT,
+      env: { RMQ_BENCH_QUIET: '0' },
+      reject: false,
+      stdin: 'ignore',
+      timeout: 120_000,
+    });
+    // Wait for the first per-second line: publishing is under way.
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        seen += String(chunk);
+        if (/async\/256, time \d/.test(seen)) resolve();
+      });
+      void child.then(() => reject(new Error(`bench ended before its first sample:\n${seen}`)));
+    });
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    const b = JSON.parse(String(r.stdout)) as BenchResult;
+    expect(b.interrupted).toBe(true);
+    expect(b.runs.map((x) => x.label)).toEqual(['async/256']);
+    const run = b.runs[0]!;
+    expect(run.stoppedBy).toBe('interrupted');
+    expect(run.published).toBeGreaterThan(0);
+    expect(run.confirmed).toBeLessThanOrEqual(run.published);
+    expect(run.samples.length).toBeGreaterThan(0);
+    expect(String(r.stderr)).toContain('async/256: interrupted after');
+    expect(await queueExists(run.queue)).toBe(false);
+  });
+
+  it('--csv where nothing can be written: one line, exit 2, before anything runs', async () => {
+    const r = await runCli(['bench', '--mode', 'async', '-C', '10', '--csv', path.join(dir, 'no-such-dir', 'x.csv')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([`rmq-bench: --csv ${path.join(dir, 'no-such-dir', 'x.csv')}: cannot write there (ENOENT)`]);
+  });
+
+  it('--window without async: one line, exit 2', async () => {
+    const r = await runCli(['bench', '--mode', 'sync', '--window', '64']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --window applies to async confirms: add async to --mode']);
+  });
+});

@@ -1,0 +1,126 @@
+import { execa } from 'execa';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, eventually, mgmtGet, parseJson, runCli } from './cli.js';
+
+interface Round {
+  index: number;
+  kind: string;
+  delayed: boolean;
+  deliveryCount: number;
+  expectedMs: number;
+  measured: { messageId: string; delayMs: number; deliveryCount: number }[];
+  ok: boolean;
+}
+interface Doc {
+  ok: boolean;
+  via: string;
+  queue: string;
+  setup: { definition: Record<string, unknown>; effective: Record<string, unknown> | null };
+  rounds: Round[];
+  processed: number;
+  messages: string[];
+  problems: string[];
+}
+
+async function policyNames(): Promise<string[]> {
+  return (await mgmtGet<{ name: string }[]>('/api/policies')).map((p) => p.name);
+}
+
+describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 180_000 }, () => {
+  it('type failed by policy: reject and close wait min × x-delivery-count capped at max; a nack comes back at once; DLX and delivery-limit stay; the policy is removed', async () => {
+    const r = await runCli(['delayed-retry-demo', '--type', 'failed', '--min', '500', '--max', '1200', '-n', '2', '--returns', '4', '--auto', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = parseJson<Doc>(r);
+    expect(d.ok, d.problems.join('\n')).toBe(true);
+    expect(d.queue).toBe('demo.orders');
+    expect(d.rounds.map((x) => [x.kind, x.deliveryCount, x.expectedMs])).toEqual([
+      ['reject', 1, 500],
+      ['close', 2, 1000],
+      ['reject', 3, 1200],
+      ['close', 4, 1200],
+      ['nack', 4, 0],
+    ]);
+    for (const x of d.rounds) {
+      expect(x.measured).toHaveLength(2);
+      for (const m of x.measured) {
+        expect(m.deliveryCount).toBe(x.deliveryCount);
+        expect(m.delayMs).toBeGreaterThanOrEqual(x.expectedMs - 100);
+      }
+    }
+    // The broker's own view of the policy while it ran: dlx-orders' keys were still in force.
+    expect(d.setup.effective).toMatchObject({ 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5, 'delayed-retry-type': 'failed' });
+    expect(d.processed).toBe(2);
+    expect(await policyNames()).not.toContain('rmq-bench-delayed-retry');
+    await eventually(async () => expect((await mgmtGet<{ policy?: string }>('/api/queues/%2F/demo.orders')).policy).toBe('dlx-orders'));
+  });
+
+  it('type returned by queue arguments: nacks wait min; the queue is deleted at the end', async () => {
+    const r = await runCli(['delayed-retry-demo', '--type', 'returned', '--via', 'arguments', '--min', '400', '--max', '1000', '-n', '2', '--returns', '3', '--auto', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = parseJson<Doc>(r);
+    expect(d.ok, d.problems.join('\n')).toBe(true);
+    expect(d.queue).toBe('demo.delayed-retry');
+    expect(d.setup.definition).toMatchObject({ 'x-delayed-retry-type': 'returned', 'x-dead-letter-exchange': 'demo.dlx', 'x-delivery-limit': 5 });
+    expect(d.rounds.map((x) => [x.kind, x.delayed, x.expectedMs])).toEqual([
+      ['nack', true, 400],
+      ['nack', true, 400],
+      ['nack', true, 400],
+      ['reject', false, 0],
+    ]);
+    const queues = (await mgmtGet<{ name: string }[]>('/api/queues')).map((q) => q.name);
+    expect(queues).not.toContain('demo.delayed-retry');
+  });
+
+  it('type all: every kind of return is delayed', async () => {
+    const r = await runCli(['delayed-retry-demo', '--min', '300', '--max', '700', '-n', '1', '--returns', '4', '--auto', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = parseJson<Doc>(r);
+    expect(d.ok, d.problems.join('\n')).toBe(true);
+    expect(d.rounds.map((x) => [x.kind, x.expectedMs])).toEqual([
+      ['reject', 300],
+      ['nack', 300],
+      ['close', 600],
+      ['reject', 700],
+    ]);
+  });
+
+  it('a broken setup (no delayed-retry policy) fails the verdict: the messages come back at once', async () => {
+    const r = await runCli(['delayed-retry-demo', '--skip-setup', '--min', '500', '--max', '1000', '-n', '1', '--returns', '2', '--auto', '--json']);
+    expect(r.exitCode).toBe(1);
+    const d = parseJson<Doc>(r);
+    expect(d.ok).toBe(false);
+    expect(d.problems.join('\n')).toContain('before the 500 ms delay');
+    expect(d.processed).toBe(1);
+  });
+
+  it('more counted returns than the delivery-limit is a usage error, before anything is touched', async () => {
+    const r = await runCli(['delayed-retry-demo', '--type', 'failed', '--returns', '6', '--auto']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('delivery-limit 5');
+    expect(await policyNames()).not.toContain('rmq-bench-delayed-retry');
+  });
+
+  it('Ctrl+C while a message is delayed: exit 130 and the temporary policy is gone', async () => {
+    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'delayed-retry-demo', '--min', '20s', '--max', '60s', '-n', '1', '--auto'], {
+      cwd: ROOT,
+      reject: false,
+      stdin: 'ignore',
+      env: { RMQ_BENCH_QUIET: '1' },
+    });
+    await eventually(async () => expect((await mgmtGet<{ policy?: string }>('/api/queues/%2F/demo.orders')).policy).toBe('rmq-bench-delayed-retry'), 30_000);
+    // Let the first return happen (the message is then held by the broker for 20 s).
+    await new Promise((res) => setTimeout(res, 2_000));
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(await policyNames()).not.toContain('rmq-bench-delayed-retry');
+  });
+
+  it('rejects --max below --min in one line', async () => {
+    const r = await runCli(['delayed-retry-demo', '--min', '5s', '--max', '2s']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--max 2000 ms is below --min 5000 ms');
+  });
+});

@@ -1,0 +1,141 @@
+import { CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { modeList, windowList, type BenchCliOptions } from '../../src/cli/program-bench.js';
+import { UsageError } from '../../src/errors.js';
+
+const defaults: BenchCliOptions = {
+  json: false,
+  csvFile: undefined,
+  modes: ['none', 'tx', 'sync', 'batch', 'async'],
+  windows: [256],
+  batchSize: 100,
+  producers: 1,
+  consumers: 1,
+  sizeBytes: 100,
+  ratePerSec: 0,
+  durationMs: 10_000,
+  count: undefined,
+  prefetch: 100,
+  ackEvery: 1,
+  drainTimeoutMs: 30_000,
+  confirmTimeoutMs: 30_000,
+  heartbeatS: 5,
+  reconnectTimeoutMs: 10_000,
+  urls: undefined,
+};
+
+async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
+  const calls: Invocation[] = [];
+  const err = await createProgram(async (i) => {
+    calls.push(i);
+  })
+    .parseAsync(['node', 'rmq-bench', 'bench', ...args])
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  return { calls, err };
+}
+
+let stderr: string[];
+beforeEach(() => {
+  stderr = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('bench: argv → options', () => {
+  const cases: { args: string[]; expected: Partial<BenchCliOptions> }[] = [
+    { args: [], expected: {} },
+    { args: ['--mode', 'async', '--window', '256'], expected: { modes: ['async'], windows: [256] } },
+    { args: ['--mode', 'sync,none,sync'], expected: { modes: ['sync', 'none'] } },
+    { args: ['--mode', ' batch , tx '], expected: { modes: ['batch', 'tx'] } },
+    { args: ['--window', '64,256,1024,256'], expected: { windows: [64, 256, 1024] } },
+    { args: ['--mode', 'tx,batch', '--batch-size', '50'], expected: { modes: ['tx', 'batch'], batchSize: 50 } },
+    { args: ['-x', '3', '-y', '2', '-s', '1024'], expected: { producers: 3, consumers: 2, sizeBytes: 1024 } },
+    { args: ['--producers', '2', '--consumers', '0'], expected: { producers: 2, consumers: 0 } },
+    // -z: a bare number is seconds (PerfTest); -C alone drops the default time bound.
+    { args: ['-z', '30'], expected: { durationMs: 30_000 } },
+    { args: ['--time', '1m30s'], expected: { durationMs: 90_000 } },
+    { args: ['-C', '5000'], expected: { durationMs: undefined, count: 5_000 } },
+    { args: ['-C', '5000', '-z', '20s'], expected: { durationMs: 20_000, count: 5_000 } },
+    { args: ['-r', '500'], expected: { ratePerSec: 500 } },
+    { args: ['--prefetch', '0', '--multi-ack-every', '10'], expected: { prefetch: 0, ackEvery: 10 } },
+    { args: ['--drain-timeout', '2m', '--confirm-timeout', '5s', '--heartbeat', '200ms'], expected: { drainTimeoutMs: 120_000, confirmTimeoutMs: 5_000, heartbeatS: 1 } },
+    { args: ['--urls', 'amqp://u:p@h:5672,amqp://u:p@h:5673'], expected: { urls: ['amqp://u:p@h:5672', 'amqp://u:p@h:5673'] } },
+    { args: ['--csv', 'out.csv', '--json'], expected: { csvFile: 'out.csv', json: true } },
+  ];
+
+  it.each(cases)('$args', async ({ args, expected }) => {
+    const { calls, err } = await parse(args);
+    expect(err).toBeUndefined();
+    expect(calls).toStrictEqual([{ command: 'bench', options: { ...defaults, ...expected } }]);
+    expect(stderr).toEqual([]);
+  });
+});
+
+describe('bench: rejected at the edge', () => {
+  const invalid: { args: string[]; stderrText: string }[] = [
+    { args: ['--mode', 'turbo'], stderrText: "'turbo' is not one of none, tx, sync, batch, async" },
+    { args: ['--mode', ','], stderrText: 'no value given' },
+    { args: ['--window', '0'], stderrText: "'0' is not a positive whole number" },
+    { args: ['--window', '64,x'], stderrText: "'x' is not a positive whole number" },
+    { args: ['-x', '0'], stderrText: "'0' is not a positive whole number" },
+    { args: ['-y', '-1'], stderrText: "'-1' is not a whole number >= 0" },
+    { args: ['-z', '0'], stderrText: "'0' is not a duration above zero" },
+    { args: ['-z', 'soon'], stderrText: "'soon' is not a duration" },
+    { args: ['-C', '0'], stderrText: "'0' is not a positive whole number" },
+    { args: ['--prefetch', '70000'], stderrText: 'is not a prefetch count' },
+    { args: ['--urls', 'http://u:secret@h'], stderrText: 'not an amqp:// or amqps:// URL' },
+  ];
+
+  it.each(invalid)('$args', async ({ args, stderrText }) => {
+    const { calls, err } = await parse(args);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect((err as CommanderError).code).toBe('commander.invalidArgument');
+    expect(calls).toEqual([]);
+    expect(stderr.join('')).toContain(stderrText);
+    expect(stderr.join('')).not.toContain('secret');
+  });
+
+  const conflicts: { args: string[]; message: string }[] = [
+    { args: ['--mode', 'sync', '--window', '64'], message: '--window applies to async confirms: add async to --mode' },
+    { args: ['--mode', 'async,sync', '--batch-size', '10'], message: '--batch-size applies to batch and tx: add one of them to --mode' },
+    { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch and --multi-ack-every apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch and --multi-ack-every apply to consumers: -y is 0' },
+  ];
+
+  it.each(conflicts)('$args → UsageError', async ({ args, message }) => {
+    const { calls, err } = await parse(args);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(message);
+    expect(calls).toEqual([]);
+  });
+
+  it('--window with async among the modes, --batch-size with tx: accepted', async () => {
+    expect((await parse(['--mode', 'sync,async', '--window', '8'])).err).toBeUndefined();
+    expect((await parse(['--mode', 'tx', '--batch-size', '8'])).err).toBeUndefined();
+  });
+});
+
+describe('list parsers', () => {
+  it.each([
+    ['async', ['async']],
+    ['none,tx,sync,batch,async', ['none', 'tx', 'sync', 'batch', 'async']],
+    ['async,none,async', ['async', 'none']],
+  ] as const)('modeList(%j)', (text, expected) => {
+    expect(modeList(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['256', [256]],
+    ['1,8, 64', [1, 8, 64]],
+    ['8,8', [8]],
+  ] as const)('windowList(%j)', (text, expected) => {
+    expect(windowList(text)).toEqual(expected);
+  });
+});
