@@ -83,7 +83,7 @@ log(`confirm-modes: ${new Date().toISOString()}, node ${process.version}`);
 
 if (!values['no-table']) {
   log(`\n== rmq-bench bench (every mode, -z ${values['table-time']}) ==`);
-  const { text } = await benchCli(['-z', values['table-time']]);
+  const { text } = await benchCli(['-z', values['table-time'], '--drain-timeout', '60s']);
   // The table and its notes: everything after the per-second lines.
   log(text.slice(text.indexOf('bench:')).trimEnd());
 }

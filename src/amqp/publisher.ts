@@ -51,6 +51,11 @@ export interface PublisherOptions {
    * them costs measurable CPU per message; `verify` needs only the message_id.
    */
   leanProperties?: boolean;
+  /**
+   * First sequence to publish (default 0): sequences startSeq..count-1. A restarted producer that
+   * resumes from the last number it printed (producer-crash's naive mode).
+   */
+  startSeq?: number;
 }
 
 export interface TimelineEvent {
@@ -118,7 +123,19 @@ export interface PublisherResult {
   gaveUp: string | null;
   events: TimelineEvent[];
   connectedTo: string[];
+  /** Every SAMPLE_EVERY_MS, and once at the end: for timelines (HTML reports). */
+  samples: PublisherSample[];
 }
+
+/** Counters at one moment of a run: distinct messages written, confirms received, awaiting a confirm. */
+export interface PublisherSample {
+  tMs: number;
+  written: number;
+  confirmed: number;
+  inFlight: number;
+}
+
+export const SAMPLE_EVERY_MS = 100;
 
 /** AMQP 0-9-1 class tx (90): select (10) and commit (20); amqplib has no public API for them. */
 const TX_SELECT = (90 << 16) | 10;
@@ -163,6 +180,8 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   const window = opts.mode === 'sync' ? 1 : opts.mode === 'batch' ? opts.batchSize : opts.mode === 'async' ? opts.window : Infinity;
   const body = Buffer.alloc(opts.sizeBytes, 0x61);
   const events: TimelineEvent[] = [];
+  const samples: PublisherSample[] = [];
+  let confirmsSoFar = 0;
   const connectedTo: string[] = [];
   const latency = new LatencyRecorder();
   const latencyFault = new LatencyRecorder();
@@ -171,7 +190,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   const inflight = new Map<number, number>();
   /** Sequences to publish (again): indeterminate, nacked, or never written. */
   const retry: number[] = [];
-  let nextSeq = 0;
+  let nextSeq = opts.startSeq ?? 0;
   let distinctWritten = 0;
   let publishes = 0;
   let reconnects = 0;
@@ -272,6 +291,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   const onConfirm = (s: Session, seq: number, err: unknown): void => {
     if (!err) {
       // The broker confirmed it, even if we had given up waiting (then it is also republished).
+      if (!ledger.has(seq, 'confirmed')) confirmsSoFar++;
       ledger.confirm(seq);
       const sentAt = inflight.get(seq);
       if (sentAt !== undefined && !s.lost) {
@@ -321,6 +341,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     txPending = [];
     const ms = performance.now() - sentAt;
     for (const seq of batch) {
+      if (!ledger.has(seq, 'confirmed')) confirmsSoFar++;
       ledger.confirm(seq);
       latency.recordMs(ms);
       if (hooks.inFaultWindow?.()) latencyFault.recordMs(ms);
@@ -339,6 +360,10 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
 
   const done = (): boolean => nextSeq >= limit && retry.length === 0 && inflight.size === 0 && txPending.length === 0;
   const sweeper = confirms ? setInterval(sweepTimeouts, Math.min(250, opts.confirmTimeoutMs)) : undefined;
+  const sample = (): void => {
+    samples.push({ tMs: now(), written: distinctWritten, confirmed: confirmsSoFar, inFlight: inflight.size + txPending.length });
+  };
+  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
 
   try {
     while (!done()) {
@@ -451,6 +476,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   } finally {
     hooks.stop?.removeEventListener('abort', stopHere);
     if (sweeper) clearInterval(sweeper);
+    clearInterval(sampler);
     if (session) {
       const s = session;
       session = undefined;
@@ -467,6 +493,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     }
   }
 
+  sample();
   const durationMs = performance.now() - t0;
   let confirmed = 0;
   let nacked = 0;
@@ -504,6 +531,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     interrupted,
     events,
     connectedTo,
+    samples,
   };
 }
 

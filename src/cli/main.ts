@@ -16,6 +16,7 @@ import { bench } from './commands/bench.js';
 import { failover } from './commands/failover.js';
 import { watch } from './commands/watch.js';
 import { producer, verify } from './commands/producer.js';
+import { producerCrash } from './commands/producer-crash.js';
 import { createProgram, type Invocation } from './program.js';
 
 async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
@@ -66,6 +67,8 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await audit(ctx, invocation.options);
       case 'watch':
         return await watch(ctx, invocation.options);
+      case 'producer-crash':
+        return await producerCrash(ctx, invocation.options);
       case 'not-landed':
         throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }

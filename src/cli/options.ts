@@ -1,4 +1,6 @@
 import { InvalidArgumentError } from 'commander';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
 import { maskUrlsIn } from '../url.js';
 import { parseDurationMs } from '../util/duration.js';
 
@@ -34,6 +36,26 @@ export function positiveNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`'${value}' is not a number above 0`);
   return n;
+}
+
+/** A file we can create or overwrite: its directory exists and is writable, and it is not a directory. */
+export function writableFile(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('no file name given');
+  const dir = path.dirname(path.resolve(value));
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new InvalidArgumentError(`cannot write '${value}': directory '${dir}' does not exist or is not writable`);
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(value).isDirectory();
+  } catch {
+    // does not exist yet: fine
+  }
+  if (isDir) throw new InvalidArgumentError(`'${value}' is a directory`);
+  return value;
 }
 
 export function positiveInt(value: string): number {

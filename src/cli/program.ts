@@ -16,7 +16,8 @@ import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
 import { registerAudit, type AuditInvocation } from './program-audit.js';
 import { registerBench, type BenchInvocation } from './program-bench.js';
 import { registerWatch, type WatchInvocation } from './program-watch.js';
-import { booleanValue, durationList, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
+import { registerProducerCrash, type ProducerCrashInvocation } from './program-producer-crash.js';
+import { booleanValue, durationList, writableFile, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
 export type Invocation =
@@ -31,16 +32,17 @@ export type Invocation =
   | { command: 'verify'; options: VerifyCliOptions }
   | { command: 'compare'; options: CompareCliOptions }
   | { command: 'consumer'; options: ConsumerCliOptions }
-  | { command: 'consumer-crash'; options: ConsumerCrashOptions & { json: boolean } }
-  | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean } }
-  | { command: 'dlq-demo'; options: DlqDemoOptions & { json: boolean; auto: boolean } }
-  | { command: 'retry-demo'; options: RetryDemoOptions & { json: boolean; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined } }
-  | { command: 'delayed-retry-demo'; options: DelayedRetryDemoOptions & { json: boolean; auto: boolean } }
+  | { command: 'consumer-crash'; options: ConsumerCrashOptions & { json: boolean; html: string | undefined } }
+  | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean; html: string | undefined } }
+  | { command: 'dlq-demo'; options: DlqDemoOptions & { json: boolean; html: string | undefined; auto: boolean } }
+  | { command: 'retry-demo'; options: RetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined } }
+  | { command: 'delayed-retry-demo'; options: DelayedRetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean } }
   | { command: 'dlq inspect'; options: { json: boolean; queue: string; limit: number } }
   | { command: 'dlq replay'; options: ReplayOptions & { json: boolean } }
   | BenchInvocation
   | AuditInvocation
   | WatchInvocation
+  | ProducerCrashInvocation
   | { command: 'not-landed'; options: { name: string; issue: number } };
 
 export interface FailoverCliOptions {
@@ -73,6 +75,21 @@ export interface ProducerCliOptions {
   heartbeatS: number;
   reconnectTimeoutMs: number;
   reportFile: string | undefined;
+  /** --outbox: each event goes to this SQLite outbox first; a relay publishes it (issue #8). Absent without it. */
+  outboxFile?: string;
+  /** Hidden options for producer-crash, which runs the producer as a child. Absent when none is given. */
+  harness?: ProducerHarness;
+}
+
+export interface ProducerHarness {
+  /** The message ids' run (outbox: used when the file is created). */
+  runId: string | undefined;
+  /** First sequence to publish: a naive restart. */
+  startAt: number;
+  /** Print `sent <n>` on stdout every this many messages. */
+  printSentEvery: number | undefined;
+  /** Print `at <n>` on stdout as the run advances. */
+  progressLines: boolean;
 }
 
 export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
@@ -93,6 +110,8 @@ export interface VerifyCliOptions {
 
 export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'> {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   /** A cluster that is not ours: its management API... */
   managementUrls: string[] | undefined;
   /** ...and how to fault (and restore) one of its nodes: '{node}', '{host}', '{fault}' are filled in. */
@@ -105,12 +124,21 @@ export type Dispatch = (invocation: Invocation) => Promise<void>;
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
 
+/** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
+export const htmlOption = (): Option =>
+  new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
 const jsonOption = (): Option => new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false);
 
 function prefetchList(value: string): number[] {
   const list = value.split(',').map((v) => v.trim()).filter(Boolean);
   if (list.length === 0) throw new InvalidArgumentError('no prefetch value given');
   return list.map(prefetchCount);
+}
+
+/** A run id for message ids `${runId}-${seq}`: letters and digits only. */
+function runIdValue(value: string): string {
+  if (!/^[A-Za-z0-9]{1,64}$/.test(value)) throw new InvalidArgumentError(`'${value}' is not a run id (1 to 64 letters and digits)`);
+  return value;
 }
 
 function crashModes(value: string): CrashMode[] {
@@ -272,14 +300,27 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat, so a half-open connection is noticed').argParser(durationMs).default(5_000, '5s'))
     .addOption(new Option('--reconnect-timeout <duration>', 'give up when no broker answers for this long').argParser(durationMs).default(60_000, '60s'))
     .option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`')
+    .option('--outbox <file>', 'outbox pattern: write each event to this SQLite outbox first, publish the pending rows with confirms, mark them on the confirm; the same file resumes after a crash')
+    .addOption(new Option('--run-id <id>', 'producer-crash: the message ids\' run').argParser(runIdValue).hideHelp())
+    .addOption(new Option('--start-at <seq>', 'producer-crash: first sequence to publish (a naive restart)').argParser(nonNegativeInt).hideHelp())
+    .addOption(new Option('--print-sent <n>', 'producer-crash: print `sent <n>` on stdout every N messages').argParser(positiveInt).hideHelp())
+    .addOption(new Option('--progress-lines', 'producer-crash: print `at <n>` on stdout as the run advances').hideHelp())
     .addOption(jsonOption())
     .action(
       (o: {
         json: boolean; count: number; confirms: boolean; confirmMode: 'sync' | 'batch' | 'async'; window: number; batchSize: number; tx: boolean;
         urls?: string[]; queue: string; exchange: string; routingKey?: string; rate: number; mandatory: boolean; persistent: boolean; size: number;
         confirmTimeout: number; heartbeat: number; reconnectTimeout: number; report?: string;
-      }) =>
-        dispatch({
+        outbox?: string; runId?: string; startAt?: number; printSent?: number; progressLines?: boolean;
+      }) => {
+        if (o.outbox !== undefined) {
+          if (o.tx || !o.confirms || o.confirmMode !== 'async') throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
+          if (o.report !== undefined) throw new UsageError('--outbox keeps its record in the outbox file: --report is not supported with it');
+          if (o.startAt !== undefined) throw new UsageError('--outbox resumes from its pending rows: --start-at does not apply');
+        }
+        if (o.startAt !== undefined && o.startAt >= o.count) throw new UsageError(`--start-at ${o.startAt} is not below -n ${o.count}`);
+        const harness = o.runId !== undefined || o.startAt !== undefined || o.printSent !== undefined || o.progressLines === true;
+        return dispatch({
           command: 'producer',
           options: {
             json: o.json,
@@ -299,8 +340,11 @@ export function createProgram(dispatch: Dispatch): Command {
             heartbeatS: heartbeatSeconds(o.heartbeat),
             reconnectTimeoutMs: o.reconnectTimeout,
             reportFile: o.report,
+            ...(o.outbox === undefined ? {} : { outboxFile: o.outbox }),
+            ...(harness ? { harness: { runId: o.runId, startAt: o.startAt ?? 0, printSentEvery: o.printSent, progressLines: o.progressLines === true } } : {}),
           },
-        }),
+        });
+      },
     );
 
   program
@@ -339,12 +383,14 @@ export function createProgram(dispatch: Dispatch): Command {
     .option('--fault-cmd <command>', "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'")
     .option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)')
     .addOption(jsonOption())
+    .addOption(htmlOption())
     .action(
-      (o: { json: boolean; urls?: string[]; managementUrl?: string[]; faultCmd?: string; restoreCmd?: string; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; exchange?: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
+      (o: { json: boolean; html?: string; urls?: string[]; managementUrl?: string[]; faultCmd?: string; restoreCmd?: string; count: number; rate: number; fault: FaultKind | 'none'; faultAt: number; restoreAfter: number; runs: number; mode: 'on' | 'off' | 'both'; window: number; queue: string; exchange?: string; vhost: string; size: number; confirmTimeout: number; heartbeat: number }) =>
         dispatch({
           command: 'compare',
           options: {
             json: o.json,
+            html: o.html,
             queue: o.queue,
             exchange: o.exchange ?? (o.queue === 'demo.orders' ? 'demo.orders' : ''),
             vhost: o.vhost,
@@ -436,11 +482,13 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--modes <list>', 'comma-separated: autoack, manual, idempotent').argParser(crashModes).default([...CRASH_MODES], 'all three'))
     .option('--queue <name>', 'queue (purged before each run)', 'demo.orders')
     .addOption(jsonOption())
-    .action((o: { json: boolean; count: number; prefetch: number; workMs: number; killAt: number; multiAckEvery: number; runs: number; modes: CrashMode[]; queue: string }) =>
+    .addOption(htmlOption())
+    .action((o: { json: boolean; html?: string; count: number; prefetch: number; workMs: number; killAt: number; multiAckEvery: number; runs: number; modes: CrashMode[]; queue: string }) =>
       dispatch({
         command: 'consumer-crash',
         options: {
           json: o.json,
+            html: o.html,
           queue: o.queue,
           exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
           count: o.count,
@@ -464,11 +512,13 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--slow-ms <ms>', 'work per message, slow consumer').argParser(nonNegativeInt).default(20))
     .option('--queue <name>', 'queue (purged before each value)', 'demo.orders')
     .addOption(jsonOption())
-    .action((o: { json: boolean; count: number; prefetch: number[]; fastMs: number; slowMs: number; queue: string }) =>
+    .addOption(htmlOption())
+    .action((o: { json: boolean; html?: string; count: number; prefetch: number[]; fastMs: number; slowMs: number; queue: string }) =>
       dispatch({
         command: 'prefetch-demo',
         options: {
           json: o.json,
+            html: o.html,
           queue: o.queue,
           exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
           count: o.count,
@@ -488,11 +538,13 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--max-length <n>', 'maxlen: x-max-length of the temporary policy').argParser(positiveInt).default(2))
     .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
     .addOption(jsonOption())
-    .action((o: { json: boolean; auto: boolean; reason: DlqReason | 'all'; count: number; ttl: number; maxLength: number }) =>
+    .addOption(htmlOption())
+    .action((o: { json: boolean; html?: string; auto: boolean; reason: DlqReason | 'all'; count: number; ttl: number; maxLength: number }) =>
       dispatch({
         command: 'dlq-demo',
         options: {
           json: o.json,
+            html: o.html,
           auto: o.auto,
           reasons: o.reason === 'all' ? [...DLQ_REASONS] : [o.reason],
           count: o.count,
@@ -511,13 +563,15 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--time-scale <factor>', 'multiply the --backoff TTLs (0.1 shrinks 5s,30s,5m to 0.5s,3s,30s for a workshop)').argParser(positiveNumber).default(1))
     .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
     .addOption(jsonOption())
-    .action((o: { json: boolean; auto: boolean; failures: number; tolerance: number; backoff?: number[]; timeScale: number }) => {
+    .addOption(htmlOption())
+    .action((o: { json: boolean; html?: string; auto: boolean; failures: number; tolerance: number; backoff?: number[]; timeScale: number }) => {
       if (o.backoff === undefined && o.timeScale !== 1) throw new UsageError('--time-scale needs --backoff');
       const ladder = o.backoff === undefined ? undefined : { backoffMs: o.backoff.map((ms) => Math.max(1, Math.round(ms * o.timeScale))), timeScale: o.timeScale };
       if (ladder && o.failures > ladder.backoffMs.length) {
         throw new UsageError(`--failures ${o.failures} is more than the ${ladder.backoffMs.length} rungs of --backoff: the message would end in demo.dlq (the poison message already shows that)`);
       }
-      return dispatch({ command: 'retry-demo', options: { json: o.json, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance, ladder } });
+      return dispatch({ command: 'retry-demo', options: { json: o.json,
+            html: o.html, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance, ladder } });
     });
 
   program
@@ -533,14 +587,16 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--skip-setup', 'testing: leave delayed retry off; the verdict must fail').hideHelp())
     .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
     .addOption(jsonOption())
+    .addOption(htmlOption())
     .action(
-      (o: { json: boolean; auto: boolean; type: DelayedRetryType; min: number; max: number; count: number; returns: number; via: DelayedRetryVia; tolerance: number; skipSetup?: boolean }) => {
+      (o: { json: boolean; html?: string; auto: boolean; type: DelayedRetryType; min: number; max: number; count: number; returns: number; via: DelayedRetryVia; tolerance: number; skipSetup?: boolean }) => {
         if (o.min <= 0) throw new UsageError('--min must be above 0 ms');
         if (o.max < o.min) throw new UsageError(`--max ${o.max} ms is below --min ${o.min} ms`);
         return dispatch({
           command: 'delayed-retry-demo',
           options: {
             json: o.json,
+            html: o.html,
             auto: o.auto,
             type: o.type,
             minMs: o.min,
@@ -579,10 +635,10 @@ export function createProgram(dispatch: Dispatch): Command {
   registerBench(program, dispatch);
   registerAudit(program, dispatch);
   registerWatch(program, dispatch);
+  registerProducerCrash(program, dispatch);
 
   const notLanded: [string, string, number][] = [
     ['durability-demo', 'transient vs persistent messages, classic vs quorum queues, across a restart', 7],
-    ['producer-crash', 'a producer SIGKILLed mid-run: naive restart vs the outbox pattern', 8],
   ];
   for (const [name, description, issue] of notLanded) {
     program

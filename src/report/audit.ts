@@ -61,10 +61,9 @@ function objectsOf(items: readonly AuditItem[], max = 3): string {
 export function renderAudit(r: AuditResult, options: { all?: boolean } = {}): string {
   const out: string[] = [];
   const o = r.objects;
-  out.push(
-    `audit of ${r.cluster.name ?? 'the cluster'} (RabbitMQ ${r.cluster.version ?? '?'}), read from ${r.answeredBy.node} (${r.answeredBy.url}): ` +
-      `${o.nodes} nodes, ${o.queues} queues, ${o.exchanges} exchanges, ${o.bindings} bindings, ${o.policies} policies`,
-  );
+  const n = (k: number, one: string, many = `${one}s`): string => `${k} ${k === 1 ? one : many}`;
+  out.push(`audit of ${r.cluster.name ?? 'the cluster'} (RabbitMQ ${r.cluster.version ?? '?'}), read from ${r.answeredBy.node} (${r.answeredBy.url})`);
+  out.push(`  ${n(o.nodes, 'node')}, ${n(o.queues, 'queue')}, ${n(o.exchanges, 'exchange')}, ${n(o.bindings, 'binding')}, ${n(o.policies, 'policy', 'policies')}`);
   for (const u of r.unanswered) out.push(`  ${u.node} (${u.url}) did not answer (${u.error}); asked the next one`);
 
   const problems = r.items.filter((i) => i.status !== 'pass');

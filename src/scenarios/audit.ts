@@ -149,10 +149,6 @@ export class SnapshotReader {
     this.now = options.now ?? Date.now;
   }
 
-  get endpoints(): readonly Endpoint[] {
-    return this.management.endpoints;
-  }
-
   async read(paths: readonly string[]): Promise<ReadResult> {
     const eps = this.management.endpoints;
     const retry = this.options.retryFirstAfterMs;

@@ -69,6 +69,7 @@ const consumerDefaults: ConsumerCliOptions = {
 
 const compareDefaults: CompareCliOptions = {
   json: false,
+  html: undefined,
   queue: 'demo.orders',
   exchange: 'demo.orders',
   vhost: '/',
@@ -160,21 +161,22 @@ describe('createProgram: argv → invocation', () => {
       args: ['delayed-retry-demo'],
       expected: {
         command: 'delayed-retry-demo',
-        options: { json: false, auto: false, type: 'all', minMs: 2000, maxMs: 10000, count: 3, returns: 5, via: 'policy', toleranceMs: 1000, skipSetup: false },
+        options: { json: false, html: undefined, auto: false, type: 'all', minMs: 2000, maxMs: 10000, count: 3, returns: 5, via: 'policy', toleranceMs: 1000, skipSetup: false },
       },
     },
     {
       args: ['delayed-retry-demo', '--type', 'failed', '--min', '2s', '--max', '5000', '-n', '1', '--via', 'arguments', '--returns', '3'],
       expected: {
         command: 'delayed-retry-demo',
-        options: { json: false, auto: false, type: 'failed', minMs: 2000, maxMs: 5000, count: 1, returns: 3, via: 'arguments', toleranceMs: 1000, skipSetup: false },
+        options: { json: false, html: undefined, auto: false, type: 'failed', minMs: 2000, maxMs: 5000, count: 1, returns: 3, via: 'arguments', toleranceMs: 1000, skipSetup: false },
       },
     },
     {
       args: ['retry-demo', '--backoff', '5s,30s,5m', '--time-scale', '0.1'],
-      expected: { command: 'retry-demo', options: { json: false, auto: false, failures: 2, toleranceMs: 2000, ladder: { backoffMs: [500, 3000, 30000], timeScale: 0.1 } } },
+      expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: { backoffMs: [500, 3000, 30000], timeScale: 0.1 } } },
     },
-    { args: ['retry-demo'], expected: { command: 'retry-demo', options: { json: false, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } } },
+    { args: ['dlq-demo', '--html', 'report.html'], expected: { command: 'dlq-demo', options: { json: false, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 } } },
+    { args: ['retry-demo'], expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } } },
     { args: ['producer-crash'], expected: { command: 'not-landed', options: { name: 'producer-crash', issue: 8 } } },
   ];
 
@@ -188,6 +190,8 @@ describe('createProgram: usage errors', () => {
   const cases: { args: string[]; code: string; stderrText: string }[] = [
     { args: ['failover', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
     { args: ['delayed-retry-demo', '--type', 'sometimes'], code: 'commander.invalidArgument', stderrText: 'sometimes' },
+    { args: ['compare', '--html', '/no/such/dir/r.html'], code: 'commander.invalidArgument', stderrText: "directory '/no/such/dir' does not exist or is not writable" },
+    { args: ['dlq-demo', '--html', '/tmp'], code: 'commander.invalidArgument', stderrText: "'/tmp' is a directory" },
     { args: ['delayed-retry-demo', '--via', 'magic'], code: 'commander.invalidArgument', stderrText: 'magic' },
     { args: ['delayed-retry-demo', '--min', 'soon'], code: 'commander.invalidArgument', stderrText: 'not a duration' },
     { args: ['retry-demo', '--backoff', '5s,,1m'], code: 'commander.invalidArgument', stderrText: 'not a duration' },

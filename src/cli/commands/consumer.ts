@@ -56,16 +56,16 @@ export async function consumer(ctx: Context, o: ConsumerCliOptions): Promise<num
   }
 }
 
-export async function consumerCrash(ctx: Context, o: ConsumerCrashOptions & { json: boolean }): Promise<number> {
-  const { json, ...options } = o;
+export async function consumerCrash(ctx: Context, o: ConsumerCrashOptions & { json: boolean; html: string | undefined }): Promise<number> {
+  const { json, html, ...options } = o;
   const r = await runConsumerCrash(ctx, options);
-  emit({ json }, 'consumer-crash', r, renderConsumerCrash(r));
+  emit({ json, html }, 'consumer-crash', r, renderConsumerCrash(r));
   return r.ok ? 0 : 1;
 }
 
-export async function prefetchDemo(ctx: Context, o: PrefetchDemoOptions & { json: boolean }): Promise<number> {
-  const { json, ...options } = o;
+export async function prefetchDemo(ctx: Context, o: PrefetchDemoOptions & { json: boolean; html: string | undefined }): Promise<number> {
+  const { json, html, ...options } = o;
   const r = await runPrefetchDemo(ctx, options);
-  emit({ json }, 'prefetch-demo', r, renderPrefetchDemo(r));
+  emit({ json, html }, 'prefetch-demo', r, renderPrefetchDemo(r));
   return 0;
 }

@@ -8,26 +8,26 @@ import { runDlqDemo, type DlqDemoOptions } from '../../scenarios/dlq-demo.js';
 import { runRetryDemo, type RetryDemoOptions } from '../../scenarios/retry-demo.js';
 import { emit } from '../output.js';
 
-export async function dlqDemo(ctx: Context, o: DlqDemoOptions & { json: boolean; auto: boolean }): Promise<number> {
-  const { json, auto, ...options } = o;
+export async function dlqDemo(ctx: Context, o: DlqDemoOptions & { json: boolean; html: string | undefined; auto: boolean }): Promise<number> {
+  const { json, html, auto, ...options } = o;
   const r = await runDlqDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-  emit({ json }, 'dlq-demo', r, renderDlqDemo(r));
+  emit({ json, html }, 'dlq-demo', r, renderDlqDemo(r));
   return r.ok ? 0 : 1;
 }
 
 export async function retryDemo(
   ctx: Context,
-  o: RetryDemoOptions & { json: boolean; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined },
+  o: RetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined },
 ): Promise<number> {
-  const { json, auto, ladder, ...options } = o;
+  const { json, html, auto, ladder, ...options } = o;
   const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
   if (ladder) {
     const r = await runRetryLadder(ctx, { ...ladder, failures: options.failures, toleranceMs: options.toleranceMs }, step);
-    emit({ json }, 'retry-demo', r, renderRetryLadder(r));
+    emit({ json, html }, 'retry-demo', r, renderRetryLadder(r));
     return r.ok ? 0 : 1;
   }
   const r = await runRetryDemo(ctx, options, step);
-  emit({ json }, 'retry-demo', r, renderRetryDemo(r));
+  emit({ json, html }, 'retry-demo', r, renderRetryDemo(r));
   return r.ok ? 0 : 1;
 }
 
@@ -46,9 +46,9 @@ export async function dlqReplay(ctx: Context, o: ReplayOptions & { json: boolean
   return 0;
 }
 
-export async function delayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptions & { json: boolean; auto: boolean }): Promise<number> {
-  const { json, auto, ...options } = o;
+export async function delayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean }): Promise<number> {
+  const { json, html, auto, ...options } = o;
   const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-  emit({ json }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
+  emit({ json, html }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
   return r.ok ? 0 : 1;
 }

@@ -10,6 +10,7 @@ import { renderProducer, renderReconciliation } from '../../report/compare.js';
 import { SCHEMA_VERSION } from '../../report/json.js';
 import { maskUrl } from '../../url.js';
 import { emit } from '../output.js';
+import { harnessPrinter, producerWithOutbox } from './producer-crash.js';
 import type { ProducerCliOptions, VerifyCliOptions } from '../program.js';
 
 export function defaultUrls(config: Config): string[] {
@@ -28,8 +29,12 @@ interface ProducerReport {
 }
 
 export async function producer(ctx: Context, o: ProducerCliOptions): Promise<number> {
+  if (o.outboxFile !== undefined) return producerWithOutbox(ctx, { ...o, outboxFile: o.outboxFile });
   const urls = o.urls ?? defaultUrls(ctx.config);
-  const runId = newRunId();
+  const runId = o.harness?.runId ?? newRunId();
+  // producer-crash's naive mode: resume at --start-at, print `at`/`sent` lines for the parent.
+  const startSeq = o.harness?.startAt ?? 0;
+  const printLines = harnessPrinter(o.harness);
   const ledger = new Ledger({ runId, capacity: o.count });
   const { progress } = ctx;
   progress.start(`publishing ${o.count} messages to ${o.exchange} (${o.routingKey})`);
@@ -55,11 +60,15 @@ export async function producer(ctx: Context, o: ProducerCliOptions): Promise<num
         heartbeatS: o.heartbeatS,
         reconnectTimeoutMs: o.reconnectTimeoutMs,
         runId,
+        startSeq,
       },
       ledger,
       {
         signal: ctx.signal,
-        onWritten: (n) => (latest = { ...latest, written: n }),
+        onWritten: (n) => {
+          latest = { ...latest, written: n };
+          printLines?.(startSeq + n);
+        },
         onEvent: (e) => {
           if (e.type === 'connection-lost') latest = { ...latest, lost: latest.lost + 1 };
           if (e.type !== 'connected' || latest.lost > 0) progress.info(`${(e.atMs / 1000).toFixed(2)} s ${e.type}: ${e.detail}`);

@@ -1,0 +1,315 @@
+import type { CompareResult, CompareRun } from '../scenarios/compare.js';
+import type { ConsumerCrashResult } from '../scenarios/consumer-crash.js';
+import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-demo.js';
+import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
+import type { PrefetchDemoResult } from '../scenarios/prefetch-demo.js';
+import type { RetryDemoResult } from '../scenarios/retry-demo.js';
+import type { RetryLadderResult } from '../scenarios/retry-ladder.js';
+import type { PublisherSample } from '../amqp/publisher.js';
+import { toJsonDocument } from './json.js';
+import { PALETTE, barChart, dotTimeline, escapeHtml, lineChart, type Marker } from './svg.js';
+
+/**
+ * `--html <file>`: one self-contained page (inline styles, inline SVG, no network fetches) with
+ * the terminal report, charts, and the same JSON document `--json` prints, embedded in a
+ * <script type="application/json" id="rmq-bench-data">. Pure: data in, markup out.
+ */
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:980px;color:#111827;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
+.meta{color:#4b5563;margin-bottom:16px}
+.verdict{display:inline-block;padding:3px 10px;border-radius:4px;font-weight:600;color:#fff}
+.verdict.ok{background:#16a34a}.verdict.failed{background:#dc2626}
+pre{background:#f3f4f6;padding:12px;overflow-x:auto;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;border-radius:4px}
+figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}
+svg.chart{max-width:100%;height:auto;background:#fff}
+.grid{stroke:#e5e7eb}.axis{stroke:#9ca3af}.tick{font-size:11px;fill:#374151}.label{font-size:12px;fill:#111827}
+table.counts{border-collapse:collapse;margin:6px 0 12px}table.counts td,table.counts th{border:1px solid #d1d5db;padding:3px 8px;text-align:right}
+table.counts th{background:#f9fafb}table.counts td:first-child,table.counts th:first-child{text-align:left}
+details summary{cursor:pointer;color:#2563eb}
+`;
+
+/** The JSON document, safe inside a <script> element. Pure. */
+export function embedJson(json: string): string {
+  return json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+export function renderHtmlReport(kind: string, data: object, text: string, generatedAtIso = new Date().toISOString()): string {
+  const ok = (data as { ok?: unknown }).ok;
+  const verdict = typeof ok === 'boolean' ? `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'verdict: OK' : 'verdict: FAILED'}</span>` : '';
+  const sections = chartsFor(kind, data);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>rmq-bench ${escapeHtml(kind)}</title>
+<style>${STYLE}</style>
+</head>
+<body data-kind="${escapeHtml(kind)}">
+<h1>rmq-bench ${escapeHtml(kind)}</h1>
+<div class="meta">generated ${escapeHtml(generatedAtIso)} ${verdict}</div>
+${sections.join('\n')}
+<h2>Report</h2>
+<pre id="report">${escapeHtml(text)}</pre>
+<details><summary>The JSON document (the same one --json prints)</summary><pre id="json-view"></pre></details>
+<script type="application/json" id="rmq-bench-data">${embedJson(toJsonDocument(kind, data))}</script>
+<script>
+(function () {
+  var doc = JSON.parse(document.getElementById('rmq-bench-data').textContent);
+  document.getElementById('json-view').textContent = JSON.stringify(doc, null, 2);
+  document.body.setAttribute('data-ready', String(document.querySelectorAll('svg.chart').length));
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+function chartsFor(kind: string, data: object): string[] {
+  switch (kind) {
+    case 'compare':
+      return compareCharts(data as CompareResult);
+    case 'consumer-crash':
+      return consumerCrashCharts(data as ConsumerCrashResult);
+    case 'prefetch-demo':
+      return prefetchCharts(data as PrefetchDemoResult);
+    case 'dlq-demo':
+      return dlqDemoCharts(data as DlqDemoResult);
+    case 'retry-demo':
+      return 'mode' in data ? ladderCharts(data as RetryLadderResult) : retryCharts(data as RetryDemoResult);
+    case 'delayed-retry-demo':
+      return delayedRetryCharts(data as DelayedRetryDemoResult);
+    case 'bench':
+      return benchCharts(data as BenchLike);
+    default:
+      return [];
+  }
+}
+
+function countsTable(headers: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const th = headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
+  const trs = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(typeof c === 'number' ? c.toLocaleString('en-US') : c)}</td>`).join('')}</tr>`).join('');
+  return `<table class="counts"><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
+}
+
+/** Per-second rates from cumulative counter samples. Pure. */
+export function ratesFrom(samples: readonly PublisherSample[], field: 'written' | 'confirmed'): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]!;
+    const b = samples[i]!;
+    const dt = b.tMs - a.tMs;
+    if (dt <= 0) continue;
+    out.push([b.tMs / 1000, ((b[field] - a[field]) * 1000) / dt]);
+  }
+  return out;
+}
+
+/** The fault's moments as chart markers, in seconds since the producer started. Pure. */
+export function faultMarkers(run: Pick<CompareRun, 'fault'>): Marker[] {
+  const f = run.fault;
+  if (!f) return [];
+  const m: Marker[] = [{ x: f.faultAtMs / 1000, label: `${f.kind} ${f.node}`, color: '#dc2626' }];
+  if (f.electedAtMs !== null) m.push({ x: f.electedAtMs / 1000, label: `new leader ${f.newLeader ?? '?'}`, color: '#7c3aed' });
+  if (f.restoredAtMs !== null) m.push({ x: f.restoredAtMs / 1000, label: 'restored', color: '#16a34a' });
+  if (f.rejoinedAtMs !== null) m.push({ x: f.rejoinedAtMs / 1000, label: 'rejoined', color: '#0891b2' });
+  return m;
+}
+
+function compareCharts(c: CompareResult): string[] {
+  const out: string[] = ['<h2>Totals</h2>'];
+  out.push(
+    countsTable(
+      ['mode', 'runs', 'attempted', 'reported sent', 'confirmed', 'read', 'lost', 'silently lost', 'duplicated', 'recovered'],
+      c.totals.map((t) => [t.mode, t.runs, t.attempted, t.reportedSent, t.confirmed, t.read, t.lost, t.silentlyLost, t.duplicated, t.recovered]),
+    ),
+  );
+  out.push('<h2>Timelines</h2>');
+  for (const run of c.runs) {
+    const samples = run.producer.samples ?? [];
+    const series = [
+      { name: 'publish rate /s', points: ratesFrom(samples, 'written') },
+      ...(run.mode === 'confirms-off' ? [] : [{ name: 'confirm rate /s', points: ratesFrom(samples, 'confirmed') }]),
+      { name: 'in flight', points: samples.map((s): [number, number] => [s.tMs / 1000, s.inFlight]), rightAxis: true },
+    ];
+    const r = run.reconciliation;
+    out.push(
+      lineChart({
+        title: `${run.mode}, run ${run.run}: lost ${r.lost.toLocaleString('en-US')}, silently lost ${r.silentlyLost.toLocaleString('en-US')}, duplicated ${r.duplicated.toLocaleString('en-US')}, recovered ${r.recovered.toLocaleString('en-US')}`,
+        series,
+        markers: faultMarkers(run),
+        xLabel: 'seconds since the producer started',
+        yLabel: 'messages per second',
+        yRightLabel: 'in flight',
+      }),
+    );
+  }
+  return out;
+}
+
+function consumerCrashCharts(c: ConsumerCrashResult): string[] {
+  const modes = [...new Set(c.runs.map((r) => r.mode))];
+  const sum = (mode: string, f: (r: ConsumerCrashResult['runs'][number]) => number): number => c.runs.filter((r) => r.mode === mode).reduce((a, r) => a + f(r), 0);
+  return [
+    '<h2>Lost and processed twice, per mode (all runs)</h2>',
+    barChart({
+      title: 'consumer killed mid-run',
+      categories: modes,
+      series: [
+        { name: 'lost', values: modes.map((m) => sum(m, (r) => r.lost)), color: PALETTE[3] },
+        { name: 'processed twice', values: modes.map((m) => sum(m, (r) => r.processedTwice)), color: PALETTE[2] },
+        { name: 'duplicates skipped', values: modes.map((m) => sum(m, (r) => r.duplicatesSkipped)), color: PALETTE[1] },
+      ],
+      yLabel: 'messages',
+    }),
+  ];
+}
+
+function prefetchCharts(p: PrefetchDemoResult): string[] {
+  return [
+    '<h2>Who did the work</h2>',
+    barChart({
+      title: 'messages processed by the fast and the slow consumer, per prefetch',
+      categories: p.rows.map((r) => `prefetch ${r.prefetch}`),
+      series: [
+        { name: 'fast', values: p.rows.map((r) => r.fastProcessed) },
+        { name: 'slow', values: p.rows.map((r) => r.slowProcessed) },
+      ],
+      yLabel: 'messages',
+    }),
+  ];
+}
+
+function dlqDemoCharts(d: DlqDemoResult): string[] {
+  return [
+    '<h2>Dead letters per reason</h2>',
+    barChart({
+      title: 'published and found in demo.dlq, per reason',
+      categories: d.results.map((r) => r.reason),
+      series: [
+        { name: 'published', values: d.results.map((r) => r.published) },
+        { name: 'expected in demo.dlq', values: d.results.map((r) => r.expectedInDlq) },
+        { name: 'found in demo.dlq', values: d.results.map((r) => r.dead.length) },
+      ],
+      yLabel: 'messages',
+    }),
+  ];
+}
+
+function retryCharts(r: RetryDemoResult): string[] {
+  return [
+    '<h2>Delivery timeline</h2>',
+    dotTimeline({
+      title: `each attempt at its measured time (demo.retry TTL ${r.ttlMs} ms)`,
+      lanes: [
+        {
+          name: r.messageId,
+          dots: r.attempts.map((a) => ({
+            x: a.atMs / 1000,
+            label: `attempt ${a.attempt} at ${(a.atMs / 1000).toFixed(2)} s: ${a.outcome}`,
+            color: a.outcome === 'processed' ? PALETTE[1] : PALETTE[3],
+          })),
+        },
+      ],
+      xLabel: 'seconds since the consumer started',
+    }),
+  ];
+}
+
+function ladderCharts(r: RetryLadderResult): string[] {
+  const ids = [...new Set(r.attempts.map((a) => a.messageId))];
+  return [
+    '<h2>Delivery timeline</h2>',
+    dotTimeline({
+      title: `each attempt at its measured time; rungs ${r.rungs.map((x) => `${x.ttlMs} ms`).join(', ')}`,
+      lanes: ids.map((id) => ({
+        name: id,
+        dots: r.attempts
+          .filter((a) => a.messageId === id)
+          .map((a) => ({ x: a.atMs / 1000, label: `attempt ${a.attempt} (${a.routingKey}) at ${(a.atMs / 1000).toFixed(2)} s: ${a.outcome}`, color: a.outcome === 'processed' ? PALETTE[1] : PALETTE[3] })),
+      })),
+      xLabel: 'seconds since the publish',
+    }),
+  ];
+}
+
+function delayedRetryCharts(r: DelayedRetryDemoResult): string[] {
+  return [
+    '<h2>Delivery timeline</h2>',
+    dotTimeline({
+      title: `each delivery at its measured time (delayed-retry-type ${r.type}, min ${r.minMs} ms, max ${r.maxMs} ms)`,
+      lanes: r.messages.map((id) => ({
+        name: id,
+        dots: r.deliveries
+          .filter((d) => d.messageId === id)
+          .map((d) => ({ x: d.atMs / 1000, label: `delivery ${d.round + 1} at ${(d.atMs / 1000).toFixed(2)} s${d.round > 0 ? ` after return #${d.round} (${r.rounds[d.round - 1]?.kind ?? '?'})` : ''}`, color: PALETTE[d.round % PALETTE.length] })),
+      })),
+      xLabel: 'seconds since the publish',
+    }),
+    '<h2>Measured delay against the formula</h2>',
+    barChart({
+      title: 'expected min(min × x-delivery-count, max) and measured (slowest message), per return',
+      categories: r.rounds.map((x) => `#${x.index} ${x.kind}`),
+      series: [
+        { name: 'expected ms', values: r.rounds.map((x) => x.expectedMs) },
+        { name: 'measured ms', values: r.rounds.map((x) => Math.max(0, ...x.measured.map((m) => m.delayMs))) },
+      ],
+      yLabel: 'ms',
+    }),
+  ];
+}
+
+/** The fields of bench's result the charts read. */
+interface BenchLike {
+  runs: {
+    label: string;
+    publishRatePerSec: number | null;
+    consumeRatePerSec: number | null;
+    confirmLatency: { p50Ms: number | null; p95Ms: number | null; p99Ms: number | null; maxMs: number | null };
+    e2eLatency: { p50Ms: number | null; p95Ms: number | null; p99Ms: number | null; maxMs: number | null };
+  }[];
+}
+
+function benchCharts(b: BenchLike): string[] {
+  const labels = b.runs.map((r) => r.label);
+  const pct = (f: (r: BenchLike['runs'][number]) => number | null): number[] => b.runs.map((r) => f(r) ?? 0);
+  return [
+    '<h2>Throughput per mode</h2>',
+    barChart({
+      title: 'publish and consume rate',
+      categories: labels,
+      series: [
+        { name: 'publish /s', values: pct((r) => r.publishRatePerSec) },
+        { name: 'consume /s', values: pct((r) => r.consumeRatePerSec) },
+      ],
+      yLabel: 'messages per second',
+    }),
+    '<h2>Confirm latency per mode</h2>',
+    barChart({
+      title: 'publish to broker ack (tx: the commit round trip)',
+      categories: labels,
+      series: [
+        { name: 'p50', values: pct((r) => r.confirmLatency.p50Ms) },
+        { name: 'p95', values: pct((r) => r.confirmLatency.p95Ms) },
+        { name: 'p99', values: pct((r) => r.confirmLatency.p99Ms) },
+        { name: 'max', values: pct((r) => r.confirmLatency.maxMs) },
+      ],
+      yLabel: 'ms',
+    }),
+    '<h2>End-to-end latency per mode</h2>',
+    barChart({
+      title: 'publish to delivery',
+      categories: labels,
+      series: [
+        { name: 'p50', values: pct((r) => r.e2eLatency.p50Ms) },
+        { name: 'p95', values: pct((r) => r.e2eLatency.p95Ms) },
+        { name: 'p99', values: pct((r) => r.e2eLatency.p99Ms) },
+        { name: 'max', values: pct((r) => r.e2eLatency.maxMs) },
+      ],
+      yLabel: 'ms',
+    }),
+  ];
+}

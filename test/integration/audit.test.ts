@@ -1,0 +1,285 @@
+import amqp from 'amqplib';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
+
+interface Item {
+  id: string;
+  status: 'pass' | 'warn' | 'fail';
+  object: string;
+  message: string;
+  fix: string | null;
+}
+interface AuditJson {
+  kind: string;
+  ok: boolean;
+  counts: { pass: number; warn: number; fail: number };
+  answeredBy: { node: string; url: string };
+  unanswered: { node: string; url: string; error: string }[];
+  items: Item[];
+}
+
+const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+async function mgmt(method: string, path: string, body?: unknown): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:15672${path}`, {
+    method,
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  await res.text();
+  return res.status;
+}
+
+async function audit(args: string[] = []): Promise<{ exitCode: number; doc: AuditJson; stderr: string }> {
+  const r = await runCli(['audit', '--json', ...args], { timeoutMs: 60_000 });
+  return { exitCode: r.exitCode, doc: parseJson<AuditJson>(r), stderr: r.stderr };
+}
+
+function item(doc: AuditJson, id: string, object: string): Item {
+  const hit = doc.items.find((i) => i.id === id && i.object === object);
+  if (!hit) throw new Error(`no ${id} item for ${object}: ${doc.items.filter((i) => i.id === id).map((i) => i.object).join(', ')}`);
+  return hit;
+}
+
+/** A TCP port nobody listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/*
+ * The stock cluster (cluster/definitions.json) audited, as measured on RabbitMQ 4.3.6:
+ *
+ * - Everything about the nodes passes (3 nodes running, no partition, no alarm), and so do
+ *   demo.orders (durable quorum queue, DLX demo.dlx and delivery-limit 5 from policy
+ *   dlx-orders, 3/3 members), demo.retry (its dead letters reach demo.orders through the
+ *   default exchange) and the exchanges demo.orders and demo.dlx.
+ * - The one real shortfall is the retry loop demo.orders → demo.dlx → demo.retry (TTL 5 s) →
+ *   demo.orders. Nothing in the broker ends it: a message the consumer rejects
+ *   (requeue=false) on every attempt cycles forever, and a message that exceeds
+ *   delivery-limit 5 is dead-lettered to demo.retry and then DROPPED when it expires back
+ *   towards demo.orders, by RabbitMQ's dead-letter cycle detection (a cycle without a
+ *   rejection); the delivery limit does not end the loop, it makes it lose the message (the
+ *   last test below shows it on a copy of the topology). With only definitions.json loaded
+ *   (a fresh cluster, CI) nothing else is bound to demo.dlx: retry-loop FAILS, and the audit
+ *   exits 1. After `rmq-bench dlq-demo`, demo.dlq is bound to demo.dlx too: every dead letter
+ *   also lands there, so none is lost, but the loop still has no end: retry-loop WARNS (and
+ *   dlq-messages warns while demo.dlq holds dead letters).
+ * - Queues that other tests leave behind (it.*) draw warnings (no DLX, messages and no
+ *   consumer); they are not part of the stock topology and are not asserted on here.
+ */
+describe('audit of the stock cluster', { timeout: 180_000 }, () => {
+  it('passes everything but the retry loop (fail without demo.dlq bound to demo.dlx, warn with it)', async () => {
+    const bindings = await mgmtGet<{ destination: string; destination_type: string }[]>('/api/exchanges/%2F/demo.dlx/bindings/source');
+    const dlqBound = bindings.some((b) => b.destination === 'demo.dlq' && b.destination_type === 'queue');
+    const { exitCode, doc, stderr } = await audit();
+
+    expect(doc.kind).toBe('audit');
+    expect(doc.answeredBy).toEqual({ node: 'rabbit1', url: 'http://127.0.0.1:15672' });
+    expect(exitCode, stderr).toBe(doc.ok ? 0 : 1);
+    expect(doc.ok).toBe(doc.counts.fail === 0);
+
+    const stock = doc.items.filter((i) => /^(queues? demo\.|exchange demo\.|node |cluster |policies|dead-letter graph)/.test(i.object));
+    const notPassing = stock.filter((i) => i.status !== 'pass').map((i) => `${i.status} ${i.id} ${i.object}`);
+    const loop = `${dlqBound ? 'warn' : 'fail'} retry-loop queues demo.orders → demo.retry → demo.orders`;
+    // demo.dlq exists once dlq-demo has run; it warns while it holds dead letters.
+    const dlq = doc.items.find((i) => i.id === 'dlq-messages' && i.object === 'queue demo.dlq');
+    expect(notPassing.sort()).toEqual([loop, ...(dlq?.status === 'warn' ? ['warn dlq-messages queue demo.dlq'] : [])].sort());
+    if (!dlqBound) expect(exitCode).toBe(1);
+
+    expect(item(doc, 'cluster-size', 'cluster rabbit@rabbit1').message).toBe('3 nodes');
+    for (const n of ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3']) {
+      for (const id of ['node-running', 'partitions', 'alarms']) expect(item(doc, id, `node ${n}`).status).toBe('pass');
+    }
+    expect(item(doc, 'delivery-limit', 'queue demo.orders').message).toBe('delivery limit 5 (policy)');
+    expect(item(doc, 'dlx-configured', 'queue demo.orders').message).toMatch(/^dead-letter exchange 'demo\.dlx' \(policy /);
+    expect(item(doc, 'dlx-route', 'queue demo.retry').message).toMatch(/^dead letters reach demo\.orders through the default exchange/);
+    expect(item(doc, 'quorum-members', 'queue demo.orders').message).toMatch(/^3\/3 members online, leader rabbit@rabbit[123]$/);
+    expect(item(doc, 'exchange-durable', 'exchange demo.dlx').status).toBe('pass');
+    expect(item(doc, 'retry-loop', 'queues demo.orders → demo.retry → demo.orders').message).toMatch(/demo\.retry holds them 5000 ms/);
+  });
+
+  it('bad input: an unreachable management URL is one line on stderr and exit 68; the password never shows', async () => {
+    const port = await closedPort();
+    const r = await runCli(['audit', '--management-url', `http://demo:s3cret@127.0.0.1:${port}`], { timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(68);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^rmq-bench: no management endpoint answered \(127\.0\.0\.1:\d+ http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\)/);
+    expect(r.stdout + r.stderr).not.toContain('s3cret');
+    const bad = await runCli(['audit', '--management-url', 'localhost:15672']);
+    expect(bad.exitCode).toBe(2);
+  });
+
+  it('--management-url: credentials from the URL, the next endpoint when one does not answer, masked everywhere', async () => {
+    const port = await closedPort();
+    const r = await runCli(['audit', '--json', '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15674`], { timeoutMs: 60_000 });
+    const doc = parseJson<AuditJson>(r);
+    expect(doc.answeredBy).toEqual({ node: '127.0.0.1:15674', url: 'http://127.0.0.1:15674' });
+    expect(doc.unanswered).toEqual([expect.objectContaining({ node: `127.0.0.1:${port}`, error: 'ECONNREFUSED' })]);
+    expect(r.stdout + r.stderr).not.toContain(`${USER}:${PASSWORD}@`);
+  });
+});
+
+describe('audit of topologies broken on purpose (one case per check)', { timeout: 180_000 }, () => {
+  const P = uniqueName('audit'); // it.audit.<random>: every object below starts with it
+  const re = P.replace(/\./g, '\\.');
+  const q = (s: string): string => `${P}.${s}`;
+  const policies = [`${P}-low`, `${P}-high`];
+  const queues = ['transient', 'classic', 'nodlx', 'orphan', 'missing', 'unlimited', 'shadowed', 'work', 'wait', 'feeder', 'dlq', 'idle', 'busy'].map(q);
+  const exchanges = ['transient-x', 'empty-dlx', 'loop-dlx', 'dlq-dlx', 'shadow-dlx'].map(q);
+  let doc: AuditJson;
+  let exitCode: number;
+
+  beforeAll(async () => {
+    await withChannel(async (ch) => {
+      const quorum = (args: Record<string, unknown> = {}): amqp.Options.AssertQueue => ({ durable: true, arguments: { 'x-queue-type': 'quorum', ...args } });
+      await ch.assertExchange(q('transient-x'), 'direct', { durable: false });
+      await ch.assertExchange(q('empty-dlx'), 'fanout', { durable: true });
+      await ch.assertExchange(q('loop-dlx'), 'fanout', { durable: true });
+      await ch.assertExchange(q('dlq-dlx'), 'fanout', { durable: true });
+      await ch.assertExchange(q('shadow-dlx'), 'fanout', { durable: true });
+      await ch.assertQueue(q('transient'), { durable: false, arguments: { 'x-queue-type': 'classic' } });
+      await ch.assertQueue(q('classic'), { durable: true, arguments: { 'x-queue-type': 'classic' } });
+      await ch.assertQueue(q('nodlx'), quorum());
+      await ch.assertQueue(q('orphan'), quorum({ 'x-dead-letter-exchange': q('empty-dlx') }));
+      await ch.assertQueue(q('missing'), quorum({ 'x-dead-letter-exchange': q('no-such-exchange') }));
+      await ch.assertQueue(q('unlimited'), quorum({ 'x-dead-letter-exchange': q('dlq-dlx'), 'x-delivery-limit': -1 }));
+      await ch.assertQueue(q('shadowed'), quorum());
+      // The loop: work → loop-dlx → wait (TTL) → default exchange → work, and nothing else.
+      await ch.assertQueue(q('work'), quorum({ 'x-dead-letter-exchange': q('loop-dlx'), 'x-delivery-limit': 1 }));
+      await ch.assertQueue(q('wait'), quorum({ 'x-message-ttl': 2_000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': q('work') }));
+      await ch.bindQueue(q('wait'), q('loop-dlx'), '');
+      // A DLQ with a dead letter in it (published straight to it: same queue, same depth).
+      await ch.assertQueue(q('feeder'), quorum({ 'x-dead-letter-exchange': q('dlq-dlx') }));
+      await ch.assertQueue(q('dlq'), quorum());
+      await ch.bindQueue(q('dlq'), q('dlq-dlx'), '');
+      await ch.assertQueue(q('idle'), quorum({ 'x-dead-letter-exchange': q('dlq-dlx') }));
+      await ch.assertQueue(q('busy'), quorum({ 'x-dead-letter-exchange': q('dlq-dlx') }));
+      ch.sendToQueue(q('dlq'), Buffer.from('dead'), { persistent: true });
+      ch.sendToQueue(q('idle'), Buffer.from('one'), { persistent: true });
+      ch.sendToQueue(q('idle'), Buffer.from('two'), { persistent: true });
+      await ch.waitForConfirms();
+    });
+    // The article's mistake: a higher-priority policy on the same queue, without the lower one's keys.
+    expect(await mgmt('PUT', `/api/policies/%2F/${policies[0]}`, { pattern: `^${re}\\.shadowed$`, 'apply-to': 'queues', priority: 1, definition: { 'dead-letter-exchange': q('shadow-dlx'), 'delivery-limit': 5 } })).toBe(201);
+    expect(await mgmt('PUT', `/api/policies/%2F/${policies[1]}`, { pattern: `^${re}\\.shadowed$`, 'apply-to': 'queues', priority: 15, definition: { 'max-length': 10_000 } })).toBe(201);
+
+    // Message counts come from the management API's statistics (refreshed about every 5 s).
+    await eventually(async () => {
+      const list = await mgmtGet<{ name: string; messages?: number }[]>(`/api/queues/%2F?columns=name,messages`);
+      const depth = (s: string): number | undefined => list.find((x) => x.name === q(s))?.messages;
+      expect([depth('dlq'), depth('idle')]).toEqual([1, 2]);
+    }, 30_000);
+    ({ exitCode, doc } = await audit());
+  });
+
+  afterAll(async () => {
+    for (const p of policies) await mgmt('DELETE', `/api/policies/%2F/${p}`);
+    await withChannel(async (ch) => {
+      for (const name of queues) await ch.deleteQueue(name);
+      for (const name of exchanges) await ch.deleteExchange(name);
+    });
+  });
+
+  it('exits 1: something fails', () => {
+    expect(exitCode).toBe(1);
+    expect(doc.ok).toBe(false);
+  });
+
+  it.each([
+    ['queue-durable', `queue ${q('transient')}`, 'fail', /^transient: it and its messages are gone when its node restarts$/],
+    ['queue-type', `queue ${q('classic')}`, 'warn', /^classic queue: one copy, on one node/],
+    ['exchange-durable', `exchange ${q('transient-x')}`, 'fail', /^transient: it and its bindings are gone/],
+    ['dlx-configured', `queue ${q('nodlx')}`, 'warn', /^no dead-letter exchange: .* past its delivery limit \(20\) is dropped$/],
+    ['dlx-route', `queue ${q('orphan')}`, 'fail', /no queue is bound for them: they are dropped$/],
+    ['dlx-route', `queue ${q('missing')}`, 'fail', /^dead-letter exchange '.*\.no-such-exchange' does not exist: dead letters are dropped$/],
+    ['delivery-limit', `queue ${q('unlimited')}`, 'fail', /^delivery limit unlimited \(-1 from the argument\)/],
+    ['policy-shadowed', `queue ${q('shadowed')}`, 'fail', /-high \(priority 15\) wins, so .*-low \(priority 1\) loses dead-letter-exchange, delivery-limit$/],
+    ['retry-loop', `queues ${q('work')} → ${q('wait')} → ${q('work')}`, 'fail', /wait holds them 2000 ms\), and no other queue receives them/],
+    ['dlq-messages', `queue ${q('dlq')}`, 'warn', /^dead-letter queue holds 1 message: each one failed somewhere$/],
+    ['no-consumers', `queue ${q('idle')}`, 'warn', /^2 messages ready and no consumer$/],
+  ])('%s: %s → %s', (id, object, status, message) => {
+    const i = item(doc, id, object);
+    expect(i.status).toBe(status);
+    expect(i.message).toMatch(message);
+    expect(i.fix).toEqual(expect.any(String));
+  });
+
+  it('unacked: a consumer holding messages without acking them', async () => {
+    const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+    try {
+      const ch = await conn.createConfirmChannel();
+      for (let i = 0; i < 3; i++) ch.sendToQueue(q('busy'), Buffer.from(`m${i}`), { persistent: true });
+      await ch.waitForConfirms();
+      await ch.prefetch(10);
+      const got: amqp.ConsumeMessage[] = [];
+      await ch.consume(q('busy'), (m) => void (m && got.push(m)), { noAck: false });
+      await eventually(async () => expect(got).toHaveLength(3), 15_000);
+      const busy = await eventually(async () => {
+        const { doc: d } = await audit(['--max-unacked', '3']);
+        const i = item(d, 'unacked', `queue ${q('busy')}`);
+        expect(i.status).toBe('warn');
+        return i;
+      }, 30_000, 1_000);
+      expect(busy.message).toMatch(/^3 unacked messages \(limit 3\)/);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('classic mirroring: RabbitMQ 4.3 refuses an ha-* policy outright, so the check can only fail on 3.x', async () => {
+    expect(await mgmt('PUT', `/api/policies/%2F/${P}-ha`, { pattern: `^${re}\\.classic$`, 'apply-to': 'queues', definition: { 'ha-mode': 'all' } })).toBe(400);
+    expect(item(doc, 'mirroring-policy', 'policies').status).toBe('pass');
+  });
+
+  it('the loss retry-loop warns about is real: past its delivery limit, a message dies in the loop', async () => {
+    await withChannel(async (ch) => {
+      ch.sendToQueue(q('work'), Buffer.from('poison'), { persistent: true, messageId: 'poison' });
+      await ch.waitForConfirms();
+    });
+    const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+    try {
+      // Two consumers that crash (their channel closes with the message unacked): delivery-limit 1 is exceeded.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const ch = await conn.createChannel();
+        const m = await eventually(async () => {
+          const got = await ch.get(q('work'), { noAck: false });
+          expect(got).not.toBe(false);
+          return got as amqp.GetMessage;
+        }, 15_000, 100);
+        expect(m.properties.messageId).toBe('poison');
+        await ch.close();
+      }
+      const probe = await conn.createChannel();
+      // Dead-lettered (delivery_limit) into the TTL queue...
+      await eventually(async () => expect((await probe.checkQueue(q('wait'))).messageCount).toBe(1), 15_000, 100);
+      // ...and when it expires back towards the work queue, RabbitMQ drops it: no queue has it.
+      await eventually(async () => expect((await probe.checkQueue(q('wait'))).messageCount).toBe(0), 15_000, 100);
+      // A control message takes the same path, rejected instead (a cycle with a rejection is
+      // not dropped): it comes back to the work queue. The poison expired before it, so had it
+      // come back it would be there first.
+      probe.sendToQueue(q('work'), Buffer.from('control'), { persistent: true, messageId: 'control' });
+      const control = await eventually(async () => {
+        const got = await probe.get(q('work'), { noAck: false });
+        expect(got).not.toBe(false);
+        return got as amqp.GetMessage;
+      }, 15_000, 100);
+      expect(control.properties.messageId).toBe('control');
+      probe.nack(control, false, false);
+      const back = await eventually(async () => {
+        const got = await probe.get(q('work'), { noAck: true });
+        expect(got).not.toBe(false);
+        return got as amqp.GetMessage;
+      }, 15_000, 100);
+      expect(back.properties.messageId).toBe('control');
+      expect(back.properties.headers?.['x-death']).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'rejected' })]));
+      expect((await probe.checkQueue(q('work'))).messageCount).toBe(0);
+    } finally {
+      await conn.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/// <reference lib="dom" />
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { ROOT } from './cli.js';
+
+/** Debian's Chromium (scripts/ensure-browser.sh installs it); a missing browser fails the test, never skips it. */
+export const CHROMIUM = process.env.RMQ_BENCH_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+
+export interface OpenedReport {
+  kind: string | null;
+  charts: number;
+  /** What the page's own script counted once it ran (data-ready). */
+  ready: string | null;
+  counts: { polylines: number; bars: number; dots: number; markers: string[] };
+  /** The embedded JSON document, parsed by the page. */
+  doc: Record<string, unknown>;
+  consoleErrors: string[];
+  failedRequests: string[];
+  screenshot: string;
+}
+
+export async function openReport(file: string, screenshotName: string): Promise<OpenedReport> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-browser.sh (or set RMQ_BENCH_CHROMIUM)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      // Root in CI needs --no-sandbox; the rest keeps Chromium off a closed network.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      timeout: 60_000,
+    });
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    const consoleErrors: string[] = [];
+    const failedRequests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    // Self-contained means no request leaves the file: record any that tries.
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) failedRequests.push(r.url());
+    });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load', timeout: 30_000 });
+    await page.waitForSelector('body[data-ready]', { timeout: 10_000 });
+    const info = await page.evaluate(() => ({
+      kind: document.body.getAttribute('data-kind'),
+      ready: document.body.getAttribute('data-ready'),
+      charts: document.querySelectorAll('svg.chart').length,
+      polylines: document.querySelectorAll('svg.chart polyline.series').length,
+      bars: document.querySelectorAll('svg.chart rect.bar').length,
+      dots: document.querySelectorAll('svg.chart circle.dot').length,
+      markers: Array.from(document.querySelectorAll('svg.chart g.marker')).map((g) => g.getAttribute('data-marker') ?? ''),
+      doc: JSON.parse(document.getElementById('rmq-bench-data')?.textContent ?? 'null') as Record<string, unknown>,
+    }));
+    const screenshot = path.join(ARTIFACTS, screenshotName);
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return {
+      kind: info.kind,
+      charts: info.charts,
+      ready: info.ready,
+      counts: { polylines: info.polylines, bars: info.bars, dots: info.dots, markers: info.markers },
+      doc: info.doc,
+      consoleErrors,
+      failedRequests,
+      screenshot,
+    };
+  } finally {
+    await browser?.close();
+  }
+}
