@@ -3,6 +3,7 @@
 // here are noisy: compare, don't quote absolutes). Not a test: it prints figures.
 //   npx tsc -p tsconfig.json && node bench/confirm-modes.mjs [--count 100000] [--rounds 3]
 //       [--window 256] [--rss-count 1000000] [--table-time 10s] [--no-table]
+// (--rounds 0 skips the ratios, --rss-count 0 the RSS run, --no-table the table.)
 // 1. (unless --no-table) `rmq-bench bench` with every mode, -z --table-time: its table.
 // 2. --rounds times, alternating which goes first: `rmq-bench bench --mode async --window W -C N`
 //    and bench/plain-amqplib.mjs with the same workload (one producer, one consumer, prefetch 100,
@@ -88,24 +89,26 @@ if (!values['no-table']) {
   log(text.slice(text.indexOf('bench:')).trimEnd());
 }
 
-log(`\n== async confirms, window ${window}, ${count} messages: rmq-bench vs plain amqplib, ${rounds} rounds ==`);
-const results = { 'rmq-bench': [], 'plain amqplib': [] };
-for (let i = 0; i < rounds; i++) {
-  const order = i % 2 === 0 ? [ours, plain] : [plain, ours];
-  for (const f of order) {
-    const r = await f();
-    results[r.who].push(r);
-    log(
-      `round ${i + 1} ${r.who.padEnd(13)}  publish ${Math.round(r.rate).toString().padStart(6)} msg/s  consume ${Math.round(r.consumeRate).toString().padStart(6)} msg/s  CPU ${r.cpuUs.toFixed(1).padStart(6)} µs/msg  peak RSS ${mb(r.rssBytes)} MB${r.ok ? '' : '  COUNTS DO NOT ADD UP'}`,
-    );
+if (rounds > 0) {
+  log(`\n== async confirms, window ${window}, ${count} messages: rmq-bench vs plain amqplib, ${rounds} rounds ==`);
+  const results = { 'rmq-bench': [], 'plain amqplib': [] };
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? [ours, plain] : [plain, ours];
+    for (const f of order) {
+      const r = await f();
+      results[r.who].push(r);
+      log(
+        `round ${i + 1} ${r.who.padEnd(13)}  publish ${Math.round(r.rate).toString().padStart(6)} msg/s  consume ${Math.round(r.consumeRate).toString().padStart(6)} msg/s  CPU ${r.cpuUs.toFixed(1).padStart(6)} µs/msg  peak RSS ${mb(r.rssBytes)} MB${r.ok ? '' : '  COUNTS DO NOT ADD UP'}`,
+      );
+    }
   }
+  const med = (who, k) => median(results[who].map((r) => r[k]));
+  const throughputRatio = med('rmq-bench', 'rate') / med('plain amqplib', 'rate');
+  const cpuRatio = med('rmq-bench', 'cpuUs') / med('plain amqplib', 'cpuUs');
+  log(`medians: rmq-bench ${Math.round(med('rmq-bench', 'rate'))} msg/s, ${med('rmq-bench', 'cpuUs').toFixed(1)} µs/msg; plain ${Math.round(med('plain amqplib', 'rate'))} msg/s, ${med('plain amqplib', 'cpuUs').toFixed(1)} µs/msg`);
+  log(`throughput ratio (rmq-bench / plain): ${throughputRatio.toFixed(3)}  (target >= ${THROUGHPUT_TARGET}: ${throughputRatio >= THROUGHPUT_TARGET ? 'met' : 'MISSED'})`);
+  log(`CPU per message ratio (rmq-bench / plain): ${cpuRatio.toFixed(3)}  (target <= ${CPU_TARGET}: ${cpuRatio <= CPU_TARGET ? 'met' : 'MISSED'})`);
 }
-const med = (who, k) => median(results[who].map((r) => r[k]));
-const throughputRatio = med('rmq-bench', 'rate') / med('plain amqplib', 'rate');
-const cpuRatio = med('rmq-bench', 'cpuUs') / med('plain amqplib', 'cpuUs');
-log(`medians: rmq-bench ${Math.round(med('rmq-bench', 'rate'))} msg/s, ${med('rmq-bench', 'cpuUs').toFixed(1)} µs/msg; plain ${Math.round(med('plain amqplib', 'rate'))} msg/s, ${med('plain amqplib', 'cpuUs').toFixed(1)} µs/msg`);
-log(`throughput ratio (rmq-bench / plain): ${throughputRatio.toFixed(3)}  (target >= ${THROUGHPUT_TARGET}: ${throughputRatio >= THROUGHPUT_TARGET ? 'met' : 'MISSED'})`);
-log(`CPU per message ratio (rmq-bench / plain): ${cpuRatio.toFixed(3)}  (target <= ${CPU_TARGET}: ${cpuRatio <= CPU_TARGET ? 'met' : 'MISSED'})`);
 
 if (rssCount > 0) {
   log(`\n== ${rssCount} messages, async confirms, window ${window}: peak RSS ==`);
@@ -116,5 +119,8 @@ if (rssCount > 0) {
   log(
     `published ${run.published}, confirmed ${run.confirmed}, consumed ${run.consumed} in ${((performance.now() - t0) / 1000).toFixed(0)} s; publish ${Math.round(run.publishRatePerSec)} msg/s, CPU ${run.cpuUsPerMessage.toFixed(1)} µs/msg`,
   );
+  // Growing with the message count would be a leak; a plateau is the heap's working size.
+  const at = (share) => run.samples[Math.min(run.samples.length - 1, Math.floor(share * run.samples.length))];
+  log(`RSS during the run: ${[0, 0.25, 0.5, 0.75, 1].map((q) => `${Math.round(q * 100)}% ${mb(at(q).rssBytes)} MB`).join(', ')}`);
   log(`peak RSS: ${mb(run.peakRssBytes)} MB sampled, ${mb(doc.processPeakRssBytes)} MB process high-water mark  (budget ${RSS_BUDGET_MB} MB: ${peak / 1024 / 1024 < RSS_BUDGET_MB ? 'within' : 'OVER'})`);
 }

@@ -10,7 +10,7 @@ import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
 import { compare } from './commands/compare.js';
 import { consumer, consumerCrash, prefetchDemo } from './commands/consumer.js';
-import { delayedRetryDemo, dlqDemo, dlqInspect, dlqReplay, retryDemo } from './commands/demos.js';
+import { delayedRetryDemo, durabilityDemo, dlqDemo, dlqInspect, dlqReplay, retryDemo } from './commands/demos.js';
 import { audit } from './commands/audit.js';
 import { bench } from './commands/bench.js';
 import { failover } from './commands/failover.js';
@@ -55,6 +55,8 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await dlqDemo(ctx, invocation.options);
       case 'retry-demo':
         return await retryDemo(ctx, invocation.options);
+      case 'durability-demo':
+        return await durabilityDemo(ctx, invocation.options);
       case 'delayed-retry-demo':
         return await delayedRetryDemo(ctx, invocation.options);
       case 'dlq inspect':

@@ -10,6 +10,7 @@ import { CRASH_MODES, type ConsumerCrashOptions, type CrashMode } from '../scena
 import type { PrefetchDemoOptions } from '../scenarios/prefetch-demo.js';
 import { DLQ_REASONS, type DlqDemoOptions, type DlqReason } from '../scenarios/dlq-demo.js';
 import type { RetryDemoOptions } from '../scenarios/retry-demo.js';
+import { RESTART_HOW, type DurabilityDemoOptions, type RestartHow } from '../scenarios/durability-demo.js';
 import { DELAYED_RETRY_TYPES, DELAYED_RETRY_VIA, type DelayedRetryDemoOptions, type DelayedRetryType, type DelayedRetryVia } from '../scenarios/delayed-retry-demo.js';
 import type { ReplayOptions } from '../scenarios/dlq-tools.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from './options.js';
@@ -36,6 +37,7 @@ export type Invocation =
   | { command: 'prefetch-demo'; options: PrefetchDemoOptions & { json: boolean; html: string | undefined } }
   | { command: 'dlq-demo'; options: DlqDemoOptions & { json: boolean; html: string | undefined; auto: boolean } }
   | { command: 'retry-demo'; options: RetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean; ladder: { backoffMs: number[]; timeScale: number } | undefined } }
+  | { command: 'durability-demo'; options: DurabilityDemoOptions & { json: boolean; html: string | undefined; auto: boolean } }
   | { command: 'delayed-retry-demo'; options: DelayedRetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean } }
   | { command: 'dlq inspect'; options: { json: boolean; queue: string; limit: number } }
   | { command: 'dlq replay'; options: ReplayOptions & { json: boolean } }
@@ -125,6 +127,16 @@ const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
 
 /** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
+/** dlq-demo --reason: a comma-separated list of reasons, or all (in the demo's order). */
+function dlqReasons(value: string): DlqReason[] {
+  const parts = value.split(',').map((x) => x.trim());
+  if (parts.includes('all')) return [...DLQ_REASONS];
+  for (const p of parts) {
+    if (!(DLQ_REASONS as readonly string[]).includes(p)) throw new InvalidArgumentError(`'${p}' is not one of ${DLQ_REASONS.join(', ')}, all`);
+  }
+  return DLQ_REASONS.filter((r) => parts.includes(r));
+}
+
 export const htmlOption = (): Option =>
   new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
 const jsonOption = (): Option => new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false);
@@ -532,21 +544,21 @@ export function createProgram(dispatch: Dispatch): Command {
   program
     .command('dlq-demo')
     .description('every way a message reaches demo.dlq (delivery limit, reject, TTL, max-length), verified by x-first-death-reason')
-    .addOption(new Option('--reason <reason>', 'which way').choices([...DLQ_REASONS, 'all']).default('delivery_limit'))
+    .addOption(new Option('--reason <reasons>', `which ways, comma-separated: ${DLQ_REASONS.join(', ')}, or all`).argParser(dlqReasons).default(['delivery_limit'], 'delivery_limit'))
     .addOption(new Option('-n, --count <n>', 'messages per reason').argParser(positiveInt).default(3))
     .addOption(new Option('--ttl <duration>', 'expired: per-message expiration').argParser(durationMs).default(1_000, '1s'))
     .addOption(new Option('--max-length <n>', 'maxlen: x-max-length of the temporary policy').argParser(positiveInt).default(2))
     .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
     .addOption(jsonOption())
     .addOption(htmlOption())
-    .action((o: { json: boolean; html?: string; auto: boolean; reason: DlqReason | 'all'; count: number; ttl: number; maxLength: number }) =>
+    .action((o: { json: boolean; html?: string; auto: boolean; reason: DlqReason[]; count: number; ttl: number; maxLength: number }) =>
       dispatch({
         command: 'dlq-demo',
         options: {
           json: o.json,
             html: o.html,
           auto: o.auto,
-          reasons: o.reason === 'all' ? [...DLQ_REASONS] : [o.reason],
+          reasons: o.reason,
           count: o.count,
           ttlMs: o.ttl,
           maxLength: o.maxLength,
@@ -573,6 +585,19 @@ export function createProgram(dispatch: Dispatch): Command {
       return dispatch({ command: 'retry-demo', options: { json: o.json,
             html: o.html, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance, ladder } });
     });
+
+  program
+    .command('durability-demo')
+    .description('transient and persistent messages in a durable classic queue and a quorum queue, every node restarted: what survived')
+    .addOption(new Option('-n, --count <n>', 'messages of each delivery mode, per queue').argParser(positiveInt).default(1_000))
+    .addOption(new Option('--how <how>', 'stop (clean shutdown) or kill (a crash) the nodes').choices(RESTART_HOW).default('stop'))
+    .addOption(new Option('--restart-timeout <duration>', 'how long the nodes may take to come back').argParser(durationMs).default(180_000, '3m'))
+    .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
+    .addOption(jsonOption())
+    .addOption(htmlOption())
+    .action((o: { json: boolean; html?: string; auto: boolean; count: number; how: RestartHow; restartTimeout: number }) =>
+      dispatch({ command: 'durability-demo', options: { json: o.json, html: o.html, auto: o.auto, count: o.count, how: o.how, restartTimeoutMs: o.restartTimeout } }),
+    );
 
   program
     .command('delayed-retry-demo')
@@ -638,7 +663,6 @@ export function createProgram(dispatch: Dispatch): Command {
   registerProducerCrash(program, dispatch);
 
   const notLanded: [string, string, number][] = [
-    ['durability-demo', 'transient vs persistent messages, classic vs quorum queues, across a restart', 7],
   ];
   for (const [name, description, issue] of notLanded) {
     program

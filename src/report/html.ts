@@ -2,6 +2,7 @@ import type { CompareResult, CompareRun } from '../scenarios/compare.js';
 import type { ConsumerCrashResult } from '../scenarios/consumer-crash.js';
 import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-demo.js';
 import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
+import type { DurabilityDemoResult } from '../scenarios/durability-demo.js';
 import type { PrefetchDemoResult } from '../scenarios/prefetch-demo.js';
 import type { RetryDemoResult } from '../scenarios/retry-demo.js';
 import type { RetryLadderResult } from '../scenarios/retry-ladder.js';
@@ -82,6 +83,8 @@ function chartsFor(kind: string, data: object): string[] {
       return 'mode' in data ? ladderCharts(data as RetryLadderResult) : retryCharts(data as RetryDemoResult);
     case 'delayed-retry-demo':
       return delayedRetryCharts(data as DelayedRetryDemoResult);
+    case 'durability-demo':
+      return durabilityCharts(data as DurabilityDemoResult);
     case 'bench':
       return benchCharts(data as BenchLike);
     default:
@@ -310,6 +313,22 @@ function benchCharts(b: BenchLike): string[] {
         { name: 'max', values: pct((r) => r.e2eLatency.maxMs) },
       ],
       yLabel: 'ms',
+    }),
+  ];
+}
+
+function durabilityCharts(d: DurabilityDemoResult): string[] {
+  return [
+    '<h2>What survived the restart</h2>',
+    barChart({
+      title: `confirmed before, found after every node was ${d.how === 'stop' ? 'stopped' : 'killed'} and started`,
+      categories: d.rows.map((r) => `${r.queueType} ${r.deliveryMode}`),
+      series: [
+        { name: 'confirmed', values: d.rows.map((r) => r.confirmed) },
+        { name: 'survived', values: d.rows.map((r) => r.survived), color: PALETTE[1] },
+        { name: 'the article says', values: d.rows.map((r) => r.expected), color: PALETTE[7] },
+      ],
+      yLabel: 'messages',
     }),
   ];
 }

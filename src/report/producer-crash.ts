@@ -53,7 +53,7 @@ export function renderProducerCrash(c: ProducerCrashResult): string {
     ],
   );
   const parts = [head, '', summary];
-  if (c.runs.length > 1 || o.fault !== 'none') {
+  if (o.runs > 1 || o.fault !== 'none') {
     parts.push(
       '',
       renderTable(

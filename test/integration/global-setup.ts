@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * One cluster for all integration tests: `rmq-bench cluster up` (the real binary), which
  * builds the image when it is missing. No engine means a loud failure, never a skip.
  */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => Promise<void>> {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   const started = performance.now();
   const r = await execa('node', [path.join(root, 'bin', 'rmq-bench.js'), 'cluster', 'up'], {
@@ -24,4 +24,26 @@ export default async function setup(): Promise<void> {
     );
   }
   process.stderr.write(`integration: cluster ready in ${Math.round(performance.now() - started)} ms\n`);
+  return async () => {
+    if (process.env.RMQ_BENCH_KEEP_TEST_QUEUES !== "1") await removeTestQueues();
+  };
+}
+
+/**
+ * Teardown: the tests name their own queues it.<something>; delete those left behind (a test
+ * that failed half-way, or one that keeps its queue for inspection), so a later `audit` or
+ * `watch` of the cluster shows only the demo topology.
+ */
+async function removeTestQueues(): Promise<void> {
+  const auth = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` };
+  try {
+    const res = await fetch('http://127.0.0.1:15672/api/queues/%2F?columns=name', { headers: auth, signal: AbortSignal.timeout(10_000) });
+    const queues = ((await res.json()) as { name: string }[]).map((q) => q.name).filter((n) => n.startsWith('it.'));
+    for (const q of queues) {
+      await fetch(`http://127.0.0.1:15672/api/queues/%2F/${encodeURIComponent(q)}`, { method: 'DELETE', headers: auth, signal: AbortSignal.timeout(10_000) });
+    }
+    if (queues.length > 0) process.stderr.write(`integration: removed ${queues.length} test queues (it.*)\n`);
+  } catch (err) {
+    process.stderr.write(`integration: could not remove the test queues: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderDelayedRetryDemo } from '../../src/report/dlq.js';
+import { expectedSurvivors } from '../../src/scenarios/durability-demo.js';
 import {
   checkDelay,
   delayFor,
@@ -139,5 +140,16 @@ describe('renderDelayedRetryDemo', () => {
     expect(text).toContain('setup: none (--skip-setup)');
     expect(text).toContain('came back after 6 ms');
     expect(text).toContain('verdict: FAILED');
+  });
+});
+
+describe('durability: the article’s claim', () => {
+  it.each([
+    ['classic', 'transient', 100, 0],
+    ['classic', 'persistent', 100, 100],
+    ['quorum', 'transient', 100, 100],
+    ['quorum', 'persistent', 100, 100],
+  ] as const)('%s %s: %i confirmed → %i expected', (type, mode, confirmed, expected) => {
+    expect(expectedSurvivors(type, mode, confirmed)).toBe(expected);
   });
 });

@@ -176,8 +176,18 @@ describe('createProgram: argv → invocation', () => {
       expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: { backoffMs: [500, 3000, 30000], timeScale: 0.1 } } },
     },
     { args: ['dlq-demo', '--html', 'report.html'], expected: { command: 'dlq-demo', options: { json: false, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 } } },
+    { args: ['dlq-demo', '--reason', 'maxlen,rejected'], expected: { command: 'dlq-demo', options: { json: false, html: undefined, auto: false, reasons: ['rejected', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 } } },
+    { args: ['dlq-demo', '--reason', 'all'], expected: { command: 'dlq-demo', options: { json: false, html: undefined, auto: false, reasons: ['delivery_limit', 'rejected', 'expired', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 } } },
+    { args: ['durability-demo', '--how', 'kill', '-n', '10'], expected: { command: 'durability-demo', options: { json: false, html: undefined, auto: false, count: 10, how: 'kill', restartTimeoutMs: 180_000 } } },
     { args: ['retry-demo'], expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } } },
-    { args: ['producer-crash'], expected: { command: 'not-landed', options: { name: 'producer-crash', issue: 8 } } },
+    // Landed (issue #8): a real invocation, its seed picked by the command when not given.
+    {
+      args: ['producer-crash'],
+      expected: {
+        command: 'producer-crash',
+        options: { json: false, count: 2_000, kills: 3, runs: 1, modes: ['naive', 'outbox'], ratePerSec: 0, printEvery: 100, seed: undefined, fault: 'none', childTimeoutMs: 300_000, electionTimeoutMs: 60_000, rejoinTimeoutMs: 180_000, drainIdleMs: 3_000 },
+      },
+    },
   ];
 
   it.each(cases)('$args', async ({ args, expected }) => {
@@ -191,6 +201,8 @@ describe('createProgram: usage errors', () => {
     { args: ['failover', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
     { args: ['delayed-retry-demo', '--type', 'sometimes'], code: 'commander.invalidArgument', stderrText: 'sometimes' },
     { args: ['compare', '--html', '/no/such/dir/r.html'], code: 'commander.invalidArgument', stderrText: "directory '/no/such/dir' does not exist or is not writable" },
+    { args: ['dlq-demo', '--reason', 'expired,bored'], code: 'commander.invalidArgument', stderrText: "'bored' is not one of" },
+    { args: ['durability-demo', '--how', 'gently'], code: 'commander.invalidArgument', stderrText: 'gently' },
     { args: ['dlq-demo', '--html', '/tmp'], code: 'commander.invalidArgument', stderrText: "'/tmp' is a directory" },
     { args: ['delayed-retry-demo', '--via', 'magic'], code: 'commander.invalidArgument', stderrText: 'magic' },
     { args: ['delayed-retry-demo', '--min', 'soon'], code: 'commander.invalidArgument', stderrText: 'not a duration' },

@@ -1,6 +1,8 @@
 import type { Context } from '../../context.js';
 import { renderDelayedRetryDemo, renderDlqDemo, renderDlqInspect, renderDlqReplay, renderRetryDemo, renderRetryLadder } from '../../report/dlq.js';
 import { runRetryLadder } from '../../scenarios/retry-ladder.js';
+import { runDurabilityDemo, type DurabilityDemoOptions } from '../../scenarios/durability-demo.js';
+import { renderDurabilityDemo } from '../../report/durability.js';
 import { runDelayedRetryDemo, type DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-demo.js';
 import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
 import { createStepper } from '../../report/steps.js';
@@ -50,5 +52,12 @@ export async function delayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptions 
   const { json, html, auto, ...options } = o;
   const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
   emit({ json, html }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
+  return r.ok ? 0 : 1;
+}
+
+export async function durabilityDemo(ctx: Context, o: DurabilityDemoOptions & { json: boolean; html: string | undefined; auto: boolean }): Promise<number> {
+  const { json, html, auto, ...options } = o;
+  const r = await runDurabilityDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+  emit({ json, html }, 'durability-demo', r, renderDurabilityDemo(r));
   return r.ok ? 0 : 1;
 }

@@ -1,0 +1,131 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mgmtGet, parseJson, runCli } from './cli.js';
+
+interface RunJson {
+  mode: 'naive' | 'outbox';
+  queue: string;
+  runId: string;
+  killPlan: number[];
+  kills: { life: number; plannedAt: number; triggeredAt: number; atPosition: number; restartFrom: number | null }[];
+  starts: number;
+  intended: number;
+  read: number;
+  lost: number;
+  duplicated: number;
+  extraDeliveries: number;
+  idempotent: { received: number; processed: number; duplicatesRemoved: number; processedTwice: number };
+  outbox: { written: number; pending: number; published: number; integrity: string } | null;
+  fault: { kind: string; node: string | null; newLeader: string | null; error: string | null } | null;
+  reconciliation: { lost: number; counts: { attempted: number; confirmed: number; readDistinct: number; readTotal: number; unexpected: number } };
+  leftInQueue: number;
+}
+interface CrashJson {
+  ok: boolean;
+  reasons: string[];
+  options: { seed: number };
+  runs: RunJson[];
+  totals: { mode: string; lost: number; read: number; intended: number }[];
+}
+
+const queues: string[] = [];
+
+/** Every event is read, lost or both-counted consistently; the idempotent consumer processed each read event once. */
+function accountsAddUp(r: RunJson): void {
+  expect(r.read + r.lost).toBe(r.intended);
+  expect(r.reconciliation.counts.attempted).toBe(r.intended);
+  expect(r.reconciliation.counts.readDistinct).toBe(r.read);
+  expect(r.reconciliation.counts.readTotal).toBe(r.read + r.extraDeliveries);
+  expect(r.reconciliation.counts.unexpected).toBe(0);
+  expect(r.idempotent.processed).toBe(r.read);
+  expect(r.idempotent.duplicatesRemoved).toBe(r.extraDeliveries);
+  expect(r.idempotent.processedTwice).toBe(0);
+  expect(r.leftInQueue).toBe(0);
+  expect(r.duplicated).toBeLessThanOrEqual(r.extraDeliveries);
+}
+
+function checkOutboxRun(r: RunJson, kills: number): void {
+  expect(r.kills).toHaveLength(kills);
+  expect(r.starts).toBe(kills + 1);
+  // The claim: nothing lost, every event read at least once.
+  expect(r.lost).toBe(0);
+  expect(r.read).toBe(r.intended);
+  // Every row ended published, and no row the outbox marked published (= confirmed) went missing.
+  expect(r.outbox).toEqual({ written: r.intended, pending: 0, published: r.intended, integrity: 'ok' });
+  expect(r.reconciliation.counts.confirmed).toBe(r.intended);
+  expect(r.reconciliation.lost).toBe(0);
+  accountsAddUp(r);
+}
+
+describe('producer-crash: SIGKILL the producer mid-run', { timeout: 600_000 }, () => {
+  afterAll(async () => {
+    // Each run's queue is deleted at the end of the run.
+    const left = await mgmtGet<{ name: string }[]>('/api/queues?columns=name');
+    expect(left.map((q) => q.name).filter((n) => queues.includes(n))).toEqual([]);
+  });
+
+  it('outbox + 3 SIGKILLs: 0 lost, every event read at least once, duplicates removed by the idempotent consumer', async () => {
+    const r = await runCli(['producer-crash', '--modes', 'outbox', '-n', '1500', '--kills', '3', '--seed', '3', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<CrashJson>(r);
+    expect(c.ok).toBe(true);
+    expect(c.options.seed).toBe(3);
+    expect(c.runs).toHaveLength(1);
+    const run = c.runs[0]!;
+    queues.push(run.queue);
+    expect(run.mode).toBe('outbox');
+    checkOutboxRun(run, 3);
+    // Each kill fell at (or just past) its planned point.
+    run.kills.forEach((k, i) => {
+      expect(k.plannedAt).toBe(run.killPlan[i]);
+      expect(k.atPosition).toBeGreaterThanOrEqual(k.plannedAt);
+      expect(k.restartFrom).toBeNull();
+    });
+    expect(r.stderr).toContain('verdict: OK');
+  });
+
+  it("naive: the counts add up (read + lost = intended, duplicates counted apart); each restart resumes after the last logged number", async () => {
+    const r = await runCli(['producer-crash', '--modes', 'naive', '-n', '1500', '--kills', '3', '--print-every', '50', '--seed', '11', '--json']);
+    // Naive loss is the demonstration, not a failed verdict.
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<CrashJson>(r);
+    const run = c.runs[0]!;
+    queues.push(run.queue);
+    accountsAddUp(run);
+    expect(run.kills).toHaveLength(3);
+    for (const k of run.kills) {
+      expect(k.restartFrom).not.toBeNull();
+      // The last logged number + 1: a multiple of --print-every, at most where the producer was.
+      expect(k.restartFrom! % 50).toBe(0);
+      expect(k.restartFrom!).toBeLessThanOrEqual(k.atPosition);
+    }
+    // The ledger counts everything the application meant to send; none of it was "confirmed" to it.
+    expect(run.reconciliation.counts.confirmed).toBe(0);
+    expect(c.totals[0]).toMatchObject({ mode: 'naive', intended: 1500, read: run.read, lost: run.lost });
+  });
+
+  it('--fault kill: a leader kill during the same runs; the outbox still loses nothing and the leader is back', async () => {
+    const r = await runCli(['producer-crash', '-n', '1000', '--kills', '2', '--seed', '5', '--fault', 'kill', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<CrashJson>(r);
+    expect(c.ok).toBe(true);
+    const by = Object.fromEntries(c.runs.map((x) => [x.mode, x]));
+    for (const run of c.runs) {
+      queues.push(run.queue);
+      expect(run.fault?.kind).toBe('kill');
+      expect(run.fault?.error ?? null).toBeNull();
+      expect(run.fault?.node).toMatch(/^rabbit[1-3]$/);
+      expect(run.fault?.newLeader).not.toBe(run.fault?.node);
+      accountsAddUp(run);
+    }
+    checkOutboxRun(by.outbox!, 2);
+    // The faulted node was restored: every node runs again.
+    const nodes = await mgmtGet<{ name: string; running: boolean }[]>('/api/nodes?columns=name,running');
+    expect(nodes.filter((n) => n.running)).toHaveLength(3);
+  });
+
+  it('bad input: one line on stderr, exit 2', async () => {
+    const r = await runCli(['producer-crash', '-n', '10', '--kills', '20']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --kills 20 does not fit in -n 10: at most 9 distinct kill points']);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseWorkshop, replaceOutputs, splitArgs } from '../../src/util/workshop.js';
+
+const doc = [
+  '# Workshop',
+  '## 1. Durability',
+  'Some words.',
+  '```sh',
+  '$ npx rmq-bench durability-demo -n 100',
+  '```',
+  '',
+  '```text',
+  'old output',
+  '```',
+  '## 2. Confirms',
+  '```sh',
+  '$ rmq-bench compare --fault "kill"',
+  '$ rmq-bench cluster status',
+  '```',
+  'no output block here',
+].join('\n');
+
+describe('parseWorkshop', () => {
+  it('finds each command with its section and the output block after it', () => {
+    const b = parseWorkshop(doc);
+    expect(b).toHaveLength(2);
+    expect(b[0]!.commands).toEqual([{ line: 5, section: '1. Durability', args: ['durability-demo', '-n', '100'] }]);
+    expect(b[0]!.output).toEqual({ start: 8, end: 10 });
+    expect(b[1]!.commands.map((c) => c.args)).toEqual([['compare', '--fault', 'kill'], ['cluster', 'status']]);
+    expect(b[1]!.output).toBeUndefined();
+  });
+  it('refuses a command it cannot run', () => {
+    expect(() => parseWorkshop('```sh\n$ docker ps\n```')).toThrow(/only rmq-bench commands/);
+  });
+  it('replaces output blocks only', () => {
+    const out = replaceOutputs(doc, new Map([[0, 'new line 1\nnew line 2\n']]));
+    expect(out).toContain('```text\nnew line 1\nnew line 2\n```');
+    expect(out).not.toContain('old output');
+    expect(out.split('\n').slice(0, 7)).toEqual(doc.split('\n').slice(0, 7));
+  });
+  it('splits quoted arguments', () => {
+    expect(splitArgs(`a "b c" 'd e' f`)).toEqual(['a', 'b c', 'd e', 'f']);
+  });
+});
