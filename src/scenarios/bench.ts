@@ -1,11 +1,11 @@
-import type { ChannelModel, ConsumeMessage } from 'amqplib';
+import type { Channel, ConsumeMessage } from 'amqplib';
 import * as hdr from 'hdr-histogram-js';
 import { closeWithin, connectAny } from '../amqp/connect.js';
 import { newRunId, PUBLISHED_AT_US_HEADER, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
 import { startStreamConsumer, type StreamConsumer } from '../amqp/stream-consumer.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
-import { DeadlineError, InterruptedError, errorMessage } from '../errors.js';
+import { AmqpError, DeadlineError, InterruptedError, RmqBenchError, errorMessage } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
 import { maskUrl } from '../url.js';
@@ -377,13 +377,44 @@ function sumOf<T>(list: readonly T[], f: (x: T) => number): number {
   return list.reduce((a, x) => a + f(x), 0);
 }
 
+/**
+ * A channel on a connection of its own, to whichever node answers first: declaring and deleting
+ * the queue survive a node that went away in between. Without a signal, it runs on Ctrl+C too.
+ */
+async function withAdminChannel<T>(urls: readonly string[], opts: BenchOptions, signal: AbortSignal | undefined, fn: (ch: Channel) => Promise<T>): Promise<T> {
+  const c = await connectAny(urls, 0, { heartbeatS: opts.heartbeatS, timeoutMs: opts.reconnectTimeoutMs, signal, connectionName: 'rmq-bench bench (queues)' });
+  c.connection.on('error', () => undefined);
+  try {
+    const ch = await c.connection.createChannel();
+    ch.on('error', () => undefined);
+    return await fn(ch);
+  } finally {
+    await closeWithin(c.connection);
+  }
+}
+
+/** amqplib's own errors (a channel or connection closed under us) as AmqpError, with its code; ours as they are. */
+function asAmqpError(what: string, err: unknown): unknown {
+  if (err instanceof RmqBenchError) return err;
+  const e = err as { code?: unknown; classId?: unknown };
+  return new AmqpError(`${what}: ${errorMessage(err)}`, typeof e.code === 'number' ? e.code : undefined, typeof e.classId === 'number' ? e.classId : undefined, { cause: err });
+}
+
+async function subscribe(...args: Parameters<typeof startStreamConsumer>): Promise<StreamConsumer> {
+  try {
+    return await startStreamConsumer(...args);
+  } catch (err) {
+    throw asAmqpError(`a consumer could not subscribe to ${args[0].queue}`, err);
+  }
+}
+
 /** One run: fresh queue, consumers subscribed, producers until the bound, consumers drain, queue deleted. */
-async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls: readonly string[], admin: ChannelModel, hooks: BenchHooks): Promise<BenchModeResult> {
+async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls: readonly string[], hooks: BenchHooks): Promise<BenchModeResult> {
   const queue = queueName(spec);
-  {
-    const ch = await admin.createChannel();
-    await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-    await ch.close();
+  try {
+    await withAdminChannel(urls, opts, ctx.signal, (ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+  } catch (err) {
+    throw asAmqpError(`could not declare queue ${queue}`, err);
   }
   hooks.onRunStart?.(spec, queue);
   const meter = new ModeMeter();
@@ -395,7 +426,7 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
   try {
     for (let i = 0; i < opts.consumers; i++) {
       consumers.push(
-        await startStreamConsumer(
+        await subscribe(
           {
             urls,
             queue,
@@ -512,15 +543,13 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
     // On an error: stop everything before the queue goes.
     stopProducers.abort();
     await Promise.allSettled([...producerTasks, ...consumers.map((c) => c.stop())]);
-    await deleteQueue(ctx, admin, queue);
+    await deleteQueue(ctx, opts, urls, queue);
   }
 }
 
-async function deleteQueue(ctx: Context, admin: ChannelModel, queue: string): Promise<void> {
+async function deleteQueue(ctx: Context, opts: BenchOptions, urls: readonly string[], queue: string): Promise<void> {
   try {
-    const ch = await admin.createChannel();
-    await ch.deleteQueue(queue);
-    await ch.close();
+    await withAdminChannel(urls, opts, undefined, (ch) => ch.deleteQueue(queue));
   } catch (err) {
     ctx.log(`could not delete queue ${queue}: ${errorMessage(err)} (delete it in the management UI)`);
   }
@@ -531,17 +560,13 @@ export async function runBench(ctx: Context, opts: BenchOptions, hooks: BenchHoo
   const urls = opts.urls ?? ctx.config.nodes.map((n) => amqpUrl(ctx.config, n));
   const specs = benchRuns(opts.modes, opts.windows, opts.batchSize);
   const runs: BenchModeResult[] = [];
-  const admin = await connectAny(urls, 0, { heartbeatS: opts.heartbeatS, timeoutMs: opts.reconnectTimeoutMs, signal: ctx.signal, connectionName: 'rmq-bench bench (queues)' });
-  admin.connection.on('error', () => undefined);
   try {
     for (const spec of specs) {
       if (ctx.signal.aborted) break;
-      runs.push(await runOne(ctx, opts, spec, urls, admin.connection, hooks));
+      runs.push(await runOne(ctx, opts, spec, urls, hooks));
     }
   } catch (err) {
     if (!(err instanceof InterruptedError)) throw err;
-  } finally {
-    await closeWithin(admin.connection);
   }
   // The options go into reports: never with a password.
   const options = opts.urls ? { ...opts, urls: opts.urls.map(maskUrl) } : opts;

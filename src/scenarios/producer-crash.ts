@@ -367,6 +367,8 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       const nextKill = plan.killAt[kills.length];
       let killedAt: number | undefined;
       let lifePosition = 0;
+      /** The first position this start reported: a kill waits for progress past it. */
+      let lifeStart: number | undefined;
       progress.update(`${label}: producer start ${starts}${nextKill === undefined ? '' : `, SIGKILL at ${nextKill}/${o.count}`}`);
       const c = execa('node', [bin, 'producer', ...m.args()], {
         cwd: config.projectRoot,
@@ -389,8 +391,10 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
           if (l.kind !== 'at') continue;
           position = Math.max(position, l.n);
           lifePosition = Math.max(lifePosition, l.n);
+          lifeStart ??= l.n;
           if (o.fault !== 'none' && !faultTask && position >= plan.faultAt) startFault(o.fault, position);
-          if (nextKill !== undefined && killedAt === undefined && position >= nextKill) {
+          // A point the previous start already ran past: kill once this start has made some progress of its own.
+          if (nextKill !== undefined && killedAt === undefined && position >= nextKill && l.n > lifeStart) {
             killedAt = position;
             c.kill('SIGKILL');
           }
