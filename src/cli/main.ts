@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { execa } from 'execa';
+import { loadExeca } from '../util/exec.js';
 import { commandInjector } from '../cluster/faults.js';
 import { ManagementClient } from '../cluster/management.js';
 import { loadConfig, type Config } from '../config.js';
@@ -91,6 +91,7 @@ function overridesFor(invocation: Invocation, config: Config): ContextOverrides 
 }
 
 async function runShell(command: string): Promise<void> {
+  const execa = await loadExeca();
   const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
   if (r.exitCode !== 0) {
     throw new EnvironmentError(`'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${String(r.all ?? '').trim().split('\n').pop() ?? ''}`);

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { maskUrlsIn } from '../url.js';
@@ -103,3 +103,7 @@ export function prefetchCount(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) > 65_535) throw new InvalidArgumentError(`'${value}' is not a prefetch count (0 to 65535; 0 = unlimited)`);
   return Number(value);
 }
+
+/** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
+export const htmlOption = (): Option =>
+  new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);

@@ -3,11 +3,13 @@ import type { PublishMode } from '../amqp/publisher.js';
 import { parseUrls } from '../amqp/connect.js';
 import { UsageError } from '../errors.js';
 import { BENCH_MODES, type BenchOptions } from '../scenarios/bench.js';
-import { durationMs, heartbeatSeconds, nonNegativeInt, positiveInt, prefetchCount } from './options.js';
+import { durationMs, heartbeatSeconds, htmlOption, nonNegativeInt, positiveInt, prefetchCount } from './options.js';
 
 /** `rmq-bench bench`: its commander definition and typed invocation (kept out of program.ts). */
 export interface BenchCliOptions extends BenchOptions {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   /** One row per second per mode. */
   csvFile: string | undefined;
 }
@@ -63,6 +65,7 @@ interface RawOptions {
   heartbeat: number;
   urls?: string[];
   csv?: string;
+  html?: string;
 }
 
 export function registerBench(program: Command, dispatch: (invocation: BenchInvocation) => Promise<void>): void {
@@ -94,6 +97,7 @@ export function registerBench(program: Command, dispatch: (invocation: BenchInvo
     )
     .option('--csv <file>', 'also write one row per second per mode to this CSV file')
     .addOption(new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false))
+    .addOption(htmlOption())
     .action(function (this: Command, o: RawOptions) {
       const given = (name: string): boolean => this.getOptionValueSource(name) === 'cli';
       if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
@@ -103,6 +107,7 @@ export function registerBench(program: Command, dispatch: (invocation: BenchInvo
         command: 'bench',
         options: {
           json: o.json,
+          html: o.html,
           csvFile: o.csv,
           modes: o.mode,
           windows: o.window,

@@ -2,11 +2,13 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../cluster/faults.js';
 import { UsageError } from '../errors.js';
 import { PRODUCER_CRASH_MODES, maxKills, type ProducerCrashMode, type ProducerCrashOptions } from '../scenarios/producer-crash.js';
-import { nonNegativeInt, positiveInt } from './options.js';
+import { nonNegativeInt, positiveInt, writableFile } from './options.js';
 
 /** `rmq-bench producer-crash` (issue #8): its commander definition and typed invocation (kept out of program.ts). */
 export interface ProducerCrashCliOptions extends Omit<ProducerCrashOptions, 'seed'> {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   /** undefined: the command picks one (and prints it, so the run can be repeated). */
   seed: number | undefined;
 }
@@ -43,14 +45,16 @@ export function registerProducerCrash(program: Command, dispatch: (invocation: P
     .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seed))
     .addOption(new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)').choices([...FAULT_KINDS, 'none']).default('none'))
     .addOption(new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false))
+    .addOption(new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile))
     .action(
-      (o: { json: boolean; count: number; kills: number; runs: number; modes: ProducerCrashMode[]; rate: number; printEvery: number; seed?: number; fault: FaultKind | 'none' }) => {
+      (o: { json: boolean; html?: string; count: number; kills: number; runs: number; modes: ProducerCrashMode[]; rate: number; printEvery: number; seed?: number; fault: FaultKind | 'none' }) => {
         if (o.kills > MAX_KILLS) throw new UsageError(`--kills ${o.kills} is more than ${MAX_KILLS}`);
         if (o.kills > maxKills(o.count)) throw new UsageError(`--kills ${o.kills} does not fit in -n ${o.count}: at most ${maxKills(o.count)} distinct kill points`);
         return dispatch({
           command: 'producer-crash',
           options: {
             json: o.json,
+            html: o.html,
             count: o.count,
             kills: o.kills,
             runs: o.runs,

@@ -18,7 +18,7 @@ import { registerAudit, type AuditInvocation } from './program-audit.js';
 import { registerBench, type BenchInvocation } from './program-bench.js';
 import { registerWatch, type WatchInvocation } from './program-watch.js';
 import { registerProducerCrash, type ProducerCrashInvocation } from './program-producer-crash.js';
-import { booleanValue, durationList, writableFile, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
+import { booleanValue, durationList, htmlOption, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
 export type Invocation =
@@ -126,7 +126,6 @@ export type Dispatch = (invocation: Invocation) => Promise<void>;
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
 
-/** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
 /** dlq-demo --reason: a comma-separated list of reasons, or all (in the demo's order). */
 function dlqReasons(value: string): DlqReason[] {
   const parts = value.split(',').map((x) => x.trim());
@@ -137,8 +136,6 @@ function dlqReasons(value: string): DlqReason[] {
   return DLQ_REASONS.filter((r) => parts.includes(r));
 }
 
-export const htmlOption = (): Option =>
-  new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
 const jsonOption = (): Option => new Option('--json', 'print one JSON document on stdout (people-facing output stays on stderr)').default(false);
 
 function prefetchList(value: string): number[] {

@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { loadExeca } from '../util/exec.js';
 import type { Config } from '../config.js';
 import { EnvironmentError, PortTakenError, RmqBenchError, errorMessage } from '../errors.js';
 
@@ -51,6 +51,7 @@ export interface ComposeClient {
 }
 
 async function versionOf(file: string, args: string[]): Promise<string | null> {
+  const execa = await loadExeca();
   try {
     const r = await execa(file, args, { timeout: 15_000, reject: false, stdin: 'ignore' });
     if (r.exitCode !== 0) return null;
@@ -76,6 +77,7 @@ class ExecaComposeClient implements ComposeClient {
   ) {}
 
   private async run(args: string[], env: Record<string, string> = {}, timeoutMs = 600_000): Promise<void> {
+    const execa = await loadExeca();
     const [file, argv] = composeCommand(this.kind, this.config.composeProject, this.config.composeFile, args);
     const r = await execa(file, argv, {
       cwd: this.config.projectRoot,
@@ -106,6 +108,7 @@ class ExecaComposeClient implements ComposeClient {
   }
 
   async logs(options: { service?: string; follow: boolean; tail?: number }): Promise<void> {
+    const execa = await loadExeca();
     const args = ['logs', '--no-color', ...(options.follow ? ['--follow'] : []), ...(options.tail ? ['--tail', String(options.tail)] : [])];
     if (options.service) args.push(options.service);
     const [file, argv] = composeCommand(this.kind, this.config.composeProject, this.config.composeFile, args);

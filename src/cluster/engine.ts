@@ -1,4 +1,4 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { withDeadline } from '../util/retry.js';
 
@@ -14,7 +14,9 @@ export function engineHint(platform: NodeJS.Platform = process.platform, isRoot 
 
 /** A dockerode client that has answered a ping. */
 export async function connectEngine(timeoutMs = 5_000): Promise<Docker> {
-  const docker = new Docker();
+  // Loaded on first use: dockerode costs about 28 MB of RSS, and most commands never need it.
+  const { default: DockerClient } = await import('dockerode');
+  const docker = new DockerClient();
   try {
     await withDeadline(() => docker.ping(), timeoutMs, 'the Docker engine did not answer a ping');
   } catch (err) {

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
+import { loadExeca } from '../util/exec.js';
 import type { Config } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import type { Progress } from '../report/progress.js';
@@ -72,6 +72,7 @@ function canBuildHere(): string | null {
 }
 
 async function commandExists(cmd: string): Promise<boolean> {
+  const execa = await loadExeca();
   const r = await execa('sh', ['-c', `command -v ${cmd}`], { reject: false, stdin: 'ignore' });
   return r.exitCode === 0;
 }
@@ -81,6 +82,7 @@ async function commandExists(cmd: string): Promise<boolean> {
  * rabbitmq-server and procps, then `docker import` with the official image's conventions.
  */
 export async function buildImage(config: Config, progress: Progress, tag = config.builtImage): Promise<{ version: string; elapsedMs: number }> {
+  const execa = await loadExeca();
   const why = canBuildHere();
   if (why) {
     throw new EnvironmentError(`cannot build ${tag} here: ${why}`, {

@@ -80,7 +80,7 @@ export function renderProducerCrash(c: ProducerCrashResult): string {
   if (modes.includes('outbox')) {
     const b = t('outbox');
     notes.push(
-      `outbox: ${b.lost} lost; ${b.duplicated} duplicated (rows published but not yet marked when the kill fell), all ${b.duplicatesRemoved} extra deliveries removed by the idempotent consumer (${b.processedTwice} processed twice).`,
+      `outbox: ${b.lost} lost; ${b.duplicated} duplicated (rows the broker had taken but whose confirm was not yet marked when a kill or a lost connection came: published again), all ${b.duplicatesRemoved} extra deliveries removed by the idempotent consumer (${b.processedTwice} processed twice).`,
     );
   }
   notes.push(c.ok ? 'verdict: OK (the outbox lost nothing)' : `verdict: FAILED: ${c.reasons.join('; ')}`);

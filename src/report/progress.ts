@@ -1,4 +1,7 @@
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
+
+// ora (and what it pulls in) only when a spinner can be shown: off a TTY it would only cost memory.
+const ora: typeof import('ora').default | undefined = process.stderr.isTTY ? (await import('ora')).default : undefined;
 
 /**
  * Progress for people, on stderr. On a TTY: an ora spinner. Elsewhere (CI logs, pipes): one
@@ -70,10 +73,13 @@ class PlainProgress implements Progress {
 
 class SpinnerProgress implements Progress {
   private spinner: Ora | undefined;
-  constructor(private readonly stream: NodeJS.WriteStream) {}
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly ora: typeof import('ora').default,
+  ) {}
   start(text: string): void {
     this.spinner?.stop();
-    this.spinner = ora({ text, stream: this.stream }).start();
+    this.spinner = this.ora({ text, stream: this.stream }).start();
   }
   update(text: string): void {
     if (this.spinner) this.spinner.text = text;
@@ -81,19 +87,19 @@ class SpinnerProgress implements Progress {
   }
   succeed(text?: string): void {
     if (this.spinner) this.spinner.succeed(text);
-    else if (text) ora({ stream: this.stream }).succeed(text);
+    else if (text) this.ora({ stream: this.stream }).succeed(text);
     this.spinner = undefined;
   }
   fail(text?: string): void {
     if (this.spinner) this.spinner.fail(text);
-    else if (text) ora({ stream: this.stream }).fail(text);
+    else if (text) this.ora({ stream: this.stream }).fail(text);
     this.spinner = undefined;
   }
   info(text: string): void {
-    this.withPaused(() => ora({ stream: this.stream }).info(text));
+    this.withPaused(() => this.ora({ stream: this.stream }).info(text));
   }
   warn(text: string): void {
-    this.withPaused(() => ora({ stream: this.stream }).warn(text));
+    this.withPaused(() => this.ora({ stream: this.stream }).warn(text));
   }
   stop(): void {
     this.spinner?.stop();
@@ -110,5 +116,5 @@ class SpinnerProgress implements Progress {
 export function createProgress(options: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Progress {
   if (options.quiet) return silentProgress;
   const stream = options.stream ?? process.stderr;
-  return stream.isTTY ? new SpinnerProgress(stream) : new PlainProgress(stream);
+  return stream.isTTY && ora ? new SpinnerProgress(stream, ora) : new PlainProgress(stream);
 }

@@ -1,4 +1,5 @@
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
+import { loadExeca } from '../util/exec.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +79,7 @@ function consumerArgs(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, st
 }
 
 async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, run: number): Promise<CrashRun> {
+  const execa = await loadExeca();
   const { progress, config } = ctx;
   const label = `${mode} run ${run}/${o.runs}`;
   progress.start(`${label}: purging ${o.queue}`);

@@ -1,4 +1,5 @@
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
+import { loadExeca } from '../util/exec.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -292,6 +293,7 @@ async function drainIdempotent(
 }
 
 async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrashMode, run: number): Promise<ProducerCrashRun> {
+  const execa = await loadExeca();
   const { progress, config } = ctx;
   const label = `${mode} run ${run}/${o.runs}`;
   const urls = config.nodes.map((n) => amqpUrl(config, n));

@@ -56,6 +56,18 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
     expect((page.doc as { ok: boolean }).ok).toBe(false);
   });
 
+  it('bench: throughput and latency percentiles per mode as bars', async () => {
+    const file = path.join(dir, 'bench.html');
+    const r = await runCli(['bench', '--mode', 'sync,async', '-C', '300', '--html', file]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const page = await openReport(file, 'bench-report.png');
+    expect(page.consoleErrors).toEqual([]);
+    expect(page.failedRequests).toEqual([]);
+    expect(page.charts).toBe(3);
+    // 2 modes × (2 rates + 4 confirm percentiles + 4 end-to-end percentiles).
+    expect(page.counts.bars).toBe(20);
+  });
+
   it('an --html path that cannot be written is refused before anything runs', async () => {
     const r = await runCli(['compare', '--html', path.join(dir, 'missing', 'r.html')]);
     expect(r.exitCode).toBe(2);

@@ -6,6 +6,7 @@ import { UsageError } from '../../src/errors.js';
 
 const defaults: BenchCliOptions = {
   json: false,
+  html: undefined,
   csvFile: undefined,
   modes: ['none', 'tx', 'sync', 'batch', 'async'],
   windows: [256],

@@ -32,6 +32,7 @@ afterEach(() => {
 
 const crashDefaults = {
   json: false,
+  html: undefined,
   count: 2_000,
   kills: 3,
   runs: 1,
@@ -55,6 +56,7 @@ describe('producer-crash: argv → options', () => {
     { args: ['--seed', '0', '--fault', 'kill'], expected: { seed: 0, fault: 'kill' } },
     { args: ['--seed', '4294967295'], expected: { seed: 4_294_967_295 } },
     { args: ['-r', '800', '--print-every', '50'], expected: { ratePerSec: 800, printEvery: 50 } },
+    { args: ['--html', '/tmp/producer-crash.html'], expected: { html: '/tmp/producer-crash.html' } },
   ])('$args', async ({ args, expected }) => {
     const { calls, err } = await parse(['producer-crash', ...args]);
     expect(err).toBeUndefined();

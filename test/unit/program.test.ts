@@ -185,7 +185,7 @@ describe('createProgram: argv → invocation', () => {
       args: ['producer-crash'],
       expected: {
         command: 'producer-crash',
-        options: { json: false, count: 2_000, kills: 3, runs: 1, modes: ['naive', 'outbox'], ratePerSec: 0, printEvery: 100, seed: undefined, fault: 'none', childTimeoutMs: 300_000, electionTimeoutMs: 60_000, rejoinTimeoutMs: 180_000, drainIdleMs: 3_000 },
+        options: { json: false, html: undefined, count: 2_000, kills: 3, runs: 1, modes: ['naive', 'outbox'], ratePerSec: 0, printEvery: 100, seed: undefined, fault: 'none', childTimeoutMs: 300_000, electionTimeoutMs: 60_000, rejoinTimeoutMs: 180_000, drainIdleMs: 3_000 },
       },
     },
   ];

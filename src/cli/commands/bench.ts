@@ -17,14 +17,14 @@ async function checkWritable(file: string): Promise<void> {
 }
 
 export async function bench(ctx: Context, o: BenchInvocation['options']): Promise<number> {
-  const { json, csvFile, ...opts } = o;
+  const { json, html, csvFile, ...opts } = o;
   if (csvFile) await checkWritable(csvFile);
   const { progress } = ctx;
   const r = await runBench(ctx, opts, {
     onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
     onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
   });
-  emit({ json }, 'bench', r, renderBench(r));
+  emit({ json, html }, 'bench', r, renderBench(r));
   if (csvFile) {
     try {
       await writeFile(csvFile, renderCsv(r.runs));

@@ -13,12 +13,12 @@ import type { ProducerCrashCliOptions } from '../program-producer-crash.js';
 import type { ProducerCliOptions, ProducerHarness } from '../program.js';
 
 export async function producerCrash(ctx: Context, o: ProducerCrashCliOptions): Promise<number> {
-  const { json, seed, ...rest } = o;
+  const { json, html, seed, ...rest } = o;
   // No --seed: a random one, shown in the report so that the same kill points can be replayed.
   const options: ProducerCrashOptions = { ...rest, seed: seed ?? Math.floor(Math.random() * 0x1_0000_0000) };
   ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
   const r = await runProducerCrash(ctx, options);
-  emit({ json }, 'producer-crash', r, renderProducerCrash(r));
+  emit({ json, html }, 'producer-crash', r, renderProducerCrash(r));
   return r.ok ? 0 : 1;
 }
 
