@@ -123,10 +123,16 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
   let gaveUp: string | null = null;
   let interrupted = false;
   let writerDone = false;
-  let writerError: unknown;
+  /** A failed write to the outbox (the writer's, or a flush's): the run stops with it. */
+  let fatal: unknown;
   /** Acked on the wire, marked in the table by the next flush (a microtask: one transaction per ack frame). */
   let acked: number[] = [];
   let flushQueued = false;
+  /**
+   * The relay reads pending rows above the highest sequence it has published; a row put back to
+   * pending (nack, timeout, lost connection) resets it, and the next read starts from the lowest.
+   */
+  let cursor = -1;
   const stop = new AbortController();
   const signal = AbortSignal.any([hooks.signal, stop.signal]);
 
@@ -152,14 +158,25 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     changed.notify();
   };
 
+  /** flush from a callback (a microtask, a close event): a failure stops the run instead of crashing the process. */
+  const safeFlush = (): void => {
+    try {
+      flush();
+    } catch (err) {
+      fatal ??= err;
+      changed.notify();
+    }
+  };
+
   const loseSession = (s: Session, why: string): void => {
     if (s.lost) return;
     s.lost = true;
     if (session === s) session = undefined;
     // Acks already received on it still count: mark them before the rest goes back to pending.
-    flush();
+    safeFlush();
     const back = book.connectionLost(s.id);
     requeuedOnReconnect += back.length;
+    if (back.length > 0) cursor = -1;
     event('connection-lost', `${maskUrl(s.url)}: ${why}${back.length > 0 ? `; ${back.length} unconfirmed rows back to pending` : ''}`);
     changed.notify();
   };
@@ -200,12 +217,13 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
       if (!flushQueued) {
         flushQueued = true;
         // amqplib calls the callbacks of a multiple ack in one synchronous loop: one transaction for all of them.
-        queueMicrotask(flush);
+        queueMicrotask(safeFlush);
       }
       return;
     }
     if (!s.lost && /nack/i.test(errorMessage(err)) && book.nack(seq, s.id)) {
       nacked++;
+      cursor = -1;
       event('nack', `row ${seq} nacked by the broker; back to pending`);
       changed.notify();
     }
@@ -216,6 +234,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     const late = book.timeouts(performance.now(), opts.confirmTimeoutMs);
     if (late.length > 0) {
       timedOut += late.length;
+      cursor = -1;
       event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; back to pending`);
       changed.notify();
     }
@@ -240,7 +259,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     }
   })()
     .catch((err: unknown) => {
-      if (!(err instanceof InterruptedError)) writerError = err;
+      if (!(err instanceof InterruptedError)) fatal ??= err;
     })
     .finally(() => {
       writerDone = true;
@@ -251,7 +270,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
 
   try {
     while (!done()) {
-      if (writerError !== undefined) throw writerError;
+      if (fatal !== undefined) throw fatal;
       if (hooks.signal.aborted) {
         interrupted = true;
         break;
@@ -277,7 +296,8 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
         continue;
       }
       // Pending in the table, and not already in flight (or acked and about to be marked).
-      const rows = store.pending(book.inFlight + acked.length + room).filter((r) => !book.isInFlight(r.seq)).slice(0, room);
+      const after = cursor;
+      const rows = store.pending(after < 0 ? book.inFlight + acked.length + room : room, after).filter((r) => !book.isInFlight(r.seq)).slice(0, room);
       if (rows.length === 0) {
         await Promise.race([changed.wait(100), s.lostPromise]);
         continue;
@@ -293,6 +313,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
           headers: { 'x-rmq-bench-run': runId, 'x-rmq-bench-seq': row.seq, 'x-rmq-bench-outbox': true },
         };
         book.publish(row.seq, s.id, performance.now());
+        cursor = Math.max(cursor, row.seq);
         publishes++;
         let ok: boolean;
         try {
@@ -315,11 +336,12 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
       session = undefined;
       s.lost = true;
       await Promise.race([closeChannelWithin(s.channel, opts.flushTimeoutMs ?? 15_000), s.lostPromise]);
-      flush();
+      safeFlush();
       await closeWithin(s.connection);
     }
-    flush();
+    safeFlush();
   }
+  if (fatal !== undefined) throw fatal;
 
   const atEnd = store.counts();
   return {

@@ -49,8 +49,8 @@ export interface OutboxStore {
   nextSeq(): number;
   /** The application's write: one event, in its own transaction. Returns its id. */
   append(seq: number, payload: Buffer): string;
-  /** Up to `limit` pending rows, lowest sequence first. */
-  pending(limit: number): OutboxRow[];
+  /** Up to `limit` pending rows with a sequence above `afterSeq` (default: all), lowest first. */
+  pending(limit: number, afterSeq?: number): OutboxRow[];
   /** Whether any row is pending (cheap: the partial index). */
   hasPending(): boolean;
   /** Mark rows published, in one transaction. Returns how many changed (a row already published is left as it is). */
@@ -135,7 +135,7 @@ export function openOutbox(file: string, options: OpenOutboxOptions = {}): Outbo
 
   const maxSeq = db.prepare('SELECT MAX(seq) AS m FROM outbox');
   const insert = readonly ? undefined : db.prepare("INSERT INTO outbox (seq, id, payload, state, created_at) VALUES (?, ?, ?, 'pending', ?)");
-  const selectPending = db.prepare("SELECT seq, id, payload FROM outbox WHERE state = 'pending' ORDER BY seq LIMIT ?");
+  const selectPending = db.prepare("SELECT seq, id, payload FROM outbox WHERE state = 'pending' AND seq > ? ORDER BY seq LIMIT ?");
   const mark = readonly ? undefined : db.prepare("UPDATE outbox SET state = 'published', published_at = ? WHERE seq = ? AND state = 'pending'");
   const anyPending = db.prepare("SELECT EXISTS (SELECT 1 FROM outbox WHERE state = 'pending') AS p");
   const countBy = db.prepare('SELECT state, COUNT(*) AS n FROM outbox GROUP BY state');
@@ -166,8 +166,8 @@ export function openOutbox(file: string, options: OpenOutboxOptions = {}): Outbo
       writable(appendTx)(seq, id, payload);
       return id;
     },
-    pending(limit) {
-      return (selectPending.all(limit) as { seq: number; id: string; payload: Buffer }[]).map((r) => ({ seq: r.seq, id: r.id, payload: r.payload }));
+    pending(limit, afterSeq = -1) {
+      return (selectPending.all(afterSeq, limit) as { seq: number; id: string; payload: Buffer }[]).map((r) => ({ seq: r.seq, id: r.id, payload: r.payload }));
     },
     hasPending() {
       return (anyPending.get() as { p: number }).p === 1;

@@ -45,6 +45,8 @@ describe('outbox store (SQLite, WAL)', () => {
         [0, 'r1-0', 'a'],
         [1, 'r1-1', 'b'],
       ]);
+      expect(box.pending(10, 0).map((r) => r.seq)).toEqual([1, 2]);
+      expect(box.pending(10, 2)).toEqual([]);
       expect(box.hasPending()).toBe(true);
       expect(box.markPublished([0, 2])).toBe(2);
       expect(box.markPublished([0])).toBe(0); // already published: unchanged
