@@ -99,12 +99,6 @@ export class InterruptedError extends RmqBenchError {
   }
 }
 
-export class NotImplementedError extends RmqBenchError {
-  constructor(what: string, issue: number) {
-    super(`${what} has not landed yet (issue #${issue})`, ExitCode.internal);
-  }
-}
-
 /** An AMQP error as the broker sent it: keeps its reply code and class id. */
 export class AmqpError extends RmqBenchError {
   readonly code: number | undefined;

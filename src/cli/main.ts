@@ -4,7 +4,7 @@ import { commandInjector } from '../cluster/faults.js';
 import { ManagementClient } from '../cluster/management.js';
 import { loadConfig, type Config } from '../config.js';
 import { createContext, type ContextOverrides } from '../context.js';
-import { EnvironmentError, ExitCode, NotImplementedError, RmqBenchError } from '../errors.js';
+import { EnvironmentError, ExitCode, RmqBenchError } from '../errors.js';
 import { createProgress } from '../report/progress.js';
 import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
@@ -71,8 +71,6 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
         return await watch(ctx, invocation.options);
       case 'producer-crash':
         return await producerCrash(ctx, invocation.options);
-      case 'not-landed':
-        throw new NotImplementedError(`'rmq-bench ${invocation.options.name}'`, invocation.options.issue);
     }
   } finally {
     progress.stop();

@@ -44,8 +44,7 @@ export type Invocation =
   | BenchInvocation
   | AuditInvocation
   | WatchInvocation
-  | ProducerCrashInvocation
-  | { command: 'not-landed'; options: { name: string; issue: number } };
+  | ProducerCrashInvocation;
 
 export interface FailoverCliOptions {
   json: boolean;
@@ -660,16 +659,5 @@ export function createProgram(dispatch: Dispatch): Command {
   registerWatch(program, dispatch);
   registerProducerCrash(program, dispatch);
 
-  const notLanded: [string, string, number][] = [
-  ];
-  for (const [name, description, issue] of notLanded) {
-    program
-      .command(name)
-      .description(`${description} [not landed yet: issue #${issue}]`)
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .helpOption(false)
-      .action(() => dispatch({ command: 'not-landed', options: { name, issue } }));
-  }
   return program;
 }

@@ -10,7 +10,6 @@ import {
   EnvironmentError,
   InterruptedError,
   NotFoundError,
-  NotImplementedError,
   PortTakenError,
   UsageError,
 } from '../../src/errors.js';
@@ -52,7 +51,6 @@ describe('reportError: RmqBenchError → its exit code and one line', () => {
       code: 69,
       line: 'rmq-bench: no Docker engine answers (or point RMQ_BENCH_URLS at amqp://demo:***@rabbit.example.org:5672)',
     },
-    { name: 'NotImplementedError', err: new NotImplementedError("'rmq-bench producer'", 3), code: 70, line: "rmq-bench: 'rmq-bench producer' has not landed yet (issue #3)" },
     {
       name: 'PortTakenError with its default hint',
       err: new PortTakenError(5672, 'rabbit1'),
