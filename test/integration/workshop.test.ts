@@ -5,7 +5,7 @@ import { parseWorkshop } from '../../src/util/workshop.js';
 import { ROOT, runCli } from './cli.js';
 
 // Every command of docs/WORKSHOP.md, in the document's order (later steps build on earlier ones:
-// the audit of step 9 passes only because step 6 bound demo.dlq to demo.dlx).
+// the audit of step 9 passes only because dlq-demo bound demo.dlq to demo.dlx).
 const commands = parseWorkshop(readFileSync(path.join(ROOT, 'docs', 'WORKSHOP.md'), 'utf8')).flatMap((b) => b.commands);
 
 describe('docs/WORKSHOP.md: every command, in order, passes its verdict', { timeout: 300_000 }, () => {
