@@ -589,11 +589,12 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('-n, --count <n>', 'messages of each delivery mode, per queue').argParser(positiveInt).default(1_000))
     .addOption(new Option('--how <how>', 'stop (clean shutdown) or kill (a crash) the nodes').choices(RESTART_HOW).default('stop'))
     .addOption(new Option('--restart-timeout <duration>', 'how long the nodes may take to come back').argParser(durationMs).default(180_000, '3m'))
+    .addOption(new Option('--queue-age <duration>', 'how long the new queues exist before publishing (0 with --how kill: see what a crash does to a queue declared a moment before)').argParser(durationMs).default(10_000, '10s'))
     .option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)', false)
     .addOption(jsonOption())
     .addOption(htmlOption())
-    .action((o: { json: boolean; html?: string; auto: boolean; count: number; how: RestartHow; restartTimeout: number }) =>
-      dispatch({ command: 'durability-demo', options: { json: o.json, html: o.html, auto: o.auto, count: o.count, how: o.how, restartTimeoutMs: o.restartTimeout } }),
+    .action((o: { json: boolean; html?: string; auto: boolean; count: number; how: RestartHow; restartTimeout: number; queueAge: number }) =>
+      dispatch({ command: 'durability-demo', options: { json: o.json, html: o.html, auto: o.auto, count: o.count, how: o.how, restartTimeoutMs: o.restartTimeout, queueAgeMs: o.queueAge } }),
     );
 
   program

@@ -8,7 +8,7 @@ export function renderDurabilityDemo(r: DurabilityDemoResult): string {
     r.rows.map((x) => [`${x.queueType} (${x.queue})`, x.deliveryMode, x.confirmed, x.survived, x.expected, x.ok ? 'OK' : 'DIFFERENT']),
   );
   return [
-    `durability-demo: every node ${r.how === 'stop' ? 'stopped (clean shutdown)' : 'killed (SIGKILL)'} and started again; back in ${(r.restartMs / 1000).toFixed(1)} s${r.classicNode ? `; the classic queue lived on ${r.classicNode} only` : ''}`,
+    `durability-demo: every node ${r.how === 'stop' ? 'stopped (clean shutdown)' : 'killed (SIGKILL)'} and started again (the queues were ${(r.queueAgeMs / 1000).toFixed(0)} s old when the messages were published); back in ${(r.restartMs / 1000).toFixed(1)} s${r.classicNode ? `; the classic queue lived on ${r.classicNode} only` : ''}`,
     '',
     table,
     '',

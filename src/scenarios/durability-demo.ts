@@ -4,7 +4,7 @@ import { requireCluster, waitForHealthyAndClustered } from '../cluster/cluster.j
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
-import { retryUntil } from '../util/retry.js';
+import { retryUntil, systemClock } from '../util/retry.js';
 
 /**
  * durability-demo: transient and persistent messages in a durable classic queue and in a
@@ -22,6 +22,12 @@ export interface DurabilityDemoOptions {
   count: number;
   how: RestartHow;
   restartTimeoutMs: number;
+  /**
+   * How long the new queues exist before the messages are published. Measured on 4.3.6: a
+   * quorum queue declared a moment before every node is killed can come back empty even though
+   * its messages were confirmed; 10 s later it keeps them.
+   */
+  queueAgeMs: number;
 }
 
 export interface DurabilityRow {
@@ -41,6 +47,7 @@ export interface DurabilityDemoResult {
   /** The node holding the classic queue (it has no replicas). */
   classicNode: string | null;
   restartMs: number;
+  queueAgeMs: number;
   rows: DurabilityRow[];
   ok: boolean;
   problems: string[];
@@ -114,6 +121,11 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
     await ch.assertQueue(QUORUM_QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
     const info = (await ctx.management.get(`/api/queues/${encodeURIComponent(config.vhost)}/${CLASSIC_QUEUE}`)) as { node?: string };
     classicNode = info.node ?? null;
+    if (o.queueAgeMs > 0) {
+      ctx.progress.start(`letting the new queues settle for ${(o.queueAgeMs / 1000).toFixed(1)} s (--queue-age)`);
+      await systemClock.sleep(o.queueAgeMs, ctx.signal);
+      ctx.progress.stop();
+    }
     await step(`publish ${o.count} transient (delivery mode 1) and ${o.count} persistent (delivery mode 2) messages to each, with confirms`);
     for (const q of [CLASSIC_QUEUE, QUORUM_QUEUE]) {
       published[q] = { transient: await publishAll(ch, q, o.count, false), persistent: await publishAll(ch, q, o.count, true) };
@@ -171,5 +183,5 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
     await closeWithin(c.connection);
   }
   for (const r of rows) if (r.confirmed !== r.published) problems.push(`${r.queueType} queue, ${r.deliveryMode}: only ${r.confirmed} of ${r.published} confirmed before the restart`);
-  return { how: o.how, classicNode, restartMs, rows, ok: problems.length === 0, problems };
+  return { how: o.how, classicNode, restartMs, queueAgeMs: o.queueAgeMs, rows, ok: problems.length === 0, problems };
 }

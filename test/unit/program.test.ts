@@ -178,7 +178,7 @@ describe('createProgram: argv → invocation', () => {
     { args: ['dlq-demo', '--html', 'report.html'], expected: { command: 'dlq-demo', options: { json: false, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 } } },
     { args: ['dlq-demo', '--reason', 'maxlen,rejected'], expected: { command: 'dlq-demo', options: { json: false, html: undefined, auto: false, reasons: ['rejected', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 } } },
     { args: ['dlq-demo', '--reason', 'all'], expected: { command: 'dlq-demo', options: { json: false, html: undefined, auto: false, reasons: ['delivery_limit', 'rejected', 'expired', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 } } },
-    { args: ['durability-demo', '--how', 'kill', '-n', '10'], expected: { command: 'durability-demo', options: { json: false, html: undefined, auto: false, count: 10, how: 'kill', restartTimeoutMs: 180_000 } } },
+    { args: ['durability-demo', '--how', 'kill', '-n', '10'], expected: { command: 'durability-demo', options: { json: false, html: undefined, auto: false, count: 10, how: 'kill', restartTimeoutMs: 180_000, queueAgeMs: 10_000 } } },
     { args: ['retry-demo'], expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } } },
     // Landed (issue #8): a real invocation, its seed picked by the command when not given.
     {
