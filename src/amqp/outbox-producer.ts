@@ -1,4 +1,4 @@
-import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
+import type { ConfirmChannel, Options } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import type { OutboxCounts, OutboxStore } from '../store/outbox.js';
 import { maskUrl } from '../url.js';
@@ -6,6 +6,8 @@ import { systemClock } from '../util/retry.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 import { RelayBook } from './outbox-relay.js';
 import type { TimelineEvent } from './publisher.js';
+import { Signal } from '../util/signal.js';
+import { openPublishSession, type PublishSession } from './session.js';
 
 /**
  * The outbox producer: the "application" writes its events into the outbox, one transaction
@@ -70,41 +72,14 @@ export interface OutboxProducerResult {
   connectedTo: string[];
 }
 
-interface Session {
-  id: number;
-  connection: ChannelModel;
-  channel: ConfirmChannel;
-  url: string;
-  lost: boolean;
-  lostPromise: Promise<void>;
-  needDrain: boolean;
-}
-
-/** Resolves waiters on every state change: a row written, a confirm, a drain, a lost connection. */
-class Changed {
-  private waiters: (() => void)[] = [];
-  notify(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-  wait(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, timeoutMs);
-      this.waiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-  }
-}
+type Session = PublishSession<ConfirmChannel> & { id: number };
 
 export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducerOptions, hooks: OutboxProducerHooks): Promise<OutboxProducerResult> {
   const t0 = performance.now();
   const { runId, count } = store.meta;
   const atStart = store.counts();
   const book = new RelayBook();
-  const changed = new Changed();
+  const changed = new Signal();
   const events: TimelineEvent[] = [];
   const connectedTo: string[] = [];
   const body = Buffer.alloc(opts.sizeBytes, 0x61);
@@ -184,28 +159,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
   const open = async (): Promise<Session> => {
     const c = await connectAny(opts.urls, startIndex, { heartbeatS: opts.heartbeatS, timeoutMs: opts.reconnectTimeoutMs, signal, connectionName: 'rmq-bench outbox relay' });
     startIndex = c.index;
-    const connection = c.connection;
-    connection.on('error', () => undefined);
-    let channel: ConfirmChannel;
-    try {
-      channel = await connection.createConfirmChannel();
-    } catch (err) {
-      await closeWithin(connection);
-      throw err;
-    }
-    channel.on('error', () => undefined);
-    let resolveLost!: () => void;
-    const s: Session = { id: ++sessions, connection, channel, url: c.url, lost: false, lostPromise: new Promise((r) => (resolveLost = r)), needDrain: false };
-    const onClose = (err?: Error): void => {
-      loseSession(s, err ? errorMessage(err) : 'closed');
-      resolveLost();
-    };
-    connection.on('close', onClose);
-    channel.on('close', () => onClose(new Error('channel closed')));
-    channel.on('drain', () => {
-      s.needDrain = false;
-      changed.notify();
-    });
+    const s: Session = await openPublishSession(c, (connection) => connection.createConfirmChannel(), { id: ++sessions }, { onLost: loseSession, onDrain: () => changed.notify() });
     connectedTo.push(maskUrl(c.url));
     event('connected', maskUrl(c.url));
     return s;

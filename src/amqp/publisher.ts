@@ -1,10 +1,12 @@
-import type { Channel, ChannelModel, ConfirmChannel, Message, Options } from 'amqplib';
+import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { Ledger, messageId, parseMessageId } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
+import { Signal } from '../util/signal.js';
+import { openPublishSession, type PublishSession } from './session.js';
 
 /**
  * The producer: publishes `count` messages (sequence numbers 0..count-1 of one run) and records
@@ -144,34 +146,7 @@ const TX_COMMIT = (90 << 16) | 20;
 const TX_COMMIT_OK = (90 << 16) | 21;
 type RpcChannel = Channel & { rpc(method: number, fields: object, expect: number): Promise<unknown> };
 
-interface Session {
-  connection: ChannelModel;
-  channel: Channel | ConfirmChannel;
-  url: string;
-  lost: boolean;
-  lostPromise: Promise<void>;
-  /** publish() returned false: wait for 'drain' before writing more (backpressure). */
-  needDrain: boolean;
-}
-
-/** Resolves waiters on every state change: a confirm, a drain, a lost connection. */
-class Signal {
-  private waiters: (() => void)[] = [];
-  notify(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-  wait(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, timeoutMs);
-      this.waiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-  }
-}
+type Session = PublishSession<Channel | ConfirmChannel>;
 
 export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks): Promise<PublisherResult> {
   const t0 = performance.now();
@@ -256,30 +231,17 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
       signal: hooks.signal,
     });
     startIndex = c.index;
-    const connection = c.connection;
-    connection.on('error', () => undefined);
-    let channel: Channel | ConfirmChannel;
-    try {
-      channel = confirms ? await connection.createConfirmChannel() : await connection.createChannel();
-      if (opts.mode === 'tx') await (channel as RpcChannel).rpc(TX_SELECT, {}, TX_SELECT_OK);
-    } catch (err) {
-      await closeWithin(connection);
-      throw err;
-    }
-    channel.on('error', () => undefined);
-    let resolveLost!: () => void;
-    const s: Session = { connection, channel, url: c.url, lost: false, lostPromise: new Promise((r) => (resolveLost = r)), needDrain: false };
-    const onClose = (err?: Error): void => {
-      loseSession(s, err ? errorMessage(err) : 'closed');
-      resolveLost();
-    };
-    connection.on('close', onClose);
-    channel.on('close', () => onClose(new Error('channel closed')));
-    channel.on('drain', () => {
-      s.needDrain = false;
-      changed.notify();
-    });
-    channel.on('return', (msg: Message) => {
+    const s: Session = await openPublishSession(
+      c,
+      async (connection) => {
+        const channel: Channel | ConfirmChannel = confirms ? await connection.createConfirmChannel() : await connection.createChannel();
+        if (opts.mode === 'tx') await (channel as RpcChannel).rpc(TX_SELECT, {}, TX_SELECT_OK);
+        return channel;
+      },
+      {},
+      { onLost: loseSession, onDrain: () => changed.notify() },
+    );
+    s.channel.on('return', (msg: Message) => {
       const seq = seqOf(msg);
       if (seq !== undefined) ledger.returned(seq);
     });

@@ -107,3 +107,21 @@ export function prefetchCount(value: string): number {
 /** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
 export const htmlOption = (): Option =>
   new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
+
+/** --management-url: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
+export function httpUrlList(value: string): string[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError('no URL given');
+  list.forEach((v, i) => {
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') {
+      throw new InvalidArgumentError(`entry ${i + 1} is not an http(s):// URL`);
+    }
+  });
+  return list;
+}

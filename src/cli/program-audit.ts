@@ -1,5 +1,5 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { positiveInt } from './options.js';
+import { Option, type Command } from 'commander';
+import { httpUrlList, positiveInt } from './options.js';
 
 /** `rmq-bench audit`: its commander definition and typed invocation (kept out of program.ts). */
 export interface AuditCliOptions {
@@ -13,27 +13,9 @@ export interface AuditCliOptions {
 
 export type AuditInvocation = { command: 'audit'; options: AuditCliOptions };
 
-/** --management-url: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
-export function managementUrlList(value: string): string[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
-  if (list.length === 0) throw new InvalidArgumentError('no URL given');
-  list.forEach((v, i) => {
-    let u: URL | undefined;
-    try {
-      u = new URL(v);
-    } catch {
-      u = undefined;
-    }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') {
-      throw new InvalidArgumentError(`entry ${i + 1} is not an http(s):// URL`);
-    }
-  });
-  return list;
-}
-
 export const managementUrlOption = (): Option =>
   new Option('--management-url <list>', 'management API to ask, any cluster (http://user:pass@host:15672, comma-separated: the next is asked when one does not answer)').argParser(
-    managementUrlList,
+    httpUrlList,
   );
 
 export function registerAudit(program: Command, dispatch: (invocation: AuditInvocation) => Promise<void>): void {

@@ -18,7 +18,7 @@ import { registerAudit, type AuditInvocation } from './program-audit.js';
 import { registerBench, type BenchInvocation } from './program-bench.js';
 import { registerWatch, type WatchInvocation } from './program-watch.js';
 import { registerProducerCrash, type ProducerCrashInvocation } from './program-producer-crash.js';
-import { booleanValue, durationList, htmlOption, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
+import { booleanValue, durationList, htmlOption, httpUrlList, durationMs, millisOrDuration, positiveNumber, nodeName, nonNegativeInt, positiveInt, prefetchCount, share } from './options.js';
 
 /** argv → one typed invocation. No side effects: main.ts dispatches it. */
 export type Invocation =
@@ -156,23 +156,6 @@ function crashModes(value: string): CrashMode[] {
   }
   if (list.length === 0) throw new InvalidArgumentError('no mode given');
   return list as CrashMode[];
-}
-
-function httpUrls(value: string): string[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
-  list.forEach((v, i) => {
-    let u: URL | undefined;
-    try {
-      u = new URL(v);
-    } catch {
-      u = undefined;
-    }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') {
-      throw new InvalidArgumentError(`entry ${i + 1} is not an http(s):// URL`);
-    }
-  });
-  if (list.length === 0) throw new InvalidArgumentError('no URL given');
-  return list;
 }
 
 /** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
@@ -387,7 +370,7 @@ export function createProgram(dispatch: Dispatch): Command {
     .addOption(new Option('--heartbeat <duration>', 'AMQP heartbeat').argParser(durationMs).default(5_000, '5s'))
     .addOption(urlsOption())
     .addOption(
-      new Option('--management-url <list>', 'management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)').argParser(httpUrls),
+      new Option('--management-url <list>', 'management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)').argParser(httpUrlList),
     )
     .option('--fault-cmd <command>', "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'")
     .option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)')
