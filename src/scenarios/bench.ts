@@ -76,40 +76,18 @@ export interface BenchSample {
   rssBytes: number;
 }
 
-export interface BenchModeResult extends BenchRunSpec {
+/** One mode's figures: the meter's totals (see MeterTotals for each field), and how the run went. */
+export interface BenchModeResult extends BenchRunSpec, MeterTotals {
   queue: string;
   producers: number;
   consumers: number;
-  /** Distinct messages handed to the socket. */
-  published: number;
   /** Every publish call, republishes (after a confirm timeout or a nack) included. */
   publishes: number;
-  /** Broker acks (tx: messages in committed transactions); 0 in mode none. */
-  confirmed: number;
-  nacked: number;
   indeterminate: number;
-  consumed: number;
-  /** First message written to the last one written or confirmed. */
-  publishDurationMs: number;
-  publishRatePerSec: number | null;
-  /** Consumed over first message written to last message consumed. */
-  consumeRatePerSec: number | null;
-  /** Publish to broker ack; tx: the commit round trip of each message's transaction. */
-  confirmLatency: LatencySummary;
-  /** Publish to delivery, from the publish time carried in each message. */
-  e2eLatency: LatencySummary;
-  /** This process's CPU time over the mode (producers, consumers and bookkeeping). */
-  cpuSeconds: number;
-  cpuUsPerMessage: number | null;
-  /** Highest RSS sampled during the mode (once a second, and at its start and end). */
-  peakRssBytes: number;
-  /** Measurement time: publishing and draining. */
-  durationMs: number;
   stoppedBy: 'count' | 'time' | 'interrupted' | 'gave-up';
   /** Consumers read every message published (null without consumers or when interrupted). */
   drained: boolean | null;
   gaveUp: string | null;
-  samples: BenchSample[];
 }
 
 export interface BenchResult {
@@ -163,18 +141,27 @@ export const processProbe: Probe = {
 
 /** The totals a meter ends with. */
 export interface MeterTotals {
+  /** Distinct messages handed to the socket. */
   published: number;
+  /** Broker acks (tx: messages in committed transactions); 0 in mode none. */
   confirmed: number;
   nacked: number;
   consumed: number;
+  /** First message written to the last one written or confirmed. */
   publishDurationMs: number;
   publishRatePerSec: number | null;
+  /** Consumed over first message written to last message consumed. */
   consumeRatePerSec: number | null;
+  /** Publish to broker ack; tx: the commit round trip of each message's transaction. */
   confirmLatency: LatencySummary;
+  /** Publish to delivery, from the publish time carried in each message. */
   e2eLatency: LatencySummary;
+  /** This process's CPU time over the mode (producers, consumers and bookkeeping). */
   cpuSeconds: number;
   cpuUsPerMessage: number | null;
+  /** Highest RSS sampled during the mode (once a second, and at its start and end). */
   peakRssBytes: number;
+  /** Measurement time: publishing and draining. */
   durationMs: number;
   samples: BenchSample[];
 }
