@@ -2,12 +2,12 @@ import { drainQueue, type DrainResult } from '../amqp/drain.js';
 import { nodeOfEachUrl } from '../amqp/locate.js';
 import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
-import { restoreQuietly, type FaultKind } from '../cluster/faults.js';
-import { currentLeader, faultLeader, restoreAndRejoin, waitForNewLeader, type LeaderFault } from '../cluster/leader-fault.js';
+import type { FaultKind } from '../cluster/faults.js';
+import { currentLeader, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
-import { InterruptedError, errorMessage } from '../errors.js';
+import { InterruptedError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import { maskUrl } from '../url.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
@@ -161,66 +161,18 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
   const publishMode: PublishMode = mode === 'confirms-on' ? 'async' : 'none';
 
   const t0 = performance.now();
-  const rel = (t: number): number => t - t0;
-  let fault: FaultTimeline | null = null;
-  let lf: LeaderFault | undefined;
-  let faultTask: Promise<void> | undefined;
-  let inWindow = false;
+  let fault: LeaderFaultHandle | undefined;
   let written = 0;
-  let confirmedSeen = 0;
+  let confirmed = 0;
   const faultAtCount = Math.max(1, Math.floor(opts.count * opts.faultAt));
-
-  const startFault = (kind: FaultKind): void => {
-    faultTask = (async () => {
-      inWindow = true;
-      try {
-        lf = await faultLeader(ctx, ref, kind);
-        fault = {
-          kind,
-          node: lf.oldLeader,
-          newLeader: null,
-          faultAtMs: rel(lf.fault.issuedAt),
-          electedAtMs: null,
-          electionMs: null,
-          restoredAtMs: null,
-          rejoinedAtMs: null,
-          producerResumedAtMs: null,
-          error: null,
-        };
-        const election = await waitForNewLeader(ctx, ref, lf, { timeoutMs: opts.electionTimeoutMs });
-        fault.newLeader = election.newLeader;
-        fault.electedAtMs = rel(election.electedAt);
-        fault.electionMs = election.electionMs;
-        const waitMs = lf.fault.issuedAt + opts.restoreAfterMs - performance.now();
-        if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
-        const rejoin = await restoreAndRejoin(ctx, ref, lf, { timeoutMs: opts.rejoinTimeoutMs });
-        fault.restoredAtMs = rel(rejoin.restoredAt);
-        fault.rejoinedAtMs = rel(rejoin.rejoinedAt);
-      } catch (err) {
-        if (fault) fault.error = errorMessage(err);
-        else
-          fault = {
-            kind,
-            node: leaderNode,
-            newLeader: null,
-            faultAtMs: rel(performance.now()),
-            electedAtMs: null,
-            electionMs: null,
-            restoredAtMs: null,
-            rejoinedAtMs: null,
-            producerResumedAtMs: null,
-            error: errorMessage(err),
-          };
-      } finally {
-        inWindow = false;
-      }
-    })();
-  };
+  const inFaultWindow = (): boolean => fault !== undefined && !['rejoined', 'left-faulted', 'failed'].includes(fault.timeline.phase);
 
   const ticker = setInterval(() => {
-    progress.update(`${label}: written ${written}/${opts.count}${mode === 'confirms-on' ? `, confirmed ${confirmedSeen}` : ''}${lf ? `, fault: ${opts.fault} ${lf.oldLeader}` : ''}`);
+    const node = fault?.timeline.node;
+    progress.update(`${label}: written ${written}/${opts.count}${mode === 'confirms-on' ? `, confirmed ${confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`);
   }, 250);
   let producer: PublisherResult;
+  let timeline: FaultTimeline | null = null;
   try {
     progress.update(`${label}: publishing ${opts.count} messages to ${leaderNode} (the leader of ${opts.queue})`);
     producer = await runPublisher(
@@ -247,30 +199,32 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
         signal: ctx.signal,
         onWritten: (n) => {
           written = n;
-          if (n >= faultAtCount && !faultTask && opts.fault !== 'none') startFault(opts.fault);
+          if (n >= faultAtCount && !fault && opts.fault !== 'none')
+            fault = startLeaderFault(ctx, ref, opts.fault, {
+              restoreAfterMs: opts.restoreAfterMs,
+              electionTimeoutMs: opts.electionTimeoutMs,
+              rejoinTimeoutMs: opts.rejoinTimeoutMs,
+            });
         },
-        inFaultWindow: () => {
-          if (inWindow) confirmedSeen++;
-          return inWindow;
+        onConfirm: () => {
+          confirmed++;
         },
+        inFaultWindow,
       },
     );
-    progress.update(`${label}: producer done; waiting for ${lf ? lf.oldLeader : 'the fault'} to be restored`);
-    await faultTask;
-    // The producer may reconnect before the kill call has even returned: take it from its events.
-    const lostAt = producer.events.find((e) => e.type === 'connection-lost')?.atMs;
-    const resumed = lostAt === undefined ? undefined : producer.events.find((e) => e.type === 'connected' && e.atMs > lostAt);
-    const f = fault as FaultTimeline | null;
-    if (f && resumed) f.producerResumedAtMs = resumed.atMs;
+    if (fault) {
+      progress.update(`${label}: producer done; waiting for ${fault.timeline.node ?? 'the faulted node'} to be restored and rejoin`);
+      const { timeline: t } = await fault.done;
+      timeline = relativeTimeline(t, t0, leaderNode, producer);
+    }
   } finally {
     clearInterval(ticker);
-    if (lf && !lf.fault.restored) {
-      progress.info(`restoring ${lf.oldLeader}`);
-      await restoreQuietly(lf.fault, ctx.log);
-    }
+    // An error or Ctrl+C on the producer's side: undo the fault at once.
+    if (fault && !fault.timeline.restored && fault.timeline.phase !== 'failed') progress.info(`restoring ${fault.timeline.node ?? leaderNode}`);
+    await fault?.close();
   }
 
-  if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault });
+  if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault: timeline });
 
   progress.update(`${label}: draining ${opts.queue}`);
   const drain = await drainQueue(ledger, {
@@ -286,7 +240,27 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
   progress.succeed(
     `${label}: ${producer.written} reported sent, ${reconciliation.counts.readDistinct} read, ${reconciliation.lost} lost, ${reconciliation.silentlyLost} silently lost, ${reconciliation.duplicated} duplicated`,
   );
-  return { mode, publishMode, run, runId, leaderAtStart: leaderNode, producer, fault, drain, reconciliation };
+  return { mode, publishMode, run, runId, leaderAtStart: leaderNode, producer, fault: timeline, drain, reconciliation };
+}
+
+/** The fault's timeline in ms since the producer started, with when the producer got a connection back. */
+export function relativeTimeline(t: LeaderFaultTimeline, t0: number, leaderNode: string, producer: Pick<PublisherResult, 'events'>): FaultTimeline {
+  const rel = (at: number | null): number | null => (at === null ? null : at - t0);
+  // The producer may reconnect before the kill call has even returned: take it from its events.
+  const lostAt = producer.events.find((e) => e.type === 'connection-lost')?.atMs;
+  const resumed = lostAt === undefined ? undefined : producer.events.find((e) => e.type === 'connected' && e.atMs > lostAt);
+  return {
+    kind: t.kind,
+    node: t.node ?? leaderNode,
+    newLeader: t.newLeader,
+    faultAtMs: rel(t.issuedAt ?? t.failedAt) ?? 0,
+    electedAtMs: rel(t.electedAt),
+    electionMs: t.electionMs,
+    restoredAtMs: rel(t.restoredAt),
+    rejoinedAtMs: rel(t.rejoinedAt),
+    producerResumedAtMs: resumed?.atMs ?? null,
+    error: t.error,
+  };
 }
 
 class RunInterrupted extends Error {

@@ -1,7 +1,6 @@
 import type { Context } from '../context.js';
-import { faultLeader, restoreAndRejoin, waitForNewLeader, type LeaderFault } from '../cluster/leader-fault.js';
-import { restoreQuietly, type FaultKind } from '../cluster/faults.js';
-import { systemClock } from '../util/retry.js';
+import { startLeaderFault } from '../cluster/leader-fault.js';
+import type { FaultKind } from '../cluster/faults.js';
 
 export interface FailoverOptions {
   vhost: string;
@@ -43,57 +42,59 @@ export interface FailoverResult {
 export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<FailoverResult> {
   const ref = { vhost: opts.vhost, queue: opts.queue };
   const { progress } = ctx;
-  progress.start(`finding the leader of ${opts.queue}`);
-  let lf: LeaderFault | undefined;
-  try {
-    lf = await faultLeader(ctx, ref, opts.fault);
-    progress.succeed(`leader of ${opts.queue} was ${lf.oldLeader}: applied '${opts.fault}' to ${lf.oldLeader}`);
-    progress.start(`waiting for a new leader of ${opts.queue}`);
-    const election = await waitForNewLeader(ctx, ref, lf, { timeoutMs: opts.electionTimeoutMs });
-    progress.succeed(`new leader: ${election.newLeader}, seen ${Math.round(election.electionMs)} ms after the fault (${election.source})`);
-
-    const base = {
-      schemaVersion: 1 as const,
-      kind: 'failover' as const,
-      queue: opts.queue,
-      vhost: opts.vhost,
-      fault: opts.fault,
-      oldLeader: lf.oldLeader,
-      newLeader: election.newLeader,
-      membersBefore: lf.before.members,
-      faultAt: lf.fault.appliedAtIso,
-      faultCallMs: lf.fault.appliedAt - lf.fault.issuedAt,
-      electionMs: election.electionMs,
-      detectedBy: election.source,
-    };
-    if (opts.restoreAfterMs === null) {
-      progress.info(`${lf.oldLeader} left under '${opts.fault}' (--no-restore); 'rmq-bench cluster up' brings it back`);
-      return { ...base, restored: false, downMs: null, rejoinMs: null, membersAfter: null, onlineAfter: null };
-    }
-    const waitMs = lf.fault.issuedAt + opts.restoreAfterMs - performance.now();
-    if (waitMs > 0) {
-      progress.start(`keeping ${lf.oldLeader} down for ${Math.round(waitMs / 1000)} s more (--restore-after)`);
-      await systemClock.sleep(waitMs, ctx.signal);
-    }
-    progress.start(`restoring ${lf.oldLeader} and waiting until it is back in the cluster`);
-    const rejoin = await restoreAndRejoin(ctx, ref, lf, { timeoutMs: opts.rejoinTimeoutMs });
-    progress.succeed(`${lf.oldLeader} back: ${rejoin.online.length} of ${rejoin.members.length} members online, ${Math.round(rejoin.rejoinMs)} ms after the restore`);
-    return {
-      ...base,
-      restored: true,
-      downMs: rejoin.restoredAt - lf.fault.issuedAt,
-      rejoinMs: rejoin.rejoinMs,
-      membersAfter: rejoin.members,
-      onlineAfter: rejoin.online,
-    };
-  } catch (err) {
-    progress.stop(); // the error line says what failed
-    throw err;
-  } finally {
-    // Ctrl+C or an error mid-way: undo the fault (unless the user asked to keep it).
-    if (lf && !lf.fault.restored && opts.restoreAfterMs !== null) {
-      progress.info(`restoring ${lf.oldLeader} ('${opts.fault}' undone)`);
-      await restoreQuietly(lf.fault, ctx.log);
-    }
-  }
+  let elected = false;
+  const fault = startLeaderFault(ctx, ref, opts.fault, {
+    restoreAfterMs: opts.restoreAfterMs,
+    electionTimeoutMs: opts.electionTimeoutMs,
+    rejoinTimeoutMs: opts.rejoinTimeoutMs,
+    onPhase: (phase, t) => {
+      // The election's line, once, before whatever follows it.
+      if (!elected && t.newLeader !== null) {
+        elected = true;
+        progress.succeed(`new leader: ${t.newLeader}, seen ${Math.round(t.electionMs ?? 0)} ms after the fault (${t.electionSource})`);
+      }
+      switch (phase) {
+        case 'faulting':
+          return progress.start(`finding the leader of ${opts.queue}`);
+        case 'electing':
+          progress.succeed(`leader of ${opts.queue} was ${t.node}: applied '${opts.fault}' to ${t.node}`);
+          return progress.start(`waiting for a new leader of ${opts.queue}`);
+        case 'left-faulted':
+          return progress.info(`${t.node} left under '${opts.fault}' (--no-restore); 'rmq-bench cluster up' brings it back`);
+        case 'holding':
+          return progress.start(`keeping ${t.node} down until ${Math.round((opts.restoreAfterMs ?? 0) / 1000)} s after the fault (--restore-after)`);
+        case 'restoring':
+          return progress.start(`restoring ${t.node} and waiting until it is back in the cluster`);
+        case 'rejoined':
+          return progress.succeed(`${t.node} back: ${t.onlineAfter?.length} of ${t.membersAfter?.length} members online, ${Math.round(t.rejoinMs ?? 0)} ms after the restore`);
+        case 'failed':
+          progress.stop(); // the error line says what failed
+          if (t.node !== null && opts.restoreAfterMs !== null && !t.restored) progress.info(`restoring ${t.node} ('${opts.fault}' undone)`);
+          return;
+        default:
+          return;
+      }
+    },
+  });
+  const { timeline: t, error } = await fault.done;
+  if (error !== undefined) throw error;
+  return {
+    schemaVersion: 1,
+    kind: 'failover',
+    queue: opts.queue,
+    vhost: opts.vhost,
+    fault: opts.fault,
+    oldLeader: t.node!,
+    newLeader: t.newLeader!,
+    membersBefore: t.membersBefore!,
+    faultAt: t.appliedAtIso!,
+    faultCallMs: t.appliedAt! - t.issuedAt!,
+    electionMs: t.electionMs!,
+    detectedBy: t.electionSource!,
+    restored: t.restored,
+    downMs: t.restoredAt === null ? null : t.restoredAt - t.issuedAt!,
+    rejoinMs: t.rejoinMs,
+    membersAfter: t.membersAfter,
+    onlineAfter: t.onlineAfter,
+  };
 }

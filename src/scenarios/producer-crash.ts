@@ -7,8 +7,8 @@ import { withConnection } from '../amqp/connect.js';
 import { runConsumer } from '../amqp/consumer.js';
 import { newRunId } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
-import { restoreQuietly, type FaultKind } from '../cluster/faults.js';
-import { faultLeader, restoreAndRejoin, waitForNewLeader, type LeaderFault } from '../cluster/leader-fault.js';
+import type { FaultKind } from '../cluster/faults.js';
+import { startLeaderFault, type LeaderFaultHandle } from '../cluster/leader-fault.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, ExitCode, InterruptedError, RmqBenchError, errorMessage, type ExitCodeValue } from '../errors.js';
@@ -322,9 +322,8 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       : { mode, args: () => [...common, '--outbox', outboxFile], onLine: () => undefined, afterKill: () => null, finished: () => false };
 
   let child: ResultPromise | undefined;
-  let lf: LeaderFault | undefined;
-  let faultTask: Promise<void> | undefined;
-  const faulted: { fault: ProducerCrashFault | null } = { fault: null };
+  let fault: LeaderFaultHandle | undefined;
+  let faultAtPosition = 0;
   const onAbort = (): void => {
     child?.kill('SIGKILL');
   };
@@ -339,22 +338,15 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
     });
 
     const startFault = (kind: FaultKind, atPosition: number): void => {
-      const ref = { vhost: config.vhost, queue };
-      const f: ProducerCrashFault = { kind, atPosition, node: null, newLeader: null, electionMs: null, error: null };
-      faulted.fault = f;
-      faultTask = (async () => {
-        try {
-          lf = await faultLeader(ctx, ref, kind);
-          f.node = lf.oldLeader;
-          progress.info(`${label}: ${kind} of ${lf.oldLeader}, the leader of ${queue}, at ${atPosition}/${o.count}`);
-          const e = await waitForNewLeader(ctx, ref, lf, { timeoutMs: o.electionTimeoutMs });
-          f.newLeader = e.newLeader;
-          f.electionMs = e.electionMs;
-          await restoreAndRejoin(ctx, ref, lf, { timeoutMs: o.rejoinTimeoutMs });
-        } catch (err) {
-          f.error = errorMessage(err);
-        }
-      })();
+      faultAtPosition = atPosition;
+      fault = startLeaderFault(ctx, { vhost: config.vhost, queue }, kind, {
+        restoreAfterMs: 0,
+        electionTimeoutMs: o.electionTimeoutMs,
+        rejoinTimeoutMs: o.rejoinTimeoutMs,
+        onPhase: (phase, t) => {
+          if (phase === 'electing') progress.info(`${label}: ${kind} of ${t.node}, the leader of ${queue}, at ${atPosition}/${o.count}`);
+        },
+      });
     };
 
     // Start, kill at the planned points, start again, until a start runs to completion.
@@ -394,7 +386,7 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
           position = Math.max(position, l.n);
           lifePosition = Math.max(lifePosition, l.n);
           lifeStart ??= l.n;
-          if (o.fault !== 'none' && !faultTask && position >= plan.faultAt) startFault(o.fault, position);
+          if (o.fault !== 'none' && !fault && position >= plan.faultAt) startFault(o.fault, position);
           // A point the previous start already ran past: kill once this start has made some progress of its own.
           if (nextKill !== undefined && killedAt === undefined && position >= nextKill && l.n > lifeStart) {
             killedAt = position;
@@ -421,9 +413,11 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       );
     }
 
-    if (faultTask) {
-      progress.update(`${label}: producer done; waiting for ${lf?.oldLeader ?? 'the faulted node'} to rejoin`);
-      await faultTask;
+    let faultRecord: ProducerCrashFault | null = null;
+    if (fault) {
+      progress.update(`${label}: producer done; waiting for ${fault.timeline.node ?? 'the faulted node'} to rejoin`);
+      const { timeline: t } = await fault.done;
+      faultRecord = { kind: t.kind, atPosition: faultAtPosition, node: t.node, newLeader: t.newLeader, electionMs: t.electionMs, error: t.error };
     }
 
     // The application's record, and what reached the queue.
@@ -465,7 +459,7 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       extraDeliveries: rec.duplicateDeliveries,
       idempotent: drained.idempotent,
       outbox,
-      fault: faulted.fault,
+      fault: faultRecord,
       reconciliation: rec,
       leftInQueue: drained.leftInQueue,
     };
@@ -479,11 +473,8 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       child.kill('SIGKILL');
       await child.catch(() => undefined);
     }
-    if (faultTask) await faultTask.catch(() => undefined);
-    if (lf && !lf.fault.restored) {
-      progress.info(`restoring ${lf.oldLeader}`);
-      await restoreQuietly(lf.fault, ctx.log);
-    }
+    if (fault && !fault.timeline.restored && fault.timeline.phase !== 'failed') progress.info(`restoring ${fault.timeline.node ?? 'the faulted leader'}`);
+    await fault?.close();
     await withConnection(urls, { heartbeatS: 5, timeoutMs: 30_000 }, async ({ connection }) => {
       const ch = await connection.createChannel();
       await ch.deleteQueue(queue);
