@@ -1,6 +1,7 @@
 import { shortNodeName } from '../cluster/leader.js';
 import type { NodeInfo } from '../cluster/management.js';
-import { objectName, readBroker, Topology, type BrokerSnapshot, type Endpoint, type QueueInfo, type SnapshotReader, type Unanswered } from './audit.js';
+import { leaderOf, objectKey, objectName, readBroker, type BrokerSnapshot, type Endpoint, type QueueInfo, type SnapshotReader, type Unanswered } from '../cluster/snapshot.js';
+import { Topology, type QueueRole } from '../cluster/topology.js';
 
 /**
  * `rmq-bench watch`: one snapshot of the management API (takeWatchSnapshot), and a pure view
@@ -28,7 +29,7 @@ export interface WatchQueueRow {
   vhost: string;
   name: string;
   type: string;
-  role: 'dlq' | 'retry' | 'work';
+  role: QueueRole;
   ready: number | null;
   unacked: number | null;
   /** 4.3 delayed retry: messages waiting out their retry delay. */
@@ -97,8 +98,7 @@ function statRate(q: QueueInfo, prev: QueueInfo | undefined, dtS: number | null,
   return null;
 }
 
-const leaderOf = (q: QueueInfo): string | undefined => (q.leader && q.leader !== '' && q.leader !== 'undefined' ? q.leader : undefined);
-const qkey = (q: { vhost: string; name: string }): string => `${q.vhost}\u0000${q.name}`;
+const qkey = (q: QueueInfo): string => objectKey(q.vhost, q.name);
 
 /** The view of `cur`, with `history` (older snapshots, oldest first) for rates and growth. Pure. */
 export function watchView(history: readonly WatchSnapshot[], cur: WatchSnapshot, options: WatchViewOptions): WatchView {

@@ -4,7 +4,8 @@ import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { HttpError, type ManagementClient } from '../../src/cluster/management.js';
 import { BrokerUnavailableError, UsageError } from '../../src/errors.js';
 import { renderAudit } from '../../src/report/audit.js';
-import { auditResultOf, describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/scenarios/audit.js';
+import { describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/cluster/snapshot.js';
+import { auditResultOf } from '../../src/scenarios/audit.js';
 import { quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
 
 async function invocationOf(args: string[]): Promise<Invocation> {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { auditChecks, auditResultOf, effectiveQueue, topicMatches, Topology, type AuditItem, type BrokerSnapshot } from '../../src/scenarios/audit.js';
+import type { AuditItem } from '../../src/audit/check.js';
+import { auditChecks } from '../../src/audit/checklist.js';
+import { effectiveQueue } from '../../src/cluster/policy.js';
+import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
+import { topicMatches, Topology } from '../../src/cluster/topology.js';
+import { auditResultOf } from '../../src/scenarios/audit.js';
 import { binding, classicQueue, defaultBinding, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
 
 const OPTIONS = { maxUnacked: 1_000 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderNoAnswer, renderWatch, renderWatchLine } from '../../src/report/watch.js';
-import type { BrokerSnapshot } from '../../src/scenarios/audit.js';
+import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
 import { trimHistory, watchView, type WatchSnapshot } from '../../src/scenarios/watch.js';
 import { MEMBERS, node, quorumQueue, stockWithDlq } from './audit.fixtures.js';
 

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, errorMessage } from '../../errors.js';
 import { renderNoAnswer, renderWatch, renderWatchLine } from '../../report/watch.js';
-import { SnapshotReader } from '../../scenarios/audit.js';
+import { SnapshotReader } from '../../cluster/snapshot.js';
 import { takeWatchSnapshot, trimHistory, watchView, type WatchSnapshot } from '../../scenarios/watch.js';
 import { systemClock } from '../../util/retry.js';
 import { maskUrlsIn } from '../../url.js';

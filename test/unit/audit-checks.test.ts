@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { CHECK_IDS, type AuditItem, type AuditOptions, type CheckId } from '../../src/audit/check.js';
+import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
+import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
+import { Topology } from '../../src/cluster/topology.js';
+import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
+
+const OPTIONS: AuditOptions = { maxUnacked: 1_000 };
+
+/** Run one check, found by its id, the way auditChecks does (before sorting). */
+function run(id: CheckId, s: BrokerSnapshot, options: AuditOptions = OPTIONS): AuditItem[] {
+  const check = checkById(id);
+  if (!check) throw new Error(`no check ${id}`);
+  return check.run(s, new Topology(s), options);
+}
+
+const brief = (items: AuditItem[]): string[] => items.map((i) => `${i.status} ${i.object}`);
+
+/** A snapshot where most checks have something to say. */
+function broken(): BrokerSnapshot {
+  const s = stockSnapshot();
+  s.nodes = [node(MEMBERS[0]!, { mem_alarm: true }), node(MEMBERS[1]!, { running: false, partitions: [MEMBERS[0]!] })];
+  s.queues.push(
+    classicQueue('t.transient', { durable: false, messages_ready: 4, messages_unacknowledged: 2_000 }),
+    quorumQueue('t.q', { online: [MEMBERS[0]!] }),
+    quorumQueue('t.dlq', { messages: 2 }),
+  );
+  s.exchanges.push(exchange('t.x', 'topic', { durable: false }));
+  s.policies.push(policy('ha-legacy', '^legacy\\.', { 'ha-mode': 'all' }), policy('low', '^demo\\.orders$', { 'message-ttl': 1_000 }, 1));
+  return s;
+}
+
+describe('the checklist', () => {
+  it('has one check per id, unique, in CHECK_IDS order', () => {
+    const ids = CHECKS.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...CHECK_IDS]);
+  });
+
+  it.each(CHECK_IDS.map((id) => [id]))('%s is findable by its id and has a title', (id) => {
+    const check = checkById(id);
+    expect(check?.id).toBe(id);
+    expect(check?.title).not.toBe('');
+  });
+
+  it.each(CHECKS.map((c) => [c.id, c] as const))('%s yields items with its own id only', (id, check) => {
+    for (const s of [stockSnapshot(), stockWithDlq(3), broken()]) {
+      for (const item of check.run(s, new Topology(s), OPTIONS)) expect(item.id).toBe(id);
+    }
+  });
+
+  it('auditChecks is every check’s items, failures first, and every check has something to say about broken()', () => {
+    const s = broken();
+    const t = new Topology(s);
+    const all = CHECKS.flatMap((c) => c.run(s, t, OPTIONS));
+    const sorted = auditChecks(s, OPTIONS);
+    expect(sorted).toHaveLength(all.length);
+    expect(sorted).toEqual(expect.arrayContaining(all));
+    expect(sorted.map((i) => i.status)).toEqual([...sorted.map((i) => i.status)].sort((a, b) => ['fail', 'warn', 'pass'].indexOf(a) - ['fail', 'warn', 'pass'].indexOf(b)));
+    expect(new Set(sorted.map((i) => i.id))).toEqual(new Set(CHECK_IDS));
+  });
+});
+
+describe('single checks, run directly', () => {
+  type Case = { id: CheckId; snapshot: () => BrokerSnapshot; options?: AuditOptions; expected: string[] };
+  const cases: Case[] = [
+    { id: 'retry-loop', snapshot: stockSnapshot, expected: ['fail queues demo.orders → demo.retry → demo.orders'] },
+    { id: 'retry-loop', snapshot: () => stockWithDlq(0), expected: ['warn queues demo.orders → demo.retry → demo.orders'] },
+    { id: 'retry-loop', snapshot: () => ({ ...stockSnapshot(), queues: [quorumQueue('demo.orders')] }), expected: ['pass dead-letter graph'] },
+    { id: 'exchange-durable', snapshot: broken, expected: ['pass exchange demo.dlx', 'pass exchange demo.orders', 'fail exchange t.x'] },
+    { id: 'cluster-size', snapshot: broken, expected: ['fail cluster rabbit@rabbit1'] },
+    { id: 'node-running', snapshot: broken, expected: ['pass node rabbit@rabbit1', 'fail node rabbit@rabbit2'] },
+    { id: 'mirroring-policy', snapshot: stockSnapshot, expected: ['pass policies'] },
+    { id: 'mirroring-policy', snapshot: broken, expected: ['fail policy ha-legacy'] },
+    { id: 'policy-shadowed', snapshot: stockSnapshot, expected: ['pass policies'] },
+    { id: 'quorum-members', snapshot: broken, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'fail queue t.q', 'pass queue t.dlq'] },
+    { id: 'dlq-messages', snapshot: () => stockWithDlq(3), expected: ['warn queue demo.dlq'] },
+    { id: 'unacked', snapshot: broken, options: { maxUnacked: 2_000 }, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'warn queue t.transient', 'pass queue t.q', 'pass queue t.dlq'] },
+    { id: 'unacked', snapshot: broken, options: { maxUnacked: 2_001 }, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'pass queue t.transient', 'pass queue t.q', 'pass queue t.dlq'] },
+  ];
+
+  it.each(cases.map((c) => [`${c.id}: ${c.expected.join(', ')}`, c] as const))('%s', (_name, c) => {
+    expect(brief(run(c.id, c.snapshot(), c.options))).toEqual(c.expected);
+  });
+
+  it('retry-loop: the message and fix name the loop, its TTL and the exchange to bind a DLQ to', () => {
+    const [item] = run('retry-loop', stockSnapshot());
+    expect(item?.message).toContain('dead letters go round demo.orders → demo.retry → demo.orders (demo.retry holds them 5000 ms)');
+    expect(item?.fix).toContain("bind a DLQ to 'demo.dlx'");
+  });
+
+  it('policy-shadowed: a lower-priority policy whose keys are lost is a failure on the queue', () => {
+    const items = run('policy-shadowed', broken());
+    expect(brief(items)).toEqual(['fail queue demo.orders']);
+    expect(items[0]?.message).toBe('only one policy applies to a queue: policy dlx-orders (priority 2) wins, so low (priority 1) loses message-ttl');
+  });
+});
