@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, type CliResult as CliJson } from './cli.js';
+import { eventually, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, type CliResult as CliJson } from './cli.js';
 
 interface DeliveryJson {
   messageId?: string;
@@ -200,7 +200,8 @@ describe('consumer under interruption and node failure', { timeout: 300_000 }, (
     const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer', '--queue', queue, '--work-ms', '50', '--prefetch', '20', '--json'], {
       cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' },
     });
-    await new Promise((res) => setTimeout(res, 1_500));
+    // Interrupt mid-way: once at least 40 have left the queue (prefetch 20, so at least 20 are acked).
+    await eventually(async () => expect((await withChannel((ch) => ch.checkQueue(queue))).messageCount).toBeLessThanOrEqual(60), 30_000, 100);
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
@@ -220,7 +221,8 @@ describe('consumer under interruption and node failure', { timeout: 300_000 }, (
     const urls = [5672, 5673, 5674].map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
     const args = ['consumer', '--queue', queue, '--urls', urls, '--work-ms', '10', '--store', store, '--idle-timeout', '4s', '--heartbeat', '2s', '--json'];
     const pending = runCli(args);
-    await new Promise((res) => setTimeout(res, 1_500));
+    // Kill the node once the consumer is under way (it has taken messages), not after a guessed sleep.
+    await eventually(async () => expect((await withChannel((ch) => ch.checkQueue(queue))).messageCount).toBeLessThanOrEqual(350), 30_000, 100);
     const { default: Docker } = await import('dockerode');
     await new Docker().getContainer('rabbit1').kill({ signal: 'SIGKILL' });
     let first: CliJson;

@@ -77,8 +77,10 @@ describe('compare: confirms on vs off under a leader fault', { timeout: 600_000 
     const run = c.runs[0]!;
     const rec = run.reconciliation;
     balanced(rec);
-    expect(rec.lost).toBe(0); // nothing was confirmed, so nothing can be "lost"
     expect(rec.counts.confirmed).toBe(0);
+    // Without confirms the producer cannot know: every written message that was not read is silently lost.
+    expect(rec.knownFailed + rec.indeterminateUnread).toBe(0);
+    expect(rec.silentlyLost).toBe(rec.counts.written - rec.counts.readDistinct);
     expect(rec.counts.readDistinct + rec.silentlyLost + rec.neverWritten).toBe(20000);
     expect(run.producer.written).toBe(rec.counts.written);
     const t = c.totals[0]!;
