@@ -5,7 +5,7 @@ import { ManagementClient } from '../cluster/management.js';
 import { loadConfig, type Config } from '../config.js';
 import { createContext, type ContextOverrides } from '../context.js';
 import { EnvironmentError, ExitCode, RmqBenchError } from '../errors.js';
-import { createProgress } from '../report/progress.js';
+import { createProgress } from './progress.js';
 import { maskUrlsIn } from '../url.js';
 import * as clusterCommands from './commands/cluster.js';
 import { compare } from './commands/compare.js';

@@ -5,7 +5,7 @@ import { runDurabilityDemo, type DurabilityDemoOptions } from '../../scenarios/d
 import { renderDurabilityDemo } from '../../report/durability.js';
 import { runDelayedRetryDemo, type DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-demo.js';
 import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
-import { createStepper } from '../../report/steps.js';
+import { createStepper } from '../steps.js';
 import { runDlqDemo, type DlqDemoOptions } from '../../scenarios/dlq-demo.js';
 import { runRetryDemo, type RetryDemoOptions } from '../../scenarios/retry-demo.js';
 import { emit } from '../output.js';
