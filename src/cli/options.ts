@@ -81,7 +81,7 @@ export function amqpUrlList(value: string): string[] {
   }
 }
 
-/** A comma-separated list of names, each one of `allowed`, at least one. */
+/** --modes: a comma-separated list, each one of `allowed`, at least one (in the order given). */
 export function choiceList<T extends string>(value: string, allowed: readonly T[]): T[] {
   const list = value.split(',').map((v) => v.trim()).filter(Boolean);
   for (const m of list) {
