@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Refresh docs/WORKSHOP.md's output blocks: run every command of the walkthrough, in order,
 // against the running cluster, and paste what each printed (its report on stderr; progress
-// off). Stops at the first command that fails, leaving the file untouched. Needs `npm run build`.
+// off). Stops at the first command that fails, leaving the file untouched. Needs `npm run build`
+// (for bin/rmq-bench.js; the parser, ./workshop.mjs, is plain JavaScript).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseWorkshop, replaceOutputs } from '../dist/util/workshop.js';
+import { parseWorkshop, replaceOutputs } from './workshop.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const file = path.join(root, 'docs', 'WORKSHOP.md');

@@ -4,7 +4,7 @@ import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
 import { ManagementClient } from './cluster/management.js';
-import type { Progress } from './report/progress.js';
+import type { Progress } from './progress.js';
 
 /** What a command hands to a scenario: configuration, the clients (opened lazily), progress and Ctrl+C. */
 export interface Context {

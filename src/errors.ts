@@ -29,6 +29,15 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * A command that ends without an error ends with its verdict: passed (or no verdict) is 0, a
+ * failed verdict is ExitCode.verdict. The one mapping for verdicts, as exitCode is for errors;
+ * only src/cli/main.ts applies either.
+ */
+export function verdictExit(ok: boolean): ExitCodeValue {
+  return ok ? ExitCode.ok : ExitCode.verdict;
+}
+
 export class RmqBenchError extends Error {
   readonly exitCode: ExitCodeValue;
   /** A second line for people: what to do about it. */

@@ -1,10 +1,95 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { parseUrls } from '../amqp/connect.js';
+import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { parseDurationMs } from '../util/duration.js';
 
-/** commander argParsers: validate once at the edge, with a one-line reason. */
+/**
+ * The options several commands share (one declaration each: flags, help text, default, parser),
+ * then the commander argParsers they use: validate once at the edge, with a one-line reason.
+ */
+
+export const jsonOption = (description = 'print one JSON document on stdout (people-facing output stays on stderr)'): Option =>
+  new Option('--json', description).default(false);
+
+/** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
+export const htmlOption = (): Option =>
+  new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
+
+/** --urls: undefined when not given; urlsOrDefault() turns that into the cluster's three AMQP ports. */
+export const urlsOption = (description = 'comma-separated AMQP URLs, tried in order on (re)connect (default: rabbit1..3 with user demo)'): Option =>
+  new Option('--urls <list>', description).argParser(amqpUrlList);
+
+/** What --urls means when not given: rabbit1..3 with the configured user. */
+export function urlsOrDefault(urls: string[] | undefined, config: Config): string[] {
+  return urls ?? config.nodes.map((n) => amqpUrl(config, n));
+}
+
+export const managementUrlOption = (
+  description = 'management API to ask, any cluster (http://user:pass@host:15672, comma-separated: the next is asked when one does not answer)',
+): Option => new Option('--management-url <list>', description).argParser(httpUrlList);
+
+export const vhostOption = (): Option => new Option('--vhost <name>', 'virtual host').default('/');
+
+export const queueOption = (description: string, defaultQueue = 'demo.orders'): Option => new Option('--queue <name>', description).default(defaultQueue);
+
+export const countOption = (description: string, defaultCount?: number): Option => {
+  const o = new Option('-n, --count <n>', description).argParser(positiveInt);
+  return defaultCount === undefined ? o : o.default(defaultCount);
+};
+
+/** A duration option; its default is written as a duration ('3m') and shown so in --help. */
+export const durationOption = (flags: string, description: string, defaultValue?: string): Option => {
+  const o = new Option(flags, description).argParser(durationMs);
+  return defaultValue === undefined ? o : o.default(parseDurationMs(defaultValue), defaultValue);
+};
+
+/** In ms; heartbeatSeconds() makes it the AMQP value. */
+export const heartbeatOption = (description = 'AMQP heartbeat'): Option => durationOption('--heartbeat <duration>', description, '5s');
+
+export const reconnectTimeoutOption = (): Option => durationOption('--reconnect-timeout <duration>', 'give up when no broker answers for this long', '60s');
+
+export const rateOption = (description: string, defaultRate: number): Option =>
+  new Option('-r, --rate <n>', description).argParser(nonNegativeInt).default(defaultRate);
+
+export const sizeOption = (): Option => new Option('-s, --size <bytes>', 'message body size').argParser(nonNegativeInt).default(100);
+
+export const windowOption = (description: string): Option => new Option('--window <n>', description).argParser(positiveInt).default(256);
+
+export const runsOption = (description: string): Option => new Option('--runs <k>', description).argParser(positiveInt).default(1);
+
+export const prefetchOption = (description: string, defaultPrefetch: number): Option =>
+  new Option('--prefetch <n>', description).argParser(prefetchCount).default(defaultPrefetch);
+
+export const workMsOption = (defaultMs: number): Option =>
+  new Option('--work-ms <ms>', 'simulated processing time per message').argParser(nonNegativeInt).default(defaultMs);
+
+export const multiAckEveryOption = (description: string, defaultEvery: number): Option =>
+  new Option('--multi-ack-every <n>', description).argParser(positiveInt).default(defaultEvery);
+
+/** The workshop demos' --auto. */
+export const autoOption = (): Option => new Option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)').default(false);
+
+/** --urls: comma-separated amqp(s):// URLs (the message never quotes a password). */
+export function amqpUrlList(value: string): string[] {
+  try {
+    return parseUrls(value);
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof Error ? err.message.replace(/^--urls: /, '') : String(err));
+  }
+}
+
+/** --modes: a comma-separated list, each one of `allowed`, at least one (in the order given). */
+export function choiceList<T extends string>(value: string, allowed: readonly T[]): T[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  for (const m of list) {
+    if (!(allowed as readonly string[]).includes(m)) throw new InvalidArgumentError(`'${m}' is not one of ${allowed.join(', ')}`);
+  }
+  if (list.length === 0) throw new InvalidArgumentError('no mode given');
+  return list as T[];
+}
 
 export function durationMs(value: string): number {
   try {
@@ -103,10 +188,6 @@ export function prefetchCount(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) > 65_535) throw new InvalidArgumentError(`'${value}' is not a prefetch count (0 to 65535; 0 = unlimited)`);
   return Number(value);
 }
-
-/** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
-export const htmlOption = (): Option =>
-  new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
 
 /** --management-url: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
 export function httpUrlList(value: string): string[] {

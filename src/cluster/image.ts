@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadExeca } from '../util/exec.js';
 import type { Config } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
-import type { Progress } from '../report/progress.js';
+import type { Progress } from '../progress.js';
 import { withDeadline } from '../util/retry.js';
 import { type Docker, imageExists } from './engine.js';
 import { hostDebianMirror } from './mirror.js';

@@ -165,10 +165,4 @@ describe('producer --outbox: the outbox file across kills', { timeout: 300_000 }
     expect(r.stderr).toContain('holds a run of 5 events, not 6');
     await drain();
   });
-
-  it('--outbox with --tx is a usage error (exit 2), one line', async () => {
-    const r = await runCli(['producer', '--outbox', path.join(dir, 'x.sqlite'), '--tx']);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  });
 });

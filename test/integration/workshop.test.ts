@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseWorkshop } from '../../src/util/workshop.js';
+import { parseWorkshop } from '../../scripts/workshop.mjs';
 import { ROOT, runCli } from './cli.js';
 
 // Every command of docs/WORKSHOP.md, in the document's order (later steps build on earlier ones:

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createProgram, type Invocation } from '../../src/cli/program.js';
-import { modeList, windowList, type BenchCliOptions } from '../../src/cli/program-bench.js';
+import { modeList, windowList, type BenchCliOptions } from '../../src/cli/commands/bench.js';
 import { UsageError } from '../../src/errors.js';
 
 const defaults: BenchCliOptions = {

@@ -8,10 +8,12 @@ import {
   DataError,
   DeadlineError,
   EnvironmentError,
+  ExitCode,
   InterruptedError,
   NotFoundError,
   PortTakenError,
   UsageError,
+  verdictExit,
 } from '../../src/errors.js';
 
 function report(err: unknown): { code: number; lines: string[]; writes: number } {
@@ -131,5 +133,13 @@ describe('reportError: anything else is an internal error (70)', () => {
     expect(r.lines[0]).toBe('rmq-bench: internal error: socket closed: amqp://demo:***@127.0.0.1:5674');
     expect(r.lines.length).toBeGreaterThan(1);
     expect(r.lines.join('\n')).not.toContain('s3cret');
+  });
+});
+
+describe('verdictExit: how a run that throws nothing ends', () => {
+  it('a passed verdict (or none) is 0, a failed one ExitCode.verdict (1)', () => {
+    expect(verdictExit(true)).toBe(ExitCode.ok);
+    expect(verdictExit(false)).toBe(ExitCode.verdict);
+    expect(ExitCode.verdict).toBe(1);
   });
 });

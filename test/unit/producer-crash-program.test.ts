@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type Invocation, type ProducerCliOptions } from '../../src/cli/program.js';
+import type { ProducerCliOptions } from '../../src/cli/commands/producer.js';
+import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { UsageError } from '../../src/errors.js';
 
 /** argv → invocation for producer --outbox, the producer's hidden harness options and producer-crash. */

@@ -1,6 +1,9 @@
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type CompareCliOptions, type ConsumerCliOptions, type Invocation, type ProducerCliOptions } from '../../src/cli/program.js';
+import type { CompareCliOptions } from '../../src/cli/commands/compare.js';
+import type { ConsumerCliOptions } from '../../src/cli/commands/consumer.js';
+import type { ProducerCliOptions } from '../../src/cli/commands/producer.js';
+import { commandOf, createProgram, type Invocation } from '../../src/cli/program.js';
 
 function recorder(): { dispatch: (i: Invocation) => Promise<void>; calls: Invocation[] } {
   const calls: Invocation[] = [];
@@ -193,6 +196,36 @@ describe('createProgram: argv → invocation', () => {
   it.each(cases)('$args', async ({ args, expected }) => {
     expect(await invocationOf(args)).toEqual(expected);
     expect(stderr).toEqual([]);
+  });
+});
+
+describe('createProgram: composition', () => {
+  /** Every runnable command commander knows, as `parent child` names. */
+  function leaves(c: Command, prefix = ''): string[] {
+    return c.commands.flatMap((sub) => {
+      const name = `${prefix}${sub.name()}`;
+      return sub.commands.length > 0 ? leaves(sub, `${name} `) : [name];
+    });
+  }
+
+  it('each command commander can dispatch has one definition to run, under the same name', () => {
+    const names = leaves(createProgram(recorder().dispatch));
+    expect(names).toHaveLength(23);
+    for (const name of names) {
+      const def = commandOf({ command: name } as Invocation);
+      expect(def.name).toBe(name);
+      expect(typeof def.run).toBe('function');
+    }
+  });
+
+  it('two programs are independent (no state shared between them)', async () => {
+    const a = recorder();
+    const b = recorder();
+    const pa = createProgram(a.dispatch);
+    createProgram(b.dispatch);
+    await pa.parseAsync(['node', 'rmq-bench', 'cluster', 'status']);
+    expect(a.calls).toHaveLength(1);
+    expect(b.calls).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWorkshop, replaceOutputs, splitArgs } from '../../src/util/workshop.js';
+import { parseWorkshop, replaceOutputs, splitArgs } from '../../scripts/workshop.mjs';
 
 const doc = [
   '# Workshop',

@@ -1,13 +1,38 @@
-import type { Context } from '../../context.js';
+import { Option } from 'commander';
 import { renderAudit } from '../../report/audit.js';
 import { runAudit } from '../../scenarios/audit.js';
+import { defineCommand, managementOverride } from '../command.js';
+import { jsonOption, managementUrlOption, positiveInt } from '../options.js';
 import { emit } from '../output.js';
-import type { AuditInvocation } from '../program-audit.js';
 
-export async function audit(ctx: Context, o: AuditInvocation['options']): Promise<number> {
-  ctx.progress.start('reading the broker (management API)');
-  const r = await runAudit(ctx, { maxUnacked: o.maxUnacked });
-  ctx.progress.stop();
-  emit(o, 'audit', r, renderAudit(r, { all: o.all }));
-  return r.ok ? 0 : 1;
+/** `rmq-bench audit`: a live broker against the reliability checklist. */
+export interface AuditCliOptions {
+  json: boolean;
+  /** The management API of any cluster (credentials in the URL or from the config); undefined: ours. */
+  managementUrls: string[] | undefined;
+  maxUnacked: number;
+  /** List each passing item too, not only a count per check. */
+  all: boolean;
 }
+
+export const audit = defineCommand({
+  name: 'audit',
+  register: (command, dispatch: (o: AuditCliOptions) => Promise<void>) =>
+    command
+      .description('check a live broker against the reliability checklist: pass/warn/fail per item, the object it concerns and the fix (exit 1 on any fail)')
+      .addOption(managementUrlOption())
+      .addOption(new Option('--max-unacked <n>', 'warn about a queue with this many unacked messages or more').argParser(positiveInt).default(1_000))
+      .option('--all', 'list every passing item too (default: a count per check)', false)
+      .addOption(jsonOption())
+      .action((o: { json: boolean; managementUrl?: string[]; maxUnacked: number; all: boolean }) =>
+        dispatch({ json: o.json, managementUrls: o.managementUrl, maxUnacked: o.maxUnacked, all: o.all }),
+      ),
+  overrides: (o, config) => managementOverride(o.managementUrls, config),
+  async run(ctx, o) {
+    ctx.progress.start('reading the broker (management API)');
+    const r = await runAudit(ctx, { maxUnacked: o.maxUnacked });
+    ctx.progress.stop();
+    emit(o, 'audit', r, renderAudit(r, { all: o.all }));
+    return { ok: r.ok };
+  },
+});

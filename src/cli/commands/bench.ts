@@ -1,10 +1,87 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { open, writeFile } from 'node:fs/promises';
-import type { Context } from '../../context.js';
+import type { PublishMode } from '../../amqp/publisher.js';
 import { DataError, InterruptedError, UsageError, errorMessage } from '../../errors.js';
 import { renderBench, renderCsv, renderSampleLine } from '../../report/bench.js';
-import { runBench } from '../../scenarios/bench.js';
+import { BENCH_MODES, runBench, type BenchOptions } from '../../scenarios/bench.js';
+import { defineCommand } from '../command.js';
+import {
+  durationMs,
+  durationOption,
+  heartbeatOption,
+  heartbeatSeconds,
+  htmlOption,
+  jsonOption,
+  multiAckEveryOption,
+  nonNegativeInt,
+  positiveInt,
+  prefetchOption,
+  rateOption,
+  sizeOption,
+  urlsOption,
+} from '../options.js';
 import { emit } from '../output.js';
-import type { BenchInvocation } from '../program-bench.js';
+
+/** `rmq-bench bench`: the same workload in each publishing mode, side by side. */
+export interface BenchCliOptions extends BenchOptions {
+  json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
+  /** One row per second per mode. */
+  csvFile: string | undefined;
+}
+
+/** Without -z and -C, each mode publishes for this long. */
+export const DEFAULT_BENCH_DURATION_MS = 10_000;
+
+function list(value: string): string[] {
+  const items = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (items.length === 0) throw new InvalidArgumentError('no value given');
+  return items;
+}
+
+/** A duration above zero. */
+function positiveDurationMs(value: string): number {
+  const v = durationMs(value);
+  if (v <= 0) throw new InvalidArgumentError(`'${value}' is not a duration above zero`);
+  return v;
+}
+
+/** 'async' | 'none,sync' → modes, in the order given, each once. */
+export function modeList(value: string): PublishMode[] {
+  const modes: PublishMode[] = [];
+  for (const m of list(value)) {
+    if (!(BENCH_MODES as readonly string[]).includes(m)) throw new InvalidArgumentError(`'${m}' is not one of ${BENCH_MODES.join(', ')}`);
+    if (!modes.includes(m as PublishMode)) modes.push(m as PublishMode);
+  }
+  return modes;
+}
+
+/** '256' | '64,256,1024' → windows, each once. */
+export function windowList(value: string): number[] {
+  return [...new Set(list(value).map(positiveInt))];
+}
+
+interface RawOptions {
+  json: boolean;
+  mode: PublishMode[];
+  window: number[];
+  batchSize: number;
+  producers: number;
+  consumers: number;
+  size: number;
+  time?: number;
+  pmessages?: number;
+  rate: number;
+  prefetch: number;
+  multiAckEvery: number;
+  drainTimeout: number;
+  confirmTimeout: number;
+  heartbeat: number;
+  urls?: string[];
+  csv?: string;
+  html?: string;
+}
 
 /** Before the run: a --csv path we cannot write is a usage error, not a lost run. */
 async function checkWritable(file: string): Promise<void> {
@@ -16,22 +93,72 @@ async function checkWritable(file: string): Promise<void> {
   }
 }
 
-export async function bench(ctx: Context, o: BenchInvocation['options']): Promise<number> {
-  const { json, html, csvFile, ...opts } = o;
-  if (csvFile) await checkWritable(csvFile);
-  const { progress } = ctx;
-  const r = await runBench(ctx, opts, {
-    onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
-    onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
-  });
-  emit({ json, html }, 'bench', r, renderBench(r));
-  if (csvFile) {
-    try {
-      await writeFile(csvFile, renderCsv(r.runs));
-    } catch (err) {
-      throw new DataError(`--csv ${csvFile}: could not write the samples (${errorMessage(err)})`);
+export const bench = defineCommand({
+  name: 'bench',
+  register: (command, dispatch: (o: BenchCliOptions) => Promise<void>) =>
+    command
+      .description('the same workload in each publishing mode, side by side: publish and consume rates, confirm and end-to-end latency, client CPU and RSS')
+      .addOption(new Option('--mode <list>', `comma-separated, run in this order: ${BENCH_MODES.join(', ')}`).argParser(modeList).default([...BENCH_MODES], 'all five'))
+      .addOption(new Option('--window <list>', 'async: unconfirmed messages at most; several values (64,256) run async once each').argParser(windowList).default([256], '256'))
+      .addOption(new Option('--batch-size <n>', 'batch: wait for the confirms every N; tx: commit every N').argParser(positiveInt).default(100))
+      .addOption(new Option('-x, --producers <n>', 'producers (each on its own connection)').argParser(positiveInt).default(1))
+      .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
+      .addOption(sizeOption())
+      .addOption(new Option('-z, --time <duration>', `each mode publishes for this long (default without -C: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(positiveDurationMs))
+      .addOption(new Option('-C, --pmessages <n>', 'each producer publishes at most N messages per mode').argParser(positiveInt))
+      .addOption(rateOption('messages per second per producer; 0 = as fast as possible', 0))
+      .addOption(prefetchOption('consumers: unacked deliveries at most (0 = unlimited)', 100))
+      .addOption(multiAckEveryOption('consumers: one multiple-ack every N messages', 1))
+      .addOption(durationOption('--drain-timeout <duration>', 'after publishing stops, how long consumers may take to read the rest', '30s'))
+      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '30s'))
+      .addOption(heartbeatOption())
+      .addOption(urlsOption('comma-separated AMQP URLs (default: rabbit1..3 with user demo)'))
+      .option('--csv <file>', 'also write one row per second per mode to this CSV file')
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action(function (this: Command, o: RawOptions) {
+        const given = (name: string): boolean => this.getOptionValueSource(name) === 'cli';
+        if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
+        if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx')) throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
+        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery'))) throw new UsageError('--prefetch and --multi-ack-every apply to consumers: -y is 0');
+        return dispatch({
+          json: o.json,
+          html: o.html,
+          csvFile: o.csv,
+          modes: o.mode,
+          windows: o.window,
+          batchSize: o.batchSize,
+          producers: o.producers,
+          consumers: o.consumers,
+          sizeBytes: o.size,
+          ratePerSec: o.rate,
+          durationMs: o.time ?? (o.pmessages === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
+          count: o.pmessages,
+          prefetch: o.prefetch,
+          ackEvery: o.multiAckEvery,
+          drainTimeoutMs: o.drainTimeout,
+          confirmTimeoutMs: o.confirmTimeout,
+          heartbeatS: heartbeatSeconds(o.heartbeat),
+          reconnectTimeoutMs: 10_000,
+          urls: o.urls,
+        });
+      }),
+  async run(ctx, o) {
+    const { json, html, csvFile, ...opts } = o;
+    if (csvFile) await checkWritable(csvFile);
+    const { progress } = ctx;
+    const r = await runBench(ctx, opts, {
+      onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
+      onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
+    });
+    emit({ json, html }, 'bench', r, renderBench(r));
+    if (csvFile) {
+      try {
+        await writeFile(csvFile, renderCsv(r.runs));
+      } catch (err) {
+        throw new DataError(`--csv ${csvFile}: could not write the samples (${errorMessage(err)})`);
+      }
     }
-  }
-  if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
-  return 0;
-}
+    if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
+  },
+});

@@ -1,14 +1,143 @@
-import type { Context } from '../../context.js';
-import { InterruptedError } from '../../errors.js';
+import { Option } from 'commander';
+import { commandInjector, FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { EnvironmentError, InterruptedError, UsageError } from '../../errors.js';
 import { renderCompare } from '../../report/compare.js';
-import { runCompare } from '../../scenarios/compare.js';
+import { runCompare, type CompareMode, type CompareOptions } from '../../scenarios/compare.js';
+import { maskUrlsIn } from '../../url.js';
+import { loadExeca } from '../../util/exec.js';
+import { defineCommand, managementOverride } from '../command.js';
+import {
+  countOption,
+  durationOption,
+  heartbeatOption,
+  heartbeatSeconds,
+  htmlOption,
+  jsonOption,
+  managementUrlOption,
+  queueOption,
+  rateOption,
+  runsOption,
+  share,
+  sizeOption,
+  urlsOption,
+  vhostOption,
+  windowOption,
+} from '../options.js';
 import { emit } from '../output.js';
-import type { CompareCliOptions } from '../program.js';
 
-export async function compare(ctx: Context, o: CompareCliOptions): Promise<number> {
-  const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, ...rest } = o;
-  const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
-  emit({ json, html }, 'compare', r, renderCompare(r));
-  if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
-  return r.ok ? 0 : 1;
+/** `rmq-bench compare`, the main demo: confirms on vs off, each under a fault on the queue leader. */
+export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'> {
+  json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
+  /** A cluster that is not ours: its management API... */
+  managementUrls: string[] | undefined;
+  /** ...and how to fault (and restore) one of its nodes: '{node}', '{host}', '{fault}' are filled in. */
+  faultCmd: string | undefined;
+  restoreCmd: string | undefined;
 }
+
+interface RawOptions {
+  json: boolean;
+  html?: string;
+  urls?: string[];
+  managementUrl?: string[];
+  faultCmd?: string;
+  restoreCmd?: string;
+  count: number;
+  rate: number;
+  fault: FaultKind | 'none';
+  faultAt: number;
+  restoreAfter: number;
+  runs: number;
+  mode: 'on' | 'off' | 'both';
+  window: number;
+  queue: string;
+  exchange?: string;
+  vhost: string;
+  size: number;
+  confirmTimeout: number;
+  heartbeat: number;
+}
+
+/** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
+function checkedFault(fault: FaultKind | 'none', faultCmd: string | undefined, restoreCmd: string | undefined): FaultKind | 'none' {
+  if (restoreCmd !== undefined && faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
+  if (faultCmd !== undefined && fault === 'none') throw new UsageError('--fault-cmd with --fault none applies nothing');
+  return fault;
+}
+
+async function runShell(command: string): Promise<void> {
+  const execa = await loadExeca();
+  const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
+  if (r.exitCode !== 0) {
+    throw new EnvironmentError(`'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${String(r.all ?? '').trim().split('\n').pop() ?? ''}`);
+  }
+}
+
+export const compare = defineCommand({
+  name: 'compare',
+  register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
+    command
+      .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
+      .addOption(countOption('messages per run', 20_000))
+      .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
+      .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
+      .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault (0..1)').argParser(share).default(0.3))
+      .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
+      .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
+      .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
+      .addOption(windowOption('confirms on: async window'))
+      .addOption(queueOption('quorum queue; messages are routed to it with its name as routing key'))
+      .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
+      .addOption(vhostOption())
+      .addOption(sizeOption())
+      .addOption(durationOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
+      .addOption(heartbeatOption())
+      .addOption(urlsOption())
+      .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
+      .option('--fault-cmd <command>', "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'")
+      .option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)')
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: RawOptions) =>
+        dispatch({
+          json: o.json,
+          html: o.html,
+          queue: o.queue,
+          exchange: o.exchange ?? (o.queue === 'demo.orders' ? 'demo.orders' : ''),
+          vhost: o.vhost,
+          count: o.count,
+          ratePerSec: o.rate,
+          sizeBytes: o.size,
+          window: o.window,
+          confirmTimeoutMs: o.confirmTimeout,
+          heartbeatS: heartbeatSeconds(o.heartbeat),
+          fault: checkedFault(o.fault, o.faultCmd, o.restoreCmd),
+          faultAt: o.faultAt,
+          restoreAfterMs: o.restoreAfter,
+          runs: o.runs,
+          modes: (o.mode === 'on' ? ['confirms-on'] : o.mode === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
+          electionTimeoutMs: 60_000,
+          rejoinTimeoutMs: 180_000,
+          drainIdleMs: 2_000,
+          reconnectTimeoutMs: 60_000,
+          urls: o.urls,
+          managementUrls: o.managementUrl,
+          faultCmd: o.faultCmd,
+          restoreCmd: o.restoreCmd,
+        }),
+      ),
+  // A cluster that is not ours: its management API and a fault command instead of dockerode.
+  overrides: (o, config) => ({
+    ...managementOverride(o.managementUrls, config),
+    ...(o.faultCmd ? { faults: commandInjector(o.faultCmd, o.restoreCmd, runShell) } : {}),
+  }),
+  async run(ctx, o) {
+    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, ...rest } = o;
+    const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
+    emit({ json, html }, 'compare', r, renderCompare(r));
+    if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
+    return { ok: r.ok };
+  },
+});

@@ -1,71 +1,148 @@
+import { Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { runConsumer } from '../../amqp/consumer.js';
-import type { Context } from '../../context.js';
-import { BrokerUnavailableError, InterruptedError } from '../../errors.js';
-import { renderConsumer, renderConsumerCrash, renderDelivery, renderPrefetchDemo } from '../../report/consumer.js';
-import { runPrefetchDemo, type PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
-import { runConsumerCrash, type ConsumerCrashOptions } from '../../scenarios/consumer-crash.js';
+import { FAILURE_ACTIONS, runConsumer, type ConsumerOptions, type FailureAction } from '../../amqp/consumer.js';
+import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
+import { renderConsumer, renderDelivery } from '../../report/consumer.js';
 import { openProcessedStore, type ProcessedStore } from '../../store/processed.js';
+import { defineCommand } from '../command.js';
+import {
+  countOption,
+  durationOption,
+  heartbeatOption,
+  heartbeatSeconds,
+  jsonOption,
+  multiAckEveryOption,
+  positiveInt,
+  prefetchOption,
+  queueOption,
+  reconnectTimeoutOption,
+  share,
+  urlsOption,
+  urlsOrDefault,
+  workMsOption,
+} from '../options.js';
 import { emit } from '../output.js';
-import type { ConsumerCliOptions } from '../program.js';
-import { defaultUrls } from './producer.js';
 
-export async function consumer(ctx: Context, o: ConsumerCliOptions): Promise<number> {
-  let store: ProcessedStore | undefined;
-  if (o.storeFile) {
-    await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
-    store = openProcessedStore(o.storeFile, { idempotent: o.idempotent });
+/** `rmq-bench consumer`: manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent. */
+export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
+  json: boolean;
+  /** undefined: the cluster's three AMQP ports with user demo. */
+  urls: string[] | undefined;
+  idempotent: boolean;
+  storeFile: string | undefined;
+}
+
+interface RawOptions {
+  json: boolean;
+  urls?: string[];
+  queue: string;
+  prefetch: number;
+  autoack: boolean;
+  nack: boolean;
+  onFailure?: FailureAction;
+  failEvery?: number;
+  failRate?: number;
+  failFirst?: number;
+  workMs: number;
+  multiAckEvery: number;
+  count?: number;
+  idleTimeout: number;
+  idempotent: boolean;
+  store?: string;
+  heartbeat: number;
+  reconnectTimeout: number;
+}
+
+function consumerOptions(o: RawOptions): ConsumerCliOptions {
+  if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');
+  if ((o.failEvery !== undefined || o.failRate !== undefined || o.failFirst !== undefined) && o.onFailure === undefined) {
+    throw new UsageError('--fail-every, --fail-rate and --fail-first need --on-failure');
   }
-  const { progress } = ctx;
-  if (o.failure) progress.info(`on failure: ${o.failure.action}`);
-  let shown = 0;
-  try {
-    const r = await runConsumer(
-      {
-        urls: o.urls ?? defaultUrls(ctx.config),
-        queue: o.queue,
-        prefetch: o.prefetch,
-        autoAck: o.autoAck,
-        crashOnDelivery: o.crashOnDelivery,
-        failure: o.failure,
-        workMs: o.workMs,
-        ackEvery: o.ackEvery,
-        count: o.count,
-        idleTimeoutMs: o.idleTimeoutMs,
-        heartbeatS: o.heartbeatS,
-        reconnectTimeoutMs: o.reconnectTimeoutMs,
-        store,
-      },
-      {
-        signal: ctx.signal,
-        // Every failure, crash and duplicate; the first 20 successes, then every 1000th.
-        onDelivery: (d) => {
-          shown++;
-          if (d.outcome !== 'processed' || shown <= 20 || shown % 1000 === 0) progress.info(renderDelivery(d));
+  return {
+    json: o.json,
+    urls: o.urls,
+    queue: o.queue,
+    prefetch: o.nack ? 1 : o.prefetch,
+    autoAck: o.autoack,
+    crashOnDelivery: o.nack,
+    failure: o.onFailure ? { action: o.onFailure, every: o.failEvery, rate: o.failRate, ...(o.failFirst === undefined ? {} : { first: o.failFirst }) } : undefined,
+    workMs: o.workMs,
+    ackEvery: o.multiAckEvery,
+    count: o.count,
+    idleTimeoutMs: o.idleTimeout,
+    idempotent: o.idempotent,
+    storeFile: o.store ?? (o.idempotent ? '.rmq-bench/consumer.sqlite' : undefined),
+    heartbeatS: heartbeatSeconds(o.heartbeat),
+    reconnectTimeoutMs: o.reconnectTimeout,
+  };
+}
+
+export const consumer = defineCommand({
+  name: 'consumer',
+  register: (command, dispatch: (o: ConsumerCliOptions) => Promise<void>) =>
+    command
+      .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')
+      .addOption(urlsOption())
+      .addOption(queueOption('queue'))
+      .addOption(prefetchOption('unacked deliveries at most (0 = unlimited; ignored with --autoack)', 10))
+      .option('--autoack', 'the broker forgets a message as soon as it sends it', false)
+      .option('--nack', "the article's crash: on every delivery, log its number and close the connection without acking (prefetch 1)", false)
+      .addOption(new Option('--on-failure <action>', 'what a failing delivery does').choices(FAILURE_ACTIONS))
+      .addOption(new Option('--fail-every <n>', 'fail every N-th delivery (with --on-failure)').argParser(positiveInt).conflicts('failRate'))
+      .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p (with --on-failure)').argParser(share).conflicts('failFirst'))
+      .addOption(new Option('--fail-first <n>', 'fail the first N deliveries, then succeed (with --on-failure)').argParser(positiveInt).conflicts('failEvery'))
+      .addOption(workMsOption(0))
+      .addOption(multiAckEveryOption('manual ack: one multiple-ack every N messages', 1))
+      .addOption(countOption('stop after N messages processed'))
+      .addOption(durationOption('--idle-timeout <duration>', 'stop when nothing arrived for this long', '5s'))
+      .option('--idempotent', 'record processed message ids (SQLite) in the same transaction as the work; skip and ack duplicates', false)
+      .option('--store <file>', 'the SQLite store of processed messages (default with --idempotent: .rmq-bench/consumer.sqlite)')
+      .addOption(heartbeatOption())
+      .addOption(reconnectTimeoutOption())
+      .addOption(jsonOption())
+      .action((o: RawOptions) => dispatch(consumerOptions(o))),
+  async run(ctx, o) {
+    let store: ProcessedStore | undefined;
+    if (o.storeFile) {
+      await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
+      store = openProcessedStore(o.storeFile, { idempotent: o.idempotent });
+    }
+    const { progress } = ctx;
+    if (o.failure) progress.info(`on failure: ${o.failure.action}`);
+    let shown = 0;
+    try {
+      const r = await runConsumer(
+        {
+          urls: urlsOrDefault(o.urls, ctx.config),
+          queue: o.queue,
+          prefetch: o.prefetch,
+          autoAck: o.autoAck,
+          crashOnDelivery: o.crashOnDelivery,
+          failure: o.failure,
+          workMs: o.workMs,
+          ackEvery: o.ackEvery,
+          count: o.count,
+          idleTimeoutMs: o.idleTimeoutMs,
+          heartbeatS: o.heartbeatS,
+          reconnectTimeoutMs: o.reconnectTimeoutMs,
+          store,
         },
-        onEvent: (line) => progress.info(line),
-      },
-    );
-    emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null }, renderConsumer(r, o.failure?.action));
-    if (r.stoppedBecause === 'interrupted') throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
-    if (r.stoppedBecause === 'gave-up') throw new BrokerUnavailableError(`the consumer gave up: ${r.gaveUp ?? ''}`);
-    return 0;
-  } finally {
-    store?.close();
-  }
-}
-
-export async function consumerCrash(ctx: Context, o: ConsumerCrashOptions & { json: boolean; html: string | undefined }): Promise<number> {
-  const { json, html, ...options } = o;
-  const r = await runConsumerCrash(ctx, options);
-  emit({ json, html }, 'consumer-crash', r, renderConsumerCrash(r));
-  return r.ok ? 0 : 1;
-}
-
-export async function prefetchDemo(ctx: Context, o: PrefetchDemoOptions & { json: boolean; html: string | undefined }): Promise<number> {
-  const { json, html, ...options } = o;
-  const r = await runPrefetchDemo(ctx, options);
-  emit({ json, html }, 'prefetch-demo', r, renderPrefetchDemo(r));
-  return 0;
-}
+        {
+          signal: ctx.signal,
+          // Every failure, crash and duplicate; the first 20 successes, then every 1000th.
+          onDelivery: (d) => {
+            shown++;
+            if (d.outcome !== 'processed' || shown <= 20 || shown % 1000 === 0) progress.info(renderDelivery(d));
+          },
+          onEvent: (line) => progress.info(line),
+        },
+      );
+      emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null }, renderConsumer(r, o.failure?.action));
+      if (r.stoppedBecause === 'interrupted') throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
+      if (r.stoppedBecause === 'gave-up') throw new BrokerUnavailableError(`the consumer gave up: ${r.gaveUp ?? ''}`);
+    } finally {
+      store?.close();
+    }
+  },
+});

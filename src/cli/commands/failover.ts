@@ -1,13 +1,62 @@
-import type { Context } from '../../context.js';
+import { Option } from 'commander';
+import { requireCluster } from '../../cluster/cluster.js';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { renderFailover } from '../../report/cluster.js';
 import { runFailover } from '../../scenarios/failover.js';
-import { requireCluster } from '../../cluster/cluster.js';
+import { defineCommand } from '../command.js';
+import { durationOption, jsonOption, queueOption, vhostOption } from '../options.js';
 import { emit } from '../output.js';
-import type { FailoverCliOptions } from '../program.js';
 
-export async function failover(ctx: Context, o: FailoverCliOptions): Promise<number> {
-  await requireCluster(ctx);
-  const r = await runFailover(ctx, o);
-  emit(o, 'failover', r, renderFailover(r));
-  return 0;
+/** `rmq-bench failover`: fault the queue leader, measure the election, restore the node. */
+export interface FailoverCliOptions {
+  json: boolean;
+  queue: string;
+  vhost: string;
+  fault: FaultKind;
+  /** null with --no-restore. */
+  restoreAfterMs: number | null;
+  electionTimeoutMs: number;
+  rejoinTimeoutMs: number;
 }
+
+interface RawOptions {
+  json: boolean;
+  queue: string;
+  vhost: string;
+  fault: FaultKind;
+  restoreAfter?: number;
+  restore: boolean;
+  electionTimeout: number;
+  rejoinTimeout: number;
+}
+
+export const failover = defineCommand({
+  name: 'failover',
+  register: (command, dispatch: (o: FailoverCliOptions) => Promise<void>) =>
+    command
+      .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")
+      .addOption(queueOption('quorum queue whose leader is faulted'))
+      .addOption(vhostOption())
+      .addOption(new Option('--fault <kind>', 'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network)').choices(FAULT_KINDS).default('kill'))
+      .addOption(durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts('restore'))
+      .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
+      .addOption(durationOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
+      .addOption(durationOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
+      .addOption(jsonOption())
+      .action((o: RawOptions) =>
+        dispatch({
+          json: o.json,
+          queue: o.queue,
+          vhost: o.vhost,
+          fault: o.fault,
+          restoreAfterMs: o.restore ? (o.restoreAfter ?? 0) : null,
+          electionTimeoutMs: o.electionTimeout,
+          rejoinTimeoutMs: o.rejoinTimeout,
+        }),
+      ),
+  async run(ctx, o) {
+    await requireCluster(ctx);
+    const r = await runFailover(ctx, o);
+    emit(o, 'failover', r, renderFailover(r));
+  },
+});

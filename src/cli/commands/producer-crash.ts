@@ -1,100 +1,89 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { runOutboxProducer } from '../../amqp/outbox-producer.js';
-import { newRunId } from '../../amqp/publisher.js';
-import { amqpUrl } from '../../config.js';
-import type { Context } from '../../context.js';
-import { BrokerUnavailableError, InterruptedError } from '../../errors.js';
-import { renderOutboxProducer, renderProducerCrash } from '../../report/producer-crash.js';
-import { runProducerCrash, type ProducerCrashOptions } from '../../scenarios/producer-crash.js';
-import { openOutbox } from '../../store/outbox.js';
+import { InvalidArgumentError, Option } from 'commander';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { UsageError } from '../../errors.js';
+import { renderProducerCrash } from '../../report/producer-crash.js';
+import { PRODUCER_CRASH_MODES, maxKills, runProducerCrash, type ProducerCrashMode, type ProducerCrashOptions } from '../../scenarios/producer-crash.js';
+import { defineCommand } from '../command.js';
+import { choiceList, countOption, htmlOption, jsonOption, nonNegativeInt, positiveInt, rateOption, runsOption } from '../options.js';
 import { emit } from '../output.js';
-import type { ProducerCrashCliOptions } from '../program-producer-crash.js';
-import type { ProducerCliOptions, ProducerHarness } from '../program.js';
-
-export async function producerCrash(ctx: Context, o: ProducerCrashCliOptions): Promise<number> {
-  const { json, html, seed, ...rest } = o;
-  // No --seed: a random one, shown in the report so that the same kill points can be replayed.
-  const options: ProducerCrashOptions = { ...rest, seed: seed ?? Math.floor(Math.random() * 0x1_0000_0000) };
-  ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
-  const r = await runProducerCrash(ctx, options);
-  emit({ json, html }, 'producer-crash', r, renderProducerCrash(r));
-  return r.ok ? 0 : 1;
-}
 
 /**
- * The lines a parent process (producer-crash) reads on stdout: `at <n>` after every message
- * (where the run is), and with --print-sent `sent <n>` every so many messages (the naive
- * producer's own log: the number a restart resumes after). Written synchronously (a pipe
- * on Linux), so that what the parent has read is what the producer had printed when killed.
+ * `rmq-bench producer-crash` (issue #8): SIGKILL a producer (`rmq-bench producer` as a child,
+ * with its hidden harness options) mid-run, naive restart vs the outbox pattern.
  */
-export function harnessPrinter(h: ProducerHarness | undefined, write: (s: string) => void = (s) => process.stdout.write(s)): ((position: number) => void) | undefined {
-  if (!h || (!h.progressLines && h.printSentEvery === undefined)) return undefined;
-  return (position) => {
-    let out = h.progressLines ? `at ${position}\n` : '';
-    if (h.printSentEvery !== undefined && position % h.printSentEvery === 0) out += `sent ${position - 1}\n`;
-    if (out) write(out);
+export interface ProducerCrashCliOptions extends Omit<ProducerCrashOptions, 'seed'> {
+  json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
+  /** undefined: the command picks one (and prints it, so the run can be repeated). */
+  seed: number | undefined;
+}
+
+interface RawOptions {
+  json: boolean;
+  html?: string;
+  count: number;
+  kills: number;
+  runs: number;
+  modes: ProducerCrashMode[];
+  rate: number;
+  printEvery: number;
+  seed?: number;
+  fault: FaultKind | 'none';
+}
+
+function seed(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n > 0xffff_ffff) throw new InvalidArgumentError(`'${value}' is above 4294967295`);
+  return n;
+}
+
+const MAX_KILLS = 50;
+
+function producerCrashOptions(o: RawOptions): ProducerCrashCliOptions {
+  if (o.kills > MAX_KILLS) throw new UsageError(`--kills ${o.kills} is more than ${MAX_KILLS}`);
+  if (o.kills > maxKills(o.count)) throw new UsageError(`--kills ${o.kills} does not fit in -n ${o.count}: at most ${maxKills(o.count)} distinct kill points`);
+  return {
+    json: o.json,
+    html: o.html,
+    count: o.count,
+    kills: o.kills,
+    runs: o.runs,
+    modes: o.modes,
+    ratePerSec: o.rate,
+    printEvery: o.printEvery,
+    seed: o.seed,
+    fault: o.fault,
+    childTimeoutMs: 300_000,
+    electionTimeoutMs: 60_000,
+    rejoinTimeoutMs: 180_000,
+    drainIdleMs: 3_000,
   };
 }
 
-/** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */
-export async function producerWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxFile: string }): Promise<number> {
-  await mkdir(path.dirname(path.resolve(o.outboxFile)), { recursive: true });
-  const store = openOutbox(o.outboxFile, { create: { runId: o.harness?.runId ?? newRunId(), count: o.count } });
-  const { progress } = ctx;
-  const print = o.harness?.progressLines ? (n: number): void => void process.stdout.write(`at ${n}\n`) : undefined;
-  try {
-    const before = store.counts();
-    print?.(before.published);
-    progress.start(
-      before.written > 0
-        ? `resuming ${o.outboxFile}: ${before.written}/${o.count} events written, ${before.pending} pending`
-        : `writing ${o.count} events to the outbox ${o.outboxFile}; the relay publishes them to ${o.exchange || '(default exchange)'} (${o.routingKey})`,
-    );
-    let published = before.published;
-    let connections = 0;
-    const ticker = setInterval(() => progress.update(`outbox: ${published}/${o.count} published`), 250);
-    let r;
-    try {
-      r = await runOutboxProducer(
-        store,
-        {
-          urls: o.urls ?? ctx.config.nodes.map((n) => amqpUrl(ctx.config, n)),
-          startIndex: 0,
-          exchange: o.exchange,
-          routingKey: o.routingKey,
-          ratePerSec: o.ratePerSec,
-          sizeBytes: o.sizeBytes,
-          persistent: o.persistent,
-          mandatory: o.mandatory,
-          window: o.window,
-          confirmTimeoutMs: o.confirmTimeoutMs,
-          heartbeatS: o.heartbeatS,
-          reconnectTimeoutMs: o.reconnectTimeoutMs,
-        },
-        {
-          signal: ctx.signal,
-          onPublished: (n) => {
-            published = n;
-            print?.(n);
-          },
-          onEvent: (e) => {
-            if (e.type === 'connected' && connections++ === 0) return;
-            progress.info(`${(e.atMs / 1000).toFixed(2)} s ${e.type}: ${e.detail}`);
-          },
-        },
-      );
-    } finally {
-      clearInterval(ticker);
-      progress.stop();
-    }
-    emit(o, 'producer-outbox', r, renderOutboxProducer(r));
-    if (r.interrupted) throw new InterruptedError('interrupted: the pending rows stay in the outbox; the same command resumes them');
-    if (r.gaveUp !== null) {
-      throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, { hint: 'the outbox keeps them: the same command resumes' });
-    }
-    return 0;
-  } finally {
-    store.close();
-  }
-}
+export const producerCrash = defineCommand({
+  name: 'producer-crash',
+  register: (command, dispatch: (o: ProducerCrashCliOptions) => Promise<void>) =>
+    command
+      .description('SIGKILL a producer mid-run, several times: naive restart (events in memory) vs the outbox pattern, every event reconciled')
+      .addOption(countOption('events the application means to send, per run and mode', 2_000))
+      .addOption(new Option('--kills <k>', `SIGKILLs of the producer per run, at random points (at most ${MAX_KILLS})`).argParser(positiveInt).default(3))
+      .addOption(runsOption('repeat each mode K times (where a kill falls changes the outcome)'))
+      .addOption(new Option('--modes <list>', 'comma-separated: naive, outbox').argParser((v) => [...new Set(choiceList(v, PRODUCER_CRASH_MODES))]).default([...PRODUCER_CRASH_MODES], 'both'))
+      .addOption(rateOption('events the application produces per second; 0 = as fast as it can (a full confirm window in flight)', 0))
+      .addOption(new Option('--print-every <n>', 'naive: the producer logs `sent <n>` every N messages; a restart resumes after the last one').argParser(positiveInt).default(100))
+      .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seed))
+      .addOption(new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)').choices([...FAULT_KINDS, 'none']).default('none'))
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: RawOptions) => dispatch(producerCrashOptions(o))),
+  async run(ctx, o) {
+    const { json, html, seed, ...rest } = o;
+    // No --seed: a random one, shown in the report so that the same kill points can be replayed.
+    const options: ProducerCrashOptions = { ...rest, seed: seed ?? Math.floor(Math.random() * 0x1_0000_0000) };
+    ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
+    const r = await runProducerCrash(ctx, options);
+    emit({ json, html }, 'producer-crash', r, renderProducerCrash(r));
+    return { ok: r.ok };
+  },
+});

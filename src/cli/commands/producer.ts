@@ -1,23 +1,80 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { drainQueue } from '../../amqp/drain.js';
-import { newRunId, runPublisher, type PublisherResult } from '../../amqp/publisher.js';
-import { amqpUrl, type Config } from '../../config.js';
+import { InvalidArgumentError, Option } from 'commander';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runOutboxProducer } from '../../amqp/outbox-producer.js';
+import { newRunId, runPublisher, type PublisherResult, type PublishMode } from '../../amqp/publisher.js';
 import type { Context } from '../../context.js';
-import { BrokerUnavailableError, DataError, InterruptedError, NotFoundError } from '../../errors.js';
+import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import { Ledger, type LedgerDocument } from '../../ledger/ledger.js';
-import { reconcile } from '../../ledger/reconcile.js';
-import { renderProducer, renderReconciliation } from '../../report/compare.js';
+import { renderProducer } from '../../report/compare.js';
 import { SCHEMA_VERSION } from '../../report/json.js';
+import { renderOutboxProducer } from '../../report/producer-crash.js';
+import { openOutbox } from '../../store/outbox.js';
 import { maskUrl } from '../../url.js';
+import { defineCommand } from '../command.js';
+import {
+  booleanValue,
+  countOption,
+  durationOption,
+  heartbeatOption,
+  heartbeatSeconds,
+  jsonOption,
+  nonNegativeInt,
+  positiveInt,
+  queueOption,
+  rateOption,
+  reconnectTimeoutOption,
+  sizeOption,
+  urlsOption,
+  urlsOrDefault,
+  windowOption,
+} from '../options.js';
 import { emit } from '../output.js';
-import { harnessPrinter, producerWithOutbox } from './producer-crash.js';
-import type { ProducerCliOptions, VerifyCliOptions } from '../program.js';
 
-export function defaultUrls(config: Config): string[] {
-  return config.nodes.map((n) => amqpUrl(config, n));
+/**
+ * `rmq-bench producer`: publish N messages with or without confirms, recording what happened to
+ * every one (the ledger; --report writes it for `verify`). With --outbox, the events go to a
+ * SQLite outbox first and a relay publishes them. Hidden harness options serve producer-crash,
+ * which runs this command as a child and SIGKILLs it.
+ */
+export interface ProducerCliOptions {
+  json: boolean;
+  count: number;
+  /** undefined: the cluster's three AMQP ports with user demo. */
+  urls: string[] | undefined;
+  queue: string;
+  exchange: string;
+  routingKey: string;
+  ratePerSec: number;
+  mode: PublishMode;
+  window: number;
+  batchSize: number;
+  mandatory: boolean;
+  persistent: boolean;
+  sizeBytes: number;
+  confirmTimeoutMs: number;
+  heartbeatS: number;
+  reconnectTimeoutMs: number;
+  reportFile: string | undefined;
+  /** --outbox: each event goes to this SQLite outbox first; a relay publishes it (issue #8). Absent without it. */
+  outboxFile?: string;
+  /** Hidden options for producer-crash, which runs the producer as a child. Absent when none is given. */
+  harness?: ProducerHarness;
 }
 
-interface ProducerReport {
+export interface ProducerHarness {
+  /** The message ids' run (outbox: used when the file is created). */
+  runId: string | undefined;
+  /** First sequence to publish: a naive restart. */
+  startAt: number;
+  /** Print `sent <n>` on stdout every this many messages. */
+  printSentEvery: number | undefined;
+  /** Print `at <n>` on stdout as the run advances. */
+  progressLines: boolean;
+}
+
+/** What --report writes and `rmq-bench verify` reads. */
+export interface ProducerReport {
   schemaVersion: number;
   kind: 'producer-report';
   queue: string;
@@ -28,9 +85,108 @@ interface ProducerReport {
   ledger: LedgerDocument;
 }
 
-export async function producer(ctx: Context, o: ProducerCliOptions): Promise<number> {
-  if (o.outboxFile !== undefined) return producerWithOutbox(ctx, { ...o, outboxFile: o.outboxFile });
-  const urls = o.urls ?? defaultUrls(ctx.config);
+interface RawOptions {
+  json: boolean;
+  count: number;
+  confirms: boolean;
+  confirmMode: 'sync' | 'batch' | 'async';
+  window: number;
+  batchSize: number;
+  tx: boolean;
+  urls?: string[];
+  queue: string;
+  exchange: string;
+  routingKey?: string;
+  rate: number;
+  mandatory: boolean;
+  persistent: boolean;
+  size: number;
+  confirmTimeout: number;
+  heartbeat: number;
+  reconnectTimeout: number;
+  report?: string;
+  outbox?: string;
+  runId?: string;
+  startAt?: number;
+  printSent?: number;
+  progressLines?: boolean;
+}
+
+/** A run id for message ids `${runId}-${seq}`: letters and digits only. */
+function runIdValue(value: string): string {
+  if (!/^[A-Za-z0-9]{1,64}$/.test(value)) throw new InvalidArgumentError(`'${value}' is not a run id (1 to 64 letters and digits)`);
+  return value;
+}
+
+/** Option combinations no parser can check, then the typed options. */
+function producerOptions(o: RawOptions): ProducerCliOptions {
+  if (o.outbox !== undefined) {
+    if (o.tx || !o.confirms || o.confirmMode !== 'async') throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
+    if (o.report !== undefined) throw new UsageError('--outbox keeps its record in the outbox file: --report is not supported with it');
+    if (o.mandatory) throw new UsageError('--outbox does not handle basic.return: a returned row would be marked published; leave out --mandatory');
+    if (o.startAt !== undefined) throw new UsageError('--outbox resumes from its pending rows: --start-at does not apply');
+  }
+  if (o.startAt !== undefined && o.startAt >= o.count) throw new UsageError(`--start-at ${o.startAt} is not below -n ${o.count}`);
+  const harness = o.runId !== undefined || o.startAt !== undefined || o.printSent !== undefined || o.progressLines === true;
+  return {
+    json: o.json,
+    count: o.count,
+    urls: o.urls,
+    queue: o.queue,
+    exchange: o.exchange,
+    routingKey: o.routingKey ?? o.queue,
+    ratePerSec: o.rate,
+    mode: o.tx ? 'tx' : o.confirms ? o.confirmMode : 'none',
+    window: o.window,
+    batchSize: o.batchSize,
+    mandatory: o.mandatory,
+    persistent: o.persistent,
+    sizeBytes: o.size,
+    confirmTimeoutMs: o.confirmTimeout,
+    heartbeatS: heartbeatSeconds(o.heartbeat),
+    reconnectTimeoutMs: o.reconnectTimeout,
+    reportFile: o.report,
+    ...(o.outbox === undefined ? {} : { outboxFile: o.outbox }),
+    ...(harness ? { harness: { runId: o.runId, startAt: o.startAt ?? 0, printSentEvery: o.printSent, progressLines: o.progressLines === true } } : {}),
+  };
+}
+
+export const producer = defineCommand({
+  name: 'producer',
+  register: (command, dispatch: (o: ProducerCliOptions) => Promise<void>) =>
+    command
+      .description('publish N messages with or without confirms, recording what happened to every one')
+      .addOption(countOption('messages to publish', 100))
+      .addOption(new Option('--confirms [bool]', 'publisher confirms (--confirms=false or --no-confirms to turn off)').argParser(booleanValue).default(true))
+      .option('--no-confirms', 'no publisher confirms: fire and forget')
+      .addOption(new Option('--confirm-mode <mode>', 'sync: one at a time; batch: every --batch-size; async: up to --window outstanding').choices(['sync', 'batch', 'async']).default('async'))
+      .addOption(windowOption('async: outstanding confirms at most'))
+      .addOption(new Option('--batch-size <n>', 'batch confirms / tx commit every N messages').argParser(positiveInt).default(100))
+      .option('--tx', 'AMQP transactions instead of confirms (commit every --batch-size)', false)
+      .addOption(urlsOption())
+      .addOption(queueOption('queue (also the default routing key)'))
+      .option('--exchange <name>', 'exchange', 'demo.orders')
+      .option('--routing-key <key>', 'routing key (default: the queue name)')
+      .addOption(rateOption('messages per second; 0 = as fast as possible (the article sleeps 50 ms: 20/s)', 20))
+      .option('--mandatory', 'mandatory flag: an unroutable message comes back (basic.return) and never counts as safe', false)
+      .addOption(new Option('--persistent [bool]', 'delivery mode 2').argParser(booleanValue).default(true))
+      .addOption(sizeOption())
+      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate', '5s'))
+      .addOption(heartbeatOption('AMQP heartbeat, so a half-open connection is noticed'))
+      .addOption(reconnectTimeoutOption())
+      .option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`')
+      .option('--outbox <file>', 'outbox pattern: write each event to this SQLite outbox first, publish the pending rows with confirms, mark them on the confirm; the same file resumes after a crash')
+      .addOption(new Option('--run-id <id>', "producer-crash: the message ids' run").argParser(runIdValue).hideHelp())
+      .addOption(new Option('--start-at <seq>', 'producer-crash: first sequence to publish (a naive restart)').argParser(nonNegativeInt).hideHelp())
+      .addOption(new Option('--print-sent <n>', 'producer-crash: print `sent <n>` on stdout every N messages').argParser(positiveInt).hideHelp())
+      .addOption(new Option('--progress-lines', 'producer-crash: print `at <n>` on stdout as the run advances').hideHelp())
+      .addOption(jsonOption())
+      .action((o: RawOptions) => dispatch(producerOptions(o))),
+  run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
+});
+
+async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
+  const urls = urlsOrDefault(o.urls, ctx.config);
   const runId = o.harness?.runId ?? newRunId();
   // producer-crash's naive mode: resume at --start-at, print `at`/`sent` lines for the parent.
   const startSeq = o.harness?.startAt ?? 0;
@@ -100,45 +256,80 @@ export async function producer(ctx: Context, o: ProducerCliOptions): Promise<num
       ...(o.reportFile ? { hint: `what happened so far is in ${o.reportFile}` } : {}),
     });
   }
-  return 0;
 }
 
-async function readReport(file: string): Promise<ProducerReport> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new NotFoundError(`cannot read the report ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new DataError(`${file} is not a JSON document (was it written by 'rmq-bench producer --report'?)`);
-  }
-  const r = doc as Partial<ProducerReport>;
-  if (r.kind !== 'producer-report' || typeof r.queue !== 'string' || r.ledger === undefined) {
-    throw new DataError(`${file} is not a producer report (kind '${String(r.kind)}')`);
-  }
-  return r as ProducerReport;
+/**
+ * The lines a parent process (producer-crash) reads on stdout: `at <n>` after every message
+ * (where the run is), and with --print-sent `sent <n>` every so many messages (the naive
+ * producer's own log: the number a restart resumes after). Written synchronously (a pipe
+ * on Linux), so that what the parent has read is what the producer had printed when killed.
+ */
+export function harnessPrinter(h: ProducerHarness | undefined, write: (s: string) => void = (s) => process.stdout.write(s)): ((position: number) => void) | undefined {
+  if (!h || (!h.progressLines && h.printSentEvery === undefined)) return undefined;
+  return (position) => {
+    let out = h.progressLines ? `at ${position}\n` : '';
+    if (h.printSentEvery !== undefined && position % h.printSentEvery === 0) out += `sent ${position - 1}\n`;
+    if (out) write(out);
+  };
 }
 
-export async function verify(ctx: Context, o: VerifyCliOptions): Promise<number> {
-  const report = await readReport(o.reportFile);
-  const ledger = Ledger.fromJSON(report.ledger, o.reportFile);
-  const queue = o.queue ?? report.queue;
-  ctx.progress.start(`draining ${queue}`);
-  const drain = await drainQueue(ledger, {
-    urls: o.urls ?? defaultUrls(ctx.config),
-    queue,
-    idleMs: o.idleMs,
-    timeoutMs: 600_000,
-    heartbeatS: 5,
-    signal: ctx.signal,
-    onProgress: (n) => ctx.progress.update(`draining ${queue}: ${n} read`),
-  });
-  ctx.progress.succeed(`drained ${queue}: ${drain.deliveries} messages in ${Math.round(drain.durationMs)} ms`);
-  const r = reconcile(ledger);
-  emit(o, 'verify', { queue, drain, reconciliation: r }, renderReconciliation(r));
-  return r.verdict.ok ? 0 : 1;
+/** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */
+async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxFile: string }): Promise<void> {
+  await mkdir(path.dirname(path.resolve(o.outboxFile)), { recursive: true });
+  const store = openOutbox(o.outboxFile, { create: { runId: o.harness?.runId ?? newRunId(), count: o.count } });
+  const { progress } = ctx;
+  const print = o.harness?.progressLines ? (n: number): void => void process.stdout.write(`at ${n}\n`) : undefined;
+  try {
+    const before = store.counts();
+    print?.(before.published);
+    progress.start(
+      before.written > 0
+        ? `resuming ${o.outboxFile}: ${before.written}/${o.count} events written, ${before.pending} pending`
+        : `writing ${o.count} events to the outbox ${o.outboxFile}; the relay publishes them to ${o.exchange || '(default exchange)'} (${o.routingKey})`,
+    );
+    let published = before.published;
+    let connections = 0;
+    const ticker = setInterval(() => progress.update(`outbox: ${published}/${o.count} published`), 250);
+    let r;
+    try {
+      r = await runOutboxProducer(
+        store,
+        {
+          urls: urlsOrDefault(o.urls, ctx.config),
+          startIndex: 0,
+          exchange: o.exchange,
+          routingKey: o.routingKey,
+          ratePerSec: o.ratePerSec,
+          sizeBytes: o.sizeBytes,
+          persistent: o.persistent,
+          mandatory: o.mandatory,
+          window: o.window,
+          confirmTimeoutMs: o.confirmTimeoutMs,
+          heartbeatS: o.heartbeatS,
+          reconnectTimeoutMs: o.reconnectTimeoutMs,
+        },
+        {
+          signal: ctx.signal,
+          onPublished: (n) => {
+            published = n;
+            print?.(n);
+          },
+          onEvent: (e) => {
+            if (e.type === 'connected' && connections++ === 0) return;
+            progress.info(`${(e.atMs / 1000).toFixed(2)} s ${e.type}: ${e.detail}`);
+          },
+        },
+      );
+    } finally {
+      clearInterval(ticker);
+      progress.stop();
+    }
+    emit(o, 'producer-outbox', r, renderOutboxProducer(r));
+    if (r.interrupted) throw new InterruptedError('interrupted: the pending rows stay in the outbox; the same command resumes them');
+    if (r.gaveUp !== null) {
+      throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, { hint: 'the outbox keeps them: the same command resumes' });
+    }
+  } finally {
+    store.close();
+  }
 }

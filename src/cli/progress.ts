@@ -1,31 +1,13 @@
 import type { Ora } from 'ora';
+import { silentProgress, type Progress } from '../progress.js';
+
+/**
+ * The terminal's Progress (see src/progress.ts), on stderr. On a TTY: an ora spinner. Elsewhere
+ * (CI logs, pipes): one plain line per finished step and no spinner frames.
+ */
 
 // ora (and what it pulls in) only when a spinner can be shown: off a TTY it would only cost memory.
 const ora: typeof import('ora').default | undefined = process.stderr.isTTY ? (await import('ora')).default : undefined;
-
-/**
- * Progress for people, on stderr. On a TTY: an ora spinner. Elsewhere (CI logs, pipes): one
- * plain line per finished step and no spinner frames. Never writes to stdout.
- */
-export interface Progress {
-  start(text: string): void;
-  update(text: string): void;
-  succeed(text?: string): void;
-  fail(text?: string): void;
-  info(text: string): void;
-  warn(text: string): void;
-  stop(): void;
-}
-
-export const silentProgress: Progress = {
-  start() {},
-  update() {},
-  succeed() {},
-  fail() {},
-  info() {},
-  warn() {},
-  stop() {},
-};
 
 /** Off a TTY, a long step still shows a line now and then: at most one every PLAIN_EVERY_MS. */
 const PLAIN_EVERY_MS = 10_000;

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { Progress } from './progress.js';
+import type { Progress } from '../progress.js';
 
 /**
  * Workshop steps: each step is announced on stderr; without --auto, and only when stdin is a

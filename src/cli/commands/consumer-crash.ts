@@ -1,0 +1,61 @@
+import { Option } from 'commander';
+import { renderConsumerCrash } from '../../report/consumer.js';
+import { CRASH_MODES, runConsumerCrash, type ConsumerCrashOptions, type CrashMode } from '../../scenarios/consumer-crash.js';
+import { defineCommand } from '../command.js';
+import { choiceList, countOption, htmlOption, jsonOption, multiAckEveryOption, prefetchOption, queueOption, runsOption, share, workMsOption } from '../options.js';
+import { emit } from '../output.js';
+
+/** `rmq-bench consumer-crash`: SIGKILL a consumer mid-run, autoack vs manual ack vs idempotent. */
+export type ConsumerCrashCliOptions = ConsumerCrashOptions & { json: boolean; html: string | undefined };
+
+interface RawOptions {
+  json: boolean;
+  html?: string;
+  count: number;
+  prefetch: number;
+  workMs: number;
+  killAt: number;
+  multiAckEvery: number;
+  runs: number;
+  modes: CrashMode[];
+  queue: string;
+}
+
+export const consumerCrash = defineCommand({
+  name: 'consumer-crash',
+  register: (command, dispatch: (o: ConsumerCrashCliOptions) => Promise<void>) =>
+    command
+      .description('SIGKILL a consumer mid-run: autoack vs manual ack vs manual ack with an idempotent store, every message reconciled')
+      .addOption(countOption('messages per run', 2_000))
+      .addOption(prefetchOption('manual ack: unacked deliveries at most', 50))
+      .addOption(workMsOption(2))
+      .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL').argParser(share).default(0.3))
+      .addOption(multiAckEveryOption('manual modes: one multiple-ack every N messages (the unacked tail is what a crash redelivers)', 10))
+      .addOption(runsOption('repeat each mode K times'))
+      .addOption(new Option('--modes <list>', 'comma-separated: autoack, manual, idempotent').argParser((v) => choiceList(v, CRASH_MODES)).default([...CRASH_MODES], 'all three'))
+      .addOption(queueOption('queue (purged before each run)'))
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: RawOptions) =>
+        dispatch({
+          json: o.json,
+          html: o.html,
+          queue: o.queue,
+          exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
+          count: o.count,
+          prefetch: o.prefetch,
+          workMs: o.workMs,
+          ackEvery: o.multiAckEvery,
+          killAt: o.killAt,
+          runs: o.runs,
+          modes: o.modes,
+          idleTimeoutMs: 3_000,
+        }),
+      ),
+  async run(ctx, o) {
+    const { json, html, ...options } = o;
+    const r = await runConsumerCrash(ctx, options);
+    emit({ json, html }, 'consumer-crash', r, renderConsumerCrash(r));
+    return { ok: r.ok };
+  },
+});

@@ -1,0 +1,75 @@
+import { Option } from 'commander';
+import { UsageError } from '../../errors.js';
+import { renderDelayedRetryDemo } from '../../report/dlq.js';
+import {
+  DELAYED_RETRY_TYPES,
+  DELAYED_RETRY_VIA,
+  runDelayedRetryDemo,
+  type DelayedRetryDemoOptions,
+  type DelayedRetryType,
+  type DelayedRetryVia,
+} from '../../scenarios/delayed-retry-demo.js';
+import { defineCommand } from '../command.js';
+import { autoOption, countOption, durationOption, htmlOption, jsonOption, millisOrDuration, positiveInt } from '../options.js';
+import { emit } from '../output.js';
+import { createStepper } from '../steps.js';
+
+/** `rmq-bench delayed-retry-demo`: RabbitMQ 4.3 native delayed retry, each redelivery delay measured. */
+export type DelayedRetryDemoCliOptions = DelayedRetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+
+interface RawOptions {
+  json: boolean;
+  html?: string;
+  auto: boolean;
+  type: DelayedRetryType;
+  min: number;
+  max: number;
+  count: number;
+  returns: number;
+  via: DelayedRetryVia;
+  tolerance: number;
+  skipSetup?: boolean;
+}
+
+function delayedRetryDemoOptions(o: RawOptions): DelayedRetryDemoCliOptions {
+  if (o.min <= 0) throw new UsageError('--min must be above 0 ms');
+  if (o.max < o.min) throw new UsageError(`--max ${o.max} ms is below --min ${o.min} ms`);
+  return {
+    json: o.json,
+    html: o.html,
+    auto: o.auto,
+    type: o.type,
+    minMs: o.min,
+    maxMs: o.max,
+    count: o.count,
+    returns: o.returns,
+    via: o.via,
+    toleranceMs: o.tolerance,
+    skipSetup: o.skipSetup === true,
+  };
+}
+
+export const delayedRetryDemo = defineCommand({
+  name: 'delayed-retry-demo',
+  register: (command, dispatch: (o: DelayedRetryDemoCliOptions) => Promise<void>) =>
+    command
+      .description('RabbitMQ 4.3 native delayed retry: each redelivery delay measured against min(min × x-delivery-count, max)')
+      .addOption(new Option('--type <type>', 'which returns are delayed').choices(DELAYED_RETRY_TYPES).default('all'))
+      .addOption(new Option('--min <ms>', 'delayed-retry-min, in ms (a duration like 2s works too)').argParser(millisOrDuration).default(2_000))
+      .addOption(new Option('--max <ms>', 'delayed-retry-max, in ms').argParser(millisOrDuration).default(10_000))
+      .addOption(countOption('messages', 3))
+      .addOption(new Option('--returns <k>', 'returns of the kinds the type delays, per message').argParser(positiveInt).default(5))
+      .addOption(new Option('--via <how>', 'set it by a temporary policy on demo.orders, or by queue arguments on demo.delayed-retry').choices(DELAYED_RETRY_VIA).default('policy'))
+      .addOption(durationOption('--tolerance <duration>', 'accepted lateness of each redelivery', '1s'))
+      .addOption(new Option('--skip-setup', 'testing: leave delayed retry off; the verdict must fail').hideHelp())
+      .addOption(autoOption())
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: RawOptions) => dispatch(delayedRetryDemoOptions(o))),
+  async run(ctx, o) {
+    const { json, html, auto, ...options } = o;
+    const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+    emit({ json, html }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
+    return { ok: r.ok };
+  },
+});

@@ -1,0 +1,54 @@
+import { Option } from 'commander';
+import { renderDlqInspect, renderDlqReplay } from '../../report/dlq.js';
+import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
+import { defineCommand, defineGroup } from '../command.js';
+import { jsonOption, positiveInt, queueOption } from '../options.js';
+import { emit } from '../output.js';
+
+/** `rmq-bench dlq inspect|replay`: the dead-letter queue, read without losing anything, replayed safely. */
+export type DlqInspectCliOptions = { json: boolean; queue: string; limit: number };
+export type DlqReplayCliOptions = ReplayOptions & { json: boolean };
+
+const inspect = defineCommand({
+  name: 'dlq inspect',
+  register: (command, dispatch: (o: DlqInspectCliOptions) => Promise<void>) =>
+    command
+      .description('a table of the DLQ’s messages (id, reason, source queue, count, death times); they stay in the queue')
+      .addOption(queueOption('dead-letter queue', 'demo.dlq'))
+      .addOption(new Option('--limit <n>', 'show at most N').argParser(positiveInt).default(1_000))
+      .addOption(jsonOption())
+      .action((o: DlqInspectCliOptions) => dispatch({ json: o.json, queue: o.queue, limit: o.limit })),
+  async run(ctx, o) {
+    const r = await inspectDlq(ctx, o.queue, o.limit);
+    emit(o, 'dlq-inspect', r, renderDlqInspect(r));
+  },
+});
+
+const replay = defineCommand({
+  name: 'dlq replay',
+  register: (command, dispatch: (o: DlqReplayCliOptions) => Promise<void>) =>
+    command
+      .description('republish dead letters with confirms, removing each only after its confirm')
+      .addOption(queueOption('dead-letter queue', 'demo.dlq'))
+      .option('--to <queue>', 'queue to replay into (through the default exchange)', 'demo.orders')
+      .addOption(new Option('--limit <n>', 'replay at most N').argParser(positiveInt).default(1_000_000))
+      .option('--filter <expr>', 'reason=<reason> or queue=<source queue>')
+      .addOption(new Option('--crash-after <n>', 'testing: drop the connection after N confirmed replays').argParser(positiveInt).hideHelp())
+      .addOption(jsonOption())
+      .action((o: { json: boolean; queue: string; to: string; limit: number; filter?: string; crashAfter?: number }) =>
+        dispatch({ json: o.json, queue: o.queue, to: o.to, limit: o.limit, filter: o.filter, crashAfter: o.crashAfter }),
+      ),
+  async run(ctx, o) {
+    const { json, ...options } = o;
+    ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
+    const r = await replayDlq(ctx, options);
+    ctx.progress.stop();
+    emit({ json }, 'dlq-replay', r, renderDlqReplay(r));
+  },
+});
+
+export const dlq = defineGroup({
+  name: 'dlq',
+  description: 'the dead-letter queue: inspect it without losing anything, replay it safely',
+  commands: [inspect, replay],
+});

@@ -1,0 +1,46 @@
+import { InvalidArgumentError, Option } from 'commander';
+import { renderPrefetchDemo } from '../../report/consumer.js';
+import { runPrefetchDemo, type PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
+import { defineCommand } from '../command.js';
+import { countOption, htmlOption, jsonOption, nonNegativeInt, prefetchCount, queueOption } from '../options.js';
+import { emit } from '../output.js';
+
+/** `rmq-bench prefetch-demo`: a fast and a slow consumer at several prefetch values. */
+export type PrefetchDemoCliOptions = PrefetchDemoOptions & { json: boolean; html: string | undefined };
+
+function prefetchList(value: string): number[] {
+  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (list.length === 0) throw new InvalidArgumentError('no prefetch value given');
+  return list.map(prefetchCount);
+}
+
+export const prefetchDemo = defineCommand({
+  name: 'prefetch-demo',
+  register: (command, dispatch: (o: PrefetchDemoCliOptions) => Promise<void>) =>
+    command
+      .description('a fast and a slow consumer at prefetch 1, 10 and 0: how the messages are split, how long it takes, how many each hoards')
+      .addOption(countOption('messages per prefetch value', 300))
+      .addOption(new Option('--prefetch <list>', 'comma-separated prefetch values (0 = unlimited)').argParser(prefetchList).default([1, 10, 0], '1,10,0'))
+      .addOption(new Option('--fast-ms <ms>', 'work per message, fast consumer').argParser(nonNegativeInt).default(1))
+      .addOption(new Option('--slow-ms <ms>', 'work per message, slow consumer').argParser(nonNegativeInt).default(20))
+      .addOption(queueOption('queue (purged before each value)'))
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string; count: number; prefetch: number[]; fastMs: number; slowMs: number; queue: string }) =>
+        dispatch({
+          json: o.json,
+          html: o.html,
+          queue: o.queue,
+          exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
+          count: o.count,
+          prefetches: o.prefetch,
+          fastWorkMs: o.fastMs,
+          slowWorkMs: o.slowMs,
+        }),
+      ),
+  async run(ctx, o) {
+    const { json, html, ...options } = o;
+    const r = await runPrefetchDemo(ctx, options);
+    emit({ json, html }, 'prefetch-demo', r, renderPrefetchDemo(r));
+  },
+});

@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { drainQueue } from '../../amqp/drain.js';
+import { DataError, NotFoundError } from '../../errors.js';
+import { Ledger } from '../../ledger/ledger.js';
+import { reconcile } from '../../ledger/reconcile.js';
+import { renderReconciliation } from '../../report/compare.js';
+import { defineCommand } from '../command.js';
+import { durationOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
+import { emit } from '../output.js';
+import type { ProducerReport } from './producer.js';
+
+/** `rmq-bench verify`: drain the queue and reconcile it with the report `producer --report` wrote. */
+export interface VerifyCliOptions {
+  json: boolean;
+  reportFile: string;
+  queue: string | undefined;
+  urls: string[] | undefined;
+  idleMs: number;
+}
+
+async function readReport(file: string): Promise<ProducerReport> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new NotFoundError(`cannot read the report ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new DataError(`${file} is not a JSON document (was it written by 'rmq-bench producer --report'?)`);
+  }
+  const r = doc as Partial<ProducerReport>;
+  if (r.kind !== 'producer-report' || typeof r.queue !== 'string' || r.ledger === undefined) {
+    throw new DataError(`${file} is not a producer report (kind '${String(r.kind)}')`);
+  }
+  return r as ProducerReport;
+}
+
+export const verify = defineCommand({
+  name: 'verify',
+  register: (command, dispatch: (o: VerifyCliOptions) => Promise<void>) =>
+    command
+      .description('drain the queue and reconcile it with a producer report: lost, silently lost, duplicated, recovered, unexpected')
+      .requiredOption('--report <file>', 'the report `rmq-bench producer --report` wrote')
+      .option('--queue <name>', 'queue to drain (default: the report’s)')
+      .addOption(urlsOption())
+      .addOption(durationOption('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
+      .addOption(jsonOption())
+      .action((o: { json: boolean; report: string; queue?: string; urls?: string[]; idle: number }) =>
+        dispatch({ json: o.json, reportFile: o.report, queue: o.queue, urls: o.urls, idleMs: o.idle }),
+      ),
+  async run(ctx, o) {
+    const report = await readReport(o.reportFile);
+    const ledger = Ledger.fromJSON(report.ledger, o.reportFile);
+    const queue = o.queue ?? report.queue;
+    ctx.progress.start(`draining ${queue}`);
+    const drain = await drainQueue(ledger, {
+      urls: urlsOrDefault(o.urls, ctx.config),
+      queue,
+      idleMs: o.idleMs,
+      timeoutMs: 600_000,
+      heartbeatS: 5,
+      signal: ctx.signal,
+      onProgress: (n) => ctx.progress.update(`draining ${queue}: ${n} read`),
+    });
+    ctx.progress.succeed(`drained ${queue}: ${drain.deliveries} messages in ${Math.round(drain.durationMs)} ms`);
+    const r = reconcile(ledger);
+    emit(o, 'verify', { queue, drain, reconciliation: r }, renderReconciliation(r));
+    return { ok: r.verdict.ok };
+  },
+});

@@ -1,0 +1,93 @@
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+/**
+ * Usage errors end-to-end through main(): argv in, one line on stderr, nothing on stdout, the
+ * exit code. None of these may reach a command's run (which would load the config and talk to
+ * a broker): loadConfig is replaced by one that fails the test. The cases that used to spawn
+ * the binary in the integration suite (compare-extra, delayed-retry-demo, outbox, retry-demo)
+ * are here, with the same messages and exit codes.
+ */
+vi.mock('../../src/config.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../src/config.js')>()),
+  loadConfig: () => {
+    throw new Error('a usage error reached the command');
+  },
+}));
+
+let stderr: string[];
+let stdout: string[];
+let exitCodeBefore: typeof process.exitCode;
+beforeEach(() => {
+  stderr = [];
+  stdout = [];
+  exitCodeBefore = process.exitCode;
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => stdout.push(String(chunk)) > 0);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = exitCodeBefore;
+});
+
+async function runMain(args: string[]): Promise<{ exitCode: number; stderr: string; stdout: string }> {
+  process.exitCode = undefined;
+  await main(['node', 'rmq-bench', ...args]);
+  const code = process.exitCode as number | undefined;
+  return { exitCode: code ?? 0, stderr: stderr.join(''), stdout: stdout.join('') };
+}
+
+const outbox = path.join(os.tmpdir(), 'rmq-bench-usage-errors.sqlite');
+
+describe('usage errors through main(): one line on stderr, exit 2, nothing on stdout', () => {
+  const cases: { args: string[]; line: string }[] = [
+    // Moved from test/integration/compare-extra.test.ts.
+    { args: ['compare', '--restore-cmd', 'true'], line: 'rmq-bench: --restore-cmd needs --fault-cmd' },
+    // Moved from test/integration/delayed-retry-demo.test.ts.
+    { args: ['delayed-retry-demo', '--min', '5s', '--max', '2s'], line: 'rmq-bench: --max 2000 ms is below --min 5000 ms' },
+    // Moved from test/integration/outbox.test.ts.
+    {
+      args: ['producer', '--outbox', outbox, '--tx'],
+      line: 'rmq-bench: --outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode',
+    },
+    // Moved from test/integration/retry-demo.test.ts.
+    { args: ['retry-demo', '--time-scale', '0.1'], line: 'rmq-bench: --time-scale needs --backoff' },
+    {
+      args: ['retry-demo', '--backoff', '1s', '--failures', '2'],
+      line: 'rmq-bench: --failures 2 is more than the 1 rungs of --backoff: the message would end in demo.dlq (the poison message already shows that)',
+    },
+    // The other option combinations each command checks before it runs.
+    { args: ['compare', '--fault-cmd', 'true', '--fault', 'none'], line: 'rmq-bench: --fault-cmd with --fault none applies nothing' },
+    { args: ['consumer', '--nack', '--autoack'], line: 'rmq-bench: --nack needs manual ack: with --autoack the broker has already forgotten the message' },
+    { args: ['consumer', '--fail-every', '2'], line: 'rmq-bench: --fail-every, --fail-rate and --fail-first need --on-failure' },
+    { args: ['delayed-retry-demo', '--min', '0'], line: 'rmq-bench: --min must be above 0 ms' },
+    { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document)' },
+    { args: ['bench', '--mode', 'none', '--window', '64'], line: 'rmq-bench: --window applies to async confirms: add async to --mode' },
+    { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50' },
+    { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10' },
+    // commander's own messages (it prints them; main maps them to 2).
+    { args: ['frobnicate'], line: "error: unknown command 'frobnicate'" },
+    { args: ['verify'], line: "error: required option '--report <file>' not specified" },
+    { args: ['failover', '--fault', 'nuke'], line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect." },
+    { args: ['dlq', 'replay', '--limit', '0'], line: "error: option '--limit <n>' argument '0' is invalid. '0' is not a positive whole number" },
+    { args: ['producer', '--urls', 'http://u:secret@h'], line: "error: option '--urls <list>' argument 'http://u:***@h' is invalid. the URL is not an amqp:// or amqps:// URL" },
+  ];
+
+  it.each(cases)('$args', async ({ args, line }) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([line]);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('help and version through main(): stdout, exit 0', () => {
+  it.each([[['--help']], [['producer', '--help']], [['help', 'cluster']], [['--version']]])('%j', async (args) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toBe('');
+    expect(r.stderr).toBe('');
+  });
+});
