@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, eventually, mgmtGet, parseJson, runCli } from './cli.js';
+import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 interface Round {
   index: number;
@@ -72,17 +73,17 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
     expect(queues).not.toContain('demo.delayed-retry');
   });
 
-  it('type all: every kind of return is delayed', async () => {
-    const r = await runCli(['delayed-retry-demo', '--min', '300', '--max', '700', '-n', '1', '--returns', '4', '--auto', '--json']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    const d = parseJson<Doc>(r);
+  it('type all (the workshop\'s run, defaults: min 2 s, max 10 s): every kind of return is delayed by min × x-delivery-count', { timeout: WORKSHOP_TIMEOUT_MS }, async () => {
+    const d = await workshopDoc<Doc>('delayed-retry-demo');
     expect(d.ok, d.problems.join('\n')).toBe(true);
     expect(d.rounds.map((x) => [x.kind, x.expectedMs])).toEqual([
-      ['reject', 300],
-      ['nack', 300],
-      ['close', 600],
-      ['reject', 700],
+      ['reject', 2000],
+      ['nack', 2000],
+      ['close', 4000],
+      ['reject', 6000],
+      ['nack', 6000],
     ]);
+    for (const round of d.rounds) for (const m of round.measured) expect(m.delayMs, `${round.kind} #${round.index}`).toBeGreaterThanOrEqual(round.expectedMs);
   });
 
   it('a broken setup (no delayed-retry policy) fails the verdict: the messages come back at once', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mgmtGet, parseJson, runCli } from './cli.js';
+import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 interface Doc {
   ok: boolean;
@@ -9,17 +10,25 @@ interface Doc {
 }
 
 describe('durability-demo: what survives every node restarting', { timeout: 300_000 }, () => {
-  it.each(['stop', 'kill'] as const)('--how %s: the quorum queue keeps both kinds, the classic queue only the persistent messages', async (how) => {
-    const r = await runCli(['durability-demo', '-n', '200', '--how', how, '--auto', '--json']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    const d = parseJson<Doc>(r);
+  // --how stop is the workshop's step 1 (durability-demo -n 1000): its run is checked here.
+  it.each([
+    ['stop', 1000],
+    ['kill', 200],
+  ] as const)('--how %s: the quorum queue keeps both kinds, the classic queue only the persistent messages', { timeout: WORKSHOP_TIMEOUT_MS }, async (how, n) => {
+    let d: Doc;
+    if (how === 'stop') d = await workshopDoc<Doc>('durability-demo -n 1000');
+    else {
+      const r = await runCli(['durability-demo', '-n', String(n), '--how', how, '--auto', '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      d = parseJson<Doc>(r);
+    }
     expect(d.ok, d.problems.join('\n')).toBe(true);
     expect(d.how).toBe(how);
     expect(d.rows.map((x) => [x.queueType, x.deliveryMode, x.confirmed, x.survived])).toEqual([
-      ['classic', 'transient', 200, 0],
-      ['classic', 'persistent', 200, 200],
-      ['quorum', 'transient', 200, 200],
-      ['quorum', 'persistent', 200, 200],
+      ['classic', 'transient', n, 0],
+      ['classic', 'persistent', n, n],
+      ['quorum', 'transient', n, n],
+      ['quorum', 'persistent', n, n],
     ]);
     // Its queues are gone, and the cluster is whole again for the next test.
     const queues = (await mgmtGet<{ name: string }[]>('/api/queues')).map((q) => q.name);

@@ -1,12 +1,15 @@
 import { execa } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
 
 /**
  * One cluster for all integration tests: `rmq-bench cluster up` (the real binary), which
  * builds the image when it is missing. No engine means a loud failure, never a skip.
  */
-export default async function setup(): Promise<() => Promise<void>> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   const started = performance.now();
   const r = await execa('node', [path.join(root, 'bin', 'rmq-bench.js'), 'cluster', 'up'], {
@@ -24,7 +27,11 @@ export default async function setup(): Promise<() => Promise<void>> {
     );
   }
   process.stderr.write(`integration: cluster ready in ${Math.round(performance.now() - started)} ms\n`);
+  // Outcomes shared between test files of this session (the workshop's run): see workshop-run.ts.
+  const sessionDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-it-session-'));
+  project.provide('sessionDir', sessionDir);
   return async () => {
+    rmSync(sessionDir, { recursive: true, force: true });
     if (process.env.RMQ_BENCH_KEEP_TEST_QUEUES !== "1") await removeTestQueues();
   };
 }
