@@ -1,7 +1,8 @@
 import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { Ledger, messageId, parseMessageId } from '../ledger/ledger.js';
-import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
+import { LatencyRecorder, type LatencySummary } from '../measure/histogram.js';
+import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../measure/published-at.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
@@ -500,7 +501,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
 /** What every message carries by default: its id, its run and sequence, its publish time. */
 function fullProperties(opts: PublisherOptions, seq: number): Options.Publish {
   const headers: Record<string, unknown> = { 'x-rmq-bench-run': opts.runId, 'x-rmq-bench-seq': seq, 'x-rmq-bench-published-at': Date.now() };
-  if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = publishedAtUs();
+  if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = encodePublishedAtUs();
   return {
     messageId: messageId(opts.runId, seq),
     persistent: opts.persistent,
@@ -513,17 +514,8 @@ function fullProperties(opts: PublisherOptions, seq: number): Options.Publish {
 
 function leanProperties(opts: PublisherOptions, seq: number): Options.Publish {
   const props: Options.Publish = { messageId: messageId(opts.runId, seq), persistent: opts.persistent, mandatory: opts.mandatory };
-  if (opts.publishedAtUs) props.headers = { [PUBLISHED_AT_US_HEADER]: publishedAtUs() };
+  if (opts.publishedAtUs) props.headers = { [PUBLISHED_AT_US_HEADER]: encodePublishedAtUs() };
   return props;
-}
-
-/** The header publishedAtUs adds: µs since the epoch on this process's performance clock. */
-export const PUBLISHED_AT_US_HEADER = 'x-rmq-bench-published-at-us';
-
-const TIME_ORIGIN_MS = performance.timeOrigin;
-
-function publishedAtUs(): number {
-  return Math.round((TIME_ORIGIN_MS + performance.now()) * 1000);
 }
 
 /** A fresh run id: short, no '-' (message ids are `${runId}-${seq}`). */
