@@ -4,11 +4,15 @@
 // prints one JSON line of figures, measured the way bench measures them.
 //   node bench/plain-amqplib.mjs [--count 100000] [--window 256] [--size 100] [--prefetch 100]
 //                                [--ack-every 1] [--url amqp://demo:demo@127.0.0.1:5672]
+//                                [--consumers 1|0]
 // Workload: a fresh quorum queue (deleted at the end); one consumer (manual ack, prefetch, one
 // multiple-ack every N) subscribed first; one producer on its own connection publishing `count`
 // persistent messages of `size` bytes through the default exchange, each carrying its publish
 // time, with async confirms and at most `window` unconfirmed; the run ends when every message is
 // confirmed and consumed.
+// --consumers 0 (publisher only, like `rmq-bench bench -y 0`): no consumer; the run ends when
+// every message is confirmed, and CPU is measured from just before the producer's connection to
+// the last confirm (consume figures are null).
 // Figures: publish rate = published / (first publish .. last confirm); consume rate = consumed /
 // (first publish .. last delivery); CPU = process.cpuUsage() from the consumer's subscription to
 // the last delivery; peak RSS = the highest of a once-a-second sample (as bench does) and the
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: '100' },
     prefetch: { type: 'string', default: '100' },
     'ack-every': { type: 'string', default: '1' },
+    consumers: { type: 'string', default: '1' },
     url: { type: 'string', default: 'amqp://demo:demo@127.0.0.1:5672' },
   },
 });
@@ -30,6 +35,7 @@ const count = Number(values.count);
 const window = Number(values.window);
 const prefetch = Number(values.prefetch);
 const ackEvery = Number(values['ack-every']);
+const withConsumer = Number(values.consumers) > 0;
 const body = Buffer.alloc(Number(values.size), 0x61);
 const nowUs = () => (performance.timeOrigin + performance.now()) * 1000;
 
@@ -42,21 +48,25 @@ let consumed = 0;
 let e2eSumMs = 0;
 let lastDeliveryAt = 0;
 let allConsumed;
-const consumedAll = new Promise((resolve) => (allConsumed = resolve));
-const consumerConn = await amqp.connect(values.url);
-const cch = await consumerConn.createChannel();
-await cch.prefetch(prefetch);
-let unacked = 0;
-await cch.consume(queue, (msg) => {
-  consumed++;
-  e2eSumMs += (nowUs() - msg.properties.headers['published-at-us']) / 1000;
-  lastDeliveryAt = performance.now();
-  if (++unacked >= ackEvery || consumed === count) {
-    cch.ack(msg, true);
-    unacked = 0;
-  }
-  if (consumed === count) allConsumed();
-});
+const consumedAll = withConsumer ? new Promise((resolve) => (allConsumed = resolve)) : Promise.resolve();
+let consumerConn;
+let cch;
+if (withConsumer) {
+  consumerConn = await amqp.connect(values.url);
+  cch = await consumerConn.createChannel();
+  await cch.prefetch(prefetch);
+  let unacked = 0;
+  await cch.consume(queue, (msg) => {
+    consumed++;
+    e2eSumMs += (nowUs() - msg.properties.headers['published-at-us']) / 1000;
+    lastDeliveryAt = performance.now();
+    if (++unacked >= ackEvery || consumed === count) {
+      cch.ack(msg, true);
+      unacked = 0;
+    }
+    if (consumed === count) allConsumed();
+  });
+}
 
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 1_000);
@@ -107,8 +117,8 @@ peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
 await pch.close();
 await producerConn.close();
-await cch.close();
-await consumerConn.close();
+await cch?.close();
+await consumerConn?.close();
 await adminCh.deleteQueue(queue);
 await admin.close();
 
@@ -116,6 +126,7 @@ const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 console.log(
   JSON.stringify({
     kind: 'plain-amqplib',
+    consumers: withConsumer ? 1 : 0,
     count,
     window,
     published,
@@ -123,8 +134,8 @@ console.log(
     nacked,
     consumed,
     publishRatePerSec: (published * 1000) / (lastConfirmAt - firstPublishAt),
-    consumeRatePerSec: (consumed * 1000) / (lastDeliveryAt - firstPublishAt),
-    e2eMeanMs: e2eSumMs / consumed,
+    consumeRatePerSec: withConsumer ? (consumed * 1000) / (lastDeliveryAt - firstPublishAt) : null,
+    e2eMeanMs: withConsumer ? e2eSumMs / consumed : null,
     cpuSeconds,
     cpuUsPerMessage: (cpuSeconds * 1e6) / published,
     peakRssBytes: peakRss,

@@ -1,13 +1,10 @@
 import type { ConfirmChannel, Options } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import type { OutboxCounts, OutboxStore } from '../store/outbox.js';
-import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
-import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 import { RelayBook } from './outbox-relay.js';
-import type { TimelineEvent } from './publisher.js';
-import { Signal } from '../util/signal.js';
-import { openPublishSession, type PublishSession } from './session.js';
+import { Pacer } from './pacer.js';
+import { PublishLoop, type LoopSession, type TimelineEvent } from './publish-loop.js';
 
 /**
  * The outbox producer: the "application" writes its events into the outbox, one transaction
@@ -72,16 +69,14 @@ export interface OutboxProducerResult {
   connectedTo: string[];
 }
 
-type Session = PublishSession<ConfirmChannel> & { id: number };
+type Session = LoopSession<ConfirmChannel, { id: number }>;
 
 export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducerOptions, hooks: OutboxProducerHooks): Promise<OutboxProducerResult> {
-  const t0 = performance.now();
+  const clock = systemClock;
+  const t0 = clock.now();
   const { runId, count } = store.meta;
   const atStart = store.counts();
   const book = new RelayBook();
-  const changed = new Signal();
-  const events: TimelineEvent[] = [];
-  const connectedTo: string[] = [];
   const body = Buffer.alloc(opts.sizeBytes, 0x61);
   let appended = 0;
   let publishes = 0;
@@ -90,13 +85,8 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
   let timedOut = 0;
   let requeuedOnReconnect = 0;
   let lateAcks = 0;
-  let reconnects = 0;
   let maxInFlight = 0;
   let sessions = 0;
-  let session: Session | undefined;
-  let startIndex = opts.startIndex;
-  let gaveUp: string | null = null;
-  let interrupted = false;
   let writerDone = false;
   /** A failed write to the outbox (the writer's, or a flush's): the run stops with it. */
   let fatal: unknown;
@@ -111,12 +101,27 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
   const stop = new AbortController();
   const signal = AbortSignal.any([hooks.signal, stop.signal]);
 
-  const now = (): number => performance.now() - t0;
-  const event = (type: TimelineEvent['type'], detail: string): void => {
-    const e = { atMs: now(), type, detail };
-    events.push(e);
-    hooks.onEvent?.(e);
-  };
+  const loop = new PublishLoop<ConfirmChannel, { id: number }>({
+    urls: opts.urls,
+    startIndex: opts.startIndex,
+    heartbeatS: opts.heartbeatS,
+    reconnectTimeoutMs: opts.reconnectTimeoutMs,
+    connectionName: 'rmq-bench outbox relay',
+    signal: hooks.signal,
+    connectSignal: signal,
+    flushTimeoutMs: opts.flushTimeoutMs ?? 15_000,
+    createChannel: (connection) => connection.createConfirmChannel(),
+    extra: () => ({ id: ++sessions }),
+    onLost: (s) => {
+      // Acks already received on it still count: mark them before the rest goes back to pending.
+      safeFlush();
+      const back = book.connectionLost(s.id);
+      requeuedOnReconnect += back.length;
+      if (back.length > 0) cursor = -1;
+      return back.length > 0 ? `; ${back.length} unconfirmed rows back to pending` : '';
+    },
+    ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
+  });
 
   const flush = (): void => {
     flushQueued = false;
@@ -130,7 +135,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
       if (book.ack(seq) === 'pending') lateAcks++;
     }
     hooks.onPublished?.(atStart.published + markedPublished);
-    changed.notify();
+    loop.changed.notify();
   };
 
   /** flush from a callback (a microtask, a close event): a failure stops the run instead of crashing the process. */
@@ -139,30 +144,8 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
       flush();
     } catch (err) {
       fatal ??= err;
-      changed.notify();
+      loop.changed.notify();
     }
-  };
-
-  const loseSession = (s: Session, why: string): void => {
-    if (s.lost) return;
-    s.lost = true;
-    if (session === s) session = undefined;
-    // Acks already received on it still count: mark them before the rest goes back to pending.
-    safeFlush();
-    const back = book.connectionLost(s.id);
-    requeuedOnReconnect += back.length;
-    if (back.length > 0) cursor = -1;
-    event('connection-lost', `${maskUrl(s.url)}: ${why}${back.length > 0 ? `; ${back.length} unconfirmed rows back to pending` : ''}`);
-    changed.notify();
-  };
-
-  const open = async (): Promise<Session> => {
-    const c = await connectAny(opts.urls, startIndex, { heartbeatS: opts.heartbeatS, timeoutMs: opts.reconnectTimeoutMs, signal, connectionName: 'rmq-bench outbox relay' });
-    startIndex = c.index;
-    const s: Session = await openPublishSession(c, (connection) => connection.createConfirmChannel(), { id: ++sessions }, { onLost: loseSession, onDrain: () => changed.notify() });
-    connectedTo.push(maskUrl(c.url));
-    event('connected', maskUrl(c.url));
-    return s;
   };
 
   const onConfirm = (s: Session, seq: number, err: unknown): void => {
@@ -178,38 +161,33 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     if (!s.lost && /nack/i.test(errorMessage(err)) && book.nack(seq, s.id)) {
       nacked++;
       cursor = -1;
-      event('nack', `row ${seq} nacked by the broker; back to pending`);
-      changed.notify();
+      loop.event('nack', `row ${seq} nacked by the broker; back to pending`);
+      loop.changed.notify();
     }
-    // Any other error: the channel closed; loseSession puts the row back to pending.
+    // Any other error: the channel closed; onLost puts the row back to pending.
   };
 
   const sweeper = setInterval(() => {
-    const late = book.timeouts(performance.now(), opts.confirmTimeoutMs);
+    const late = book.timeouts(clock.now(), opts.confirmTimeoutMs);
     if (late.length > 0) {
       timedOut += late.length;
       cursor = -1;
-      event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; back to pending`);
-      changed.notify();
+      loop.event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; back to pending`);
+      loop.changed.notify();
     }
   }, Math.min(250, opts.confirmTimeoutMs));
 
   // The application: one event per transaction, paced.
   const writer = (async () => {
-    const pacer = { next: performance.now() };
+    const pacer = new Pacer(opts.ratePerSec, clock);
     for (let seq = store.nextSeq(); seq < count; seq++) {
       if (signal.aborted) return;
-      if (opts.ratePerSec > 0) {
-        const wait = pacer.next - performance.now();
-        if (wait > 0) await systemClock.sleep(wait, signal);
-        pacer.next = Math.max(pacer.next, performance.now() - 1000 / opts.ratePerSec) + 1000 / opts.ratePerSec;
-      } else {
-        // Let the relay and the socket run between two commits.
-        await new Promise((r) => setImmediate(r));
-      }
+      if (pacer.active) await pacer.pace(signal);
+      // Let the relay and the socket run between two commits.
+      else await new Promise((r) => setImmediate(r));
       store.append(seq, body);
       appended++;
-      changed.notify();
+      loop.changed.notify();
     }
   })()
     .catch((err: unknown) => {
@@ -217,82 +195,52 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     })
     .finally(() => {
       writerDone = true;
-      changed.notify();
+      loop.changed.notify();
     });
 
   const done = (): boolean => writerDone && book.inFlight === 0 && acked.length === 0 && !store.hasPending();
 
-  try {
-    while (!done()) {
-      if (fatal !== undefined) throw fatal;
-      if (hooks.signal.aborted) {
-        interrupted = true;
+  /** Pending rows in the table, not already in flight (or acked and about to be marked), up to the window. */
+  const step = async (s: Session): Promise<void> => {
+    const room = opts.window - book.inFlight;
+    const after = cursor;
+    const rows = room <= 0 ? [] : store.pending(after < 0 ? book.inFlight + acked.length + room : room, after).filter((r) => !book.isInFlight(r.seq)).slice(0, room);
+    if (rows.length === 0) return loop.wait(s, 100);
+    for (const row of rows) {
+      if (s.lost || s.needDrain) break;
+      const props: Options.Publish = {
+        messageId: row.id,
+        persistent: opts.persistent,
+        mandatory: opts.mandatory,
+        contentType: 'application/octet-stream',
+        timestamp: Math.floor(Date.now() / 1000),
+        headers: { 'x-rmq-bench-run': runId, 'x-rmq-bench-seq': row.seq, 'x-rmq-bench-outbox': true },
+      };
+      book.publish(row.seq, s.id, clock.now());
+      cursor = Math.max(cursor, row.seq);
+      publishes++;
+      let ok: boolean;
+      try {
+        ok = s.channel.publish(opts.exchange, opts.routingKey, row.payload, props, (err) => onConfirm(s, row.seq, err));
+      } catch (err) {
+        loop.event('publish-failed', `row ${row.seq}: ${errorMessage(err)}`);
+        loop.lose(s, errorMessage(err));
         break;
       }
-      if (!session) {
-        try {
-          session = await open();
-          if (sessions > 1) reconnects++;
-        } catch (err) {
-          if (err instanceof InterruptedError) {
-            interrupted = true;
-            break;
-          }
-          gaveUp = errorMessage(err);
-          event('gave-up', gaveUp);
-          break;
-        }
-      }
-      const s = session;
-      const room = opts.window - book.inFlight;
-      if (s.needDrain || room <= 0) {
-        await Promise.race([changed.wait(100), s.lostPromise]);
-        continue;
-      }
-      // Pending in the table, and not already in flight (or acked and about to be marked).
-      const after = cursor;
-      const rows = store.pending(after < 0 ? book.inFlight + acked.length + room : room, after).filter((r) => !book.isInFlight(r.seq)).slice(0, room);
-      if (rows.length === 0) {
-        await Promise.race([changed.wait(100), s.lostPromise]);
-        continue;
-      }
-      for (const row of rows) {
-        if (s.lost || s.needDrain) break;
-        const props: Options.Publish = {
-          messageId: row.id,
-          persistent: opts.persistent,
-          mandatory: opts.mandatory,
-          contentType: 'application/octet-stream',
-          timestamp: Math.floor(Date.now() / 1000),
-          headers: { 'x-rmq-bench-run': runId, 'x-rmq-bench-seq': row.seq, 'x-rmq-bench-outbox': true },
-        };
-        book.publish(row.seq, s.id, performance.now());
-        cursor = Math.max(cursor, row.seq);
-        publishes++;
-        let ok: boolean;
-        try {
-          ok = s.channel.publish(opts.exchange, opts.routingKey, row.payload, props, (err) => onConfirm(s, row.seq, err));
-        } catch (err) {
-          event('publish-failed', `row ${row.seq}: ${errorMessage(err)}`);
-          loseSession(s, errorMessage(err));
-          break;
-        }
-        maxInFlight = Math.max(maxInFlight, book.inFlight);
-        if (!ok) s.needDrain = true;
-      }
+      maxInFlight = Math.max(maxInFlight, book.inFlight);
+      if (!ok) s.needDrain = true;
     }
+  };
+
+  try {
+    await loop.run(done, step, () => {
+      if (fatal !== undefined) throw fatal;
+    });
   } finally {
     stop.abort();
     clearInterval(sweeper);
     await writer;
-    if (session) {
-      const s = session;
-      session = undefined;
-      s.lost = true;
-      await Promise.race([closeChannelWithin(s.channel, opts.flushTimeoutMs ?? 15_000), s.lostPromise]);
-      safeFlush();
-      await closeWithin(s.connection);
-    }
+    await loop.close({ afterChannelClose: safeFlush });
     safeFlush();
   }
   if (fatal !== undefined) throw fatal;
@@ -310,14 +258,14 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     timedOut,
     requeuedOnReconnect,
     lateAcks,
-    reconnects,
+    reconnects: loop.reconnects,
     maxInFlight,
     atEnd,
-    durationMs: performance.now() - t0,
-    completed: gaveUp === null && !interrupted && atEnd.written === count && atEnd.pending === 0,
-    interrupted,
-    gaveUp,
-    events,
-    connectedTo,
+    durationMs: clock.now() - t0,
+    completed: loop.gaveUp === null && !loop.interrupted && atEnd.written === count && atEnd.pending === 0,
+    interrupted: loop.interrupted,
+    gaveUp: loop.gaveUp,
+    events: loop.events,
+    connectedTo: loop.connectedTo,
   };
 }

@@ -1,12 +1,12 @@
-import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
+import type { Channel, ConfirmChannel, Message } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
-import { Ledger, messageId, parseMessageId } from '../ledger/ledger.js';
-import { LatencyRecorder, type LatencySummary } from '../report/histogram.js';
-import { maskUrl } from '../url.js';
+import { Ledger, parseMessageId } from '../ledger/ledger.js';
+import { LatencyRecorder, type LatencySummary } from '../measure/histogram.js';
 import { systemClock } from '../util/retry.js';
-import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
-import { Signal } from '../util/signal.js';
-import { openPublishSession, type PublishSession } from './session.js';
+import { ConfirmBook, type AckVisitor, type NackVisitor } from './confirm-book.js';
+import { Pacer } from './pacer.js';
+import { PublishLoop, type LoopSession, type TimelineEvent } from './publish-loop.js';
+import { commitTx, createModeChannel, modeRules, propertiesFor, type PublishMode } from './publish-modes.js';
 
 /**
  * The producer: publishes `count` messages (sequence numbers 0..count-1 of one run) and records
@@ -16,7 +16,7 @@ import { openPublishSession, type PublishSession } from './session.js';
  * producer only knows what it wrote to the socket. Returns data; never prints.
  */
 
-export type PublishMode = 'none' | 'tx' | 'sync' | 'batch' | 'async';
+export type { PublishMode, TimelineEvent };
 
 export interface PublisherOptions {
   urls: readonly string[];
@@ -58,13 +58,6 @@ export interface PublisherOptions {
    * resumes from the last number it printed (producer-crash's naive mode).
    */
   startSeq?: number;
-}
-
-export interface TimelineEvent {
-  /** ms since the producer started. */
-  atMs: number;
-  type: 'connected' | 'connection-lost' | 'publish-failed' | 'nack' | 'confirm-timeout' | 'gave-up';
-  detail: string;
 }
 
 export interface PublisherSnapshot {
@@ -139,331 +132,219 @@ export interface PublisherSample {
 
 export const SAMPLE_EVERY_MS = 100;
 
-/** AMQP 0-9-1 class tx (90): select (10) and commit (20); amqplib has no public API for them. */
-const TX_SELECT = (90 << 16) | 10;
-const TX_SELECT_OK = (90 << 16) | 11;
-const TX_COMMIT = (90 << 16) | 20;
-const TX_COMMIT_OK = (90 << 16) | 21;
-type RpcChannel = Channel & { rpc(method: number, fields: object, expect: number): Promise<unknown> };
-
-type Session = PublishSession<Channel | ConfirmChannel>;
+type Session = LoopSession<Channel | ConfirmChannel, { epoch: number }>;
+type AckFrame = { deliveryTag: number; multiple: boolean };
 
 export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks): Promise<PublisherResult> {
-  const t0 = performance.now();
+  const clock = systemClock;
+  const t0 = clock.now();
   const startedAtIso = new Date().toISOString();
-  const confirms = opts.mode === 'sync' || opts.mode === 'batch' || opts.mode === 'async';
-  const window = opts.mode === 'sync' ? 1 : opts.mode === 'batch' ? opts.batchSize : opts.mode === 'async' ? opts.window : Infinity;
+  const rules = modeRules(opts.mode, opts.window, opts.batchSize);
+  const { confirms, tx, window } = rules;
   const body = Buffer.alloc(opts.sizeBytes, 0x61);
-  const events: TimelineEvent[] = [];
+  const propertiesOf = propertiesFor(opts);
+  const book = new ConfirmBook();
+  const pacer = new Pacer(opts.ratePerSec, clock);
   const samples: PublisherSample[] = [];
-  let confirmsSoFar = 0;
-  const connectedTo: string[] = [];
   const latency = new LatencyRecorder();
   const latencyFault = new LatencyRecorder();
-  const changed = new Signal();
-  /** seq → publish time, for messages awaiting a confirm on the current session. */
-  const inflight = new Map<number, number>();
-  /** Sequences to publish (again): indeterminate, nacked, or never written. */
-  const retry: number[] = [];
+  let confirmsSoFar = 0;
   let nextSeq = opts.startSeq ?? 0;
   let distinctWritten = 0;
   let publishes = 0;
-  let reconnects = 0;
   let maxInFlight = 0;
-  let lastProgress = performance.now();
+  let lastProgressAt = t0;
   let longestStallMs = 0;
-  let startIndex = opts.startIndex;
-  let session: Session | undefined;
-  let gaveUp: string | null = null;
-  let interrupted = false;
-  /** tx: sequences published since the last commit. */
-  let txPending: number[] = [];
   /** opts.count, or fewer once hooks.stop has fired: new sequences stop here. */
   let limit = opts.count;
+  /** When the confirms being visited arrived (tx: the commit's round trip), and whether in the fault window. */
+  let ackAtMs = 0;
+  let commitMs = 0;
+  let inFault = false;
+
+  const loop = new PublishLoop<Channel | ConfirmChannel, { epoch: number }>({
+    urls: opts.urls,
+    startIndex: opts.startIndex,
+    heartbeatS: opts.heartbeatS,
+    reconnectTimeoutMs: opts.reconnectTimeoutMs,
+    signal: hooks.signal,
+    flushTimeoutMs: opts.flushTimeoutMs ?? 15_000,
+    createChannel: (connection) => createModeChannel(connection, rules),
+    extra: () => ({ epoch: 0 }),
+    onOpen: (s) => {
+      s.channel.on('return', (msg: Message) => {
+        const id = parseMessageId(String(msg.properties.messageId ?? ''));
+        if (id && id.runId === opts.runId) ledger.returned(id.seq);
+      });
+      if (!confirms && !tx) return;
+      const epoch = (s.epoch = book.openChannel());
+      s.channel.on('ack', (f: AckFrame) => onAck(epoch, f));
+      s.channel.on('nack', (f: AckFrame) => onNack(epoch, f));
+    },
+    onLost: () => {
+      // Unconfirmed (tx: uncommitted) on the lost connection: indeterminate, published again.
+      for (const seq of book.connectionLost()) ledger.indeterminate(seq);
+    },
+    ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
+  });
+
   const stopHere = (): void => {
     limit = Math.min(limit, nextSeq);
-    changed.notify();
+    loop.changed.notify();
   };
   if (hooks.stop?.aborted) stopHere();
   hooks.stop?.addEventListener('abort', stopHere, { once: true });
   /** A paced wait ends early on Ctrl+C and on stop. */
   const paceSignal = hooks.stop ? AbortSignal.any([hooks.signal, hooks.stop]) : hooks.signal;
 
-  const now = (): number => performance.now() - t0;
-  const event = (type: TimelineEvent['type'], detail: string): void => {
-    const e = { atMs: now(), type, detail };
-    events.push(e);
-    hooks.onEvent?.(e);
+  const progressed = (at: number): void => {
+    if (at - lastProgressAt > longestStallMs) longestStallMs = at - lastProgressAt;
+    lastProgressAt = at;
   };
-  const progressed = (): void => {
-    const t = performance.now();
-    longestStallMs = Math.max(longestStallMs, t - lastProgress);
-    lastProgress = t;
-  };
-  const seqOf = (msg: Message): number | undefined => {
-    const id = parseMessageId(String(msg.properties.messageId ?? ''));
-    return id && id.runId === opts.runId ? id.seq : undefined;
-  };
-
-  const loseSession = (s: Session, why: string): void => {
-    if (s.lost) return;
-    s.lost = true;
-    if (session === s) session = undefined;
-    event('connection-lost', `${maskUrl(s.url)}: ${why}`);
-    for (const seq of inflight.keys()) {
-      ledger.indeterminate(seq);
-      retry.push(seq);
+  const confirmed = (seq: number, ms: number | undefined): void => {
+    // The broker confirmed it, even if we had given up waiting (then it is also republished).
+    if (!ledger.has(seq, 'confirmed')) confirmsSoFar++;
+    ledger.confirm(seq);
+    if (ms !== undefined) {
+      latency.recordMs(ms);
+      if (inFault) latencyFault.recordMs(ms);
     }
-    inflight.clear();
-    for (const seq of txPending) {
-      ledger.indeterminate(seq);
-      retry.push(seq);
-    }
-    txPending = [];
-    retry.sort((a, b) => a - b);
-    changed.notify();
+    hooks.onConfirm?.(ms);
   };
-
-  const open = async (): Promise<Session> => {
-    const c = await connectAny(opts.urls, startIndex, {
-      heartbeatS: opts.heartbeatS,
-      timeoutMs: opts.reconnectTimeoutMs,
-      signal: hooks.signal,
-    });
-    startIndex = c.index;
-    const s: Session = await openPublishSession(
-      c,
-      async (connection) => {
-        const channel: Channel | ConfirmChannel = confirms ? await connection.createConfirmChannel() : await connection.createChannel();
-        if (opts.mode === 'tx') await (channel as RpcChannel).rpc(TX_SELECT, {}, TX_SELECT_OK);
-        return channel;
-      },
-      {},
-      { onLost: loseSession, onDrain: () => changed.notify() },
-    );
-    s.channel.on('return', (msg: Message) => {
-      const seq = seqOf(msg);
-      if (seq !== undefined) ledger.returned(seq);
-    });
-    connectedTo.push(maskUrl(c.url));
-    event('connected', maskUrl(c.url));
-    return s;
+  const onAcked: AckVisitor = (seq, sentAtMs) => confirmed(seq, sentAtMs === undefined ? undefined : ackAtMs - sentAtMs);
+  const onCommitted: AckVisitor = (seq) => confirmed(seq, commitMs);
+  const onNacked: NackVisitor = (seq) => {
+    ledger.nack(seq);
+    ledger.indeterminate(seq);
+    loop.event('nack', `message ${seq} nacked by the broker; it will be published again`);
   };
-
-  const onConfirm = (s: Session, seq: number, err: unknown): void => {
-    if (!err) {
-      // The broker confirmed it, even if we had given up waiting (then it is also republished).
-      if (!ledger.has(seq, 'confirmed')) confirmsSoFar++;
-      ledger.confirm(seq);
-      const sentAt = inflight.get(seq);
-      if (sentAt !== undefined && !s.lost) {
-        const ms = performance.now() - sentAt;
-        latency.recordMs(ms);
-        if (hooks.inFaultWindow?.()) latencyFault.recordMs(ms);
-        inflight.delete(seq);
-        hooks.onConfirm?.(ms);
-      } else {
-        hooks.onConfirm?.(undefined);
-      }
-      progressed();
-    } else if (!s.lost && inflight.has(seq) && /nack/i.test(errorMessage(err))) {
-      ledger.nack(seq);
-      ledger.indeterminate(seq);
-      inflight.delete(seq);
-      retry.push(seq);
-      event('nack', `message ${seq} nacked by the broker; it will be published again`);
-    }
-    // Any other error: the channel closed, and loseSession has made it indeterminate.
-    changed.notify();
+  /** One ack frame (multiple: many messages): one clock read, one wake-up. */
+  const onAck = (epoch: number, f: AckFrame): void => {
+    ackAtMs = clock.now();
+    inFault = hooks.inFaultWindow?.() ?? false;
+    if (book.ack(epoch, f.deliveryTag, f.multiple, onAcked) === 0) return;
+    progressed(ackAtMs);
+    loop.changed.notify();
+  };
+  const onNack = (epoch: number, f: AckFrame): void => {
+    if (book.nack(epoch, f.deliveryTag, f.multiple, onNacked) > 0) loop.changed.notify();
+  };
+  const commit = async (s: Session): Promise<void> => {
+    if (book.inFlight === 0) return;
+    const sentAt = clock.now();
+    await commitTx(s.channel).catch(() => undefined);
+    if (s.lost) return; // onLost already made them indeterminate
+    const at = clock.now();
+    commitMs = at - sentAt;
+    inFault = hooks.inFaultWindow?.() ?? false;
+    book.ack(book.channel, book.lastTag, true, onCommitted);
+    progressed(at);
   };
 
   /** Confirms that did not arrive within confirmTimeoutMs: indeterminate, published again. */
   const sweepTimeouts = (): void => {
-    const limit = performance.now() - opts.confirmTimeoutMs;
-    let timedOut = 0;
-    for (const [seq, sentAt] of inflight) {
-      if (sentAt > limit) break; // Map keeps insertion (send) order
-      inflight.delete(seq);
-      ledger.indeterminate(seq);
-      retry.push(seq);
-      timedOut++;
-    }
-    if (timedOut > 0) {
-      retry.sort((a, b) => a - b);
-      event('confirm-timeout', `${timedOut} confirms not received within ${opts.confirmTimeoutMs} ms; published again`);
-    }
+    const late = book.timeouts(clock.now(), opts.confirmTimeoutMs);
+    if (late.length === 0) return;
+    for (const seq of late) ledger.indeterminate(seq);
+    loop.event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; published again`);
+    loop.changed.notify();
   };
-
-  const commitTx = async (s: Session): Promise<void> => {
-    if (txPending.length === 0) return;
-    const batch = txPending;
-    const sentAt = performance.now();
-    await (s.channel as RpcChannel).rpc(TX_COMMIT, {}, TX_COMMIT_OK);
-    if (s.lost) return; // loseSession already made them indeterminate
-    txPending = [];
-    const ms = performance.now() - sentAt;
-    for (const seq of batch) {
-      if (!ledger.has(seq, 'confirmed')) confirmsSoFar++;
-      ledger.confirm(seq);
-      latency.recordMs(ms);
-      if (hooks.inFaultWindow?.()) latencyFault.recordMs(ms);
-      hooks.onConfirm?.(ms);
-    }
-    progressed();
-  };
-
-  const pacer = { next: performance.now() };
-  const pace = async (): Promise<void> => {
-    if (opts.ratePerSec <= 0) return;
-    const wait = pacer.next - performance.now();
-    if (wait > 0) await systemClock.sleep(wait, paceSignal);
-    pacer.next = Math.max(pacer.next, performance.now() - 1000 / opts.ratePerSec) + 1000 / opts.ratePerSec;
-  };
-
-  const done = (): boolean => nextSeq >= limit && retry.length === 0 && inflight.size === 0 && txPending.length === 0;
-  const sweeper = confirms ? setInterval(sweepTimeouts, Math.min(250, opts.confirmTimeoutMs)) : undefined;
   const sample = (): void => {
-    samples.push({ tMs: now(), written: distinctWritten, confirmed: confirmsSoFar, inFlight: inflight.size + txPending.length });
+    samples.push({ tMs: clock.now() - t0, written: distinctWritten, confirmed: confirmsSoFar, inFlight: book.inFlight });
   };
-  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
 
-  try {
-    while (!done()) {
-      if (hooks.signal.aborted) {
-        interrupted = true;
-        break;
-      }
-      if (!session) {
-        try {
-          session = await open();
-          if (connectedTo.length > 1) reconnects++;
-        } catch (err) {
-          if (err instanceof InterruptedError) {
-            interrupted = true;
-            break;
-          }
-          gaveUp = errorMessage(err);
-          event('gave-up', gaveUp);
-          break;
-        }
-      }
-      const s = session;
-      // Backpressure: the client library's buffer is full; a well-behaved producer waits.
-      if (s.needDrain) {
-        await Promise.race([changed.wait(1_000), s.lostPromise]);
-        continue;
-      }
-      // Room to publish? (window of outstanding confirms; batch: wait for the whole batch)
-      if (confirms && inflight.size >= window) {
-        await Promise.race([changed.wait(100), s.lostPromise]);
-        continue;
-      }
-      if (opts.mode === 'batch' && inflight.size > 0 && (nextSeq >= limit || retry.length > 0 || inflight.size >= opts.batchSize)) {
-        await Promise.race([changed.wait(100), s.lostPromise]);
-        continue;
-      }
-      const fromRetry = retry.length > 0;
-      if (!fromRetry && nextSeq >= limit) {
-        if (opts.mode === 'tx') {
-          await commitTx(s).catch(() => undefined);
-          continue;
-        }
-        // Wait for the last confirms.
-        await Promise.race([changed.wait(100), s.lostPromise]);
-        continue;
-      }
-      const seq = fromRetry ? retry.shift()! : nextSeq++;
-      try {
-        await pace();
-      } catch (err) {
-        if (!(err instanceof InterruptedError)) throw err;
-        if (fromRetry) retry.unshift(seq);
-        else nextSeq--;
-        if (hooks.signal.aborted) {
-          interrupted = true;
-          break;
-        }
-        // hooks.stop: no new sequence from here on.
-        stopHere();
-        continue;
-      }
-      if (!fromRetry && seq >= limit) {
-        // hooks.stop fired while pacing.
-        nextSeq--;
-        continue;
-      }
-      if (s.lost) {
-        // Lost while pacing: back to the queue.
-        if (fromRetry) retry.unshift(seq);
-        else nextSeq--;
-        continue;
-      }
-      const firstTime = !ledger.has(seq, 'written');
-      if (!fromRetry) ledger.attempt(seq);
-      else ledger.republish(seq);
-      publishes++;
-      const props = opts.leanProperties ? leanProperties(opts, seq) : fullProperties(opts, seq);
-      let ok: boolean;
-      try {
-        if (confirms) {
-          inflight.set(seq, performance.now());
-          ok = (s.channel as ConfirmChannel).publish(opts.exchange, opts.routingKey, body, props, (err) => onConfirm(s, seq, err));
-        } else {
-          ok = s.channel.publish(opts.exchange, opts.routingKey, body, props);
-        }
-      } catch (err) {
-        // The channel closed under us: the message never reached the socket.
-        inflight.delete(seq);
-        retry.push(seq);
-        retry.sort((a, b) => a - b);
-        event('publish-failed', `message ${seq}: ${errorMessage(err)}`);
-        loseSession(s, errorMessage(err));
-        continue;
-      }
-      ledger.written(seq);
-      maxInFlight = Math.max(maxInFlight, inflight.size, txPending.length + (opts.mode === 'tx' ? 1 : 0));
-      if (opts.mode === 'none') progressed();
-      if (firstTime) {
-        distinctWritten++;
-        hooks.onWritten?.(distinctWritten);
-      }
-      if (opts.mode === 'tx') {
-        txPending.push(seq);
-        if (txPending.length >= opts.batchSize || (nextSeq >= limit && retry.length === 0)) {
-          await commitTx(s).catch(() => undefined);
-        }
-      }
-      if (!ok) s.needDrain = true;
+  /** What the loop does next: publish, wait (a full window, a batch's confirms, the last confirms), or commit. */
+  const next = (): 'publish' | 'wait' | 'commit' => {
+    if (confirms && !book.hasRoom(window)) return 'wait';
+    if (rules.batch && book.inFlight > 0 && (nextSeq >= limit || book.retrying > 0 || book.inFlight >= opts.batchSize)) return 'wait';
+    if (book.retrying === 0 && nextSeq >= limit) return tx ? 'commit' : 'wait';
+    return 'publish';
+  };
+  const txDue = (): boolean => book.inFlight >= opts.batchSize || (nextSeq >= limit && book.retrying === 0);
+  const done = (): boolean => nextSeq >= limit && book.retrying === 0 && book.inFlight === 0;
+
+  /** One message (a retry first) onto the channel; false when the channel threw. */
+  const publishOne = (s: Session): boolean => {
+    const fromRetry = book.retrying > 0;
+    const seq = fromRetry ? book.takeRetry()! : nextSeq++;
+    const firstTime = !ledger.has(seq, 'written');
+    if (fromRetry) ledger.republish(seq);
+    else ledger.attempt(seq);
+    publishes++;
+    const at = clock.now();
+    let ok: boolean;
+    try {
+      ok = s.channel.publish(opts.exchange, opts.routingKey, body, propertiesOf(seq, at));
+    } catch (err) {
+      // The channel closed under us: the message never reached the socket.
+      book.retry(seq);
+      loop.event('publish-failed', `message ${seq}: ${errorMessage(err)}`);
+      loop.lose(s, errorMessage(err));
+      return false;
     }
+    if (confirms || tx) book.publish(seq, at);
+    ledger.written(seq);
+    if (book.inFlight > maxInFlight) maxInFlight = book.inFlight;
+    if (!confirms && !tx) progressed(at);
+    if (firstTime) hooks.onWritten?.(++distinctWritten);
+    if (!ok) s.needDrain = true;
+    return true;
+  };
+
+  /** A paced slot; false when none was taken (Ctrl+C, or hooks.stop: no new sequence from here on). */
+  const paced = async (): Promise<boolean> => {
+    try {
+      await pacer.pace(paceSignal);
+      return true;
+    } catch (err) {
+      if (!(err instanceof InterruptedError)) throw err;
+      if (!hooks.signal.aborted) stopHere();
+      return false;
+    }
+  };
+
+  const step = async (s: Session): Promise<void> => {
+    const todo = next();
+    if (todo === 'wait') return loop.wait(s, 100);
+    if (todo === 'commit') return commit(s);
+    if (pacer.active) {
+      if (!(await paced()) || s.lost || next() !== 'publish') return;
+      if (publishOne(s) && tx && txDue()) await commit(s);
+      return;
+    }
+    // As fast as possible: fill the window without yielding (tx: up to the commit).
+    while (publishOne(s) && !s.needDrain && !hooks.signal.aborted && next() === 'publish') {
+      if (tx && txDue()) break;
+    }
+    if (tx && !s.lost && txDue()) await commit(s);
+  };
+
+  const sweeper = confirms ? setInterval(sweepTimeouts, Math.min(250, opts.confirmTimeoutMs)) : undefined;
+  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
+  try {
+    await loop.run(done, step);
   } finally {
     hooks.stop?.removeEventListener('abort', stopHere);
     if (sweeper) clearInterval(sweeper);
     clearInterval(sampler);
-    if (session) {
-      const s = session;
-      session = undefined;
-      // Interrupted with confirms outstanding: nobody knows what became of them.
-      for (const seq of inflight.keys()) ledger.indeterminate(seq);
-      inflight.clear();
-      s.lost = true;
-      // Close the channel first: its close-ok comes back only after the broker has read every
-      // publish sent before it. A connection close goes out on channel 0 and can overtake
-      // publishes still buffered in the client library, which the broker then never sees.
-      // A dead peer never answers: the heartbeat ends the wait (the connection closes) first.
-      await Promise.race([closeChannelWithin(s.channel, opts.flushTimeoutMs ?? 15_000), s.lostPromise]);
-      await closeWithin(s.connection);
-    }
+    await loop.close({
+      // Interrupted with confirms outstanding: nobody knows what became of them (acks during the close still count).
+      beforeClose: () => {
+        const left = book.connectionLost();
+        if (confirms) for (const seq of left) ledger.indeterminate(seq);
+      },
+    });
   }
 
   sample();
-  const durationMs = performance.now() - t0;
-  let confirmed = 0;
+  const durationMs = clock.now() - t0;
+  let confirmedCount = 0;
   let nacked = 0;
   let returned = 0;
   let indeterminate = 0;
   let republished = 0;
   for (let seq = 0; seq < ledger.attempted; seq++) {
-    if (ledger.has(seq, 'confirmed')) confirmed++;
+    if (ledger.has(seq, 'confirmed')) confirmedCount++;
     if (ledger.has(seq, 'nacked')) nacked++;
     if (ledger.has(seq, 'returned')) returned++;
     if (ledger.has(seq, 'indeterminate')) indeterminate++;
@@ -475,12 +356,12 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     count: opts.count,
     written: distinctWritten,
     publishes,
-    confirmed,
+    confirmed: confirmedCount,
     nacked,
     returned,
     indeterminate,
     republished,
-    reconnects,
+    reconnects: loop.reconnects,
     maxInFlight,
     startedAtIso,
     durationMs,
@@ -488,42 +369,13 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     confirmLatency: latency.summary(),
     confirmLatencyAroundFault: latencyFault.summary(),
     longestStallMs,
-    completed: gaveUp === null && !interrupted && done(),
-    gaveUp,
-    interrupted,
-    events,
-    connectedTo,
+    completed: loop.gaveUp === null && !loop.interrupted && done(),
+    gaveUp: loop.gaveUp,
+    interrupted: loop.interrupted,
+    events: loop.events,
+    connectedTo: loop.connectedTo,
     samples,
   };
-}
-
-/** What every message carries by default: its id, its run and sequence, its publish time. */
-function fullProperties(opts: PublisherOptions, seq: number): Options.Publish {
-  const headers: Record<string, unknown> = { 'x-rmq-bench-run': opts.runId, 'x-rmq-bench-seq': seq, 'x-rmq-bench-published-at': Date.now() };
-  if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = publishedAtUs();
-  return {
-    messageId: messageId(opts.runId, seq),
-    persistent: opts.persistent,
-    mandatory: opts.mandatory,
-    contentType: 'application/octet-stream',
-    timestamp: Math.floor(Date.now() / 1000),
-    headers,
-  };
-}
-
-function leanProperties(opts: PublisherOptions, seq: number): Options.Publish {
-  const props: Options.Publish = { messageId: messageId(opts.runId, seq), persistent: opts.persistent, mandatory: opts.mandatory };
-  if (opts.publishedAtUs) props.headers = { [PUBLISHED_AT_US_HEADER]: publishedAtUs() };
-  return props;
-}
-
-/** The header publishedAtUs adds: µs since the epoch on this process's performance clock. */
-export const PUBLISHED_AT_US_HEADER = 'x-rmq-bench-published-at-us';
-
-const TIME_ORIGIN_MS = performance.timeOrigin;
-
-function publishedAtUs(): number {
-  return Math.round((TIME_ORIGIN_MS + performance.now()) * 1000);
 }
 
 /** A fresh run id: short, no '-' (message ids are `${runId}-${seq}`). */

@@ -1,6 +1,7 @@
-import type { BenchModeResult, BenchResult, BenchSample } from '../scenarios/bench.js';
+import type { BenchSample } from '../measure/meter.js';
+import type { BenchModeResult, BenchResult } from '../scenarios/bench.js';
 import { formatMs } from '../util/duration.js';
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary } from '../measure/histogram.js';
 import { renderTable } from './table.js';
 
 /** Printers for bench: the per-second line, the table, the CSV. Pure. */

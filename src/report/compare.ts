@@ -2,7 +2,7 @@ import type { PublisherResult } from '../amqp/publisher.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
 import type { CompareResult, CompareRun, ModeTotals } from '../scenarios/compare.js';
 import { formatMs } from '../util/duration.js';
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary } from '../measure/histogram.js';
 import { renderTable } from './table.js';
 
 /** Printers for producer, verify and compare: result → text. Pure. */

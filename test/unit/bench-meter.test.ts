@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { benchRuns, endToEndMs, IntervalLatency, ModeMeter, type Probe } from '../../src/scenarios/bench.js';
+import { IntervalLatency, ModeMeter, type Probe } from '../../src/measure/meter.js';
+import { endToEndMs } from '../../src/measure/published-at.js';
+import { benchRuns } from '../../src/scenarios/bench.js';
 
 describe('benchRuns', () => {
   const cases: { name: string; modes: Parameters<typeof benchRuns>[0]; windows: number[]; batchSize: number; expected: [string, string, number | null, number | null][] }[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_HEADER, ms, renderBench, renderBenchTable, renderCsv, renderSampleLine, runNotes } from '../../src/report/bench.js';
-import type { LatencySummary } from '../../src/report/histogram.js';
+import type { LatencySummary } from '../../src/measure/histogram.js';
 import type { BenchModeResult, BenchOptions, BenchResult, BenchSample } from '../../src/scenarios/bench.js';
 
 const MB = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LatencyRecorder, type LatencySummary } from '../../src/report/histogram.js';
+import { LatencyRecorder, type LatencySummary } from '../../src/measure/histogram.js';
 
 /** 3 significant digits: within 0.1 %, plus the 1 µs the recorder rounds to. */
 function expectNear(actual: number | null, expected: number): void {

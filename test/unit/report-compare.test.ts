@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PublisherResult } from '../../src/amqp/publisher.js';
-import type { LatencySummary } from '../../src/report/histogram.js';
+import type { LatencySummary } from '../../src/measure/histogram.js';
 import { latencyLine, modeVerdict, renderCompare, renderProducer, renderReconciliation, renderTotals } from '../../src/report/compare.js';
 import type { CompareOptions, CompareResult, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
 import { compareRun, ledgerOf, NO_LATENCY, publisherResult, reconciliationOf } from './fixtures/runs.js';

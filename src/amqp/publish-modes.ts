@@ -1,0 +1,80 @@
+import type { Channel, ChannelModel, ConfirmChannel, Options } from 'amqplib';
+import { messageId } from '../ledger/ledger.js';
+import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../measure/published-at.js';
+
+/** The five ways to publish, and what each means for the loop. Pure but for the channel calls. */
+
+export type PublishMode = 'none' | 'tx' | 'sync' | 'batch' | 'async';
+
+export interface ModeRules {
+  /** Broker confirms (sync, batch, async). */
+  confirms: boolean;
+  tx: boolean;
+  /** batch: publish a batch, then wait for all of it. */
+  batch: boolean;
+  /** Outstanding confirms at most (tx and none: unbounded). */
+  window: number;
+}
+
+export function modeRules(mode: PublishMode, window: number, batchSize: number): ModeRules {
+  const confirms = mode === 'sync' || mode === 'batch' || mode === 'async';
+  return {
+    confirms,
+    tx: mode === 'tx',
+    batch: mode === 'batch',
+    window: mode === 'sync' ? 1 : mode === 'batch' ? batchSize : mode === 'async' ? window : Infinity,
+  };
+}
+
+/** AMQP 0-9-1 class tx (90): select (10) and commit (20); amqplib has no public API for them. */
+const TX_SELECT = (90 << 16) | 10;
+const TX_SELECT_OK = (90 << 16) | 11;
+const TX_COMMIT = (90 << 16) | 20;
+const TX_COMMIT_OK = (90 << 16) | 21;
+type RpcChannel = Channel & { rpc(method: number, fields: object, expect: number): Promise<unknown> };
+
+/** The channel a mode publishes on: a confirm channel, a channel in tx mode, or a plain one. */
+export async function createModeChannel(connection: ChannelModel, rules: ModeRules): Promise<Channel | ConfirmChannel> {
+  const channel: Channel | ConfirmChannel = rules.confirms ? await connection.createConfirmChannel() : await connection.createChannel();
+  if (rules.tx) await (channel as RpcChannel).rpc(TX_SELECT, {}, TX_SELECT_OK);
+  return channel;
+}
+
+export async function commitTx(channel: Channel): Promise<void> {
+  await (channel as RpcChannel).rpc(TX_COMMIT, {}, TX_COMMIT_OK);
+}
+
+export interface PropertyOptions {
+  runId: string;
+  persistent: boolean;
+  mandatory: boolean;
+  publishedAtUs?: boolean;
+  leanProperties?: boolean;
+}
+
+/** The properties of message seq published at atMs (performance.now()): full or lean. */
+export type PropertiesOf = (seq: number, atMs: number) => Options.Publish;
+
+export function propertiesFor(opts: PropertyOptions): PropertiesOf {
+  // Checks the run id once; then `${runId}-${seq}` is what messageId() would build.
+  const prefix = messageId(opts.runId, 0).slice(0, -1);
+  const { persistent, mandatory, runId } = opts;
+  if (opts.leanProperties) {
+    // Only message_id, delivery mode and (with publishedAtUs) the publish time: for throughput runs.
+    if (!opts.publishedAtUs) return (seq) => ({ messageId: prefix + seq, persistent, mandatory });
+    return (seq, atMs) => ({ messageId: prefix + seq, persistent, mandatory, headers: { [PUBLISHED_AT_US_HEADER]: encodePublishedAtUs(atMs) } });
+  }
+  // What every message carries by default: its id, its run and sequence, its publish time.
+  return (seq, atMs) => {
+    const headers: Record<string, unknown> = { 'x-rmq-bench-run': runId, 'x-rmq-bench-seq': seq, 'x-rmq-bench-published-at': Date.now() };
+    if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = encodePublishedAtUs(atMs);
+    return {
+      messageId: prefix + seq,
+      persistent,
+      mandatory,
+      contentType: 'application/octet-stream',
+      timestamp: Math.floor(Date.now() / 1000),
+      headers,
+    };
+  };
+}
