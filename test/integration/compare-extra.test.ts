@@ -22,17 +22,24 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       [path.join(ROOT, 'bin', 'rmq-bench.js'), 'compare', '--mode', 'on', '--queue', queue, '-n', '100000', '--rate', '500', '--fault', 'pause', '--fault-at', '0.01', '--restore-after', '5m', '--json'],
       { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
     );
-    // Wait until one of the nodes is paused: the fault is on.
-    const paused = await eventually(
-      async () => {
-        for (const n of ['rabbit1', 'rabbit2', 'rabbit3']) {
-          if ((await docker.getContainer(n).inspect()).State.Paused) return n;
-        }
-        throw new Error('no node paused yet');
-      },
-      60_000,
-      200,
-    );
+    // Wait until one of the nodes is paused: the fault is on. Whatever happens, the child does not outlive the test.
+    let paused: string;
+    try {
+      paused = await eventually(
+        async () => {
+          for (const n of ['rabbit1', 'rabbit2', 'rabbit3']) {
+            if ((await docker.getContainer(n).inspect()).State.Paused) return n;
+          }
+          throw new Error('no node paused yet');
+        },
+        60_000,
+        200,
+      );
+    } catch (err) {
+      child.kill('SIGKILL');
+      const r = await child;
+      throw new Error(`${(err as Error).message}; compare's stderr:\n${String(r.stderr)}`);
+    }
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
