@@ -54,7 +54,22 @@ async function benchCli(args) {
 }
 
 async function ours() {
-  const { doc } = await benchCli(['--mode', 'async', '--window', window, '-C', String(count), '-x', '1', '-y', '1', '--prefetch', '100', '--multi-ack-every', '1']);
+  const { doc } = await benchCli([
+    '--mode',
+    'async',
+    '--window',
+    window,
+    '-C',
+    String(count),
+    '-x',
+    '1',
+    '-y',
+    '1',
+    '--prefetch',
+    '100',
+    '--multi-ack-every',
+    '1',
+  ]);
   const run = doc.runs[0];
   return {
     who: 'rmq-bench',
@@ -67,7 +82,11 @@ async function ours() {
 }
 
 async function plain() {
-  const r = await execa('node', [PLAIN, '--count', String(count), '--window', window, '--prefetch', '100', '--ack-every', '1'], { cwd: ROOT, reject: false, stdin: 'ignore' });
+  const r = await execa('node', [PLAIN, '--count', String(count), '--window', window, '--prefetch', '100', '--ack-every', '1'], {
+    cwd: ROOT,
+    reject: false,
+    stdin: 'ignore',
+  });
   if (r.exitCode !== 0) throw new Error(`plain-amqplib exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop()}`);
   const d = JSON.parse(r.stdout);
   return {
@@ -105,8 +124,12 @@ if (rounds > 0) {
   const med = (who, k) => median(results[who].map((r) => r[k]));
   const throughputRatio = med('rmq-bench', 'rate') / med('plain amqplib', 'rate');
   const cpuRatio = med('rmq-bench', 'cpuUs') / med('plain amqplib', 'cpuUs');
-  log(`medians: rmq-bench ${Math.round(med('rmq-bench', 'rate'))} msg/s, ${med('rmq-bench', 'cpuUs').toFixed(1)} µs/msg; plain ${Math.round(med('plain amqplib', 'rate'))} msg/s, ${med('plain amqplib', 'cpuUs').toFixed(1)} µs/msg`);
-  log(`throughput ratio (rmq-bench / plain): ${throughputRatio.toFixed(3)}  (target >= ${THROUGHPUT_TARGET}: ${throughputRatio >= THROUGHPUT_TARGET ? 'met' : 'MISSED'})`);
+  log(
+    `medians: rmq-bench ${Math.round(med('rmq-bench', 'rate'))} msg/s, ${med('rmq-bench', 'cpuUs').toFixed(1)} µs/msg; plain ${Math.round(med('plain amqplib', 'rate'))} msg/s, ${med('plain amqplib', 'cpuUs').toFixed(1)} µs/msg`,
+  );
+  log(
+    `throughput ratio (rmq-bench / plain): ${throughputRatio.toFixed(3)}  (target >= ${THROUGHPUT_TARGET}: ${throughputRatio >= THROUGHPUT_TARGET ? 'met' : 'MISSED'})`,
+  );
   log(`CPU per message ratio (rmq-bench / plain): ${cpuRatio.toFixed(3)}  (target <= ${CPU_TARGET}: ${cpuRatio <= CPU_TARGET ? 'met' : 'MISSED'})`);
 }
 
@@ -122,5 +145,7 @@ if (rssCount > 0) {
   // Growing with the message count would be a leak; a plateau is the heap's working size.
   const at = (share) => run.samples[Math.min(run.samples.length - 1, Math.floor(share * run.samples.length))];
   log(`RSS during the run: ${[0, 0.25, 0.5, 0.75, 1].map((q) => `${Math.round(q * 100)}% ${mb(at(q).rssBytes)} MB`).join(', ')}`);
-  log(`peak RSS: ${mb(run.peakRssBytes)} MB sampled, ${mb(doc.processPeakRssBytes)} MB process high-water mark  (budget ${RSS_BUDGET_MB} MB: ${peak / 1024 / 1024 < RSS_BUDGET_MB ? 'within' : 'OVER'})`);
+  log(
+    `peak RSS: ${mb(run.peakRssBytes)} MB sampled, ${mb(doc.processPeakRssBytes)} MB process high-water mark  (budget ${RSS_BUDGET_MB} MB: ${peak / 1024 / 1024 < RSS_BUDGET_MB ? 'within' : 'OVER'})`,
+  );
 }

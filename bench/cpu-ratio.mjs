@@ -60,7 +60,9 @@ async function plain() {
   return { who: 'plain amqplib', ok: d.published === count && d.confirmed === count, rate: d.publishRatePerSec, cpuUs: d.cpuUsPerMessage };
 }
 
-log(`cpu-ratio: ${new Date().toISOString()}, node ${process.version}; async confirms, window ${window}, ${count} messages of ${size} bytes, no consumer, ${rounds} rounds`);
+log(
+  `cpu-ratio: ${new Date().toISOString()}, node ${process.version}; async confirms, window ${window}, ${count} messages of ${size} bytes, no consumer, ${rounds} rounds`,
+);
 const results = { 'rmq-bench': [], 'plain amqplib': [] };
 for (let i = 0; i < rounds; i++) {
   const order = i % 2 === 0 ? [ours, plain] : [plain, ours];
@@ -72,7 +74,9 @@ for (let i = 0; i < rounds; i++) {
       continue;
     }
     if (r.ok) results[r.who].push(r);
-    log(`round ${i + 1} ${r.who.padEnd(13)}  CPU ${r.cpuUs.toFixed(2).padStart(6)} µs/msg  publish ${Math.round(r.rate).toString().padStart(6)} msg/s${r.ok ? '' : '  COUNTS DO NOT ADD UP (left out)'}`);
+    log(
+      `round ${i + 1} ${r.who.padEnd(13)}  CPU ${r.cpuUs.toFixed(2).padStart(6)} µs/msg  publish ${Math.round(r.rate).toString().padStart(6)} msg/s${r.ok ? '' : '  COUNTS DO NOT ADD UP (left out)'}`,
+    );
   }
 }
 if (results['rmq-bench'].length === 0 || results['plain amqplib'].length === 0) {
@@ -81,6 +85,8 @@ if (results['rmq-bench'].length === 0 || results['plain amqplib'].length === 0) 
 }
 const med = (who, k) => median(results[who].map((r) => r[k]));
 const ratio = med('rmq-bench', 'cpuUs') / med('plain amqplib', 'cpuUs');
-log(`medians: rmq-bench ${med('rmq-bench', 'cpuUs').toFixed(2)} µs/msg (${Math.round(med('rmq-bench', 'rate'))} msg/s); plain amqplib ${med('plain amqplib', 'cpuUs').toFixed(2)} µs/msg (${Math.round(med('plain amqplib', 'rate'))} msg/s)`);
+log(
+  `medians: rmq-bench ${med('rmq-bench', 'cpuUs').toFixed(2)} µs/msg (${Math.round(med('rmq-bench', 'rate'))} msg/s); plain amqplib ${med('plain amqplib', 'cpuUs').toFixed(2)} µs/msg (${Math.round(med('plain amqplib', 'rate'))} msg/s)`,
+);
 log(`CPU per message ratio (rmq-bench / plain): ${ratio.toFixed(3)}  (target <= ${CPU_TARGET}: ${ratio <= CPU_TARGET ? 'met' : 'MISSED'})`);
 if (profDir) log(`profiles of rmq-bench: ${profDir}/*.cpuprofile (CPU figures include the profiler)`);

@@ -70,7 +70,10 @@ const rows = [
   ['record reads', `${readMs.toFixed(0)} ms (recordRead of message_id strings)`],
   ['reconcile', `${reconcileMs.toFixed(0)} ms`],
   ...Object.entries(r.counts).map(([k, v]) => [`counts.${k}`, String(v)]),
-  ...['lost', 'silentlyLost', 'knownFailed', 'indeterminateUnread', 'neverWritten', 'recovered', 'duplicated', 'duplicateDeliveries'].map((k) => [k, String(r[k])]),
+  ...['lost', 'silentlyLost', 'knownFailed', 'indeterminateUnread', 'neverWritten', 'recovered', 'duplicated', 'duplicateDeliveries'].map((k) => [
+    k,
+    String(r[k]),
+  ]),
   ['accounts balance', String(accountsBalance(r))],
   ['verdict', r.verdict.ok ? 'ok' : `FAIL: ${r.verdict.reasons.join('; ')}`],
   ['ledger capacity', `${ledger.capacity.toLocaleString('en-US')} sequences (${mb(ledger.capacity * 4)} MB of arrays)`],

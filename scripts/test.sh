@@ -11,4 +11,6 @@ bash scripts/ensure-browser.sh
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+# Formatter and linter first (seconds): a style slip fails fast, before the long tests.
+npm run lint
 npm test

@@ -36,7 +36,8 @@ export function parseWorkshop(markdown) {
     for (; j < lines.length && lines[j].trim() !== '```'; j++) {
       const m = /^\$\s+(?:npx\s+)?rmq-bench\s+(.*)$/.exec(lines[j].trim());
       if (m) commands.push({ line: j + 1, section, args: splitArgs(m[1]) });
-      else if (lines[j].trim().startsWith('$ ')) throw new Error(`docs/WORKSHOP.md line ${j + 1}: only rmq-bench commands can be run by the workshop test: ${lines[j].trim()}`);
+      else if (lines[j].trim().startsWith('$ '))
+        throw new Error(`docs/WORKSHOP.md line ${j + 1}: only rmq-bench commands can be run by the workshop test: ${lines[j].trim()}`);
     }
     let output;
     let k = j + 1;

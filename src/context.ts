@@ -48,7 +48,10 @@ function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInj
     kind: 'docker',
     async inject(nodeName, kind) {
       const node = nodeByName(config, nodeName);
-      if (!node) throw new NotFoundError(`${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`);
+      if (!node)
+        throw new NotFoundError(
+          `${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`,
+        );
       return injectFault(await docker(), node.name, kind);
     },
   };

@@ -119,7 +119,13 @@ export async function closeWithin(connection: ChannelModel, timeoutMs = 2_000): 
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   try {
-    const r = await Promise.race([connection.close().then(() => 'closed' as const, () => 'closed' as const), timedOut]);
+    const r = await Promise.race([
+      connection.close().then(
+        () => 'closed' as const,
+        () => 'closed' as const,
+      ),
+      timedOut,
+    ]);
     if (r === 'timeout') {
       (connection as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     }
@@ -135,7 +141,13 @@ export async function closeChannelWithin(channel: { close(): Promise<void> }, ti
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   try {
-    return await Promise.race([channel.close().then(() => 'closed' as const, () => 'closed' as const), timedOut]);
+    return await Promise.race([
+      channel.close().then(
+        () => 'closed' as const,
+        () => 'closed' as const,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

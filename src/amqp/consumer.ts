@@ -171,9 +171,14 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
       stoppedBecause = 'interrupted';
       break;
     }
-    let c;
+    let c: Awaited<ReturnType<typeof connectAny>>;
     try {
-      c = await connectAny(opts.urls, startIndex, { heartbeatS: opts.heartbeatS, timeoutMs: opts.reconnectTimeoutMs, signal: hooks.signal, connectionName: 'rmq-bench consumer' });
+      c = await connectAny(opts.urls, startIndex, {
+        heartbeatS: opts.heartbeatS,
+        timeoutMs: opts.reconnectTimeoutMs,
+        signal: hooks.signal,
+        connectionName: 'rmq-bench consumer',
+      });
     } catch (err) {
       if (err instanceof InterruptedError) {
         stoppedBecause = 'interrupted';

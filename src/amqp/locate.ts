@@ -15,7 +15,11 @@ interface ConnectionRow {
  * management API's connection list. undefined where a URL does not answer or is not listed
  * in time.
  */
-export async function nodeOfEachUrl(ctx: Context, urls: readonly string[], options: { heartbeatS: number; timeoutMs?: number }): Promise<(string | undefined)[]> {
+export async function nodeOfEachUrl(
+  ctx: Context,
+  urls: readonly string[],
+  options: { heartbeatS: number; timeoutMs?: number },
+): Promise<(string | undefined)[]> {
   const tag = `rmq-bench-probe-${Math.random().toString(36).slice(2, 8)}`;
   const conns: (ChannelModel | undefined)[] = [];
   try {
@@ -32,7 +36,12 @@ export async function nodeOfEachUrl(ctx: Context, urls: readonly string[], optio
     const rows = await retryUntil(
       async () => (await ctx.management.get('/api/connections?columns=node,client_properties')) as ConnectionRow[],
       (list) => wanted.every((w) => w === undefined || list.some((r) => r.client_properties?.connection_name === w)),
-      { timeoutMs: options.timeoutMs ?? 10_000, intervalMs: 250, signal: ctx.signal, describe: (l) => `probe connections not listed (${l.error ? errorMessage(l.error) : 'not yet'})` },
+      {
+        timeoutMs: options.timeoutMs ?? 10_000,
+        intervalMs: 250,
+        signal: ctx.signal,
+        describe: (l) => `probe connections not listed (${l.error ? errorMessage(l.error) : 'not yet'})`,
+      },
     ).catch(() => [] as ConnectionRow[]);
     return wanted.map((w) => (w === undefined ? undefined : rows.find((r) => r.client_properties?.connection_name === w)?.node));
   } finally {

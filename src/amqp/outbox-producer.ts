@@ -167,15 +167,18 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     // Any other error: the channel closed; onLost puts the row back to pending.
   };
 
-  const sweeper = setInterval(() => {
-    const late = book.timeouts(clock.now(), opts.confirmTimeoutMs);
-    if (late.length > 0) {
-      timedOut += late.length;
-      cursor = -1;
-      loop.event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; back to pending`);
-      loop.changed.notify();
-    }
-  }, Math.min(250, opts.confirmTimeoutMs));
+  const sweeper = setInterval(
+    () => {
+      const late = book.timeouts(clock.now(), opts.confirmTimeoutMs);
+      if (late.length > 0) {
+        timedOut += late.length;
+        cursor = -1;
+        loop.event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; back to pending`);
+        loop.changed.notify();
+      }
+    },
+    Math.min(250, opts.confirmTimeoutMs),
+  );
 
   // The application: one event per transaction, paced.
   const writer = (async () => {
@@ -204,7 +207,13 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
   const step = async (s: Session): Promise<void> => {
     const room = opts.window - book.inFlight;
     const after = cursor;
-    const rows = room <= 0 ? [] : store.pending(after < 0 ? book.inFlight + acked.length + room : room, after).filter((r) => !book.isInFlight(r.seq)).slice(0, room);
+    const rows =
+      room <= 0
+        ? []
+        : store
+            .pending(after < 0 ? book.inFlight + acked.length + room : room, after)
+            .filter((r) => !book.isInFlight(r.seq))
+            .slice(0, room);
     if (rows.length === 0) return loop.wait(s, 100);
     for (const row of rows) {
       if (s.lost || s.needDrain) break;

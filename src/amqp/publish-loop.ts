@@ -42,6 +42,7 @@ export interface PublishLoopOptions<C extends Channel, E extends object> {
   /** A new session, before the first publish on it (listeners for acks, returns). */
   onOpen?: (s: LoopSession<C, E>) => void;
   /** A session is lost (once each): give its unconfirmed messages back; returns a suffix for the event's detail. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to say returns nothing
   onLost: (s: LoopSession<C, E>, why: string) => string | void;
   onEvent?: (event: TimelineEvent) => void;
   clock?: Clock;

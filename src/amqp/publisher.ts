@@ -1,6 +1,6 @@
 import type { Channel, ConfirmChannel, Message } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
-import { Ledger, parseMessageId } from '../ledger/ledger.js';
+import { type Ledger, parseMessageId } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../measure/histogram.js';
 import { systemClock } from '../util/retry.js';
 import { ConfirmBook, type AckVisitor, type NackVisitor } from './confirm-book.js';
@@ -177,7 +177,8 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         if (id && id.runId === opts.runId) ledger.returned(id.seq);
       });
       if (!confirms && !tx) return;
-      const epoch = (s.epoch = book.openChannel());
+      const epoch = book.openChannel();
+      s.epoch = epoch;
       s.channel.on('ack', (f: AckFrame) => onAck(epoch, f));
       s.channel.on('nack', (f: AckFrame) => onNack(epoch, f));
     },

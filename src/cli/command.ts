@@ -27,6 +27,7 @@ export interface CommandDef<N extends string = string, O = unknown> {
   register(command: Command, dispatch: (options: O) => Promise<void>): void;
   /** What the context needs instead of its defaults (another cluster's management API, a fault command). */
   overrides?(options: O, config: Config): ContextOverrides;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command without a verdict returns nothing
   run(ctx: Context, options: O): Promise<Verdict | void>;
 }
 

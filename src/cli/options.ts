@@ -83,7 +83,10 @@ export function amqpUrlList(value: string): string[] {
 
 /** --modes: a comma-separated list, each one of `allowed`, at least one (in the order given). */
 export function choiceList<T extends string>(value: string, allowed: readonly T[]): T[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const m of list) {
     if (!(allowed as readonly string[]).includes(m)) throw new InvalidArgumentError(`'${m}' is not one of ${allowed.join(', ')}`);
   }
@@ -191,7 +194,10 @@ export function prefetchCount(value: string): number {
 
 /** --management-url: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
 export function httpUrlList(value: string): string[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new InvalidArgumentError('no URL given');
   list.forEach((v, i) => {
     let u: URL | undefined;

@@ -62,10 +62,7 @@ async function versionOf(file: string, args: string[]): Promise<string | null> {
 }
 
 export async function probeCompose(): Promise<ComposeProbe> {
-  const [plugin, standalone] = await Promise.all([
-    versionOf('docker', ['compose', 'version', '--short']),
-    versionOf('docker-compose', ['version', '--short']),
-  ]);
+  const [plugin, standalone] = await Promise.all([versionOf('docker', ['compose', 'version', '--short']), versionOf('docker-compose', ['version', '--short'])]);
   return { plugin, standalone };
 }
 
@@ -146,7 +143,9 @@ export async function createComposeClient(config: Config): Promise<ComposeClient
   const choice = pickCompose(probe, config.composeTool);
   if (choice === null) {
     if (config.composeTool !== undefined) {
-      throw new EnvironmentError(`RMQ_BENCH_COMPOSE asks for ${config.composeTool === 'v2' ? "'docker compose'" : "'docker-compose'"}, which does not run here`);
+      throw new EnvironmentError(
+        `RMQ_BENCH_COMPOSE asks for ${config.composeTool === 'v2' ? "'docker compose'" : "'docker-compose'"}, which does not run here`,
+      );
     }
     return new MissingComposeClient();
   }

@@ -37,9 +37,7 @@ export function parseDefinitions(text: string, file = 'definitions.json'): Defin
     json = JSON.parse(text);
   } catch {
     const fault = locateJsonError(text);
-    throw new DataError(
-      fault ? `${file} is not valid JSON at line ${fault.line}, column ${fault.column}: ${fault.reason}` : `${file} is not valid JSON`,
-    );
+    throw new DataError(fault ? `${file} is not valid JSON at line ${fault.line}, column ${fault.column}: ${fault.reason}` : `${file} is not valid JSON`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new DataError(`${file}: the top level must be an object`);
   const obj = json as Record<string, unknown>;

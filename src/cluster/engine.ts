@@ -63,12 +63,7 @@ export async function inspectContainer(docker: Docker, name: string): Promise<Co
 }
 
 /** Run a command in a container (docker exec) with a deadline; returns its exit code and output. */
-export async function execIn(
-  docker: Docker,
-  container: string,
-  cmd: string[],
-  timeoutMs = 60_000,
-): Promise<{ exitCode: number; output: string }> {
+export async function execIn(docker: Docker, container: string, cmd: string[], timeoutMs = 60_000): Promise<{ exitCode: number; output: string }> {
   const { PassThrough } = await import('node:stream');
   return withDeadline(
     async () => {

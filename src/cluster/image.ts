@@ -110,18 +110,24 @@ export async function buildImage(config: Config, progress: Progress, tag = confi
   try {
     const label = `debootstrap ${config.debianSuite} with rabbitmq-server (about a minute)`;
     progress.update(label);
-    const boot = execa(
-      'debootstrap',
-      ['--variant=minbase', '--include=rabbitmq-server,procps', config.debianSuite, rootfs, mirror],
-      { reject: false, stdin: 'ignore', all: true, timeout: 1_200_000, buffer: { all: true } },
-    );
+    const boot = execa('debootstrap', ['--variant=minbase', '--include=rabbitmq-server,procps', config.debianSuite, rootfs, mirror], {
+      reject: false,
+      stdin: 'ignore',
+      all: true,
+      timeout: 1_200_000,
+      buffer: { all: true },
+    });
     boot.all?.on('data', (chunk: Buffer) => {
       const last = chunk.toString().trim().split('\n').pop();
       if (last) progress.update(`${label}: ${last.replace(/^I: /, '').slice(0, 70)}`);
     });
     const r = await boot;
     if (r.exitCode !== 0) {
-      const tail = String(r.all ?? '').trim().split('\n').slice(-3).join(' | ');
+      const tail = String(r.all ?? '')
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .join(' | ');
       throw new EnvironmentError(`debootstrap ${config.debianSuite} failed (exit ${r.exitCode}): ${tail}`);
     }
     const status = await readFile(path.join(rootfs, 'var/lib/dpkg/status'), 'utf8');
@@ -204,7 +210,9 @@ export async function ensureImage(docker: Docker, config: Config, progress: Prog
     } catch (err) {
       pullError = errorMessage(err);
       if (config.imageSource === 'pull') {
-        throw new EnvironmentError(`pulling ${official} failed: ${pullError}`, { hint: 'set RMQ_BENCH_IMAGE_SOURCE=build (or auto) to build it from Debian packages' });
+        throw new EnvironmentError(`pulling ${official} failed: ${pullError}`, {
+          hint: 'set RMQ_BENCH_IMAGE_SOURCE=build (or auto) to build it from Debian packages',
+        });
       }
       progress.info(`pulling ${official} failed (${pullError}); building ${built} from Debian packages instead`);
     }

@@ -69,12 +69,7 @@ export interface Election {
 
 /** The leader as a survivor's CLI reports it (docker exec rabbitmq-queues quorum_status). */
 export async function leaderViaCli(ctx: Context, survivor: string, ref: QueueRef): Promise<string | undefined> {
-  const r = await execIn(
-    await ctx.docker(),
-    survivor,
-    ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'],
-    15_000,
-  );
+  const r = await execIn(await ctx.docker(), survivor, ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'], 15_000);
   if (r.exitCode !== 0) throw new Error(`quorum_status on ${survivor} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
   return parseQuorumStatus(r.output).leader;
 }
@@ -87,12 +82,7 @@ export async function leaderViaCli(ctx: Context, survivor: string, ref: QueueRef
  * fault was issued to the first answer that named the new leader: an upper bound, within one
  * poll of the source that saw it.
  */
-export async function waitForNewLeader(
-  ctx: Context,
-  ref: QueueRef,
-  lf: LeaderFault,
-  options: { timeoutMs: number; pollMs?: number },
-): Promise<Election> {
+export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number; pollMs?: number }): Promise<Election> {
   const survivors = ctx.config.nodes.map((n) => n.name).filter((n) => n !== lf.oldLeader);
   const withCli = ctx.faults.kind === 'docker';
   const quickMgmt = new ManagementClient(

@@ -96,7 +96,10 @@ export function effectiveQueue(q: QueueInfo, policies: readonly PolicyInfo[], ov
     const p = num(def['delivery-limit']);
     const explicit = resolveLimit(a, p);
     if (explicit !== undefined) {
-      deliveryLimit = { limit: explicit < 0 ? null : explicit, source: a !== undefined && p !== undefined ? 'argument and policy' : a !== undefined ? 'argument' : 'policy' };
+      deliveryLimit = {
+        limit: explicit < 0 ? null : explicit,
+        source: a !== undefined && p !== undefined ? 'argument and policy' : a !== undefined ? 'argument' : 'policy',
+      };
     } else if (q.delivery_limit !== undefined) {
       const reported = q.delivery_limit;
       deliveryLimit = { limit: typeof reported === 'number' && reported >= 0 ? reported : null, source: 'broker default' };

@@ -100,7 +100,7 @@ export class Topology {
         if (this.queues.has(objectKey(vhost, b.destination))) out.queues.add(objectKey(vhost, b.destination));
       } else {
         const sub = this.route(vhost, b.destination, routingKey, seen);
-        sub.queues.forEach((q) => out.queues.add(q));
+        for (const q of sub.queues) out.queues.add(q);
         out.missing.push(...sub.missing);
         out.notEvaluated.push(...sub.notEvaluated);
       }
@@ -109,7 +109,7 @@ export class Topology {
       const ae = effectiveAlternateExchange(ex, this.snapshot.policies);
       if (ae !== undefined) {
         const sub = this.route(vhost, ae, routingKey, seen);
-        sub.queues.forEach((q) => out.queues.add(q));
+        for (const q of sub.queues) out.queues.add(q);
         out.missing.push(...sub.missing);
         out.notEvaluated.push(...sub.notEvaluated);
       }
@@ -143,7 +143,7 @@ export class Topology {
     out.unknownKey = unknown;
     for (const k of keys) {
       const r = this.route(eq.queue.vhost, eq.dlx, k);
-      r.queues.forEach((q) => out.queues.add(q));
+      for (const q of r.queues) out.queues.add(q);
       for (const m of r.missing) if (!out.missing.includes(m)) out.missing.push(m);
       for (const n of r.notEvaluated) if (!out.notEvaluated.includes(n)) out.notEvaluated.push(n);
     }

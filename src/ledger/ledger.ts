@@ -261,7 +261,8 @@ export class Ledger {
     const fail = (what: string): never => {
       throw new DataError(`${source}: ${what}`);
     };
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) fail(`expected an object, got ${doc === null ? 'null' : Array.isArray(doc) ? 'an array' : typeof doc}`);
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+      fail(`expected an object, got ${doc === null ? 'null' : Array.isArray(doc) ? 'an array' : typeof doc}`);
     const d = doc as Record<string, unknown>;
     for (const key of ['schemaVersion', 'kind', 'runId', 'attempted', 'flags', 'publishCounts']) {
       if (!(key in d)) fail(`missing field '${key}'`);

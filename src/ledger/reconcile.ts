@@ -195,10 +195,14 @@ function adviceOf(
     advice.push(`${messages(b.knownFailed)} ${was(b.knownFailed)} nacked or returned and never read (known failed): republish them, or alert on them`);
   }
   if (b.indeterminateUnread > 0) {
-    advice.push(`${messages(b.indeterminateUnread)} had no definite answer and ${was(b.indeterminateUnread)} never read (indeterminate): republish until confirmed`);
+    advice.push(
+      `${messages(b.indeterminateUnread)} had no definite answer and ${was(b.indeterminateUnread)} never read (indeterminate): republish until confirmed`,
+    );
   }
   if (b.neverWritten > 0) {
-    advice.push(`${messages(b.neverWritten)} ${was(b.neverWritten)} never written to the socket (never written): buffer and retry while the connection is down`);
+    advice.push(
+      `${messages(b.neverWritten)} ${was(b.neverWritten)} never written to the socket (never written): buffer and retry while the connection is down`,
+    );
   }
   if (duplicated > 0) {
     const extra = duplicateDeliveries === duplicated ? '' : ` (${duplicateDeliveries} extra deliveries)`;

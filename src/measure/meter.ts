@@ -24,7 +24,6 @@ export interface BenchSample {
   rssBytes: number;
 }
 
-
 /** Where time, CPU and memory come from (injectable, so that the meter is unit-tested). */
 export interface Probe {
   now(): number;
@@ -81,7 +80,12 @@ const INTERVAL_HIGHEST_US = 60_000_000;
  * iteration for the mean, so that a summary a second stays cheap.
  */
 export class IntervalLatency {
-  private readonly h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: INTERVAL_HIGHEST_US, numberOfSignificantValueDigits: 2, autoResize: false });
+  private readonly h = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: INTERVAL_HIGHEST_US,
+    numberOfSignificantValueDigits: 2,
+    autoResize: false,
+  });
   private sumUs = 0;
 
   recordMs(ms: number): void {
@@ -243,4 +247,3 @@ export class ModeMeter {
     };
   }
 }
-

@@ -64,7 +64,9 @@ export function renderAudit(r: AuditResult, options: { all?: boolean } = {}): st
   const o = r.objects;
   const n = (k: number, one: string, many = `${one}s`): string => `${k} ${k === 1 ? one : many}`;
   out.push(`audit of ${r.cluster.name ?? 'the cluster'} (RabbitMQ ${r.cluster.version ?? '?'}), read from ${r.answeredBy.node} (${r.answeredBy.url})`);
-  out.push(`  ${n(o.nodes, 'node')}, ${n(o.queues, 'queue')}, ${n(o.exchanges, 'exchange')}, ${n(o.bindings, 'binding')}, ${n(o.policies, 'policy', 'policies')}`);
+  out.push(
+    `  ${n(o.nodes, 'node')}, ${n(o.queues, 'queue')}, ${n(o.exchanges, 'exchange')}, ${n(o.bindings, 'binding')}, ${n(o.policies, 'policy', 'policies')}`,
+  );
   for (const u of r.unanswered) out.push(`  ${u.node} (${u.url}) did not answer (${u.error}); asked the next one`);
 
   const problems = r.items.filter((i) => i.status !== 'pass');

@@ -49,8 +49,12 @@ const confirms = (r: BenchModeResult): boolean => r.mode !== 'none';
 /** One column per mode, one row per figure. */
 export function renderBenchTable(runs: readonly BenchModeResult[]): string {
   const row = (label: string, f: (r: BenchModeResult) => string | number): [string, ...(string | number)[]] => [label, ...runs.map(f)];
-  const lat = (label: string, pick: (r: BenchModeResult) => LatencySummary, key: 'p50Ms' | 'p95Ms' | 'p99Ms' | 'maxMs', only?: (r: BenchModeResult) => boolean) =>
-    row(label, (r) => (only && !only(r) ? '-' : ms(pick(r)[key])));
+  const lat = (
+    label: string,
+    pick: (r: BenchModeResult) => LatencySummary,
+    key: 'p50Ms' | 'p95Ms' | 'p99Ms' | 'maxMs',
+    only?: (r: BenchModeResult) => boolean,
+  ) => row(label, (r) => (only && !only(r) ? '-' : ms(pick(r)[key])));
   const rows = [
     row('published', (r) => r.published),
     row('confirmed', (r) => (confirms(r) ? r.confirmed : '-')),
@@ -78,7 +82,8 @@ export function runNotes(r: BenchModeResult): string[] {
   const notes: string[] = [];
   if (r.stoppedBy === 'interrupted') notes.push(`${r.label}: interrupted after ${formatMs(r.durationMs)}: its figures are what was measured until Ctrl+C`);
   if (r.gaveUp) notes.push(`${r.label}: gave up: ${r.gaveUp}`);
-  if (r.drained === false) notes.push(`${r.label}: consumers read ${r.consumed} of ${r.publishes} messages before the drain timeout; the rest went with the queue`);
+  if (r.drained === false)
+    notes.push(`${r.label}: consumers read ${r.consumed} of ${r.publishes} messages before the drain timeout; the rest went with the queue`);
   if (confirms(r) && r.stoppedBy !== 'interrupted' && r.confirmed < r.published) {
     notes.push(`${r.label}: ${r.published - r.confirmed} of ${r.published} messages not confirmed (${r.nacked} nacked, ${r.indeterminate} indeterminate)`);
   }
@@ -96,7 +101,8 @@ export function renderBench(b: BenchResult): string {
   const o = b.options;
   const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? '' : 's'}`;
   const rate = o.ratePerSec > 0 ? `${o.ratePerSec} msg/s per producer` : 'as fast as possible';
-  const consumers = o.consumers > 0 ? `${plural(o.consumers, 'consumer')} (prefetch ${o.prefetch === 0 ? 'unlimited' : o.prefetch}, ack every ${o.ackEvery})` : 'no consumer';
+  const consumers =
+    o.consumers > 0 ? `${plural(o.consumers, 'consumer')} (prefetch ${o.prefetch === 0 ? 'unlimited' : o.prefetch}, ack every ${o.ackEvery})` : 'no consumer';
   const lines = [
     `bench: ${plural(o.producers, 'producer')}, ${consumers}; ${o.sizeBytes}-byte persistent messages, ${rate}, into a fresh quorum queue per mode; each mode publishes for ${boundText(o)}`,
     '',
@@ -104,8 +110,12 @@ export function renderBench(b: BenchResult): string {
   if (b.runs.length === 0) lines.push('no mode was measured');
   else lines.push(renderBenchTable(b.runs));
   lines.push('');
-  lines.push('none: no confirms, so its publish rate is what the client handed to the socket; tx/N: a commit every N messages (its latency is the commit round trip);');
-  lines.push('batch/N: waits for the confirms every N; async/W: at most W unconfirmed. End-to-end: publish to delivery, from the publish time each message carries.');
+  lines.push(
+    'none: no confirms, so its publish rate is what the client handed to the socket; tx/N: a commit every N messages (its latency is the commit round trip);',
+  );
+  lines.push(
+    'batch/N: waits for the confirms every N; async/W: at most W unconfirmed. End-to-end: publish to delivery, from the publish time each message carries.',
+  );
   lines.push('Client CPU and RSS are this process’s: the producers and the consumers run in it, with their bookkeeping.');
   for (const r of b.runs) lines.push(...runNotes(r));
   if (b.interrupted) lines.push('interrupted: the modes after the last one shown were not run');

@@ -54,11 +54,17 @@ export function renderFailover(r: FailoverResult): string {
     ['fault', `${r.fault}: ${FAULT_DESCRIPTIONS[r.fault]}; the call took ${formatMs(r.faultCallMs)}`],
     ['old leader', r.oldLeader],
     ['new leader', r.newLeader],
-    ['election', `${formatMs(r.electionMs)} (fault issued → new leader seen ${r.detectedBy === 'cli' ? "by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call)" : "by the survivors' management API (polled every 100 ms)"})`],
+    [
+      'election',
+      `${formatMs(r.electionMs)} (fault issued → new leader seen ${r.detectedBy === 'cli' ? "by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call)" : "by the survivors' management API (polled every 100 ms)"})`,
+    ],
   ];
   if (r.restored) {
     rows.push(['node down for', formatMs(r.downMs ?? NaN)]);
-    rows.push(['rejoin', `${formatMs(r.rejoinMs ?? NaN)} (restore → ${r.oldLeader} running in the cluster with ${r.onlineAfter?.length ?? 0} of ${r.membersAfter?.length ?? 0} members online, then stable for 3 s)`]);
+    rows.push([
+      'rejoin',
+      `${formatMs(r.rejoinMs ?? NaN)} (restore → ${r.oldLeader} running in the cluster with ${r.onlineAfter?.length ?? 0} of ${r.membersAfter?.length ?? 0} members online, then stable for 3 s)`,
+    ]);
   } else {
     rows.push(['restore', `not restored (--no-restore): ${r.oldLeader} is still under '${r.fault}'`]);
   }

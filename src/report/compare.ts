@@ -72,7 +72,9 @@ export function renderCompare(c: CompareResult): string {
   }
   if (c.partial) {
     const p = c.partial;
-    lines.push(`interrupted during ${MODE_LABEL[p.mode]} run ${p.run}: the producer had written ${p.producer.written} and had ${p.producer.confirmed} confirmed; the queue was not drained`);
+    lines.push(
+      `interrupted during ${MODE_LABEL[p.mode]} run ${p.run}: the producer had written ${p.producer.written} and had ${p.producer.confirmed} confirmed; the queue was not drained`,
+    );
   }
   for (const t of c.totals) if (t.runs > 0) lines.push(modeVerdict(t));
   if (c.interrupted) lines.push('verdict: none (interrupted)');

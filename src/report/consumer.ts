@@ -29,7 +29,12 @@ export function renderConsumer(r: ConsumerResult, failure: FailureAction | undef
     ['rejected', String(r.rejected)],
     ['simulated crashes', String(r.crashes)],
     ['reconnects', String(r.reconnects)],
-    ['by outcome', Object.entries(r.byOutcome).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'],
+    [
+      'by outcome',
+      Object.entries(r.byOutcome)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none',
+    ],
     ['duration', formatMs(r.durationMs)],
     ['stopped', r.stoppedBecause === 'gave-up' ? `gave up: ${r.gaveUp ?? ''}` : r.stoppedBecause],
   ];
@@ -62,7 +67,14 @@ export function renderConsumerCrash(c: ConsumerCrashResult): string {
     if (m === 'manual') return `manual ack: ${lost} lost; ${twice} processed twice (acked after the work: the kill fell between work and ack).`;
     return `manual + idempotent: ${lost} lost; ${twice} processed twice; ${skipped} redeliveries recognised and skipped.`;
   });
-  return [head, '', renderTable(['', ...modes.map((m) => CRASH_LABEL[m])], rows), '', ...verdicts, c.ok ? 'verdict: OK' : `verdict: FAILED: ${c.reasons.join('; ')}`].join('\n');
+  return [
+    head,
+    '',
+    renderTable(['', ...modes.map((m) => CRASH_LABEL[m])], rows),
+    '',
+    ...verdicts,
+    c.ok ? 'verdict: OK' : `verdict: FAILED: ${c.reasons.join('; ')}`,
+  ].join('\n');
 }
 
 export function renderPrefetchDemo(r: PrefetchDemoResult): string {

@@ -24,13 +24,26 @@ export function renderDlqDemo(r: DlqDemoResult): string {
   );
   const how = r.results.map((x) => `${x.reason}: ${x.how}`);
   const problems = r.results.flatMap((x) => x.problems.map((p) => `${x.reason}: ${p}`));
-  return [table, '', ...how, ...(problems.length > 0 ? ['', ...problems] : []), '', r.ok ? 'verdict: OK (the broker dead-lettered every message as claimed)' : 'verdict: FAILED'].join('\n');
+  return [
+    table,
+    '',
+    ...how,
+    ...(problems.length > 0 ? ['', ...problems] : []),
+    '',
+    r.ok ? 'verdict: OK (the broker dead-lettered every message as claimed)' : 'verdict: FAILED',
+  ].join('\n');
 }
 
 export function renderRetryDemo(r: RetryDemoResult): string {
   const table = renderTable(
     ['attempt', 'at', 'gap', 'outcome', 'x-death'],
-    r.attempts.map((a) => [a.attempt, `${(a.atMs / 1000).toFixed(2)} s`, a.gapMs === null ? '-' : `${(a.gapMs / 1000).toFixed(2)} s`, a.outcome, a.death ?? '-']),
+    r.attempts.map((a) => [
+      a.attempt,
+      `${(a.atMs / 1000).toFixed(2)} s`,
+      a.gapMs === null ? '-' : `${(a.gapMs / 1000).toFixed(2)} s`,
+      a.outcome,
+      a.death ?? '-',
+    ]),
   );
   return [
     `retry-demo: ${r.messageId} through demo.orders → demo.dlx → demo.retry (TTL ${r.ttlMs} ms) → demo.orders`,
@@ -80,7 +93,9 @@ export function renderDelayedRetryDemo(r: DelayedRetryDemoResult): string {
     ? `setup: none (--skip-setup): ${r.queue} has no delayed retry`
     : r.via === 'policy'
       ? `setup: policy ${r.setup.name} at priority ${r.setup.priority ?? '-'}: ${JSON.stringify(r.setup.definition)}` +
-        (r.setup.keptFrom ? `\n  it keeps ${r.setup.keptFrom}' keys: ${r.setup.keptKeys.join(', ')}, which a priority-${r.setup.priority ?? '-'} policy without them would silently drop; removed at the end` : '')
+        (r.setup.keptFrom
+          ? `\n  it keeps ${r.setup.keptFrom}' keys: ${r.setup.keptKeys.join(', ')}, which a priority-${r.setup.priority ?? '-'} policy without them would silently drop; removed at the end`
+          : '')
       : `setup: ${r.setup.name}: ${JSON.stringify(r.setup.definition)}; deleted at the end`;
   return [
     `delayed-retry-demo on RabbitMQ ${r.brokerVersion}: ${r.messages.length} message(s) in ${r.queue}, delayed-retry-type ${r.type}, min ${r.minMs} ms, max ${r.maxMs} ms`,

@@ -33,7 +33,12 @@ details summary{cursor:pointer;color:#2563eb}
 
 /** The JSON document, safe inside a <script> element. Pure. */
 export function embedJson(json: string): string {
-  return json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return json
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function renderHtmlReport(kind: string, data: object, text: string, generatedAtIso = new Date().toISOString()): string {
@@ -155,7 +160,8 @@ function compareCharts(c: CompareResult): string[] {
 
 function consumerCrashCharts(c: ConsumerCrashResult): string[] {
   const modes = [...new Set(c.runs.map((r) => r.mode))];
-  const sum = (mode: string, f: (r: ConsumerCrashResult['runs'][number]) => number): number => c.runs.filter((r) => r.mode === mode).reduce((a, r) => a + f(r), 0);
+  const sum = (mode: string, f: (r: ConsumerCrashResult['runs'][number]) => number): number =>
+    c.runs.filter((r) => r.mode === mode).reduce((a, r) => a + f(r), 0);
   return [
     '<h2>Lost and processed twice, per mode (all runs)</h2>',
     barChart({
@@ -232,7 +238,11 @@ function ladderCharts(r: RetryLadderResult): string[] {
         name: id,
         dots: r.attempts
           .filter((a) => a.messageId === id)
-          .map((a) => ({ x: a.atMs / 1000, label: `attempt ${a.attempt} (${a.routingKey}) at ${(a.atMs / 1000).toFixed(2)} s: ${a.outcome}`, color: a.outcome === 'processed' ? PALETTE[1] : PALETTE[3] })),
+          .map((a) => ({
+            x: a.atMs / 1000,
+            label: `attempt ${a.attempt} (${a.routingKey}) at ${(a.atMs / 1000).toFixed(2)} s: ${a.outcome}`,
+            color: a.outcome === 'processed' ? PALETTE[1] : PALETTE[3],
+          })),
       })),
       xLabel: 'seconds since the publish',
     }),
@@ -248,7 +258,11 @@ function delayedRetryCharts(r: DelayedRetryDemoResult): string[] {
         name: id,
         dots: r.deliveries
           .filter((d) => d.messageId === id)
-          .map((d) => ({ x: d.atMs / 1000, label: `delivery ${d.round + 1} at ${(d.atMs / 1000).toFixed(2)} s${d.round > 0 ? ` after return #${d.round} (${r.rounds[d.round - 1]?.kind ?? '?'})` : ''}`, color: PALETTE[d.round % PALETTE.length] })),
+          .map((d) => ({
+            x: d.atMs / 1000,
+            label: `delivery ${d.round + 1} at ${(d.atMs / 1000).toFixed(2)} s${d.round > 0 ? ` after return #${d.round} (${r.rounds[d.round - 1]?.kind ?? '?'})` : ''}`,
+            color: PALETTE[d.round % PALETTE.length],
+          })),
       })),
       xLabel: 'seconds since the publish',
     }),

@@ -17,7 +17,10 @@ export function renderOutboxProducer(r: OutboxProducerResult): string {
     ['reconnects', String(r.reconnects)],
     ['at end', `${r.atEnd.written} written, ${r.atEnd.pending} pending, ${r.atEnd.published} published`],
     ['duration', formatMs(r.durationMs)],
-    ['result', r.completed ? 'completed' : r.interrupted ? 'interrupted: the pending rows stay in the outbox' : r.gaveUp ? `gave up: ${r.gaveUp}` : 'incomplete'],
+    [
+      'result',
+      r.completed ? 'completed' : r.interrupted ? 'interrupted: the pending rows stay in the outbox' : r.gaveUp ? `gave up: ${r.gaveUp}` : 'incomplete',
+    ],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
@@ -62,7 +65,9 @@ export function renderProducerCrash(c: ProducerCrashResult): string {
           String(r.run),
           r.mode,
           killsText(r),
-          ...(o.fault === 'none' ? [] : [r.fault ? (r.fault.error ? `failed: ${r.fault.error}` : `${r.fault.node ?? '?'}→${r.fault.newLeader ?? '?'} at ${r.fault.atPosition}`) : '-']),
+          ...(o.fault === 'none'
+            ? []
+            : [r.fault ? (r.fault.error ? `failed: ${r.fault.error}` : `${r.fault.node ?? '?'}→${r.fault.newLeader ?? '?'} at ${r.fault.atPosition}`) : '-']),
           r.read,
           r.lost,
           r.duplicated,

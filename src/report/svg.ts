@@ -81,7 +81,14 @@ function legend(items: readonly { name: string; color: string; dashed?: boolean 
 }
 
 /** Lines over time with vertical event markers (fault, election, restore). Pure. */
-export function lineChart(o: { title: string; series: readonly Series[]; markers?: readonly Marker[]; xLabel: string; yLabel: string; yRightLabel?: string }): string {
+export function lineChart(o: {
+  title: string;
+  series: readonly Series[];
+  markers?: readonly Marker[];
+  xLabel: string;
+  yLabel: string;
+  yRightLabel?: string;
+}): string {
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
   const all = o.series.flatMap((s) => s.points);
@@ -106,7 +113,9 @@ export function lineChart(o: { title: string; series: readonly Series[]; markers
   o.series.forEach((s, i) => {
     const max = s.rightAxis ? rMax : yMax;
     const pts = s.points.map(([x, y]) => `${(M.left + (x / xMax) * pw).toFixed(1)},${(M.top + ph - (y / max) * ph).toFixed(1)}`).join(' ');
-    parts.push(`<polyline class="series" data-series="${escapeHtml(s.name)}" fill="none" stroke="${colors[i]}" stroke-width="2"${s.rightAxis ? ' stroke-dasharray="4 3"' : ''} points="${pts}"/>`);
+    parts.push(
+      `<polyline class="series" data-series="${escapeHtml(s.name)}" fill="none" stroke="${colors[i]}" stroke-width="2"${s.rightAxis ? ' stroke-dasharray="4 3"' : ''} points="${pts}"/>`,
+    );
   });
   (o.markers ?? []).forEach((m, i) => {
     const past = m.x > xMax;
@@ -117,13 +126,21 @@ export function lineChart(o: { title: string; series: readonly Series[]; markers
       `<g class="marker" data-marker="${escapeHtml(m.label)}"><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${M.top}" y2="${M.top + ph}" stroke="${color}" stroke-dasharray="3 3"/><text class="tick" x="${(past ? x - 3 : x + 3).toFixed(1)}" y="${M.top + 10 + (i % 4) * 12}" fill="${color}"${past ? ' text-anchor="end"' : ''}>${escapeHtml(label)}</text></g>`,
     );
   });
-  const legendItems = o.series.map((s, i) => ({ name: s.rightAxis && o.yRightLabel ? `${s.name} (right)` : s.name, color: colors[i]!, dashed: s.rightAxis === true }));
+  const legendItems = o.series.map((s, i) => ({
+    name: s.rightAxis && o.yRightLabel ? `${s.name} (right)` : s.name,
+    color: colors[i]!,
+    dashed: s.rightAxis === true,
+  }));
   parts.push(legend(legendItems));
   return frame('line', o.title, parts.join(''));
 }
 
 /** One row per lane (e.g. a message), a dot per event at its time. Pure. */
-export function dotTimeline(o: { title: string; lanes: readonly { name: string; dots: readonly { x: number; label: string; color?: string }[] }[]; xLabel: string }): string {
+export function dotTimeline(o: {
+  title: string;
+  lanes: readonly { name: string; dots: readonly { x: number; label: string; color?: string }[] }[];
+  xLabel: string;
+}): string {
   const pw = W - M.left - M.right;
   const xMaxRaw = Math.max(1, ...o.lanes.flatMap((l) => l.dots.map((d) => d.x)));
   const xTicks = niceTicks(xMaxRaw);
@@ -139,18 +156,27 @@ export function dotTimeline(o: { title: string; lanes: readonly { name: string; 
   parts.push(`<text class="label" x="${M.left + pw / 2}" y="${height - 6}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
   o.lanes.forEach((lane, i) => {
     const y = M.top + laneH * i + laneH / 2;
-    parts.push(`<text class="tick" x="${M.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${escapeHtml(lane.name.length > 10 ? `…${lane.name.slice(-9)}` : lane.name)}</text>`);
+    parts.push(
+      `<text class="tick" x="${M.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${escapeHtml(lane.name.length > 10 ? `…${lane.name.slice(-9)}` : lane.name)}</text>`,
+    );
     parts.push(`<line class="axis" x1="${M.left}" x2="${M.left + pw}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>`);
     for (const d of lane.dots) {
       const x = M.left + (d.x / xMax) * pw;
-      parts.push(`<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="5" fill="${d.color ?? PALETTE[0]}"><title>${escapeHtml(d.label)}</title></circle>`);
+      parts.push(
+        `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="5" fill="${d.color ?? PALETTE[0]}"><title>${escapeHtml(d.label)}</title></circle>`,
+      );
     }
   });
   return `<figure><figcaption>${escapeHtml(o.title)}</figcaption><svg class="chart" data-chart="timeline" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${escapeHtml(o.title)}">${parts.join('')}</svg></figure>`;
 }
 
 /** Bars per category, one per series, side by side. Pure. */
-export function barChart(o: { title: string; categories: readonly string[]; series: readonly { name: string; values: readonly number[]; color?: string }[]; yLabel: string }): string {
+export function barChart(o: {
+  title: string;
+  categories: readonly string[];
+  series: readonly { name: string; values: readonly number[]; color?: string }[];
+  yLabel: string;
+}): string {
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
   const yTicks = niceTicks(Math.max(1, ...o.series.flatMap((s) => s.values.filter((v) => Number.isFinite(v)))));

@@ -69,6 +69,9 @@ export function renderWatchLine(v: WatchView): string {
 
 /** A refresh where no endpoint answered: what was tried, and for how long there has been no data. */
 export function renderNoAnswer(nowMs: number, lastOkAtMs: number | undefined, reason: string): string {
-  const since = lastOkAtMs === undefined ? 'no data yet' : `no data for ${((nowMs - lastOkAtMs) / 1000).toFixed(1)} s (last at ${new Date(lastOkAtMs).toISOString().slice(11, 19)})`;
+  const since =
+    lastOkAtMs === undefined
+      ? 'no data yet'
+      : `no data for ${((nowMs - lastOkAtMs) / 1000).toFixed(1)} s (last at ${new Date(lastOkAtMs).toISOString().slice(11, 19)})`;
   return `${new Date(nowMs).toISOString().slice(11, 19)} ${since}: ${reason}; trying again`;
 }

@@ -25,7 +25,11 @@ export function auditResultOf(snapshot: BrokerSnapshot, read: { answeredBy: Endp
   return {
     ok: counts.fail === 0,
     counts,
-    cluster: { name: snapshot.overview.cluster_name, version: snapshot.overview.rabbitmq_version ?? snapshot.overview.product_version, node: snapshot.overview.node },
+    cluster: {
+      name: snapshot.overview.cluster_name,
+      version: snapshot.overview.rabbitmq_version ?? snapshot.overview.product_version,
+      node: snapshot.overview.node,
+    },
     answeredBy: read.answeredBy,
     unanswered: read.unanswered,
     objects: {

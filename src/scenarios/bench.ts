@@ -135,7 +135,12 @@ async function withAdminChannel<T>(urls: readonly string[], opts: BenchOptions, 
 function asAmqpError(what: string, err: unknown): unknown {
   if (err instanceof RmqBenchError) return err;
   const e = err as { code?: unknown; classId?: unknown };
-  return new AmqpError(`${what}: ${errorMessage(err)}`, typeof e.code === 'number' ? e.code : undefined, typeof e.classId === 'number' ? e.classId : undefined, { cause: err });
+  return new AmqpError(
+    `${what}: ${errorMessage(err)}`,
+    typeof e.code === 'number' ? e.code : undefined,
+    typeof e.classId === 'number' ? e.classId : undefined,
+    { cause: err },
+  );
 }
 
 async function subscribe(...args: Parameters<typeof startStreamConsumer>): Promise<StreamConsumer> {

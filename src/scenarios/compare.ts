@@ -169,7 +169,9 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
 
   const ticker = setInterval(() => {
     const node = fault?.timeline.node;
-    progress.update(`${label}: written ${written}/${opts.count}${mode === 'confirms-on' ? `, confirmed ${confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`);
+    progress.update(
+      `${label}: written ${written}/${opts.count}${mode === 'confirms-on' ? `, confirmed ${confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`,
+    );
   }, 250);
   let producer: PublisherResult;
   let timeline: FaultTimeline | null = null;

@@ -67,12 +67,18 @@ function consumerArgs(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, st
   return [
     path.join(ctx.config.projectRoot, 'bin', 'rmq-bench.js'),
     'consumer',
-    '--queue', o.queue,
-    '--prefetch', String(o.prefetch),
-    '--work-ms', String(o.workMs),
-    '--multi-ack-every', String(o.ackEvery),
-    '--idle-timeout', `${o.idleTimeoutMs}ms`,
-    '--store', store,
+    '--queue',
+    o.queue,
+    '--prefetch',
+    String(o.prefetch),
+    '--work-ms',
+    String(o.workMs),
+    '--multi-ack-every',
+    String(o.ackEvery),
+    '--idle-timeout',
+    `${o.idleTimeoutMs}ms`,
+    '--store',
+    store,
     ...(mode === 'autoack' ? ['--autoack'] : []),
     ...(mode === 'idempotent' ? ['--idempotent'] : []),
   ];
@@ -158,7 +164,9 @@ async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, ru
       duplicatesSkipped,
       unexpected: r.counts.unexpected,
     };
-    progress.succeed(`${label}: ${result.processed} of ${result.confirmed} processed, ${result.lost} lost, ${result.processedTwice} processed twice, ${result.duplicatesSkipped} duplicates skipped`);
+    progress.succeed(
+      `${label}: ${result.processed} of ${result.confirmed} processed, ${result.lost} lost, ${result.processedTwice} processed twice, ${result.duplicatesSkipped} duplicates skipped`,
+    );
     return result;
   } finally {
     child?.kill('SIGKILL');

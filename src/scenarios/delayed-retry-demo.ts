@@ -195,11 +195,14 @@ class Inbox {
       const left = deadline - performance.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          this.wake = undefined;
-          onTick();
-          resolve();
-        }, Math.min(left, 1_000));
+        const t = setTimeout(
+          () => {
+            this.wake = undefined;
+            onTick();
+            resolve();
+          },
+          Math.min(left, 1_000),
+        );
         this.wake = () => {
           clearTimeout(t);
           this.wake = undefined;
@@ -233,9 +236,12 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
   const plan = returnPlan(o.type, o.returns, o.minMs, o.maxMs);
   const counted = plan.filter((p) => p.class === 'failed').length;
   if (counted > deliveryLimit) {
-    throw new UsageError(`--returns ${o.returns} makes ${counted} counted returns, more than the delivery-limit ${deliveryLimit}: the message would be dead-lettered`, {
-      hint: `use --returns ${o.returns - (counted - deliveryLimit)} or less`,
-    });
+    throw new UsageError(
+      `--returns ${o.returns} makes ${counted} counted returns, more than the delivery-limit ${deliveryLimit}: the message would be dead-lettered`,
+      {
+        hint: `use --returns ${o.returns - (counted - deliveryLimit)} or less`,
+      },
+    );
   }
 
   const queue = o.via === 'policy' ? POLICY_QUEUE : ARGUMENTS_QUEUE;
@@ -269,7 +275,9 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
     const admin = await c.connection.createConfirmChannel();
     admin.on('error', () => undefined);
     if (o.via === 'policy') {
-      const kept = keptFrom ? `it carries ${keptFrom}' ${Object.keys(base).join(' and ')} too, so they stay in force` : 'no dlx-orders policy was found to keep';
+      const kept = keptFrom
+        ? `it carries ${keptFrom}' ${Object.keys(base).join(' and ')} too, so they stay in force`
+        : 'no dlx-orders policy was found to keep';
       await step(
         o.skipSetup
           ? `setup: NO delayed-retry policy (--skip-setup): ${queue} gives messages back at once, and the verdict must say so`
@@ -333,7 +341,9 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
           .then((q) => {
             const d = numberOf((q as Record<string, unknown>).messages_delayed);
             if (d !== undefined) delayedSeen = Math.max(delayedSeen ?? 0, d);
-            ctx.progress.update(`waiting for return #${r}'s redeliveries (expected after ${((planned?.expectedMs ?? 0) / 1000).toFixed(1)} s): messages_delayed ${d ?? '?'}`);
+            ctx.progress.update(
+              `waiting for return #${r}'s redeliveries (expected after ${((planned?.expectedMs ?? 0) / 1000).toFixed(1)} s): messages_delayed ${d ?? '?'}`,
+            );
           })
           .catch(() => undefined);
       };
@@ -354,7 +364,10 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
       if (got.size < messages.length) {
         const missing = messages.filter((id) => !got.has(id));
         const waitedMs = (planned?.expectedMs ?? 0) + o.toleranceMs + 15_000;
-        throw new DeadlineError(`${missing.length} of ${messages.length} message(s) not back within ${waitedMs} ms of ${r === 0 ? 'the publish' : `return #${r}`} (${missing.join(', ')})`, waitedMs);
+        throw new DeadlineError(
+          `${missing.length} of ${messages.length} message(s) not back within ${waitedMs} ms of ${r === 0 ? 'the publish' : `return #${r}`} (${missing.join(', ')})`,
+          waitedMs,
+        );
       }
       if (planned) {
         const measured: MeasuredRedelivery[] = messages.map((id) => {
@@ -366,7 +379,8 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
         for (const x of measured) {
           const p = checkDelay(x.delayMs, planned.expectedMs, o.toleranceMs);
           if (p) roundProblems.push(`return #${r} (${planned.kind}) of ${x.messageId}: ${p}`);
-          if (x.deliveryCount !== planned.deliveryCount) roundProblems.push(`return #${r} of ${x.messageId}: x-delivery-count ${x.deliveryCount}, expected ${planned.deliveryCount}`);
+          if (x.deliveryCount !== planned.deliveryCount)
+            roundProblems.push(`return #${r} of ${x.messageId}: x-delivery-count ${x.deliveryCount}, expected ${planned.deliveryCount}`);
         }
         problems.push(...roundProblems);
         rounds.push({ ...planned, index: r, measured, messagesDelayedSeen: delayedSeen, ok: roundProblems.length === 0 });
@@ -415,7 +429,9 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
     };
   } finally {
     if (policySet) {
-      await m.request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`).catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
+      await m
+        .request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`)
+        .catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
     }
     if (queueDeclared) {
       await m.request('DELETE', qPath).catch((err: unknown) => ctx.log(`could not delete ${queue}: ${errorMessage(err)}`));
@@ -430,7 +446,8 @@ async function waitForPolicy(ctx: Context, qPath: string): Promise<Record<string
   for (;;) {
     const q = (await ctx.management.get(qPath)) as { policy?: string; effective_policy_definition?: Record<string, unknown> };
     if (q.policy === TEMP_POLICY && q.effective_policy_definition?.['delayed-retry-type'] !== undefined) return q.effective_policy_definition;
-    if (performance.now() > deadline) throw new DeadlineError(`queue did not report policy ${TEMP_POLICY} within 15000 ms (it reports ${q.policy ?? 'none'})`, 15_000);
+    if (performance.now() > deadline)
+      throw new DeadlineError(`queue did not report policy ${TEMP_POLICY} within 15000 ms (it reports ${q.policy ?? 'none'})`, 15_000);
     await systemClock.sleep(200, ctx.signal);
   }
 }

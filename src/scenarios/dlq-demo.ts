@@ -187,7 +187,9 @@ async function oneReason(ctx: Context, ch: ConfirmChannel, o: DlqDemoOptions, re
       await publish(ch, ids);
       expectedInDlq = Math.max(0, ids.length - o.maxLength);
     } finally {
-      await m.request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`).catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
+      await m
+        .request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`)
+        .catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
     }
   }
 

@@ -45,7 +45,10 @@ export function deadLetterRow(m: { content: Buffer; properties: { messageId?: un
   const reason = typeof h['x-first-death-reason'] === 'string' ? h['x-first-death-reason'] : undefined;
   const queue = typeof h['x-first-death-queue'] === 'string' ? h['x-first-death-queue'] : undefined;
   const first = deaths.find((d) => d.reason === reason && d.queue === queue) ?? deaths[deaths.length - 1];
-  const times = deaths.map((d) => asTime(d.time)).filter((t): t is string => t !== undefined).sort();
+  const times = deaths
+    .map((d) => asTime(d.time))
+    .filter((t): t is string => t !== undefined)
+    .sort();
   return {
     messageId: typeof m.properties.messageId === 'string' ? m.properties.messageId : undefined,
     reason,

@@ -135,11 +135,19 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
   }
 
   if (ctx.signal.aborted) throw new InterruptedError();
-  await step(`restart every node: ${o.how === 'stop' ? 'docker stop (SIGTERM: RabbitMQ shuts down cleanly)' : 'docker kill (SIGKILL: a crash)'}, all three, then start them again`);
+  await step(
+    `restart every node: ${o.how === 'stop' ? 'docker stop (SIGTERM: RabbitMQ shuts down cleanly)' : 'docker kill (SIGKILL: a crash)'}, all three, then start them again`,
+  );
   const started = performance.now();
   const containers = config.nodes.map((n) => docker.getContainer(n.name));
   try {
-    await Promise.all(containers.map((ct) => (o.how === 'stop' ? ct.stop({ t: 60 }) : ct.kill({ signal: 'SIGKILL' })).catch((err: unknown) => problems.push(`could not ${o.how} a node: ${errorMessage(err)}`))));
+    await Promise.all(
+      containers.map((ct) =>
+        (o.how === 'stop' ? ct.stop({ t: 60 }) : ct.kill({ signal: 'SIGKILL' })).catch((err: unknown) =>
+          problems.push(`could not ${o.how} a node: ${errorMessage(err)}`),
+        ),
+      ),
+    );
   } finally {
     // Whatever happened, the nodes are started again.
     await Promise.all(containers.map((ct) => ct.start().catch(() => undefined)));
@@ -153,7 +161,12 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
   c = await retryUntil(
     () => connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 10_000, signal: ctx.signal, connectionName: 'rmq-bench durability-demo count' }),
     () => true,
-    { timeoutMs: 60_000, intervalMs: 1_000, signal: ctx.signal, describe: (last) => `no node accepted a connection after the restart (${errorMessage(last.error)})` },
+    {
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+      signal: ctx.signal,
+      describe: (last) => `no node accepted a connection after the restart (${errorMessage(last.error)})`,
+    },
   );
   c.connection.on('error', () => undefined);
   const rows: DurabilityRow[] = [];
@@ -166,7 +179,12 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
       const survived = await retryUntil(
         () => countByKind(c.connection, queue),
         () => true,
-        { timeoutMs: 60_000, intervalMs: 1_000, signal: ctx.signal, describe: (last) => `${queue} did not answer after the restart (${errorMessage(last.error)})` },
+        {
+          timeoutMs: 60_000,
+          intervalMs: 1_000,
+          signal: ctx.signal,
+          describe: (last) => `${queue} did not answer after the restart (${errorMessage(last.error)})`,
+        },
       );
       for (const deliveryMode of ['transient', 'persistent'] as const) {
         const confirmed = published[queue]![deliveryMode];
@@ -182,6 +200,8 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
   } finally {
     await closeWithin(c.connection);
   }
-  for (const r of rows) if (r.confirmed !== r.published) problems.push(`${r.queueType} queue, ${r.deliveryMode}: only ${r.confirmed} of ${r.published} confirmed before the restart`);
+  for (const r of rows)
+    if (r.confirmed !== r.published)
+      problems.push(`${r.queueType} queue, ${r.deliveryMode}: only ${r.confirmed} of ${r.published} confirmed before the restart`);
   return { how: o.how, classicNode, restartMs, queueAgeMs: o.queueAgeMs, rows, ok: problems.length === 0, problems };
 }

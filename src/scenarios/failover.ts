@@ -66,7 +66,9 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
         case 'restoring':
           return progress.start(`restoring ${t.node} and waiting until it is back in the cluster`);
         case 'rejoined':
-          return progress.succeed(`${t.node} back: ${t.onlineAfter?.length} of ${t.membersAfter?.length} members online, ${Math.round(t.rejoinMs ?? 0)} ms after the restore`);
+          return progress.succeed(
+            `${t.node} back: ${t.onlineAfter?.length} of ${t.membersAfter?.length} members online, ${Math.round(t.rejoinMs ?? 0)} ms after the restore`,
+          );
         case 'failed':
           progress.stop(); // the error line says what failed
           if (t.node !== null && opts.restoreAfterMs !== null && !t.restored) progress.info(`restoring ${t.node} ('${opts.fault}' undone)`);

@@ -46,8 +46,22 @@ async function oneRow(ctx: Context, o: PrefetchDemoOptions, prefetch: number): P
   const runId = newRunId();
   const pub = await runPublisher(
     {
-      urls, startIndex: 0, exchange: o.exchange, routingKey: o.queue, count: o.count, ratePerSec: 0, sizeBytes: 100, persistent: true,
-      mandatory: false, mode: 'async', window: 256, batchSize: 100, confirmTimeoutMs: 10_000, heartbeatS: 5, reconnectTimeoutMs: 30_000, runId,
+      urls,
+      startIndex: 0,
+      exchange: o.exchange,
+      routingKey: o.queue,
+      count: o.count,
+      ratePerSec: 0,
+      sizeBytes: 100,
+      persistent: true,
+      mandatory: false,
+      mode: 'async',
+      window: 256,
+      batchSize: 100,
+      confirmTimeoutMs: 10_000,
+      heartbeatS: 5,
+      reconnectTimeoutMs: 30_000,
+      runId,
     },
     new Ledger({ runId, capacity: o.count }),
     { signal: ctx.signal },
@@ -55,8 +69,17 @@ async function oneRow(ctx: Context, o: PrefetchDemoOptions, prefetch: number): P
   if (pub.interrupted) throw new InterruptedError();
   progress.update(`${label}: a slow (${o.slowWorkMs} ms) and a fast (${o.fastWorkMs} ms) consumer`);
   const base = {
-    urls, queue: o.queue, prefetch, autoAck: false, crashOnDelivery: false, failure: undefined, ackEvery: 1,
-    idleTimeoutMs: 1_500, heartbeatS: 5, reconnectTimeoutMs: 30_000, store: undefined,
+    urls,
+    queue: o.queue,
+    prefetch,
+    autoAck: false,
+    crashOnDelivery: false,
+    failure: undefined,
+    ackEvery: 1,
+    idleTimeoutMs: 1_500,
+    heartbeatS: 5,
+    reconnectTimeoutMs: 30_000,
+    store: undefined,
   };
   const started = performance.now();
   let lastProcessedAt = started;

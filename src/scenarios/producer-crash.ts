@@ -304,7 +304,21 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
   const outboxFile = path.join(dir, 'outbox.sqlite');
   const storeFile = path.join(dir, 'processed.sqlite');
   const bin = path.join(config.projectRoot, 'bin', 'rmq-bench.js');
-  const common = ['--queue', queue, '--exchange', '', '--routing-key', queue, '-n', String(o.count), '--rate', String(o.ratePerSec), '--run-id', runId, '--progress-lines'];
+  const common = [
+    '--queue',
+    queue,
+    '--exchange',
+    '',
+    '--routing-key',
+    queue,
+    '-n',
+    String(o.count),
+    '--rate',
+    String(o.ratePerSec),
+    '--run-id',
+    runId,
+    '--progress-lines',
+  ];
 
   // naive: the last number the producer logged (-1: none yet); a restart resumes after it.
   let lastSent = -1;
@@ -356,7 +370,8 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
     const deadline = performance.now() + o.childTimeoutMs * (o.kills + 1);
     for (;;) {
       if (ctx.signal.aborted) throw new InterruptedError();
-      if (performance.now() > deadline) throw new DeadlineError(`${label}: the producer did not complete within ${o.childTimeoutMs * (o.kills + 1)} ms`, o.childTimeoutMs * (o.kills + 1));
+      if (performance.now() > deadline)
+        throw new DeadlineError(`${label}: the producer did not complete within ${o.childTimeoutMs * (o.kills + 1)} ms`, o.childTimeoutMs * (o.kills + 1));
       starts++;
       const nextKill = plan.killAt[kills.length];
       let killedAt: number | undefined;
@@ -393,7 +408,8 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
             c.kill('SIGKILL');
           }
         }
-        if (killedAt === undefined) progress.update(`${label}: producer start ${starts} at ${position}/${o.count}${nextKill === undefined ? '' : `, SIGKILL at ${nextKill}`}`);
+        if (killedAt === undefined)
+          progress.update(`${label}: producer start ${starts} at ${position}/${o.count}${nextKill === undefined ? '' : `, SIGKILL at ${nextKill}`}`);
       });
       const r = await c;
       child = undefined;
@@ -401,14 +417,23 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       if (killedAt !== undefined && r.signal === 'SIGKILL' && !r.timedOut) {
         const restartFrom = m.afterKill();
         kills.push({ life: starts, plannedAt: nextKill!, triggeredAt: killedAt, atPosition: lifePosition, restartFrom });
-        progress.info(`${label}: SIGKILL at ${lifePosition}/${o.count}${restartFrom === null ? '; restarting on the same outbox' : `; restarting from the last logged number + 1: ${restartFrom}`}`);
+        progress.info(
+          `${label}: SIGKILL at ${lifePosition}/${o.count}${restartFrom === null ? '; restarting on the same outbox' : `; restarting from the last logged number + 1: ${restartFrom}`}`,
+        );
         if (m.finished()) break;
         continue;
       }
       if (r.exitCode === 0) break;
-      const lastErr = String(r.stderr ?? '').trim().split('\n').filter(Boolean).pop() ?? '';
+      const lastErr =
+        String(r.stderr ?? '')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .pop() ?? '';
       throw new ChildFailed(
-        r.timedOut ? `${label}: the producer did not finish within ${o.childTimeoutMs} ms` : `${label}: the producer failed (exit ${r.exitCode ?? r.signal ?? '?'}): ${lastErr}`,
+        r.timedOut
+          ? `${label}: the producer did not finish within ${o.childTimeoutMs} ms`
+          : `${label}: the producer failed (exit ${r.exitCode ?? r.signal ?? '?'}): ${lastErr}`,
         r.timedOut ? ExitCode.timeout : r.exitCode,
       );
     }

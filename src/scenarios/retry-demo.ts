@@ -46,7 +46,8 @@ export function checkGaps(deliveries: readonly Pick<DeliveryRecord, 'atMs'>[], t
     const gap = deliveries[i]!.atMs - deliveries[i - 1]!.atMs;
     gaps.push(gap);
     if (gap < ttlMs) problems.push(`attempt ${i + 1} came ${Math.round(gap)} ms after the previous one, before the ${ttlMs} ms TTL`);
-    else if (gap > ttlMs + toleranceMs) problems.push(`attempt ${i + 1} came ${Math.round(gap)} ms after the previous one, more than ${ttlMs + toleranceMs} ms`);
+    else if (gap > ttlMs + toleranceMs)
+      problems.push(`attempt ${i + 1} came ${Math.round(gap)} ms after the previous one, more than ${ttlMs + toleranceMs} ms`);
   }
   return { gaps, problems };
 }
@@ -66,7 +67,9 @@ export async function runRetryDemo(ctx: Context, o: RetryDemoOptions, step: (tit
   try {
     const ch = await c.connection.createConfirmChannel();
     ch.on('error', () => undefined);
-    await step(`setup: purge demo.orders and demo.retry${dlqBound ? '; unbind demo.dlq from demo.dlx for the demo' : ''}; demo.retry holds dead letters for ${ttlMs} ms`);
+    await step(
+      `setup: purge demo.orders and demo.retry${dlqBound ? '; unbind demo.dlq from demo.dlx for the demo' : ''}; demo.retry holds dead letters for ${ttlMs} ms`,
+    );
     await ch.purgeQueue('demo.orders');
     await ch.purgeQueue('demo.retry');
     if (dlqBound) await ch.unbindQueue('demo.dlq', 'demo.dlx', '');
@@ -96,7 +99,13 @@ export async function runRetryDemo(ctx: Context, o: RetryDemoOptions, step: (tit
     );
     const mine = r.deliveries.filter((d) => d.messageId === messageId);
     const { gaps, problems } = checkGaps(mine, ttlMs, o.toleranceMs);
-    const attempts: RetryAttempt[] = mine.map((d, i) => ({ attempt: i + 1, atMs: d.atMs, gapMs: i === 0 ? null : gaps[i - 1]!, outcome: d.outcome, death: d.death }));
+    const attempts: RetryAttempt[] = mine.map((d, i) => ({
+      attempt: i + 1,
+      atMs: d.atMs,
+      gapMs: i === 0 ? null : gaps[i - 1]!,
+      outcome: d.outcome,
+      death: d.death,
+    }));
     const processedTimes = mine.filter((d) => d.outcome === 'processed').length;
     if (mine.length !== o.failures + 1) problems.push(`${mine.length} attempts, expected ${o.failures + 1}`);
     if (processedTimes !== 1) problems.push(`processed ${processedTimes} times, expected once`);

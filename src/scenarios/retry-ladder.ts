@@ -85,7 +85,12 @@ export function ladderTopology(backoffMs: readonly number[]): {
     rungs: backoffMs.map((ttlMs, i) => ({
       queue: rungQueue(i + 1),
       ttlMs,
-      arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': ttlMs, 'x-dead-letter-exchange': RETURN_EXCHANGE, 'x-dead-letter-routing-key': attemptKey(i + 2) },
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-message-ttl': ttlMs,
+        'x-dead-letter-exchange': RETURN_EXCHANGE,
+        'x-dead-letter-routing-key': attemptKey(i + 2),
+      },
       bindingKey: attemptKey(i + 1),
     })),
     dlqBindingKey: attemptKey(backoffMs.length + 1),
@@ -93,7 +98,10 @@ export function ladderTopology(backoffMs: readonly number[]): {
 }
 
 /** Earlier attempts and the last rung, from a delivery's x-death. Pure. */
-export function ladderHistory(headers: Record<string, unknown> | undefined, workQueue: string): { earlierAttempts: number; lastRung: string | undefined; deaths: string[] } {
+export function ladderHistory(
+  headers: Record<string, unknown> | undefined,
+  workQueue: string,
+): { earlierAttempts: number; lastRung: string | undefined; deaths: string[] } {
   const deaths = Array.isArray(headers?.['x-death']) ? (headers['x-death'] as Record<string, unknown>[]) : [];
   let earlier = 0;
   for (const d of deaths) {
@@ -105,7 +113,11 @@ export function ladderHistory(headers: Record<string, unknown> | undefined, work
 }
 
 /** Gap checks for one message's attempts against the rungs it went through. Pure. */
-export function checkLadderGaps(attempts: readonly { atMs: number }[], backoffMs: readonly number[], toleranceMs: number): { gaps: number[]; problems: string[] } {
+export function checkLadderGaps(
+  attempts: readonly { atMs: number }[],
+  backoffMs: readonly number[],
+  toleranceMs: number,
+): { gaps: number[]; problems: string[] } {
   const gaps: number[] = [];
   const problems: string[] = [];
   for (let i = 1; i < attempts.length; i++) {
@@ -117,7 +129,8 @@ export function checkLadderGaps(attempts: readonly { atMs: number }[], backoffMs
       continue;
     }
     if (gap < ttl) problems.push(`attempt ${i + 1} came ${Math.round(gap)} ms after attempt ${i}, before rung ${i}'s ${ttl} ms TTL`);
-    else if (gap > ttl + toleranceMs) problems.push(`attempt ${i + 1} came ${Math.round(gap)} ms after attempt ${i}, more than rung ${i}'s ${ttl} ms + ${toleranceMs} ms`);
+    else if (gap > ttl + toleranceMs)
+      problems.push(`attempt ${i + 1} came ${Math.round(gap)} ms after attempt ${i}, more than rung ${i}'s ${ttl} ms + ${toleranceMs} ms`);
   }
   return { gaps, problems };
 }
@@ -157,7 +170,9 @@ export async function runRetryLadder(ctx: Context, o: RetryLadderOptions, step: 
     await admin.assertQueue(DLQ, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
     await admin.bindQueue(DLQ, LADDER_EXCHANGE, topo.dlqBindingKey);
 
-    await step(`publish two messages with the key ${attemptKey(1)}: ${good} fails ${failures} time(s) and then succeeds; ${poison} always fails, climbs all ${n} rungs and ends in ${DLQ}`);
+    await step(
+      `publish two messages with the key ${attemptKey(1)}: ${good} fails ${failures} time(s) and then succeeds; ${poison} always fails, climbs all ${n} rungs and ends in ${DLQ}`,
+    );
     const t0 = performance.now();
     for (const id of [good, poison]) admin.publish(RETURN_EXCHANGE, attemptKey(1), Buffer.from(`retry-ladder ${id}`), { messageId: id, persistent: true });
     await admin.waitForConfirms();
@@ -230,9 +245,12 @@ export async function runRetryLadder(ctx: Context, o: RetryLadderOptions, step: 
       const { problems: gapProblems } = checkLadderGaps(list, o.backoffMs, o.toleranceMs);
       problems.push(...gapProblems.map((p) => `${label}: ${p}`));
       for (const a of list) {
-        if (a.routingKey !== attemptKey(a.attempt)) problems.push(`${label}: attempt ${a.attempt} arrived with the key ${a.routingKey}, not ${attemptKey(a.attempt)}`);
-        if (a.earlierAttempts !== a.attempt - 1) problems.push(`${label}: attempt ${a.attempt} has ${a.earlierAttempts} earlier attempts in x-death, not ${a.attempt - 1}`);
-        if (a.attempt > 1 && a.lastRung !== rungQueue(a.attempt - 1)) problems.push(`${label}: attempt ${a.attempt} came back from ${a.lastRung ?? 'nowhere'}, not ${rungQueue(a.attempt - 1)}`);
+        if (a.routingKey !== attemptKey(a.attempt))
+          problems.push(`${label}: attempt ${a.attempt} arrived with the key ${a.routingKey}, not ${attemptKey(a.attempt)}`);
+        if (a.earlierAttempts !== a.attempt - 1)
+          problems.push(`${label}: attempt ${a.attempt} has ${a.earlierAttempts} earlier attempts in x-death, not ${a.attempt - 1}`);
+        if (a.attempt > 1 && a.lastRung !== rungQueue(a.attempt - 1))
+          problems.push(`${label}: attempt ${a.attempt} came back from ${a.lastRung ?? 'nowhere'}, not ${rungQueue(a.attempt - 1)}`);
       }
     }
     const processedTimes = goodAttempts.filter((a) => a.outcome === 'processed').length;
@@ -274,7 +292,12 @@ async function teardown(ch: Channel): Promise<void> {
  * Find one message in demo.dlq by id without disturbing the others: read them all unacked,
  * then give them back with nack-requeue (which does not count as a failed delivery).
  */
-async function findInDlq(ch: Channel, messageId: string, timeoutMs: number, signal: AbortSignal): Promise<{ routingKey: string; deaths: string[] } | undefined> {
+async function findInDlq(
+  ch: Channel,
+  messageId: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<{ routingKey: string; deaths: string[] } | undefined> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const got = [];

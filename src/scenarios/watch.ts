@@ -1,6 +1,16 @@
 import { shortNodeName } from '../cluster/leader.js';
 import type { NodeInfo } from '../cluster/management.js';
-import { leaderOf, objectKey, objectName, readBroker, type BrokerSnapshot, type Endpoint, type QueueInfo, type SnapshotReader, type Unanswered } from '../cluster/snapshot.js';
+import {
+  leaderOf,
+  objectKey,
+  objectName,
+  readBroker,
+  type BrokerSnapshot,
+  type Endpoint,
+  type QueueInfo,
+  type SnapshotReader,
+  type Unanswered,
+} from '../cluster/snapshot.js';
 import { Topology, type QueueRole } from '../cluster/topology.js';
 
 /**
@@ -53,7 +63,17 @@ export interface WatchNodeRow {
   partitions: string[];
 }
 
-export const ALERT_KINDS = ['endpoint-down', 'gap', 'node-down', 'alarm', 'partition', 'no-leader', 'members-offline', 'dlq-growing', 'unacked-growing'] as const;
+export const ALERT_KINDS = [
+  'endpoint-down',
+  'gap',
+  'node-down',
+  'alarm',
+  'partition',
+  'no-leader',
+  'members-offline',
+  'dlq-growing',
+  'unacked-growing',
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface WatchAlert {
@@ -111,10 +131,18 @@ export function watchView(history: readonly WatchSnapshot[], cur: WatchSnapshot,
   const alerts: WatchAlert[] = [];
 
   for (const u of cur.unanswered) {
-    alerts.push({ kind: 'endpoint-down', object: `endpoint ${u.node}`, message: `${u.node} (${u.url}) has not answered since ${u.since.slice(11, 19)} (${u.error}); asking ${cur.answeredBy.node}` });
+    alerts.push({
+      kind: 'endpoint-down',
+      object: `endpoint ${u.node}`,
+      message: `${u.node} (${u.url}) has not answered since ${u.since.slice(11, 19)} (${u.error}); asking ${cur.answeredBy.node}`,
+    });
   }
   if (prev && cur.atMs - prev.atMs > options.gapMs) {
-    alerts.push({ kind: 'gap', object: 'watch', message: `no data for ${((cur.atMs - prev.atMs) / 1000).toFixed(1)} s (since ${new Date(prev.atMs).toISOString().slice(11, 19)})` });
+    alerts.push({
+      kind: 'gap',
+      object: 'watch',
+      message: `no data for ${((cur.atMs - prev.atMs) / 1000).toFixed(1)} s (since ${new Date(prev.atMs).toISOString().slice(11, 19)})`,
+    });
   }
 
   const nodes: WatchNodeRow[] = cur.broker.nodes.map((n: NodeInfo) => ({
@@ -164,7 +192,11 @@ export function watchView(history: readonly WatchSnapshot[], cur: WatchSnapshot,
       if (!leader) alerts.push({ kind: 'no-leader', object: obj, message: `${q.name} has no leader: it accepts and delivers nothing` });
       else if (online.length < members.length) {
         const off = members.filter((m) => !online.includes(m)).map(shortNodeName);
-        alerts.push({ kind: 'members-offline', object: obj, message: `${q.name}: ${online.length}/${members.length} members online (${off.join(', ')} offline)` });
+        alerts.push({
+          kind: 'members-offline',
+          object: obj,
+          message: `${q.name}: ${online.length}/${members.length} members online (${off.join(', ')} offline)`,
+        });
       }
     }
     if (old && oldest) {

@@ -31,7 +31,9 @@ export function openProcessedStore(file: string, options: { idempotent: boolean;
       CREATE TABLE IF NOT EXISTS skipped (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT NOT NULL, at INTEGER NOT NULL);
     `);
   }
-  const insertProcessed = options.readonly ? undefined : db.prepare('INSERT INTO processed (message_id, first_at, delivery_count) VALUES (?, ?, ?) ON CONFLICT (message_id) DO NOTHING');
+  const insertProcessed = options.readonly
+    ? undefined
+    : db.prepare('INSERT INTO processed (message_id, first_at, delivery_count) VALUES (?, ?, ?) ON CONFLICT (message_id) DO NOTHING');
   const insertLog = options.readonly ? undefined : db.prepare('INSERT INTO processing_log (message_id, at, delivery_count) VALUES (?, ?, ?)');
   const insertSkipped = options.readonly ? undefined : db.prepare('INSERT INTO skipped (message_id, at) VALUES (?, ?)');
   const processTx = options.readonly

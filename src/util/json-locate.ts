@@ -101,7 +101,10 @@ export function locateJsonError(text: string): JsonFault | undefined {
         throw new Fault(i, `${describe()}, expected ',' or ']'`);
       }
     }
-    if (c === '"') return string();
+    if (c === '"') {
+      string();
+      return;
+    }
     NUMBER.lastIndex = i;
     const num = NUMBER.exec(text);
     if (num) {

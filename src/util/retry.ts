@@ -40,11 +40,7 @@ export interface RetryOptions<T> {
  * Call fn until predicate(value) holds, or the deadline passes (DeadlineError), or the signal
  * aborts (InterruptedError). Errors thrown by fn count as "not yet" and are kept for the message.
  */
-export async function retryUntil<T>(
-  fn: () => Promise<T>,
-  predicate: (value: T) => boolean,
-  options: RetryOptions<T>,
-): Promise<T> {
+export async function retryUntil<T>(fn: () => Promise<T>, predicate: (value: T) => boolean, options: RetryOptions<T>): Promise<T> {
   const clock = options.clock ?? systemClock;
   const intervalMs = options.intervalMs ?? 250;
   const start = clock.now();

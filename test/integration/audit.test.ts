@@ -38,7 +38,13 @@ async function audit(args: string[] = []): Promise<{ exitCode: number; doc: Audi
 
 function item(doc: AuditJson, id: string, object: string): Item {
   const hit = doc.items.find((i) => i.id === id && i.object === object);
-  if (!hit) throw new Error(`no ${id} item for ${object}: ${doc.items.filter((i) => i.id === id).map((i) => i.object).join(', ')}`);
+  if (!hit)
+    throw new Error(
+      `no ${id} item for ${object}: ${doc.items
+        .filter((i) => i.id === id)
+        .map((i) => i.object)
+        .join(', ')}`,
+    );
   return hit;
 }
 
@@ -116,7 +122,9 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
 
   it('--management-url: credentials from the URL, the next endpoint when one does not answer, masked everywhere', async () => {
     const port = await closedPort();
-    const r = await runCli(['audit', '--json', '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15674`], { timeoutMs: 60_000 });
+    const r = await runCli(['audit', '--json', '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15674`], {
+      timeoutMs: 60_000,
+    });
     const doc = parseJson<AuditJson>(r);
     expect(doc.answeredBy).toEqual({ node: '127.0.0.1:15674', url: 'http://127.0.0.1:15674' });
     expect(doc.unanswered).toEqual([expect.objectContaining({ node: `127.0.0.1:${port}`, error: 'ECONNREFUSED' })]);
@@ -165,8 +173,22 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
       await ch.waitForConfirms();
     });
     // The article's mistake: a higher-priority policy on the same queue, without the lower one's keys.
-    expect(await mgmt('PUT', `/api/policies/%2F/${policies[0]}`, { pattern: `^${re}\\.shadowed$`, 'apply-to': 'queues', priority: 1, definition: { 'dead-letter-exchange': q('shadow-dlx'), 'delivery-limit': 5 } })).toBe(201);
-    expect(await mgmt('PUT', `/api/policies/%2F/${policies[1]}`, { pattern: `^${re}\\.shadowed$`, 'apply-to': 'queues', priority: 15, definition: { 'max-length': 10_000 } })).toBe(201);
+    expect(
+      await mgmt('PUT', `/api/policies/%2F/${policies[0]}`, {
+        pattern: `^${re}\\.shadowed$`,
+        'apply-to': 'queues',
+        priority: 1,
+        definition: { 'dead-letter-exchange': q('shadow-dlx'), 'delivery-limit': 5 },
+      }),
+    ).toBe(201);
+    expect(
+      await mgmt('PUT', `/api/policies/%2F/${policies[1]}`, {
+        pattern: `^${re}\\.shadowed$`,
+        'apply-to': 'queues',
+        priority: 15,
+        definition: { 'max-length': 10_000 },
+      }),
+    ).toBe(201);
 
     // Message counts come from the management API's statistics (refreshed about every 5 s).
     await eventually(async () => {
@@ -219,12 +241,16 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
       const got: amqp.ConsumeMessage[] = [];
       await ch.consume(q('busy'), (m) => void (m && got.push(m)), { noAck: false });
       await eventually(async () => expect(got).toHaveLength(3), 15_000);
-      const busy = await eventually(async () => {
-        const { doc: d } = await audit(['--max-unacked', '3']);
-        const i = item(d, 'unacked', `queue ${q('busy')}`);
-        expect(i.status).toBe('warn');
-        return i;
-      }, 30_000, 1_000);
+      const busy = await eventually(
+        async () => {
+          const { doc: d } = await audit(['--max-unacked', '3']);
+          const i = item(d, 'unacked', `queue ${q('busy')}`);
+          expect(i.status).toBe('warn');
+          return i;
+        },
+        30_000,
+        1_000,
+      );
       expect(busy.message).toMatch(/^3 unacked messages \(limit 3\)/);
     } finally {
       await conn.close();
@@ -246,11 +272,15 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
       // Two consumers that crash (their channel closes with the message unacked): delivery-limit 1 is exceeded.
       for (let attempt = 0; attempt < 2; attempt++) {
         const ch = await conn.createChannel();
-        const m = await eventually(async () => {
-          const got = await ch.get(q('work'), { noAck: false });
-          expect(got).not.toBe(false);
-          return got as amqp.GetMessage;
-        }, 15_000, 100);
+        const m = await eventually(
+          async () => {
+            const got = await ch.get(q('work'), { noAck: false });
+            expect(got).not.toBe(false);
+            return got as amqp.GetMessage;
+          },
+          15_000,
+          100,
+        );
         expect(m.properties.messageId).toBe('poison');
         await ch.close();
       }
@@ -263,18 +293,26 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
       // not dropped): it comes back to the work queue. The poison expired before it, so had it
       // come back it would be there first.
       probe.sendToQueue(q('work'), Buffer.from('control'), { persistent: true, messageId: 'control' });
-      const control = await eventually(async () => {
-        const got = await probe.get(q('work'), { noAck: false });
-        expect(got).not.toBe(false);
-        return got as amqp.GetMessage;
-      }, 15_000, 100);
+      const control = await eventually(
+        async () => {
+          const got = await probe.get(q('work'), { noAck: false });
+          expect(got).not.toBe(false);
+          return got as amqp.GetMessage;
+        },
+        15_000,
+        100,
+      );
       expect(control.properties.messageId).toBe('control');
       probe.nack(control, false, false);
-      const back = await eventually(async () => {
-        const got = await probe.get(q('work'), { noAck: true });
-        expect(got).not.toBe(false);
-        return got as amqp.GetMessage;
-      }, 15_000, 100);
+      const back = await eventually(
+        async () => {
+          const got = await probe.get(q('work'), { noAck: true });
+          expect(got).not.toBe(false);
+          return got as amqp.GetMessage;
+        },
+        15_000,
+        100,
+      );
       expect(back.properties.messageId).toBe('control');
       expect(back.properties.headers?.['x-death']).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'rejected' })]));
       expect((await probe.checkQueue(q('work'))).messageCount).toBe(0);

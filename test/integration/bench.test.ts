@@ -24,7 +24,24 @@ const sum = (r: BenchModeResult, k: 'published' | 'confirmed' | 'consumed'): num
 describe('bench', { timeout: 180_000 }, () => {
   it('runs every mode and its counts add up: published = confirmed in the confirm modes, consumed = published', async () => {
     const csv = path.join(dir, 'samples.csv');
-    const r = await runCli(['bench', '-C', '300', '-x', '2', '-y', '2', '--batch-size', '50', '--window', '16,64', '--multi-ack-every', '10', '--json', '--csv', csv]);
+    const r = await runCli([
+      'bench',
+      '-C',
+      '300',
+      '-x',
+      '2',
+      '-y',
+      '2',
+      '--batch-size',
+      '50',
+      '--window',
+      '16,64',
+      '--multi-ack-every',
+      '10',
+      '--json',
+      '--csv',
+      csv,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const b = parseJson<BenchResult & { kind: string; schemaVersion: number }>(r);
     expect(b.kind).toBe('bench');

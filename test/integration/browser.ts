@@ -30,7 +30,15 @@ export async function openReport(file: string, screenshotName: string): Promise<
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // Root in CI needs --no-sandbox; the rest keeps Chromium off a closed network.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 60_000,
     });
     const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });

@@ -48,7 +48,9 @@ describe('the cluster', { timeout: 180_000 }, () => {
     const bindings = await mgmtGet<{ source: string; destination: string }[]>('/api/queues/%2F/demo.retry/bindings');
     expect(bindings.some((b) => b.source === 'demo.dlx')).toBe(true);
     const x = await mgmtGet<{ type: string }[]>('/api/exchanges/%2F');
-    expect(x).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'demo.orders', type: 'direct' }), expect.objectContaining({ name: 'demo.dlx', type: 'fanout' })]));
+    expect(x).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'demo.orders', type: 'direct' }), expect.objectContaining({ name: 'demo.dlx', type: 'fanout' })]),
+    );
   });
 
   it('lets the demo user connect on all three AMQP ports', async () => {

@@ -6,7 +6,6 @@ import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withCh
 
 const queue = uniqueName('compare-extra');
 
-
 describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 }, () => {
   beforeAll(async () => {
     await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
@@ -19,7 +18,25 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     const docker = new Docker();
     const child = execa(
       'node',
-      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'compare', '--mode', 'on', '--queue', queue, '-n', '100000', '--rate', '500', '--fault', 'pause', '--fault-at', '0.01', '--restore-after', '5m', '--json'],
+      [
+        path.join(ROOT, 'bin', 'rmq-bench.js'),
+        'compare',
+        '--mode',
+        'on',
+        '--queue',
+        queue,
+        '-n',
+        '100000',
+        '--rate',
+        '500',
+        '--fault',
+        'pause',
+        '--fault-at',
+        '0.01',
+        '--restore-after',
+        '5m',
+        '--json',
+      ],
       { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
     );
     // Wait until one of the nodes is paused: the fault is on. Whatever happens, the child does not outlive the test.
@@ -62,13 +79,34 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     const urls = [5672, 5673, 5674].map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
     const mgmt = [15672, 15673, 15674].map((p) => `http://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
     const r = await runCli([
-      'compare', '--mode', 'on', '--queue', queue, '-n', '3000', '--fault', 'kill',
-      '--urls', urls, '--management-url', mgmt,
-      '--fault-cmd', 'docker kill --signal KILL {host}', '--restore-cmd', 'docker start {host}',
+      'compare',
+      '--mode',
+      'on',
+      '--queue',
+      queue,
+      '-n',
+      '3000',
+      '--fault',
+      'kill',
+      '--urls',
+      urls,
+      '--management-url',
+      mgmt,
+      '--fault-cmd',
+      'docker kill --signal KILL {host}',
+      '--restore-cmd',
+      'docker start {host}',
       '--json',
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const c = parseJson<{ ok: boolean; runs: { leaderAtStart: string; fault: { node: string; newLeader: string; error: string | null }; reconciliation: { lost: number; counts: { readDistinct: number } } }[] }>(r);
+    const c = parseJson<{
+      ok: boolean;
+      runs: {
+        leaderAtStart: string;
+        fault: { node: string; newLeader: string; error: string | null };
+        reconciliation: { lost: number; counts: { readDistinct: number } };
+      }[];
+    }>(r);
     const run = c.runs[0]!;
     expect(run.fault.error).toBeNull();
     expect(run.fault.node).toBe(run.leaderAtStart);

@@ -1,4 +1,4 @@
-import amqp from 'amqplib';
+import type amqp from 'amqplib';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,6 @@ interface ConsumerJson {
 
 const created: string[] = [];
 let dir: string;
-
 
 /** A quorum queue of its own, dead-lettering into a queue of its own (not demo.dlx, which loops back via demo.retry). */
 async function queuePair(prefix: string): Promise<{ queue: string; dlq: string }> {
@@ -124,7 +123,12 @@ describe('consumer semantics on RabbitMQ 4.3 quorum queues', { timeout: 180_000 
   it('bad input: an unknown queue (exit 66) and --nack with --autoack (exit 2), one line each', async () => {
     const r = await runCli(['consumer', '--queue', 'no.such.queue.here', '--idle-timeout', '1s']);
     expect(r.exitCode).toBe(66);
-    expect(r.stderr.trim().split('\n').filter((l) => l.startsWith('rmq-bench:'))).toHaveLength(1);
+    expect(
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('rmq-bench:')),
+    ).toHaveLength(1);
     expect(r.stderr).toContain("queue 'no.such.queue.here' does not exist");
     const u = await runCli(['consumer', '--nack', '--autoack']);
     expect(u.exitCode).toBe(2);
@@ -142,7 +146,19 @@ describe('consumer-crash: SIGKILL mid-run', { timeout: 600_000 }, () => {
   it('manual ack loses nothing; autoack loses exactly what was delivered but not processed; the idempotent store processes each once', async () => {
     const r = await runCli(['consumer-crash', '--queue', queue, '-n', '1500', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const c = parseJson<{ ok: boolean; runs: { mode: string; confirmed: number; processed: number; lost: number; processedTwice: number; duplicatesSkipped: number; processedBeforeKill: number; unexpected: number }[] }>(r);
+    const c = parseJson<{
+      ok: boolean;
+      runs: {
+        mode: string;
+        confirmed: number;
+        processed: number;
+        lost: number;
+        processedTwice: number;
+        duplicatesSkipped: number;
+        processedBeforeKill: number;
+        unexpected: number;
+      }[];
+    }>(r);
     expect(c.ok).toBe(true);
     const by = Object.fromEntries(c.runs.map((x) => [x.mode, x]));
     for (const x of c.runs) {
@@ -198,7 +214,10 @@ describe('consumer under interruption and node failure', { timeout: 300_000 }, (
     const { execa } = await import('execa');
     const { ROOT } = await import('./cli.js');
     const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer', '--queue', queue, '--work-ms', '50', '--prefetch', '20', '--json'], {
-      cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' },
+      cwd: ROOT,
+      reject: false,
+      stdin: 'ignore',
+      env: { RMQ_BENCH_QUIET: '1' },
     });
     // Interrupt mid-way: once at least 40 have left the queue (prefetch 20, so at least 20 are acked).
     await eventually(async () => expect((await withChannel((ch) => ch.checkQueue(queue))).messageCount).toBeLessThanOrEqual(60), 30_000, 100);

@@ -57,7 +57,23 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
   });
 
   it('type returned by queue arguments: nacks wait min; the queue is deleted at the end', async () => {
-    const r = await runCli(['delayed-retry-demo', '--type', 'returned', '--via', 'arguments', '--min', '400', '--max', '1000', '-n', '2', '--returns', '3', '--auto', '--json']);
+    const r = await runCli([
+      'delayed-retry-demo',
+      '--type',
+      'returned',
+      '--via',
+      'arguments',
+      '--min',
+      '400',
+      '--max',
+      '1000',
+      '-n',
+      '2',
+      '--returns',
+      '3',
+      '--auto',
+      '--json',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const d = parseJson<Doc>(r);
     expect(d.ok, d.problems.join('\n')).toBe(true);
@@ -73,7 +89,9 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
     expect(queues).not.toContain('demo.delayed-retry');
   });
 
-  it('type all (the workshop\'s run, defaults: min 2 s, max 10 s): every kind of return is delayed by min × x-delivery-count', { timeout: WORKSHOP_TIMEOUT_MS }, async () => {
+  it("type all (the workshop's run, defaults: min 2 s, max 10 s): every kind of return is delayed by min × x-delivery-count", {
+    timeout: WORKSHOP_TIMEOUT_MS,
+  }, async () => {
     const d = await workshopDoc<Doc>('delayed-retry-demo');
     expect(d.ok, d.problems.join('\n')).toBe(true);
     expect(d.rounds.map((x) => [x.kind, x.expectedMs])).toEqual([

@@ -18,7 +18,9 @@ async function mgmt(method: string, path: string, body?: unknown): Promise<void>
 }
 
 describe('dlq-demo', { timeout: 180_000 }, () => {
-  it('every reason dead-letters as claimed (the workshop\'s two runs), demo.retry is bound again and no temporary policy is left', { timeout: WORKSHOP_TIMEOUT_MS }, async () => {
+  it("every reason dead-letters as claimed (the workshop's two runs), demo.retry is bound again and no temporary policy is left", {
+    timeout: WORKSHOP_TIMEOUT_MS,
+  }, async () => {
     const docs = [await workshopDoc<DlqJson>('dlq-demo --reason expired'), await workshopDoc<DlqJson>('dlq-demo --reason delivery_limit,rejected,maxlen')];
     for (const d of docs) expect(d.ok).toBe(true);
     const d = { results: docs.flatMap((x) => x.results) };

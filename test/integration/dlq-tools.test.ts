@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
+import { eventually, parseJson, runCli, uniqueName, withChannel } from './cli.js';
 
 const target = uniqueName('replay');
-
 
 describe('dlq inspect and dlq replay', { timeout: 180_000 }, () => {
   afterAll(async () => {

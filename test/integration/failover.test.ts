@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
+import { mgmtGet, parseJson, runCli, uniqueName, withChannel } from './cli.js';
 
 interface FailoverJson {
   kind: string;
@@ -14,7 +14,6 @@ interface FailoverJson {
 }
 
 const queue = uniqueName('failover');
-
 
 describe('failover: leader faults through dockerode', { timeout: 300_000 }, () => {
   beforeAll(async () => {

@@ -32,7 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('sessionDir', sessionDir);
   return async () => {
     rmSync(sessionDir, { recursive: true, force: true });
-    if (process.env.RMQ_BENCH_KEEP_TEST_QUEUES !== "1") await removeTestQueues();
+    if (process.env.RMQ_BENCH_KEEP_TEST_QUEUES !== '1') await removeTestQueues();
   };
 }
 

@@ -18,7 +18,25 @@ describe('the leader-fault sequence under Ctrl+C', { timeout: 300_000 }, () => {
     const docker = new Docker();
     const child = execa(
       'node',
-      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'compare', '--mode', 'on', '--queue', queue, '-n', '100000', '--rate', '500', '--fault', 'kill', '--fault-at', '0.01', '--restore-after', '30s', '--json'],
+      [
+        path.join(ROOT, 'bin', 'rmq-bench.js'),
+        'compare',
+        '--mode',
+        'on',
+        '--queue',
+        queue,
+        '-n',
+        '100000',
+        '--rate',
+        '500',
+        '--fault',
+        'kill',
+        '--fault-at',
+        '0.01',
+        '--restore-after',
+        '30s',
+        '--json',
+      ],
       { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
     );
     try {
@@ -46,7 +64,10 @@ describe('the leader-fault sequence under Ctrl+C', { timeout: 300_000 }, () => {
       child.kill('SIGINT');
       const r = await child;
       expect(r.exitCode, String(r.stderr)).toBe(130);
-      const doc = parseJson<{ interrupted: boolean; partial: { fault: { node: string; newLeader: string | null; restoredAtMs: number | null } | null } | null }>({
+      const doc = parseJson<{
+        interrupted: boolean;
+        partial: { fault: { node: string; newLeader: string | null; restoredAtMs: number | null } | null } | null;
+      }>({
         exitCode: r.exitCode ?? -1,
         stdout: String(r.stdout),
         stderr: String(r.stderr),

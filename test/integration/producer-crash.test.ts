@@ -83,7 +83,7 @@ describe('producer-crash: SIGKILL the producer mid-run', { timeout: 600_000 }, (
     expect(r.stderr).toContain('verdict: OK');
   });
 
-  it("naive: the counts add up (read + lost = intended, duplicates counted apart); each restart resumes after the last logged number", async () => {
+  it('naive: the counts add up (read + lost = intended, duplicates counted apart); each restart resumes after the last logged number', async () => {
     const r = await runCli(['producer-crash', '--modes', 'naive', '-n', '1500', '--kills', '3', '--print-every', '50', '--seed', '11', '--json']);
     // Naive loss is the demonstration, not a failed verdict.
     expect(r.exitCode, r.stderr).toBe(0);

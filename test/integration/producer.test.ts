@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
+import { parseJson, runCli, uniqueName, withChannel } from './cli.js';
 
 interface Recon {
   counts: { attempted: number; written: number; confirmed: number; returned: number; readDistinct: number; unexpected: number };
@@ -29,7 +29,6 @@ interface CompareJson {
 
 const queue = uniqueName('producer');
 let dir: string;
-
 
 /** Every attempted message is in exactly one bucket. */
 function balanced(r: Recon): void {
@@ -104,7 +103,23 @@ describe('producer and verify', { timeout: 180_000 }, () => {
 
   it('--mandatory with a routing key that matches nothing: every message returned, none counted safe', async () => {
     const report = path.join(dir, 'mandatory.json');
-    const r = await runCli(['producer', '-n', '50', '--rate', '0', '--queue', q, '--exchange', '', '--routing-key', 'no.such.route', '--mandatory', '--report', report, '--json']);
+    const r = await runCli([
+      'producer',
+      '-n',
+      '50',
+      '--rate',
+      '0',
+      '--queue',
+      q,
+      '--exchange',
+      '',
+      '--routing-key',
+      'no.such.route',
+      '--mandatory',
+      '--report',
+      report,
+      '--json',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const p = parseJson<{ returned: number; confirmed: number; written: number }>(r);
     expect(p.written).toBe(50);
@@ -120,7 +135,23 @@ describe('producer and verify', { timeout: 180_000 }, () => {
 
   it('--tx publishes in transactions and commits every message', async () => {
     const report = path.join(dir, 'tx.json');
-    const r = await runCli(['producer', '-n', '250', '--rate', '0', '--tx', '--batch-size', '100', '--queue', q, '--exchange', '', '--report', report, '--json']);
+    const r = await runCli([
+      'producer',
+      '-n',
+      '250',
+      '--rate',
+      '0',
+      '--tx',
+      '--batch-size',
+      '100',
+      '--queue',
+      q,
+      '--exchange',
+      '',
+      '--report',
+      report,
+      '--json',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const p = parseJson<{ mode: string; confirmed: number; written: number }>(r);
     expect(p.mode).toBe('tx');

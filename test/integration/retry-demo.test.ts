@@ -3,8 +3,10 @@ import { mgmtGet, parseJson, runCli } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 describe('retry-demo', { timeout: 120_000 }, () => {
-  it('two failed attempts, each retried after demo.retry’s 5 s TTL, then processed once (the workshop\'s run)', { timeout: WORKSHOP_TIMEOUT_MS }, async () => {
-    const d = await workshopDoc<{ ok: boolean; ttlMs: number; attempts: { gapMs: number | null; outcome: string; death?: string }[]; processedTimes: number }>('retry-demo');
+  it("two failed attempts, each retried after demo.retry’s 5 s TTL, then processed once (the workshop's run)", { timeout: WORKSHOP_TIMEOUT_MS }, async () => {
+    const d = await workshopDoc<{ ok: boolean; ttlMs: number; attempts: { gapMs: number | null; outcome: string; death?: string }[]; processedTimes: number }>(
+      'retry-demo',
+    );
     expect(d.ok).toBe(true);
     expect(d.ttlMs).toBe(5000);
     expect(d.attempts.map((a) => a.outcome)).toEqual(['nack-drop', 'nack-drop', 'processed']);
@@ -68,4 +70,3 @@ describe('retry-demo', { timeout: 120_000 }, () => {
     });
   });
 });
-

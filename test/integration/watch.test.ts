@@ -9,7 +9,17 @@ interface WatchJson {
   answeredBy: { node: string; url: string };
   unanswered: { node: string; url: string; error: string }[];
   nodes: { name: string; running: boolean; memAlarm: boolean; diskAlarm: boolean }[];
-  queues: { name: string; type: string; role: string; ready: number | null; unacked: number | null; delayed: number | null; leader: string | null; members: string[]; online: string[] }[];
+  queues: {
+    name: string;
+    type: string;
+    role: string;
+    ready: number | null;
+    unacked: number | null;
+    delayed: number | null;
+    leader: string | null;
+    members: string[];
+    online: string[];
+  }[];
   alerts: { kind: string; object: string; message: string }[];
 }
 
@@ -52,7 +62,14 @@ describe('watch', { timeout: 180_000 }, () => {
     expect(doc.answeredBy).toEqual({ node: 'rabbit1', url: 'http://127.0.0.1:15672' });
     expect(doc.unanswered).toEqual([]);
     const [q] = doc.queues;
-    expect(q).toMatchObject({ type: 'quorum', role: 'work', unacked: 0, delayed: 0, members: ['rabbit1', 'rabbit2', 'rabbit3'], online: ['rabbit1', 'rabbit2', 'rabbit3'] });
+    expect(q).toMatchObject({
+      type: 'quorum',
+      role: 'work',
+      unacked: 0,
+      delayed: 0,
+      members: ['rabbit1', 'rabbit2', 'rabbit3'],
+      online: ['rabbit1', 'rabbit2', 'rabbit3'],
+    });
     expect(['rabbit1', 'rabbit2', 'rabbit3']).toContain(q!.leader);
     expect(doc.nodes.map((n) => [n.name, n.running, n.memAlarm, n.diskAlarm])).toEqual([
       ['rabbit@rabbit1', true, false, false],
@@ -64,7 +81,15 @@ describe('watch', { timeout: 180_000 }, () => {
 
   it('keeps working when the node it asks does not answer: asks the next, and says so (credentials masked)', async () => {
     const port = await closedPort();
-    const r = await runCli(['watch', '--once', '--json', '--match', match, '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15673`]);
+    const r = await runCli([
+      'watch',
+      '--once',
+      '--json',
+      '--match',
+      match,
+      '--management-url',
+      `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15673`,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const doc = parseJson<WatchJson>(r);
     expect(doc.answeredBy).toEqual({ node: '127.0.0.1:15673', url: 'http://127.0.0.1:15673' });

@@ -56,7 +56,9 @@ describe('the checklist', () => {
     const sorted = auditChecks(s, OPTIONS);
     expect(sorted).toHaveLength(all.length);
     expect(sorted).toEqual(expect.arrayContaining(all));
-    expect(sorted.map((i) => i.status)).toEqual([...sorted.map((i) => i.status)].sort((a, b) => ['fail', 'warn', 'pass'].indexOf(a) - ['fail', 'warn', 'pass'].indexOf(b)));
+    expect(sorted.map((i) => i.status)).toEqual(
+      [...sorted.map((i) => i.status)].sort((a, b) => ['fail', 'warn', 'pass'].indexOf(a) - ['fail', 'warn', 'pass'].indexOf(b)),
+    );
     expect(new Set(sorted.map((i) => i.id))).toEqual(new Set(CHECK_IDS));
   });
 });
@@ -75,8 +77,18 @@ describe('single checks, run directly', () => {
     { id: 'policy-shadowed', snapshot: stockSnapshot, expected: ['pass policies'] },
     { id: 'quorum-members', snapshot: broken, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'fail queue t.q', 'pass queue t.dlq'] },
     { id: 'dlq-messages', snapshot: () => stockWithDlq(3), expected: ['warn queue demo.dlq'] },
-    { id: 'unacked', snapshot: broken, options: { maxUnacked: 2_000 }, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'warn queue t.transient', 'pass queue t.q', 'pass queue t.dlq'] },
-    { id: 'unacked', snapshot: broken, options: { maxUnacked: 2_001 }, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'pass queue t.transient', 'pass queue t.q', 'pass queue t.dlq'] },
+    {
+      id: 'unacked',
+      snapshot: broken,
+      options: { maxUnacked: 2_000 },
+      expected: ['pass queue demo.orders', 'pass queue demo.retry', 'warn queue t.transient', 'pass queue t.q', 'pass queue t.dlq'],
+    },
+    {
+      id: 'unacked',
+      snapshot: broken,
+      options: { maxUnacked: 2_001 },
+      expected: ['pass queue demo.orders', 'pass queue demo.retry', 'pass queue t.transient', 'pass queue t.q', 'pass queue t.dlq'],
+    },
   ];
 
   it.each(cases.map((c) => [`${c.id}: ${c.expected.join(', ')}`, c] as const))('%s', (_name, c) => {

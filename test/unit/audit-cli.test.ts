@@ -79,7 +79,8 @@ function fakeManagement(answers: Record<string, Answer>): { client: ManagementCl
   return { client, asked };
 }
 
-const refused = (): Error => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:15672'), { code: 'ECONNREFUSED' }) });
+const refused = (): Error =>
+  Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:15672'), { code: 'ECONNREFUSED' }) });
 
 describe('SnapshotReader', () => {
   it('asks every path of a snapshot from one node; a refusing node is skipped and reported', async () => {
@@ -127,7 +128,10 @@ describe('SnapshotReader', () => {
 });
 
 describe('renderAudit', () => {
-  const read = { answeredBy: { node: 'rabbit2', url: 'http://127.0.0.1:15673' }, unanswered: [{ node: 'rabbit1', url: 'http://127.0.0.1:15672', error: 'ECONNREFUSED', since: '2026-01-01T00:00:00.000Z' }] };
+  const read = {
+    answeredBy: { node: 'rabbit2', url: 'http://127.0.0.1:15673' },
+    unanswered: [{ node: 'rabbit1', url: 'http://127.0.0.1:15672', error: 'ECONNREFUSED', since: '2026-01-01T00:00:00.000Z' }],
+  };
 
   it('the stock topology: the failure with its fix, passes counted per check, the verdict', () => {
     const text = renderAudit(auditResultOf(stockSnapshot(), read, { maxUnacked: 1_000 }));
@@ -137,7 +141,7 @@ describe('renderAudit', () => {
       '  3 nodes, 2 queues, 9 exchanges, 4 bindings, 1 policy',
       '  rabbit1 (http://127.0.0.1:15672) did not answer (ECONNREFUSED); asked the next one',
     ]);
-    expect(text).toMatch(/^FAIL  retry-loop        queues demo\.orders → demo\.retry → demo\.orders$/m);
+    expect(text).toMatch(/^FAIL {2}retry-loop {8}queues demo\.orders → demo\.retry → demo\.orders$/m);
     expect(text).toMatch(/^ {6}fix: give the loop an exit/m);
     expect(text).toMatch(/^queue-durable\s+2\s+queue demo\.orders, queue demo\.retry$/m);
     expect(text).toMatch(/^node-running\s+3\s+node rabbit@rabbit1, node rabbit@rabbit2, node rabbit@rabbit3$/m);
@@ -150,10 +154,10 @@ describe('renderAudit', () => {
     s.queues.push(quorumQueue('a.one'), quorumQueue('a.two'));
     const r = auditResultOf(s, { ...read, unanswered: [] }, { maxUnacked: 1_000 });
     const text = renderAudit(r);
-    expect(text).toMatch(/^WARN  dlx-configured    2 queues\n {6}a\.one, a\.two\n {6}no dead-letter exchange/m);
+    expect(text).toMatch(/^WARN {2}dlx-configured {4}2 queues\n {6}a\.one, a\.two\n {6}no dead-letter exchange/m);
     expect(text.split('\n').pop()).toMatch(/^verdict: PASS with warnings \(0 fail, 3 warn, \d+ pass\)$/);
     const all = renderAudit(r, { all: true });
-    expect(all).toMatch(/^PASS  delivery-limit    queue demo\.orders: delivery limit 5 \(policy\)$/m);
+    expect(all).toMatch(/^PASS {2}delivery-limit {4}queue demo\.orders: delivery limit 5 \(policy\)$/m);
     expect(all).not.toContain('passed (--all lists each one)');
   });
 });

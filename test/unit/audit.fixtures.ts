@@ -99,7 +99,12 @@ export function stockSnapshot(): BrokerSnapshot {
       }),
     ],
     exchanges: [...BUILT_IN, exchange('demo.dlx', 'fanout'), exchange('demo.orders', 'direct')],
-    bindings: [defaultBinding('demo.orders'), defaultBinding('demo.retry'), binding('demo.dlx', 'demo.retry'), binding('demo.orders', 'demo.orders', 'demo.orders')],
+    bindings: [
+      defaultBinding('demo.orders'),
+      defaultBinding('demo.retry'),
+      binding('demo.dlx', 'demo.retry'),
+      binding('demo.orders', 'demo.orders', 'demo.orders'),
+    ],
     policies: [policy('dlx-orders', '^demo\\.orders$', { 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5 }, 2)],
   };
 }

@@ -15,7 +15,13 @@ function itemsOf(s: BrokerSnapshot): AuditItem[] {
 
 function find(items: AuditItem[], id: string, object: string): AuditItem {
   const hit = items.find((i) => i.id === id && i.object === object);
-  if (!hit) throw new Error(`no ${id} item for ${object}; have: ${items.filter((i) => i.id === id).map((i) => `${i.object}=${i.status}`).join(', ')}`);
+  if (!hit)
+    throw new Error(
+      `no ${id} item for ${object}; have: ${items
+        .filter((i) => i.id === id)
+        .map((i) => `${i.object}=${i.status}`)
+        .join(', ')}`,
+    );
   return hit;
 }
 
@@ -33,7 +39,9 @@ describe('audit of the stock topology (cluster/definitions.json)', () => {
     expect(find(items, 'delivery-limit', 'queue demo.retry').message).toBe('delivery limit 20 (the broker default: not set on the queue)');
     expect(find(items, 'dlx-configured', 'queue demo.orders').message).toBe("dead-letter exchange 'demo.dlx' (policy dlx-orders)");
     expect(find(items, 'dlx-route', 'queue demo.orders').message).toMatch(/^dead letters reach demo\.retry through 'demo\.dlx'/);
-    expect(find(items, 'dlx-route', 'queue demo.retry').message).toMatch(/^dead letters reach demo\.orders through the default exchange '' with routing key 'demo\.orders'/);
+    expect(find(items, 'dlx-route', 'queue demo.retry').message).toMatch(
+      /^dead letters reach demo\.orders through the default exchange '' with routing key 'demo\.orders'/,
+    );
     // demo.retry is a retry queue: no DLX check of its own, no "no consumer" warning.
     expect(items.filter((i) => i.object === 'queue demo.retry').map((i) => i.id)).not.toContain('no-consumers');
   });
@@ -66,7 +74,14 @@ describe('one broken topology per check', () => {
       object: 'queue demo.orders',
       status: 'pass',
     },
-    { name: 'a classic queue', change: (s) => s.queues.push(classicQueue('t.classic')), id: 'queue-type', object: 'queue t.classic', status: 'warn', message: /one copy, on one node/ },
+    {
+      name: 'a classic queue',
+      change: (s) => s.queues.push(classicQueue('t.classic')),
+      id: 'queue-type',
+      object: 'queue t.classic',
+      status: 'warn',
+      message: /one copy, on one node/,
+    },
     {
       name: 'a classic mirroring policy (3.x)',
       change: (s) => s.policies.push(policy('ha-all', '.*', { 'ha-mode': 'all', 'ha-sync-mode': 'automatic' })),
@@ -75,7 +90,13 @@ describe('one broken topology per check', () => {
       status: 'fail',
       message: /ha-mode, ha-sync-mode.*removed in RabbitMQ 4\.0/,
     },
-    { name: 'a transient exchange', change: (s) => s.exchanges.push(exchange('t.x', 'topic', { durable: false })), id: 'exchange-durable', object: 'exchange t.x', status: 'fail' },
+    {
+      name: 'a transient exchange',
+      change: (s) => s.exchanges.push(exchange('t.x', 'topic', { durable: false })),
+      id: 'exchange-durable',
+      object: 'exchange t.x',
+      status: 'fail',
+    },
     {
       name: 'a work queue without a DLX',
       change: (s) => s.queues.push(quorumQueue('t.work')),
@@ -107,7 +128,10 @@ describe('one broken topology per check', () => {
       name: 'a direct DLX bound with another key than x-dead-letter-routing-key',
       change: (s) => {
         s.exchanges.push(exchange('t.dlx', 'direct'));
-        s.queues.push(quorumQueue('t.dlq'), quorumQueue('t.work', { arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': 't.dlx', 'x-dead-letter-routing-key': 'dead' } }));
+        s.queues.push(
+          quorumQueue('t.dlq'),
+          quorumQueue('t.work', { arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': 't.dlx', 'x-dead-letter-routing-key': 'dead' } }),
+        );
         s.bindings.push(binding('t.dlx', 't.dlq', 'other'));
       },
       id: 'dlx-route',
@@ -171,7 +195,10 @@ describe('one broken topology per check', () => {
     },
     {
       name: 'the article’s priority-15 delayed-retry policy over dlx-orders',
-      change: (s) => s.policies.push(policy('delayed-retry', '^demo\\.orders$', { 'delayed-retry-type': 'failed', 'delayed-retry-min': 500, 'delayed-retry-max': 1200 }, 15)),
+      change: (s) =>
+        s.policies.push(
+          policy('delayed-retry', '^demo\\.orders$', { 'delayed-retry-type': 'failed', 'delayed-retry-min': 500, 'delayed-retry-max': 1200 }, 15),
+        ),
       id: 'policy-shadowed',
       object: 'queue demo.orders',
       status: 'fail',
@@ -180,7 +207,9 @@ describe('one broken topology per check', () => {
     {
       name: 'a higher policy that repeats the keys it shadows',
       change: (s) =>
-        s.policies.push(policy('delayed-retry', '^demo\\.orders$', { 'delayed-retry-type': 'failed', 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5 }, 15)),
+        s.policies.push(
+          policy('delayed-retry', '^demo\\.orders$', { 'delayed-retry-type': 'failed', 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5 }, 15),
+        ),
       id: 'policy-shadowed',
       object: 'queue demo.orders',
       status: 'pass',
@@ -192,7 +221,9 @@ describe('one broken topology per check', () => {
         s.exchanges.push(exchange('t.dlx', 'fanout'));
         s.queues.push(
           quorumQueue('t.work', { arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': 't.dlx' } }),
-          quorumQueue('t.wait', { arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 't.work' } }),
+          quorumQueue('t.wait', {
+            arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': 1000, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 't.work' },
+          }),
         );
         s.bindings.push(defaultBinding('t.work'), defaultBinding('t.wait'), binding('t.dlx', 't.wait'));
       },
@@ -224,8 +255,22 @@ describe('one broken topology per check', () => {
       object: 'node rabbit@rabbit1',
       status: 'fail',
     },
-    { name: 'a memory alarm', change: (s) => (s.nodes[2] = node('rabbit@rabbit3', { mem_alarm: true })), id: 'alarms', object: 'node rabbit@rabbit3', status: 'fail', message: /^memory alarm/ },
-    { name: 'a disk alarm', change: (s) => (s.nodes[2] = node('rabbit@rabbit3', { disk_free_alarm: true })), id: 'alarms', object: 'node rabbit@rabbit3', status: 'fail', message: /^disk alarm/ },
+    {
+      name: 'a memory alarm',
+      change: (s) => (s.nodes[2] = node('rabbit@rabbit3', { mem_alarm: true })),
+      id: 'alarms',
+      object: 'node rabbit@rabbit3',
+      status: 'fail',
+      message: /^memory alarm/,
+    },
+    {
+      name: 'a disk alarm',
+      change: (s) => (s.nodes[2] = node('rabbit@rabbit3', { disk_free_alarm: true })),
+      id: 'alarms',
+      object: 'node rabbit@rabbit3',
+      status: 'fail',
+      message: /^disk alarm/,
+    },
     {
       name: 'a quorum queue with a member offline',
       change: (s) => s.queues.push(quorumQueue('t.q', { online: MEMBERS.slice(0, 2) })),
@@ -273,7 +318,13 @@ describe('one broken topology per check', () => {
       status: 'warn',
       message: /^4 messages ready and no consumer$/,
     },
-    { name: 'an empty queue without consumer is fine', change: (s) => s.queues.push(quorumQueue('t.idle')), id: 'no-consumers', object: 'queue t.idle', status: 'pass' },
+    {
+      name: 'an empty queue without consumer is fine',
+      change: (s) => s.queues.push(quorumQueue('t.idle')),
+      id: 'no-consumers',
+      object: 'queue t.idle',
+      status: 'pass',
+    },
     {
       name: 'another vhost is named',
       change: (s) => s.queues.push(classicQueue('t.c', { vhost: 'shop' })),
@@ -300,7 +351,10 @@ describe('one broken topology per check', () => {
 });
 
 describe('effective settings', () => {
-  const policies = [policy('low', '^q$', { 'dead-letter-exchange': 'p.dlx', 'message-ttl': 9000 }, 1), policy('other-type', '^q$', { 'max-length': 1 }, 99, 'streams')];
+  const policies = [
+    policy('low', '^q$', { 'dead-letter-exchange': 'p.dlx', 'message-ttl': 9000 }, 1),
+    policy('other-type', '^q$', { 'max-length': 1 }, 99, 'streams'),
+  ];
   it.each([
     ['argument DLX wins over the policy', { 'x-dead-letter-exchange': 'a.dlx' }, 'a.dlx', 'argument', 9000],
     ['policy DLX when no argument', {}, 'p.dlx', 'policy', 9000],

@@ -4,7 +4,13 @@ import { endToEndMs } from '../../src/measure/published-at.js';
 import { benchRuns } from '../../src/scenarios/bench.js';
 
 describe('benchRuns', () => {
-  const cases: { name: string; modes: Parameters<typeof benchRuns>[0]; windows: number[]; batchSize: number; expected: [string, string, number | null, number | null][] }[] = [
+  const cases: {
+    name: string;
+    modes: Parameters<typeof benchRuns>[0];
+    windows: number[];
+    batchSize: number;
+    expected: [string, string, number | null, number | null][];
+  }[] = [
     {
       name: 'every mode, one window',
       modes: ['none', 'tx', 'sync', 'batch', 'async'],
@@ -28,7 +34,16 @@ describe('benchRuns', () => {
         ['async/64', 'async', 64, null],
       ],
     },
-    { name: 'the order of --mode', modes: ['async', 'none'], windows: [8], batchSize: 5, expected: [['async/8', 'async', 8, null], ['none', 'none', null, null]] },
+    {
+      name: 'the order of --mode',
+      modes: ['async', 'none'],
+      windows: [8],
+      batchSize: 5,
+      expected: [
+        ['async/8', 'async', 8, null],
+        ['none', 'none', null, null],
+      ],
+    },
     { name: 'duplicates once', modes: ['sync', 'sync'], windows: [8, 8], batchSize: 5, expected: [['sync', 'sync', null, null]] },
   ];
 
@@ -64,7 +79,17 @@ describe('ModeMeter', () => {
     probe.cpuUs += 250_000;
     probe.rss += 10 * 1024 * 1024;
     const s1 = m.tick();
-    expect(s1).toMatchObject({ second: 1, elapsedMs: 1_000, intervalMs: 1_000, published: 10, confirmed: 8, nacked: 1, consumed: 6, cpuSeconds: 0.25, rssBytes: 60 * 1024 * 1024 });
+    expect(s1).toMatchObject({
+      second: 1,
+      elapsedMs: 1_000,
+      intervalMs: 1_000,
+      published: 10,
+      confirmed: 8,
+      nacked: 1,
+      consumed: 6,
+      cpuSeconds: 0.25,
+      rssBytes: 60 * 1024 * 1024,
+    });
     expect(s1.confirmLatency.count).toBe(8);
     expect(s1.confirmLatency.p50Ms).toBeCloseTo(2, 1);
     expect(s1.e2eLatency.count).toBe(6);

@@ -66,7 +66,10 @@ describe('bench: argv → options', () => {
     { args: ['-C', '5000', '-z', '20s'], expected: { durationMs: 20_000, count: 5_000 } },
     { args: ['-r', '500'], expected: { ratePerSec: 500 } },
     { args: ['--prefetch', '0', '--multi-ack-every', '10'], expected: { prefetch: 0, ackEvery: 10 } },
-    { args: ['--drain-timeout', '2m', '--confirm-timeout', '5s', '--heartbeat', '200ms'], expected: { drainTimeoutMs: 120_000, confirmTimeoutMs: 5_000, heartbeatS: 1 } },
+    {
+      args: ['--drain-timeout', '2m', '--confirm-timeout', '5s', '--heartbeat', '200ms'],
+      expected: { drainTimeoutMs: 120_000, confirmTimeoutMs: 5_000, heartbeatS: 1 },
+    },
     { args: ['--urls', 'amqp://u:p@h:5672,amqp://u:p@h:5673'], expected: { urls: ['amqp://u:p@h:5672', 'amqp://u:p@h:5673'] } },
     { args: ['--csv', 'out.csv', '--json'], expected: { csvFile: 'out.csv', json: true } },
   ];

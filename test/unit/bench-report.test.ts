@@ -5,7 +5,14 @@ import type { BenchModeResult, BenchOptions, BenchResult, BenchSample } from '..
 
 const MB = 1024 * 1024;
 const NONE: LatencySummary = { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
-const lat = (p50Ms: number, p95Ms: number, p99Ms: number, maxMs: number, count = 1_000): LatencySummary => ({ count, p50Ms, p95Ms, p99Ms, maxMs, meanMs: p50Ms });
+const lat = (p50Ms: number, p95Ms: number, p99Ms: number, maxMs: number, count = 1_000): LatencySummary => ({
+  count,
+  p50Ms,
+  p95Ms,
+  p99Ms,
+  maxMs,
+  meanMs: p50Ms,
+});
 
 function sample(overrides: Partial<BenchSample> = {}): BenchSample {
   return {
@@ -51,7 +58,11 @@ function run(overrides: Partial<BenchModeResult> = {}): BenchModeResult {
     stoppedBy: 'time',
     drained: true,
     gaveUp: null,
-    samples: [sample(), sample({ second: 2, elapsedMs: 2_000 }), sample({ second: 3, elapsedMs: 2_500, intervalMs: 500, published: 0, confirmed: 10, consumed: 60 })],
+    samples: [
+      sample(),
+      sample({ second: 2, elapsedMs: 2_000 }),
+      sample({ second: 3, elapsedMs: 2_500, intervalMs: 500, published: 0, confirmed: 10, consumed: 60 }),
+    ],
     ...overrides,
   };
 }
@@ -76,7 +87,18 @@ const options: BenchOptions = {
 };
 
 const none = run({ label: 'none', mode: 'none', window: null, confirmed: 0, confirmLatency: NONE, publishRatePerSec: 20_000, consumeRatePerSec: 8_000 });
-const sync = run({ label: 'sync', mode: 'sync', window: null, published: 4_500, publishes: 4_500, confirmed: 4_500, consumed: 4_500, publishRatePerSec: 450, consumeRatePerSec: 449.6, confirmLatency: lat(2.1, 3.5, 6, 40) });
+const sync = run({
+  label: 'sync',
+  mode: 'sync',
+  window: null,
+  published: 4_500,
+  publishes: 4_500,
+  confirmed: 4_500,
+  consumed: 4_500,
+  publishRatePerSec: 450,
+  consumeRatePerSec: 449.6,
+  confirmLatency: lat(2.1, 3.5, 6, 40),
+});
 const asyncRun = run();
 
 function result(overrides: Partial<BenchResult> = {}): BenchResult {
@@ -111,7 +133,11 @@ describe('renderSampleLine', () => {
   });
 
   it('a short last interval: counts scaled to a second; no latency yet is "-"', () => {
-    const line = renderSampleLine('sync', sample({ elapsedMs: 2_500, intervalMs: 500, published: 100, confirmed: 100, consumed: 0, e2eLatency: NONE, cpuSeconds: 0.1 }), true);
+    const line = renderSampleLine(
+      'sync',
+      sample({ elapsedMs: 2_500, intervalMs: 500, published: 100, confirmed: 100, consumed: 0, e2eLatency: NONE, cpuSeconds: 0.1 }),
+      true,
+    );
     expect(line).toBe(
       'sync, time 2.5 s, sent 200 msg/s, confirmed 200 msg/s, nacked 0, received 0 msg/s, confirm p50/p95/p99 5.10/9.84/14.2 ms, e2e p50/p95/p99 -, cpu 20%, rss 92.4 MB',
     );
@@ -223,7 +249,10 @@ describe('renderBench', () => {
   it('interrupted: the run’s note, then that later modes were not run', () => {
     const cut = run({ stoppedBy: 'interrupted', drained: null, durationMs: 1_500 });
     const lines = renderBench(result({ runs: [none, cut], interrupted: true })).split('\n');
-    expect(lines.slice(-2)).toEqual(['async/256: interrupted after 1.50 s: its figures are what was measured until Ctrl+C', 'interrupted: the modes after the last one shown were not run']);
+    expect(lines.slice(-2)).toEqual([
+      'async/256: interrupted after 1.50 s: its figures are what was measured until Ctrl+C',
+      'interrupted: the modes after the last one shown were not run',
+    ]);
   });
 
   it('nothing measured', () => {
@@ -264,8 +293,19 @@ describe('renderCsv', () => {
       cpu_s: '0.85',
       rss_mb: '92.4',
     });
-    expect(last).toMatchObject({ second: '3', elapsed_s: '2.5', interval_s: '0.5', published: '0', publish_rate: '0', confirm_rate: '20', consume_rate: '120' });
-    const empty = renderCsv([run({ samples: [sample({ confirmLatency: NONE, intervalMs: 0 })] })]).trimEnd().split('\n')[1]!.split(',');
+    expect(last).toMatchObject({
+      second: '3',
+      elapsed_s: '2.5',
+      interval_s: '0.5',
+      published: '0',
+      publish_rate: '0',
+      confirm_rate: '20',
+      consume_rate: '120',
+    });
+    const empty = renderCsv([run({ samples: [sample({ confirmLatency: NONE, intervalMs: 0 })] })])
+      .trimEnd()
+      .split('\n')[1]!
+      .split(',');
     expect(empty[CSV_HEADER.indexOf('confirm_p50_ms')]).toBe('');
     expect(empty[CSV_HEADER.indexOf('publish_rate')]).toBe('');
   });

@@ -75,7 +75,8 @@ describe('portTakenIn', () => {
     },
     {
       name: 'Bind for 0.0.0.0 on the second node',
-      output: 'Error response from daemon: driver failed programming external connectivity on endpoint rmq-bench-rabbit2-1: Bind for 0.0.0.0:5673 failed: port is already allocated',
+      output:
+        'Error response from daemon: driver failed programming external connectivity on endpoint rmq-bench-rabbit2-1: Bind for 0.0.0.0:5673 failed: port is already allocated',
       expected: 5673,
     },
     {
@@ -106,10 +107,11 @@ describe('portTakenIn', () => {
     },
     {
       name: 'docker-compose v1 wording',
-      output: 'ERROR: for rabbit1  Cannot start service rabbit1: driver failed programming external connectivity on endpoint rmq-bench_rabbit1_1: Bind for 127.0.0.1:5672 failed: port is already allocated',
+      output:
+        'ERROR: for rabbit1  Cannot start service rabbit1: driver failed programming external connectivity on endpoint rmq-bench_rabbit1_1: Bind for 127.0.0.1:5672 failed: port is already allocated',
       expected: 5672,
     },
-    { name: 'unrelated failure', output: "Error response from daemon: No such image: rabbitmq:4.3-management", expected: null },
+    { name: 'unrelated failure', output: 'Error response from daemon: No such image: rabbitmq:4.3-management', expected: null },
     { name: 'a port in a harmless line', output: ' Container rmq-bench-rabbit1-1  Started 127.0.0.1:5672->5672/tcp', expected: null },
     { name: 'empty output', output: '', expected: null },
   ];

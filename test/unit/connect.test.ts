@@ -22,7 +22,11 @@ describe('parseUrls: accepted lists', () => {
     { name: 'spaces around the entries are trimmed', text: '  amqp://h1:5672 ,  amqp://h2:5672  ', expected: ['amqp://h1:5672', 'amqp://h2:5672'] },
     { name: 'empty entries are dropped', text: 'amqp://h1:5672,,amqp://h2:5672,', expected: ['amqp://h1:5672', 'amqp://h2:5672'] },
     { name: 'amqps with a vhost', text: 'amqps://demo:s3cret@rabbit.example.org:5671/%2F', expected: ['amqps://demo:s3cret@rabbit.example.org:5671/%2F'] },
-    { name: 'query parameters kept as written', text: 'amqp://h:5672/%2F?heartbeat=10&frameMax=8192', expected: ['amqp://h:5672/%2F?heartbeat=10&frameMax=8192'] },
+    {
+      name: 'query parameters kept as written',
+      text: 'amqp://h:5672/%2F?heartbeat=10&frameMax=8192',
+      expected: ['amqp://h:5672/%2F?heartbeat=10&frameMax=8192'],
+    },
     { name: 'scheme in capitals, returned as written', text: 'AMQP://h:5672', expected: ['AMQP://h:5672'] },
   ];
 

@@ -26,26 +26,63 @@ describe('deathSummary', () => {
     [{}, undefined],
     [{ 'x-death': [] }, undefined],
     [{ 'x-death': [{ reason: 'delivery_limit', queue: 'demo.orders', count: 1 }] }, 'delivery_limit from demo.orders ×1'],
-    [{ 'x-death': [{ reason: 'expired', queue: 'demo.retry', count: BigInt(3) }, { reason: 'rejected', queue: 'x', count: 1 }] }, 'expired from demo.retry ×3'],
+    [
+      {
+        'x-death': [
+          { reason: 'expired', queue: 'demo.retry', count: BigInt(3) },
+          { reason: 'rejected', queue: 'x', count: 1 },
+        ],
+      },
+      'expired from demo.retry ×3',
+    ],
   ])('case %#', (headers, expected) => {
     expect(deathSummary(headers as Record<string, unknown> | undefined)).toBe(expected);
   });
 });
 
 describe('renderDelivery', () => {
-  const base: DeliveryRecord = { atMs: 1, messageId: 'r1-7', redelivered: false, deliveryCount: undefined, acquiredCount: undefined, death: undefined, outcome: 'processed' };
+  const base: DeliveryRecord = {
+    atMs: 1,
+    messageId: 'r1-7',
+    redelivered: false,
+    deliveryCount: undefined,
+    acquiredCount: undefined,
+    death: undefined,
+    outcome: 'processed',
+  };
   it.each([
     [base, 'delivery #1 of r1-7 (first delivery) → processed'],
-    [{ ...base, deliveryCount: 2, acquiredCount: 3, redelivered: true, outcome: 'crash' as const }, 'delivery #3 of r1-7 (x-delivery-count 2, x-acquired-count 3, redelivered) → crash'],
-    [{ ...base, messageId: undefined, death: 'expired from demo.retry ×1' }, 'delivery #1 of (no message id) (first delivery, x-death: expired from demo.retry ×1) → processed'],
+    [
+      { ...base, deliveryCount: 2, acquiredCount: 3, redelivered: true, outcome: 'crash' as const },
+      'delivery #3 of r1-7 (x-delivery-count 2, x-acquired-count 3, redelivered) → crash',
+    ],
+    [
+      { ...base, messageId: undefined, death: 'expired from demo.retry ×1' },
+      'delivery #1 of (no message id) (first delivery, x-death: expired from demo.retry ×1) → processed',
+    ],
   ])('case %#', (d, expected) => expect(renderDelivery(d)).toBe(expected));
 });
 
 describe('renderConsumer', () => {
   const r: ConsumerResult = {
-    queue: 'q', autoAck: false, prefetch: 0, received: 5, processed: 3, duplicatesSkipped: 1, acked: 4, nacked: 1, rejected: 0, crashes: 0,
-    byOutcome: { processed: 3, 'duplicate-skipped': 1, 'nack-requeue': 1 }, reconnects: 0, maxHeld: 5, lastProcessedAtMs: 10, durationMs: 1500,
-    stoppedBecause: 'idle', gaveUp: null, deliveries: [],
+    queue: 'q',
+    autoAck: false,
+    prefetch: 0,
+    received: 5,
+    processed: 3,
+    duplicatesSkipped: 1,
+    acked: 4,
+    nacked: 1,
+    rejected: 0,
+    crashes: 0,
+    byOutcome: { processed: 3, 'duplicate-skipped': 1, 'nack-requeue': 1 },
+    reconnects: 0,
+    maxHeld: 5,
+    lastProcessedAtMs: 10,
+    durationMs: 1500,
+    stoppedBecause: 'idle',
+    gaveUp: null,
+    deliveries: [],
   };
   it('names the ack mode, the failure action and every count', () => {
     const text = renderConsumer(r, 'nack-requeue');
@@ -61,14 +98,39 @@ describe('renderConsumer', () => {
 
 describe('renderConsumerCrash', () => {
   const run = (mode: CrashRun['mode'], over: Partial<CrashRun> = {}): CrashRun => ({
-    mode, run: 1, published: 100, confirmed: 100, processedBeforeKill: 30, processed: 100, lost: 0, processedTwice: 0, duplicatesSkipped: 0, unexpected: 0, ...over,
+    mode,
+    run: 1,
+    published: 100,
+    confirmed: 100,
+    processedBeforeKill: 30,
+    processed: 100,
+    lost: 0,
+    processedTwice: 0,
+    duplicatesSkipped: 0,
+    unexpected: 0,
+    ...over,
   });
   const result = (runs: CrashRun[], ok = true, reasons: string[] = []): ConsumerCrashResult => ({
-    options: { queue: 'q', exchange: '', count: 100, prefetch: 50, workMs: 2, ackEvery: 10, killAt: 0.3, runs: 1, modes: ['autoack', 'manual', 'idempotent'], idleTimeoutMs: 3000 },
-    runs, ok, reasons,
+    options: {
+      queue: 'q',
+      exchange: '',
+      count: 100,
+      prefetch: 50,
+      workMs: 2,
+      ackEvery: 10,
+      killAt: 0.3,
+      runs: 1,
+      modes: ['autoack', 'manual', 'idempotent'],
+      idleTimeoutMs: 3000,
+    },
+    runs,
+    ok,
+    reasons,
   });
   it('one column per mode, verdict lines in plain words', () => {
-    const text = renderConsumerCrash(result([run('autoack', { processed: 31, lost: 69 }), run('manual', { processedTwice: 4 }), run('idempotent', { duplicatesSkipped: 3 })]));
+    const text = renderConsumerCrash(
+      result([run('autoack', { processed: 31, lost: 69 }), run('manual', { processedTwice: 4 }), run('idempotent', { duplicatesSkipped: 3 })]),
+    );
     expect(text).toMatch(/lost\s+69\s+0\s+0/);
     expect(text).toContain('autoack: 69 messages lost');
     expect(text).toContain('manual ack: 0 lost; 4 processed twice');

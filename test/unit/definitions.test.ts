@@ -89,7 +89,11 @@ describe('parseDefinitions on broken input', () => {
       text: '{"queues": [{"vhost": "/", "name": "demo.orders"}, {"vhost": "/", "durable": true}]}',
       message: 'cluster/definitions.json: queues[1].name must be a string',
     },
-    { name: 'a binding without destination_type', text: '{"bindings": [{"vhost": "/", "source": "a", "destination": "b"}]}', message: 'cluster/definitions.json: bindings[0].destination_type must be a string' },
+    {
+      name: 'a binding without destination_type',
+      text: '{"bindings": [{"vhost": "/", "source": "a", "destination": "b"}]}',
+      message: 'cluster/definitions.json: bindings[0].destination_type must be a string',
+    },
     {
       name: 'a policy without definition',
       text: '{"policies": [{"vhost": "/", "name": "p", "pattern": ".*"}]}',
@@ -117,7 +121,11 @@ describe('parseDefinitions on broken input', () => {
     { name: 'missing colon', text: '{\n  "users": [],\n  "queues" []\n}', where: 'line 3, column 12' },
     { name: 'trailing comma', text: '{\n  "users": [],\n}', where: 'line 3, column 1' },
     { name: 'two documents', text: '{}\n{}', where: 'line 2, column 1' },
-    { name: 'the real file with a missing comma', text: realText.replace('"demo.dlx", "vhost"', '"demo.dlx" "vhost"'), where: `line ${lineOf(realText, '"demo.dlx", "vhost"')}, column ` },
+    {
+      name: 'the real file with a missing comma',
+      text: realText.replace('"demo.dlx", "vhost"', '"demo.dlx" "vhost"'),
+      where: `line ${lineOf(realText, '"demo.dlx", "vhost"')}, column `,
+    },
     { name: 'an unquoted value', text: '{\n  "exchanges": [\n    { "name": "demo.orders", "type": direct }\n  ]\n}', where: 'line 3, column 38' },
     { name: 'input that ends inside an array', text: '{"users": [', where: 'line 1, column 12' },
     { name: 'a truncated file', text: realText.slice(0, realText.indexOf('"bindings"')), where: 'line ' },
@@ -148,7 +156,10 @@ describe('quorumQueues', () => {
     {
       name: 'vhost default_queue_type quorum, no argument',
       vhosts: [{ name: '/', default_queue_type: 'quorum' }],
-      queues: [{ vhost: '/', name: 'q1' }, { vhost: '/', name: 'q2', arguments: {} }],
+      queues: [
+        { vhost: '/', name: 'q1' },
+        { vhost: '/', name: 'q2', arguments: {} },
+      ],
       expected: ['q1', 'q2'],
     },
     {
@@ -160,7 +171,10 @@ describe('quorumQueues', () => {
     {
       name: 'explicit classic wins over a quorum vhost default',
       vhosts: [{ name: '/', default_queue_type: 'quorum' }],
-      queues: [{ vhost: '/', name: 'legacy', arguments: { 'x-queue-type': 'classic' } }, { vhost: '/', name: 'q1' }],
+      queues: [
+        { vhost: '/', name: 'legacy', arguments: { 'x-queue-type': 'classic' } },
+        { vhost: '/', name: 'q1' },
+      ],
       expected: ['q1'],
     },
     {

@@ -30,9 +30,19 @@ describe('returnPlan', () => {
   const brief = (type: 'all' | 'failed' | 'returned', n: number, min = 2000, max = 10000) =>
     returnPlan(type, n, min, max).map((p) => `${p.kind}:${p.deliveryCount}:${p.expectedMs}`);
   it.each([
-    ['failed: reject and close in turn, counted, then one nack back at once', 'failed', 4, ['reject:1:2000', 'close:2:4000', 'reject:3:6000', 'close:4:8000', 'nack:4:0']],
+    [
+      'failed: reject and close in turn, counted, then one nack back at once',
+      'failed',
+      4,
+      ['reject:1:2000', 'close:2:4000', 'reject:3:6000', 'close:4:8000', 'nack:4:0'],
+    ],
     ['returned: nacks wait min (count stays 0), then one reject back at once', 'returned', 3, ['nack:0:2000', 'nack:0:2000', 'nack:0:2000', 'reject:1:0']],
-    ['all: reject, nack, close; a nack waits min × the count so far', 'all', 5, ['reject:1:2000', 'nack:1:2000', 'close:2:4000', 'reject:3:6000', 'nack:3:6000']],
+    [
+      'all: reject, nack, close; a nack waits min × the count so far',
+      'all',
+      5,
+      ['reject:1:2000', 'nack:1:2000', 'close:2:4000', 'reject:3:6000', 'nack:3:6000'],
+    ],
   ] as const)('%s', (_name, type, n, expected) => {
     expect(brief(type, n)).toEqual(expected);
   });
@@ -119,8 +129,34 @@ describe('renderDelayedRetryDemo', () => {
     deliveryLimit: 5,
     messages: ['a', 'b'],
     rounds: [
-      { index: 1, kind: 'reject', class: 'failed', delayed: true, deliveryCount: 1, expectedMs: 500, measured: [{ messageId: 'a', delayMs: 503, deliveryCount: 1 }, { messageId: 'b', delayMs: 540, deliveryCount: 1 }], messagesDelayedSeen: 2, ok: true },
-      { index: 2, kind: 'nack', class: 'returned', delayed: false, deliveryCount: 1, expectedMs: 0, measured: [{ messageId: 'a', delayMs: 4, deliveryCount: 1 }, { messageId: 'b', delayMs: 4, deliveryCount: 1 }], messagesDelayedSeen: null, ok: true },
+      {
+        index: 1,
+        kind: 'reject',
+        class: 'failed',
+        delayed: true,
+        deliveryCount: 1,
+        expectedMs: 500,
+        measured: [
+          { messageId: 'a', delayMs: 503, deliveryCount: 1 },
+          { messageId: 'b', delayMs: 540, deliveryCount: 1 },
+        ],
+        messagesDelayedSeen: 2,
+        ok: true,
+      },
+      {
+        index: 2,
+        kind: 'nack',
+        class: 'returned',
+        delayed: false,
+        deliveryCount: 1,
+        expectedMs: 0,
+        measured: [
+          { messageId: 'a', delayMs: 4, deliveryCount: 1 },
+          { messageId: 'b', delayMs: 4, deliveryCount: 1 },
+        ],
+        messagesDelayedSeen: null,
+        ok: true,
+      },
     ],
     deliveries: [],
     processed: 2,
@@ -136,7 +172,12 @@ describe('renderDelayedRetryDemo', () => {
     expect(text).toContain('verdict: OK');
   });
   it('a failed run lists its problems and fails', () => {
-    const text = renderDelayedRetryDemo({ ...base, ok: false, problems: ['return #1 (reject) of a: came back after 6 ms, before the 500 ms delay'], setup: { ...base.setup, skipped: true } });
+    const text = renderDelayedRetryDemo({
+      ...base,
+      ok: false,
+      problems: ['return #1 (reject) of a: came back after 6 ms, before the 500 ms delay'],
+      setup: { ...base.setup, skipped: true },
+    });
     expect(text).toContain('setup: none (--skip-setup)');
     expect(text).toContain('came back after 6 ms');
     expect(text).toContain('verdict: FAILED');

@@ -29,7 +29,12 @@ describe('deadLetterRow', () => {
     });
   });
   it('a message that never died: all unknown', () => {
-    expect(deadLetterRow({ content: Buffer.alloc(0), properties: {} })).toMatchObject({ messageId: undefined, reason: undefined, count: undefined, firstDeathAt: undefined });
+    expect(deadLetterRow({ content: Buffer.alloc(0), properties: {} })).toMatchObject({
+      messageId: undefined,
+      reason: undefined,
+      count: undefined,
+      firstDeathAt: undefined,
+    });
   });
 });
 

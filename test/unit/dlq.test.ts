@@ -6,7 +6,15 @@ describe('deadMessageOf (x-death parsing)', () => {
   it.each([
     [
       'delivery limit',
-      { messageId: 'a', headers: { 'x-first-death-reason': 'delivery_limit', 'x-first-death-queue': 'demo.orders', 'x-delivery-count': 5, 'x-death': [{ reason: 'delivery_limit', queue: 'demo.orders', count: 1 }] } },
+      {
+        messageId: 'a',
+        headers: {
+          'x-first-death-reason': 'delivery_limit',
+          'x-first-death-queue': 'demo.orders',
+          'x-delivery-count': 5,
+          'x-death': [{ reason: 'delivery_limit', queue: 'demo.orders', count: 1 }],
+        },
+      },
       { messageId: 'a', firstDeathReason: 'delivery_limit', firstDeathQueue: 'demo.orders', deathCount: 1, deliveryCount: 5 },
     ],
     [
@@ -24,7 +32,11 @@ describe('deadMessageOf (x-death parsing)', () => {
       },
       { messageId: 'b', firstDeathReason: 'rejected', firstDeathQueue: 'demo.orders', deathCount: 3, deliveryCount: undefined },
     ],
-    ['no headers', { messageId: undefined, headers: undefined }, { messageId: undefined, firstDeathReason: undefined, firstDeathQueue: undefined, deathCount: undefined, deliveryCount: undefined }],
+    [
+      'no headers',
+      { messageId: undefined, headers: undefined },
+      { messageId: undefined, firstDeathReason: undefined, firstDeathQueue: undefined, deathCount: undefined, deliveryCount: undefined },
+    ],
   ])('%s', (_name, properties, expected) => {
     expect(deadMessageOf({ properties: properties as { messageId?: unknown; headers?: Record<string, unknown> } })).toEqual(expected);
   });
@@ -35,7 +47,17 @@ describe('renderDlqDemo', () => {
     const text = renderDlqDemo({
       ok: false,
       results: [
-        { reason: 'delivery_limit', how: 'crash', published: 3, deliveriesPerMessage: { a: 6, b: 6, c: 6 }, expectedInDlq: 3, dead: [{ messageId: 'a', firstDeathReason: 'delivery_limit', firstDeathQueue: 'demo.orders', deathCount: 1, deliveryCount: 5 }], leftInQueue: 0, ok: false, problems: ['1 messages in demo.dlq, expected 3'] },
+        {
+          reason: 'delivery_limit',
+          how: 'crash',
+          published: 3,
+          deliveriesPerMessage: { a: 6, b: 6, c: 6 },
+          expectedInDlq: 3,
+          dead: [{ messageId: 'a', firstDeathReason: 'delivery_limit', firstDeathQueue: 'demo.orders', deathCount: 1, deliveryCount: 5 }],
+          leftInQueue: 0,
+          ok: false,
+          problems: ['1 messages in demo.dlq, expected 3'],
+        },
         { reason: 'expired', how: 'ttl', published: 3, deliveriesPerMessage: {}, expectedInDlq: 3, dead: [], leftInQueue: 0, ok: true, problems: [] },
       ],
     });

@@ -23,7 +23,11 @@ describe('LatencyRecorder', () => {
     expect(r.summary()).toEqual({ count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null });
   });
 
-  const cases: { name: string; values: number[]; expected: Omit<LatencySummary, 'count'> & { p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; meanMs: number } }[] = [
+  const cases: {
+    name: string;
+    values: number[];
+    expected: Omit<LatencySummary, 'count'> & { p50Ms: number; p95Ms: number; p99Ms: number; maxMs: number; meanMs: number };
+  }[] = [
     { name: '1..1000 ms, one each', values: range(1, 1_000), expected: { p50Ms: 500, p95Ms: 950, p99Ms: 990, maxMs: 1_000, meanMs: 500.5 } },
     { name: 'one value', values: [12.345], expected: { p50Ms: 12.345, p95Ms: 12.345, p99Ms: 12.345, maxMs: 12.345, meanMs: 12.345 } },
     { name: 'sub-millisecond', values: times(100, 0.25), expected: { p50Ms: 0.25, p95Ms: 0.25, p99Ms: 0.25, maxMs: 0.25, meanMs: 0.25 } },

@@ -50,8 +50,16 @@ describe('locateJsonError: where it first goes wrong', () => {
     { name: 'bad \\u escape', text: '["\\u12G4"]', expected: { offset: 2, line: 1, column: 3, reason: 'bad \\u escape' } },
     { name: "bad literal 'tru'", text: '[tru]', expected: { offset: 1, line: 1, column: 2, reason: 'unexpected "t", expected a value' } },
     { name: "bad literal 'tru' as a value", text: '{"ok": tru}', expected: { offset: 7, line: 1, column: 8, reason: 'unexpected "t", expected a value' } },
-    { name: 'single quotes', text: "{'a': 1}", expected: { offset: 1, line: 1, column: 2, reason: `unexpected "'", expected a property name in double quotes` } },
-    { name: 'garbage after the document', text: '{"a":1} x', expected: { offset: 8, line: 1, column: 9, reason: 'unexpected "x" after the end of the document' } },
+    {
+      name: 'single quotes',
+      text: "{'a': 1}",
+      expected: { offset: 1, line: 1, column: 2, reason: `unexpected "'", expected a property name in double quotes` },
+    },
+    {
+      name: 'garbage after the document',
+      text: '{"a":1} x',
+      expected: { offset: 8, line: 1, column: 9, reason: 'unexpected "x" after the end of the document' },
+    },
     { name: 'a second closing brace', text: '{"a":1}}', expected: { offset: 7, line: 1, column: 8, reason: 'unexpected "}" after the end of the document' } },
     { name: 'two documents', text: '{}\n{}', expected: { offset: 3, line: 2, column: 1, reason: 'unexpected "{" after the end of the document' } },
     { name: 'truncated array', text: '{"a": [1, 2', expected: { offset: 11, line: 1, column: 12, reason: `unexpected end of input, expected ',' or ']'` } },

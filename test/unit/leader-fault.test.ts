@@ -88,7 +88,14 @@ function fakeDriver(clock: FakeClock, script: Script) {
       };
       return {
         oldLeader: 'rabbit2',
-        before: { name: 'q', type: 'quorum', leader: 'rabbit@rabbit2', members: ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'], online: ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'], messages: 0 },
+        before: {
+          name: 'q',
+          type: 'quorum',
+          leader: 'rabbit@rabbit2',
+          members: ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'],
+          online: ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'],
+          messages: 0,
+        },
         fault: applied,
       };
     },
@@ -140,7 +147,14 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
     restored: boolean;
     error: (new (...a: never[]) => Error) | null;
   }[] = [
-    { name: 'restore once the new leader is seen', script: {}, phases: ['faulting', 'electing', 'restoring', 'rejoining', 'rejoined'], restores: 1, restored: true, error: null },
+    {
+      name: 'restore once the new leader is seen',
+      script: {},
+      phases: ['faulting', 'electing', 'restoring', 'rejoining', 'rejoined'],
+      restores: 1,
+      restored: true,
+      error: null,
+    },
     {
       name: '--no-restore: left faulted, never restored',
       script: {},
@@ -175,7 +189,14 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
       restored: true,
       error: DeadlineError,
     },
-    { name: 'the fault call fails: nothing to restore', script: { faultFails: true }, phases: ['faulting', 'failed'], restores: 0, restored: false, error: Error },
+    {
+      name: 'the fault call fails: nothing to restore',
+      script: { faultFails: true },
+      phases: ['faulting', 'failed'],
+      restores: 0,
+      restored: false,
+      error: Error,
+    },
   ];
   for (const c of ends) {
     it(c.name, async () => {
@@ -275,7 +296,8 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
     ac.abort();
     const { driver, calls } = fakeDriver(clock, {});
     const ctx = { signal: ac.signal, log: () => undefined } as unknown as Context;
-    const out = await startLeaderFault(ctx, { vhost: '/', queue: 'q' }, 'pause', { restoreAfterMs: 0, electionTimeoutMs: 1, rejoinTimeoutMs: 1, clock, driver }).done;
+    const out = await startLeaderFault(ctx, { vhost: '/', queue: 'q' }, 'pause', { restoreAfterMs: 0, electionTimeoutMs: 1, rejoinTimeoutMs: 1, clock, driver })
+      .done;
     expect(out.error).toBeInstanceOf(InterruptedError);
     expect(calls.fault).toBe(0);
   });

@@ -125,7 +125,11 @@ describe('parseQuorumStatus', () => {
     { name: 'garbage', text: 'Error: {:badrpc, :nodedown}', expected: none },
     { name: 'a bracket but broken JSON', text: 'Error:\n[{"Node Name": "rabbit@rabbit1", ', expected: none },
     { name: 'empty text', text: '', expected: none },
-    { name: 'non-object rows are skipped', text: '[1,"x",null,{"Node Name":"rabbit@rabbit3","Raft State":"leader","Term":9}]', expected: { leader: 'rabbit@rabbit3', members: [{ node: 'rabbit@rabbit3', state: 'leader', term: 9 }] } },
+    {
+      name: 'non-object rows are skipped',
+      text: '[1,"x",null,{"Node Name":"rabbit@rabbit3","Raft State":"leader","Term":9}]',
+      expected: { leader: 'rabbit@rabbit3', members: [{ node: 'rabbit@rabbit3', state: 'leader', term: 9 }] },
+    },
   ];
 
   it.each(cases)('$name', ({ text, expected }) => {

@@ -49,7 +49,10 @@ const ZERO_BUCKETS = { lost: 0, silentlyLost: 0, knownFailed: 0, indeterminateUn
 const cases: Case[] = [
   {
     name: 'confirms off, some unread: silently lost',
-    groups: [['aw', 1, 10], ['aw', 0, 3]],
+    groups: [
+      ['aw', 1, 10],
+      ['aw', 0, 3],
+    ],
     expected: {
       ...ZERO_BUCKETS,
       silentlyLost: 3,
@@ -67,7 +70,10 @@ const cases: Case[] = [
   },
   {
     name: 'confirmed but unread: lost, the verdict fails',
-    groups: [['awc', 1, 4], ['awc', 0, 2]],
+    groups: [
+      ['awc', 1, 4],
+      ['awc', 0, 2],
+    ],
     expected: {
       ...ZERO_BUCKETS,
       lost: 2,
@@ -79,12 +85,18 @@ const cases: Case[] = [
   },
   {
     name: 'one confirmed message unread: singular wording',
-    groups: [['awc', 1], ['awc', 0]],
+    groups: [
+      ['awc', 1],
+      ['awc', 0],
+    ],
     expected: { lost: 1, ok: false, reasons: ['1 confirmed message was never read (lost)'] },
   },
   {
     name: 'at-least-once: indeterminate, republished, confirmed, read twice',
-    groups: [['awc', 1, 3], ['awipwc', 2]],
+    groups: [
+      ['awc', 1, 3],
+      ['awipwc', 2],
+    ],
     expected: {
       ...ZERO_BUCKETS,
       recovered: 1,
@@ -99,12 +111,24 @@ const cases: Case[] = [
   },
   {
     name: 'many duplicates: extra deliveries named',
-    groups: [['awc', 3, 2], ['awc', 2, 15]],
-    expected: { duplicated: 17, duplicateDeliveries: 19, ok: true, advice: ['17 messages were delivered more than once (19 extra deliveries): make consumers idempotent'] },
+    groups: [
+      ['awc', 3, 2],
+      ['awc', 2, 15],
+    ],
+    expected: {
+      duplicated: 17,
+      duplicateDeliveries: 19,
+      ok: true,
+      advice: ['17 messages were delivered more than once (19 extra deliveries): make consumers idempotent'],
+    },
   },
   {
     name: 'indeterminate, never confirmed, unread',
-    groups: [['awi', 0], ['awipw', 0], ['awc', 1]],
+    groups: [
+      ['awi', 0],
+      ['awipw', 0],
+      ['awc', 1],
+    ],
     expected: {
       ...ZERO_BUCKETS,
       indeterminateUnread: 2,
@@ -121,7 +145,10 @@ const cases: Case[] = [
   },
   {
     name: 'mandatory, returned then acked, unread: known failed, not lost',
-    groups: [['awrc', 0], ['awc', 1]],
+    groups: [
+      ['awrc', 0],
+      ['awc', 1],
+    ],
     expected: {
       ...ZERO_BUCKETS,
       knownFailed: 1,
@@ -134,7 +161,10 @@ const cases: Case[] = [
   },
   {
     name: 'nacked and unread: known failed',
-    groups: [['awn', 0, 2], ['awn', 1]],
+    groups: [
+      ['awn', 0, 2],
+      ['awn', 1],
+    ],
     expected: { ...ZERO_BUCKETS, knownFailed: 2, counts: { nacked: 3, readDistinct: 1 }, ok: true },
   },
   {
@@ -149,7 +179,11 @@ const cases: Case[] = [
   },
   {
     name: 'never written (the connection was down), even if marked indeterminate',
-    groups: [['a', 0], ['ai', 0], ['awc', 1]],
+    groups: [
+      ['a', 0],
+      ['ai', 0],
+      ['awc', 1],
+    ],
     expected: {
       ...ZERO_BUCKETS,
       neverWritten: 2,
@@ -178,7 +212,15 @@ const cases: Case[] = [
   },
   {
     name: 'every bucket at once',
-    groups: [['awc', 1], ['awc', 0], ['aw', 0], ['awn', 0], ['awi', 0], ['a', 0], ['awipwc', 2]],
+    groups: [
+      ['awc', 1],
+      ['awc', 0],
+      ['aw', 0],
+      ['awn', 0],
+      ['awi', 0],
+      ['a', 0],
+      ['awipwc', 2],
+    ],
     expected: {
       lost: 1,
       silentlyLost: 1,
@@ -237,7 +279,10 @@ describe('reconcile', () => {
   });
 
   it('read-count saturation keeps duplicate deliveries exact', () => {
-    const ledger = ledgerOf([['awc', 0], ['awc', 1]]);
+    const ledger = ledgerOf([
+      ['awc', 0],
+      ['awc', 1],
+    ]);
     for (let i = 0; i < 70_000; i++) ledger.recordReadSeq(0);
     const r = reconcile(ledger);
     expect(r.counts.readTotal).toBe(70_001);
@@ -252,7 +297,11 @@ describe('reconcile', () => {
     [0, 0],
     [Infinity, 50],
   ])('sampleLimit %s keeps %d samples per list', (sampleLimit, kept) => {
-    const ledger = ledgerOf([['awc', 0, 50], ['aw', 0, 50], ['awc', 2, 50]]);
+    const ledger = ledgerOf([
+      ['awc', 0, 50],
+      ['aw', 0, 50],
+      ['awc', 2, 50],
+    ]);
     for (let i = 0; i < 30; i++) ledger.recordRead(`stranger-${i}`);
     const r = reconcile(ledger, sampleLimit === undefined ? {} : { sampleLimit });
     expect(r.samples.lost).toEqual(Array.from({ length: kept }, (_, i) => i));
@@ -268,7 +317,14 @@ describe('reconcile', () => {
   });
 
   it('a ledger back from JSON reconciles the same once the queue is re-read', () => {
-    const groups: Group[] = [['awc', 1, 5], ['awc', 0], ['aw', 0], ['awrc', 0], ['awipwc', 2], ['a', 0]];
+    const groups: Group[] = [
+      ['awc', 1, 5],
+      ['awc', 0],
+      ['aw', 0],
+      ['awrc', 0],
+      ['awipwc', 2],
+      ['a', 0],
+    ];
     const original = ledgerOf(groups);
     const copy = Ledger.fromJSON(JSON.parse(JSON.stringify(original)));
     expect(reconcile(copy).lost).toBe(7); // unread so far: every confirmed, non-returned message is lost
@@ -277,7 +333,13 @@ describe('reconcile', () => {
   });
 
   it('accountsBalance notices a bucket off by one', () => {
-    const r = reconcile(ledgerOf([['awc', 0], ['aw', 0], ['awc', 1]]));
+    const r = reconcile(
+      ledgerOf([
+        ['awc', 0],
+        ['aw', 0],
+        ['awc', 1],
+      ]),
+    );
     expect(accountsBalance(r)).toBe(true);
     for (const key of ['lost', 'silentlyLost', 'knownFailed', 'indeterminateUnread', 'neverWritten'] as const) {
       expect(accountsBalance({ ...r, [key]: r[key] + 1 })).toBe(false);

@@ -29,22 +29,12 @@ describe('messageId / parseMessageId', () => {
     expect(parseMessageId(id)).toEqual(expected);
   });
 
-  it.each([
-    'abc',
-    'run-',
-    '-5',
-    '',
-    'run-007',
-    'run-1e3',
-    'run-+1',
-    'run- 1',
-    'run-1.5',
-    'run-0x10',
-    'run-9007199254740992',
-    'run-12345678901234567890',
-  ])('%j is not a message id', (id) => {
-    expect(parseMessageId(id)).toBeUndefined();
-  });
+  it.each(['abc', 'run-', '-5', '', 'run-007', 'run-1e3', 'run-+1', 'run- 1', 'run-1.5', 'run-0x10', 'run-9007199254740992', 'run-12345678901234567890'])(
+    '%j is not a message id',
+    (id) => {
+      expect(parseMessageId(id)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['r', 0],

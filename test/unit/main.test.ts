@@ -33,7 +33,12 @@ afterEach(() => {
 describe('reportError: RmqBenchError → its exit code and one line', () => {
   const cases: { name: string; err: Error; code: number; line: string }[] = [
     { name: 'UsageError', err: new UsageError("--restore-after: '5x' is not a duration"), code: 2, line: "rmq-bench: --restore-after: '5x' is not a duration" },
-    { name: 'DataError', err: new DataError('cluster/definitions.json: "queues" must be an array'), code: 65, line: 'rmq-bench: cluster/definitions.json: "queues" must be an array' },
+    {
+      name: 'DataError',
+      err: new DataError('cluster/definitions.json: "queues" must be an array'),
+      code: 65,
+      line: 'rmq-bench: cluster/definitions.json: "queues" must be an array',
+    },
     { name: 'NotFoundError', err: new NotFoundError('no queue demo.nope in vhost /'), code: 66, line: 'rmq-bench: no queue demo.nope in vhost /' },
     {
       name: 'BrokerUnavailableError with a password in the URL',
@@ -110,7 +115,11 @@ describe('reportError: commander errors (commander has printed already)', () => 
 describe('reportError: anything else is an internal error (70)', () => {
   const cases: { name: string; err: unknown; line: string }[] = [
     { name: 'a plain Error', err: new Error('boom'), line: 'rmq-bench: internal error: boom' },
-    { name: 'only the first line of a multi-line message', err: new TypeError("Cannot read properties of undefined (reading 'leader')\n    at x"), line: "rmq-bench: internal error: Cannot read properties of undefined (reading 'leader')" },
+    {
+      name: 'only the first line of a multi-line message',
+      err: new TypeError("Cannot read properties of undefined (reading 'leader')\n    at x"),
+      line: "rmq-bench: internal error: Cannot read properties of undefined (reading 'leader')",
+    },
     {
       name: 'a password in the message is masked',
       err: new Error('socket closed: amqp://demo:s3cret@127.0.0.1:5674'),

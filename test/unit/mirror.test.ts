@@ -3,7 +3,7 @@ import { debianMirrorFrom } from '../../src/cluster/mirror.js';
 
 type SourceFile = { name: string; text: string };
 
-const deb822 = (...stanzas: string[]): string => stanzas.join('\n\n') + '\n';
+const deb822 = (...stanzas: string[]): string => `${stanzas.join('\n\n')}\n`;
 
 describe('debianMirrorFrom', () => {
   const cases: { name: string; files: SourceFile[]; expected: string | undefined }[] = [
@@ -63,7 +63,12 @@ describe('debianMirrorFrom', () => {
     },
     {
       name: 'deb822: the first main archive of several URIs',
-      files: [{ name: 'debian.sources', text: 'Types: deb\nURIs: cdrom:/media/ http://one.example.org/debian http://two.example.org/debian\nSuites: trixie\nComponents: main\n' }],
+      files: [
+        {
+          name: 'debian.sources',
+          text: 'Types: deb\nURIs: cdrom:/media/ http://one.example.org/debian http://two.example.org/debian\nSuites: trixie\nComponents: main\n',
+        },
+      ],
       expected: 'http://one.example.org/debian',
     },
     {
@@ -121,14 +126,24 @@ describe('debianMirrorFrom', () => {
     {
       name: 'only security, source and non-Debian archives: nothing found',
       files: [
-        { name: 'sources.list', text: 'deb http://security.example.org/debian-security bookworm-security main\ndeb-src http://mirror.example.org/debian bookworm main\n' },
+        {
+          name: 'sources.list',
+          text: 'deb http://security.example.org/debian-security bookworm-security main\ndeb-src http://mirror.example.org/debian bookworm main\n',
+        },
         { name: 'ubuntu.sources', text: 'Types: deb\nURIs: http://archive.example.org/ubuntu\nSuites: noble\n' },
         { name: 'off.sources', text: 'Types: deb\nURIs: http://mirror.example.org/debian\nSuites: trixie\nEnabled: no\n' },
       ],
       expected: undefined,
     },
     { name: 'no files', files: [], expected: undefined },
-    { name: 'empty files', files: [{ name: 'sources.list', text: '' }, { name: 'debian.sources', text: '' }], expected: undefined },
+    {
+      name: 'empty files',
+      files: [
+        { name: 'sources.list', text: '' },
+        { name: 'debian.sources', text: '' },
+      ],
+      expected: undefined,
+    },
   ];
 
   it.each(cases)('$name', ({ files, expected }) => {

@@ -166,8 +166,16 @@ describe('totals and verdict', () => {
 
   it.each([
     { name: 'outbox loss', run: runOf('outbox', 2, [0, 1, 1]), reason: 'outbox run 2: 1 of 3 events never read' },
-    { name: 'rows left pending', run: runOf('outbox', 1, [1, 1], { outbox: { written: 2, pending: 1, published: 1, integrity: 'ok' } }), reason: 'outbox run 1: 1 outbox rows still pending' },
-    { name: 'a corrupt outbox', run: runOf('outbox', 1, [1], { outbox: { written: 1, pending: 0, published: 1, integrity: 'page 3 is never used' } }), reason: 'outbox integrity check: page 3 is never used' },
+    {
+      name: 'rows left pending',
+      run: runOf('outbox', 1, [1, 1], { outbox: { written: 2, pending: 1, published: 1, integrity: 'ok' } }),
+      reason: 'outbox run 1: 1 outbox rows still pending',
+    },
+    {
+      name: 'a corrupt outbox',
+      run: runOf('outbox', 1, [1], { outbox: { written: 1, pending: 0, published: 1, integrity: 'page 3 is never used' } }),
+      reason: 'outbox integrity check: page 3 is never used',
+    },
     {
       name: 'processed twice by the idempotent consumer',
       run: runOf('naive', 1, [1], { idempotent: { received: 2, processed: 2, duplicatesRemoved: 0, processedTwice: 1 } }),
@@ -191,7 +199,12 @@ describe('renderProducerCrash', () => {
   });
 
   it('one row per figure, one column per mode', () => {
-    const row = (label: string): string[] => lines.find((l) => l.startsWith(label))!.slice(label.length).trim().split(/\s+/);
+    const row = (label: string): string[] =>
+      lines
+        .find((l) => l.startsWith(label))!
+        .slice(label.length)
+        .trim()
+        .split(/\s+/);
     expect(lines.find((l) => l.startsWith('  ') || l.startsWith(' '.repeat(10)))).toContain('naive (in memory)');
     expect(row('events intended')).toEqual(['100', '100']);
     expect(row('SIGKILLs')).toEqual(['2', '2']);
@@ -204,7 +217,11 @@ describe('renderProducerCrash', () => {
 
   it('no per-run table for a single run without a fault; one with --runs or --fault', () => {
     expect(text).not.toContain('kills at');
-    const faulted = renderProducerCrash({ ...result, options: { ...options, fault: 'kill' }, runs: runs.map((r) => ({ ...r, fault: { kind: 'kill', atPosition: 40, node: 'rabbit1', newLeader: 'rabbit2', electionMs: 900, error: null } })) });
+    const faulted = renderProducerCrash({
+      ...result,
+      options: { ...options, fault: 'kill' },
+      runs: runs.map((r) => ({ ...r, fault: { kind: 'kill', atPosition: 40, node: 'rabbit1', newLeader: 'rabbit2', electionMs: 900, error: null } })),
+    });
     expect(faulted).toContain("and a 'kill' of the queue leader during each");
     expect(faulted).toMatch(/naive\s+35→30 62→60\s+rabbit1→rabbit2 at 40\s+97\s+3\s+2/);
     expect(faulted).toMatch(/outbox\s+35 62\s+rabbit1→rabbit2 at 40\s+100\s+0\s+1/);

@@ -158,37 +158,120 @@ describe('createProgram: argv → invocation', () => {
         options: { ...consumerDefaults, prefetch: 0, failure: { action: 'reject-requeue', every: 3, rate: undefined }, workMs: 5, count: 10, ackEvery: 4 },
       },
     },
-    { args: ['consumer', '--idempotent'], expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '.rmq-bench/consumer.sqlite' } } },
-    { args: ['consumer', '--idempotent', '--store', '/tmp/s.db'], expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '/tmp/s.db' } } },
+    {
+      args: ['consumer', '--idempotent'],
+      expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '.rmq-bench/consumer.sqlite' } },
+    },
+    {
+      args: ['consumer', '--idempotent', '--store', '/tmp/s.db'],
+      expected: { command: 'consumer', options: { ...consumerDefaults, idempotent: true, storeFile: '/tmp/s.db' } },
+    },
     {
       args: ['delayed-retry-demo'],
       expected: {
         command: 'delayed-retry-demo',
-        options: { json: false, html: undefined, auto: false, type: 'all', minMs: 2000, maxMs: 10000, count: 3, returns: 5, via: 'policy', toleranceMs: 1000, skipSetup: false },
+        options: {
+          json: false,
+          html: undefined,
+          auto: false,
+          type: 'all',
+          minMs: 2000,
+          maxMs: 10000,
+          count: 3,
+          returns: 5,
+          via: 'policy',
+          toleranceMs: 1000,
+          skipSetup: false,
+        },
       },
     },
     {
       args: ['delayed-retry-demo', '--type', 'failed', '--min', '2s', '--max', '5000', '-n', '1', '--via', 'arguments', '--returns', '3'],
       expected: {
         command: 'delayed-retry-demo',
-        options: { json: false, html: undefined, auto: false, type: 'failed', minMs: 2000, maxMs: 5000, count: 1, returns: 3, via: 'arguments', toleranceMs: 1000, skipSetup: false },
+        options: {
+          json: false,
+          html: undefined,
+          auto: false,
+          type: 'failed',
+          minMs: 2000,
+          maxMs: 5000,
+          count: 1,
+          returns: 3,
+          via: 'arguments',
+          toleranceMs: 1000,
+          skipSetup: false,
+        },
       },
     },
     {
       args: ['retry-demo', '--backoff', '5s,30s,5m', '--time-scale', '0.1'],
-      expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: { backoffMs: [500, 3000, 30000], timeScale: 0.1 } } },
+      expected: {
+        command: 'retry-demo',
+        options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: { backoffMs: [500, 3000, 30000], timeScale: 0.1 } },
+      },
     },
-    { args: ['dlq-demo', '--html', 'report.html'], expected: { command: 'dlq-demo', options: { json: false, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 } } },
-    { args: ['dlq-demo', '--reason', 'maxlen,rejected'], expected: { command: 'dlq-demo', options: { json: false, html: undefined, auto: false, reasons: ['rejected', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 } } },
-    { args: ['dlq-demo', '--reason', 'all'], expected: { command: 'dlq-demo', options: { json: false, html: undefined, auto: false, reasons: ['delivery_limit', 'rejected', 'expired', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 } } },
-    { args: ['durability-demo', '--how', 'kill', '-n', '10'], expected: { command: 'durability-demo', options: { json: false, html: undefined, auto: false, count: 10, how: 'kill', restartTimeoutMs: 180_000, queueAgeMs: 10_000 } } },
-    { args: ['retry-demo'], expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } } },
+    {
+      args: ['dlq-demo', '--html', 'report.html'],
+      expected: {
+        command: 'dlq-demo',
+        options: { json: false, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 },
+      },
+    },
+    {
+      args: ['dlq-demo', '--reason', 'maxlen,rejected'],
+      expected: {
+        command: 'dlq-demo',
+        options: { json: false, html: undefined, auto: false, reasons: ['rejected', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 },
+      },
+    },
+    {
+      args: ['dlq-demo', '--reason', 'all'],
+      expected: {
+        command: 'dlq-demo',
+        options: {
+          json: false,
+          html: undefined,
+          auto: false,
+          reasons: ['delivery_limit', 'rejected', 'expired', 'maxlen'],
+          count: 3,
+          ttlMs: 1000,
+          maxLength: 2,
+        },
+      },
+    },
+    {
+      args: ['durability-demo', '--how', 'kill', '-n', '10'],
+      expected: {
+        command: 'durability-demo',
+        options: { json: false, html: undefined, auto: false, count: 10, how: 'kill', restartTimeoutMs: 180_000, queueAgeMs: 10_000 },
+      },
+    },
+    {
+      args: ['retry-demo'],
+      expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } },
+    },
     // Landed (issue #8): a real invocation, its seed picked by the command when not given.
     {
       args: ['producer-crash'],
       expected: {
         command: 'producer-crash',
-        options: { json: false, html: undefined, count: 2_000, kills: 3, runs: 1, modes: ['naive', 'outbox'], ratePerSec: 0, printEvery: 100, seed: undefined, fault: 'none', childTimeoutMs: 300_000, electionTimeoutMs: 60_000, rejoinTimeoutMs: 180_000, drainIdleMs: 3_000 },
+        options: {
+          json: false,
+          html: undefined,
+          count: 2_000,
+          kills: 3,
+          runs: 1,
+          modes: ['naive', 'outbox'],
+          ratePerSec: 0,
+          printEvery: 100,
+          seed: undefined,
+          fault: 'none',
+          childTimeoutMs: 300_000,
+          electionTimeoutMs: 60_000,
+          rejoinTimeoutMs: 180_000,
+          drainIdleMs: 3_000,
+        },
       },
     },
   ];
@@ -233,7 +316,11 @@ describe('createProgram: usage errors', () => {
   const cases: { args: string[]; code: string; stderrText: string }[] = [
     { args: ['failover', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
     { args: ['delayed-retry-demo', '--type', 'sometimes'], code: 'commander.invalidArgument', stderrText: 'sometimes' },
-    { args: ['compare', '--html', '/no/such/dir/r.html'], code: 'commander.invalidArgument', stderrText: "directory '/no/such/dir' does not exist or is not writable" },
+    {
+      args: ['compare', '--html', '/no/such/dir/r.html'],
+      code: 'commander.invalidArgument',
+      stderrText: "directory '/no/such/dir' does not exist or is not writable",
+    },
     { args: ['dlq-demo', '--reason', 'expired,bored'], code: 'commander.invalidArgument', stderrText: "'bored' is not one of" },
     { args: ['durability-demo', '--how', 'gently'], code: 'commander.invalidArgument', stderrText: 'gently' },
     { args: ['dlq-demo', '--html', '/tmp'], code: 'commander.invalidArgument', stderrText: "'/tmp' is a directory" },
@@ -307,7 +394,10 @@ describe('producer: argv → options', () => {
     { args: ['--window', '32'], expected: { window: 32 } },
     { args: ['--routing-key', 'nowhere', '--mandatory'], expected: { routingKey: 'nowhere', mandatory: true } },
     { args: ['--queue', 'bench.q1'], expected: { queue: 'bench.q1', routingKey: 'bench.q1' } },
-    { args: ['--exchange', 'amq.direct', '--queue', 'bench.q1', '--routing-key', 'k'], expected: { exchange: 'amq.direct', queue: 'bench.q1', routingKey: 'k' } },
+    {
+      args: ['--exchange', 'amq.direct', '--queue', 'bench.q1', '--routing-key', 'k'],
+      expected: { exchange: 'amq.direct', queue: 'bench.q1', routingKey: 'k' },
+    },
     { args: ['--rate', '0'], expected: { ratePerSec: 0 } },
     { args: ['-r', '500'], expected: { ratePerSec: 500 } },
     { args: ['--urls', urls.join(',')], expected: { urls } },

@@ -89,7 +89,9 @@ describe('renderFailover', () => {
     expect(lineStarting(text, 'fault ')).toBe('fault          kill: SIGKILL the container (a crash: no clean shutdown); the call took 41 ms');
     expect(lineStarting(text, 'old leader')).toBe('old leader     rabbit@rabbit2');
     expect(lineStarting(text, 'new leader')).toBe('new leader     rabbit@rabbit1');
-    expect(lineStarting(text, 'election')).toBe("election       2.34 s (fault issued → new leader seen by the survivors' management API (polled every 100 ms))");
+    expect(lineStarting(text, 'election')).toBe(
+      "election       2.34 s (fault issued → new leader seen by the survivors' management API (polled every 100 ms))",
+    );
     expect(lineStarting(text, 'node down for')).toBe('node down for  2.50 s');
     expect(lineStarting(text, 'rejoin')).toBe(
       'rejoin         14.2 s (restore → rabbit@rabbit2 running in the cluster with 3 of 3 members online, then stable for 3 s)',
@@ -99,7 +101,9 @@ describe('renderFailover', () => {
 
   it('seen by quorum_status in a survivor', () => {
     const text = renderFailover({ ...failover, fault: 'pause', detectedBy: 'cli', electionMs: 61_000 });
-    expect(lineStarting(text, 'election')).toBe("election       1 m 1 s (fault issued → new leader seen by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call))");
+    expect(lineStarting(text, 'election')).toBe(
+      "election       1 m 1 s (fault issued → new leader seen by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call))",
+    );
     expect(lineStarting(text, 'fault ')).toMatch(/^fault\s+pause: freeze the container/);
   });
 
@@ -136,7 +140,11 @@ describe('renderUp', () => {
       head: 'cluster up (RabbitMQ 4.3.6) in 48.2 s; image rabbitmq:4.3-management present',
     },
     { name: 'cold start, no image step, unknown version', result: { ...up, image: undefined, version: undefined }, head: 'cluster up (RabbitMQ ?) in 48.2 s' },
-    { name: 'already up', result: { ...up, alreadyUp: true, elapsedMs: 312, image: undefined }, head: 'cluster already up (RabbitMQ 4.3.6), checked in 312 ms' },
+    {
+      name: 'already up',
+      result: { ...up, alreadyUp: true, elapsedMs: 312, image: undefined },
+      head: 'cluster already up (RabbitMQ 4.3.6), checked in 312 ms',
+    },
   ];
 
   it.each(heads)('$name', ({ result, head }) => {

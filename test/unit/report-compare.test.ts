@@ -253,7 +253,7 @@ describe('renderCompare', () => {
   });
 
   // With --fault none there is no fault point: the text must not claim one.
-  it("with --fault none it speaks of no fault point and no fault on the leader", () => {
+  it('with --fault none it speaks of no fault point and no fault on the leader', () => {
     const c = compareResult({
       options: { ...options, fault: 'none' },
       runs: [compareRun('confirms-on', 1, reconciliationOf('on-1', [])), compareRun('confirms-off', 1, reconciliationOf('off-1', []))],

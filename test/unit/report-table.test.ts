@@ -19,7 +19,12 @@ describe('renderTable', () => {
         ['no confirms', '12 ms', '0.5 %', '1,000'],
         ['confirms', '-', '0 %', '-'],
       ],
-      expected: ['run            p99   loss   sent', '-----------  -----  -----  -----', 'no confirms  12 ms  0.5 %  1,000', 'confirms         -    0 %      -'],
+      expected: [
+        'run            p99   loss   sent',
+        '-----------  -----  -----  -----',
+        'no confirms  12 ms  0.5 %  1,000',
+        'confirms         -    0 %      -',
+      ],
     },
     {
       name: 'one text cell makes the whole column text',

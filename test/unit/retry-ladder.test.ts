@@ -31,21 +31,51 @@ describe('ladderHistory reads x-death', () => {
   const xDeath = (entries: [string, string, number][]) => entries.map(([queue, reason, count]) => ({ queue, reason, count, exchange: '', 'routing-keys': [] }));
   it.each([
     ['first delivery: no x-death', undefined, 0, undefined],
-    ['after rung 1', { 'x-death': xDeath([['demo.backoff.1', 'expired', 1], ['demo.backoff.orders', 'rejected', 1]]), 'x-last-death-queue': 'demo.backoff.1' }, 1, 'demo.backoff.1'],
+    [
+      'after rung 1',
+      {
+        'x-death': xDeath([
+          ['demo.backoff.1', 'expired', 1],
+          ['demo.backoff.orders', 'rejected', 1],
+        ]),
+        'x-last-death-queue': 'demo.backoff.1',
+      },
+      1,
+      'demo.backoff.1',
+    ],
     [
       'after rung 2',
-      { 'x-death': xDeath([['demo.backoff.2', 'expired', 1], ['demo.backoff.orders', 'rejected', 2], ['demo.backoff.1', 'expired', 1]]), 'x-last-death-queue': 'demo.backoff.2' },
+      {
+        'x-death': xDeath([
+          ['demo.backoff.2', 'expired', 1],
+          ['demo.backoff.orders', 'rejected', 2],
+          ['demo.backoff.1', 'expired', 1],
+        ]),
+        'x-last-death-queue': 'demo.backoff.2',
+      },
       2,
       'demo.backoff.2',
     ],
-    ['counts only rejections from the work queue', { 'x-death': xDeath([['other', 'rejected', 7], ['demo.backoff.orders', 'expired', 1]]) }, 0, undefined],
+    [
+      'counts only rejections from the work queue',
+      {
+        'x-death': xDeath([
+          ['other', 'rejected', 7],
+          ['demo.backoff.orders', 'expired', 1],
+        ]),
+      },
+      0,
+      undefined,
+    ],
   ] as const)('%s', (_name, headers, earlier, lastRung) => {
     const h = ladderHistory(headers as Record<string, unknown> | undefined, 'demo.backoff.orders');
     expect(h.earlierAttempts).toBe(earlier);
     expect(h.lastRung).toBe(lastRung);
   });
   it('says each death in words', () => {
-    expect(ladderHistory({ 'x-death': xDeath([['demo.backoff.orders', 'rejected', 4]]) }, 'demo.backoff.orders').deaths).toEqual(['rejected from demo.backoff.orders ×4']);
+    expect(ladderHistory({ 'x-death': xDeath([['demo.backoff.orders', 'rejected', 4]]) }, 'demo.backoff.orders').deaths).toEqual([
+      'rejected from demo.backoff.orders ×4',
+    ]);
   });
 });
 
@@ -56,7 +86,13 @@ describe('checkLadderGaps: gap k is rung k’s TTL', () => {
     ['too late for rung 1', [0, 2000], [500, 1000], 1000, 1],
     ['more attempts than rungs', [0, 600, 1700, 1800], [500, 1000], 1000, 1],
   ])('%s', (_name, at, ttls, tol, problems) => {
-    expect(checkLadderGaps(at.map((atMs) => ({ atMs })), ttls, tol).problems).toHaveLength(problems);
+    expect(
+      checkLadderGaps(
+        at.map((atMs) => ({ atMs })),
+        ttls,
+        tol,
+      ).problems,
+    ).toHaveLength(problems);
   });
 });
 
@@ -89,8 +125,28 @@ describe('renderRetryLadder', () => {
     good: { messageId: 'g', failures: 1, processedTimes: 1 },
     poison: { messageId: 'p', attempts: 3, inDlq: true, dlqRoutingKey: 'attempt-3', deaths: ['rejected from demo.backoff.orders ×3'] },
     attempts: [
-      { messageId: 'g', attempt: 1, atMs: 5, gapMs: null, expectedGapMs: null, routingKey: 'attempt-1', earlierAttempts: 0, lastRung: undefined, outcome: 'failed' },
-      { messageId: 'g', attempt: 2, atMs: 560, gapMs: 555, expectedGapMs: 500, routingKey: 'attempt-2', earlierAttempts: 1, lastRung: 'demo.backoff.1', outcome: 'processed' },
+      {
+        messageId: 'g',
+        attempt: 1,
+        atMs: 5,
+        gapMs: null,
+        expectedGapMs: null,
+        routingKey: 'attempt-1',
+        earlierAttempts: 0,
+        lastRung: undefined,
+        outcome: 'failed',
+      },
+      {
+        messageId: 'g',
+        attempt: 2,
+        atMs: 560,
+        gapMs: 555,
+        expectedGapMs: 500,
+        routingKey: 'attempt-2',
+        earlierAttempts: 1,
+        lastRung: 'demo.backoff.1',
+        outcome: 'processed',
+      },
     ],
     ok: true,
     problems: [],

@@ -10,7 +10,11 @@ describe('checkGaps', () => {
     ['too late', [0, 7500], 5000, 2000, [7500], 1],
     ['exactly the TTL is fine', [0, 5000], 5000, 0, [5000], 0],
   ])('%s', (_name, at, ttl, tol, gaps, problemCount) => {
-    const r = checkGaps(at.map((atMs) => ({ atMs })), ttl, tol);
+    const r = checkGaps(
+      at.map((atMs) => ({ atMs })),
+      ttl,
+      tol,
+    );
     expect(r.gaps).toEqual(gaps);
     expect(r.problems).toHaveLength(problemCount);
   });

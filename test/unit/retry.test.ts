@@ -48,13 +48,23 @@ describe('retryUntil', () => {
     { name: 'holds at once: no sleep', results: ['rabbit@rabbit2'], calls: 1, sleeps: [] },
     { name: 'holds on the third call, default interval 250 ms', results: ['', '', 'rabbit@rabbit2'], calls: 3, sleeps: [250, 250] },
     { name: 'custom interval', results: ['', 'rabbit@rabbit3'], intervalMs: 100, calls: 2, sleeps: [100] },
-    { name: 'errors from fn count as "not yet"', results: [new Error('ECONNREFUSED'), new Error('socket hang up'), 'rabbit@rabbit1'], calls: 3, sleeps: [250, 250] },
+    {
+      name: 'errors from fn count as "not yet"',
+      results: [new Error('ECONNREFUSED'), new Error('socket hang up'), 'rabbit@rabbit1'],
+      calls: 3,
+      sleeps: [250, 250],
+    },
   ];
 
   it.each(returns)('returns when the predicate holds: $name', async ({ results, intervalMs, calls, sleeps }) => {
     const clock = fakeClock();
     const s = sequence(results);
-    const value = await retryUntil(s.fn, (v) => v !== '', { timeoutMs: 10_000, clock, describe: describeLast, ...(intervalMs === undefined ? {} : { intervalMs }) });
+    const value = await retryUntil(s.fn, (v) => v !== '', {
+      timeoutMs: 10_000,
+      clock,
+      describe: describeLast,
+      ...(intervalMs === undefined ? {} : { intervalMs }),
+    });
     expect(value).toBe(results[calls - 1]);
     expect(s.calls()).toBe(calls);
     expect(clock.sleeps).toEqual(sleeps);
@@ -103,7 +113,9 @@ describe('retryUntil', () => {
     const clock = fakeClock();
     const s = sequence(results);
     // The predicate wants rabbit@rabbit2, which never comes.
-    const err = await rejection(retryUntil(s.fn, (v) => v === 'rabbit@rabbit2', { timeoutMs, intervalMs, clock, describe: describeLast, hint: 'is the cluster up?' }));
+    const err = await rejection(
+      retryUntil(s.fn, (v) => v === 'rabbit@rabbit2', { timeoutMs, intervalMs, clock, describe: describeLast, hint: 'is the cluster up?' }),
+    );
     expect(err).toBeInstanceOf(DeadlineError);
     const d = err as DeadlineError;
     expect(d.exitCode).toBe(75);

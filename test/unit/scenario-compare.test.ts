@@ -6,17 +6,62 @@ import { compareRun, reconciliationOf } from './fixtures/runs.js';
 // w written, c confirm, i indeterminate; then how often each message was read, and how many.
 const runs: CompareRun[] = [
   // on 1: 13 attempted, 1 confirmed and never read (lost), 2 read twice.
-  compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 10], ['awc', 0], ['awc', 2, 2]]), { written: 13, reconnects: 1, longestStallMs: 800 }),
+  compareRun(
+    'confirms-on',
+    1,
+    reconciliationOf('on-1', [
+      ['awc', 1, 10],
+      ['awc', 0],
+      ['awc', 2, 2],
+    ]),
+    { written: 13, reconnects: 1, longestStallMs: 800 },
+  ),
   // off 1: 12 attempted, 4 written and never read (silently lost).
-  compareRun('confirms-off', 1, reconciliationOf('off-1', [['aw', 1, 8], ['aw', 0, 4]]), { written: 12, reconnects: 0, longestStallMs: 5_000 }),
+  compareRun(
+    'confirms-off',
+    1,
+    reconciliationOf('off-1', [
+      ['aw', 1, 8],
+      ['aw', 0, 4],
+    ]),
+    { written: 12, reconnects: 0, longestStallMs: 5_000 },
+  ),
   // on 2: 6 attempted, one indeterminate yet read (recovered), one read that is not ours; no loss.
-  compareRun('confirms-on', 2, reconciliationOf('on-2', [['awc', 1, 5], ['awi', 1]], 1), { written: 6, reconnects: 2, longestStallMs: 2_500 }),
+  compareRun(
+    'confirms-on',
+    2,
+    reconciliationOf(
+      'on-2',
+      [
+        ['awc', 1, 5],
+        ['awi', 1],
+      ],
+      1,
+    ),
+    { written: 6, reconnects: 2, longestStallMs: 2_500 },
+  ),
   // off 2: 7 attempted, all read.
   compareRun('confirms-off', 2, reconciliationOf('off-2', [['aw', 1, 7]]), { written: 7, reconnects: 3, longestStallMs: 100 }),
   // on 3: 5 attempted, 2 written with no confirm and never read (silently lost, not lost).
-  compareRun('confirms-on', 3, reconciliationOf('on-3', [['awc', 1, 3], ['aw', 0, 2]]), { written: 5, reconnects: 0, longestStallMs: 300 }),
+  compareRun(
+    'confirms-on',
+    3,
+    reconciliationOf('on-3', [
+      ['awc', 1, 3],
+      ['aw', 0, 2],
+    ]),
+    { written: 5, reconnects: 0, longestStallMs: 300 },
+  ),
   // off 3: 4 attempted, one never written (not a loss the totals count), 3 read.
-  compareRun('confirms-off', 3, reconciliationOf('off-3', [['a', 0], ['aw', 1, 3]]), { written: 3, reconnects: 1, longestStallMs: 200 }),
+  compareRun(
+    'confirms-off',
+    3,
+    reconciliationOf('off-3', [
+      ['a', 0],
+      ['aw', 1, 3],
+    ]),
+    { written: 3, reconnects: 1, longestStallMs: 200 },
+  ),
 ];
 
 const ZERO: Omit<ModeTotals, 'mode'> = {
@@ -85,7 +130,12 @@ describe('totalsFor', () => {
       runs: [runs[1]!],
       expected: { ...ZERO, mode: 'confirms-off', runs: 1, attempted: 12, reportedSent: 12, read: 8, silentlyLost: 4, maxStallMs: 5_000, runsWithLoss: 1 },
     },
-    { name: 'no run of the mode: all zero', mode: 'confirms-on', runs: runs.filter((r) => r.mode === 'confirms-off'), expected: { ...ZERO, mode: 'confirms-on' } },
+    {
+      name: 'no run of the mode: all zero',
+      mode: 'confirms-on',
+      runs: runs.filter((r) => r.mode === 'confirms-off'),
+      expected: { ...ZERO, mode: 'confirms-on' },
+    },
     { name: 'no runs at all', mode: 'confirms-off', runs: [], expected: { ...ZERO, mode: 'confirms-off' } },
   ];
 

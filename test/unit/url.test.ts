@@ -52,7 +52,11 @@ describe('maskUrlsIn', () => {
       text: 'GET http://127.0.0.1:15672/api/queues/%2F/demo.orders failed; amqp://demo@127.0.0.1:5672 refused',
       expected: 'GET http://127.0.0.1:15672/api/queues/%2F/demo.orders failed; amqp://demo@127.0.0.1:5672 refused',
     },
-    { name: 'no URL at all', text: 'node rabbit2 not healthy after 60000 ms (last state: starting)', expected: 'node rabbit2 not healthy after 60000 ms (last state: starting)' },
+    {
+      name: 'no URL at all',
+      text: 'node rabbit2 not healthy after 60000 ms (last state: starting)',
+      expected: 'node rabbit2 not healthy after 60000 ms (last state: starting)',
+    },
     { name: 'upper-case scheme', text: 'AMQP://demo:demo@h:5672', expected: 'AMQP://demo:***@h:5672' },
     { name: 'an e-mail address is not a URL', text: 'contact ops@example.org', expected: 'contact ops@example.org' },
   ];

@@ -70,9 +70,15 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     // commander's own messages (it prints them; main maps them to 2).
     { args: ['frobnicate'], line: "error: unknown command 'frobnicate'" },
     { args: ['verify'], line: "error: required option '--report <file>' not specified" },
-    { args: ['failover', '--fault', 'nuke'], line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect." },
+    {
+      args: ['failover', '--fault', 'nuke'],
+      line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect.",
+    },
     { args: ['dlq', 'replay', '--limit', '0'], line: "error: option '--limit <n>' argument '0' is invalid. '0' is not a positive whole number" },
-    { args: ['producer', '--urls', 'http://u:secret@h'], line: "error: option '--urls <list>' argument 'http://u:***@h' is invalid. the URL is not an amqp:// or amqps:// URL" },
+    {
+      args: ['producer', '--urls', 'http://u:secret@h'],
+      line: "error: option '--urls <list>' argument 'http://u:***@h' is invalid. the URL is not an amqp:// or amqps:// URL",
+    },
   ];
 
   it.each(cases)('$args', async ({ args, line }) => {

@@ -26,7 +26,10 @@ describe('parseWorkshop', () => {
     expect(b).toHaveLength(2);
     expect(b[0]!.commands).toEqual([{ line: 5, section: '1. Durability', args: ['durability-demo', '-n', '100'] }]);
     expect(b[0]!.output).toEqual({ start: 8, end: 10 });
-    expect(b[1]!.commands.map((c) => c.args)).toEqual([['compare', '--fault', 'kill'], ['cluster', 'status']]);
+    expect(b[1]!.commands.map((c) => c.args)).toEqual([
+      ['compare', '--fault', 'kill'],
+      ['cluster', 'status'],
+    ]);
     expect(b[1]!.output).toBeUndefined();
   });
   it('refuses a command it cannot run', () => {

@@ -10,7 +10,12 @@ export const clusterSize: Check = {
     return [
       s.nodes.length >= 3
         ? pass('cluster-size', cluster, `${s.nodes.length} nodes`)
-        : fail('cluster-size', cluster, `${plural(s.nodes.length, 'node')}: quorum queues need 3 to keep working when one node fails`, 'run at least 3 nodes (an odd number)'),
+        : fail(
+            'cluster-size',
+            cluster,
+            `${plural(s.nodes.length, 'node')}: quorum queues need 3 to keep working when one node fails`,
+            'run at least 3 nodes (an odd number)',
+          ),
     ];
   },
 };
@@ -21,7 +26,14 @@ export const nodeRunning: Check = {
   run: (s) => {
     const running = s.nodes.filter((n) => n.running).length;
     return s.nodes.map((n) =>
-      n.running ? pass('node-running', `node ${n.name}`, 'running') : fail('node-running', `node ${n.name}`, `not running (${running} of ${s.nodes.length} are)`, `start ${n.name} again; until then its quorum-queue members are offline`),
+      n.running
+        ? pass('node-running', `node ${n.name}`, 'running')
+        : fail(
+            'node-running',
+            `node ${n.name}`,
+            `not running (${running} of ${s.nodes.length} are)`,
+            `start ${n.name} again; until then its quorum-queue members are offline`,
+          ),
     );
   },
 };
@@ -33,7 +45,12 @@ export const partitions: Check = {
     s.nodes.map((n) => {
       const partitioned = n.partitions ?? [];
       return partitioned.length > 0
-        ? fail('partitions', `node ${n.name}`, `partitioned from ${partitioned.join(', ')}`, 'heal the network between the nodes; restart the nodes of the minority side')
+        ? fail(
+            'partitions',
+            `node ${n.name}`,
+            `partitioned from ${partitioned.join(', ')}`,
+            'heal the network between the nodes; restart the nodes of the minority side',
+          )
         : pass('partitions', `node ${n.name}`, 'no partition');
     }),
 };
@@ -45,7 +62,14 @@ export const alarms: Check = {
     s.nodes.map((n) => {
       const raised = [n.mem_alarm ? 'memory' : undefined, n.disk_free_alarm ? 'disk' : undefined].filter((a): a is string => a !== undefined);
       return raised.length > 0
-        ? fail('alarms', `node ${n.name}`, `${raised.join(' and ')} alarm: publishers on every node are blocked until it clears`, raised.includes('disk') ? 'free disk space (or consume the backlog); check disk_free_limit' : 'consume the backlog or add memory; check vm_memory_high_watermark')
+        ? fail(
+            'alarms',
+            `node ${n.name}`,
+            `${raised.join(' and ')} alarm: publishers on every node are blocked until it clears`,
+            raised.includes('disk')
+              ? 'free disk space (or consume the backlog); check disk_free_limit'
+              : 'consume the backlog or add memory; check vm_memory_high_watermark',
+          )
         : pass('alarms', `node ${n.name}`, 'no memory or disk alarm');
     }),
 };

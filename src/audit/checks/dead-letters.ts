@@ -19,30 +19,49 @@ export const dlxConfigured: Check = {
               `no dead-letter exchange: a message rejected without requeue, expired${eq.deliveryLimit?.limit != null ? `, or past its delivery limit (${eq.deliveryLimit.limit})` : ''} is dropped`,
               'set dead-letter-exchange in a policy matching the queue (or x-dead-letter-exchange) and bind a DLQ to that exchange',
             )
-          : pass('dlx-configured', obj, `dead-letter exchange '${eq.dlx}' (${eq.dlxFrom === 'policy' ? `policy ${eq.policy?.name ?? '?'}` : 'queue argument'})`),
+          : pass(
+              'dlx-configured',
+              obj,
+              `dead-letter exchange '${eq.dlx}' (${eq.dlxFrom === 'policy' ? `policy ${eq.policy?.name ?? '?'}` : 'queue argument'})`,
+            ),
       ),
 };
 
 function dlxRouteItem(t: Topology, eq: EffectiveQueue, obj: string): AuditItem {
   const route = t.deadLetterEdges.get(eq.key) ?? t.deadLetterRoute(eq);
   const dlx = eq.dlx === '' ? "the default exchange ''" : `'${eq.dlx}'`;
-  const keyText = eq.dlRoutingKey !== undefined ? `routing key '${eq.dlRoutingKey}'` : `the original routing keys (${route.keys.map((k) => `'${k}'`).join(', ')}${route.unknownKey ? ' and others the bindings do not tell' : ''})`;
+  const keyText =
+    eq.dlRoutingKey !== undefined
+      ? `routing key '${eq.dlRoutingKey}'`
+      : `the original routing keys (${route.keys.map((k) => `'${k}'`).join(', ')}${route.unknownKey ? ' and others the bindings do not tell' : ''})`;
   if (route.queues.size > 0) {
     const names = [...route.queues].map((k) => t.nameOf(k)).sort();
     const guess = route.notEvaluated.length > 0 ? `; ${route.notEvaluated.join(', ')} not evaluated: all its bindings counted` : '';
     return pass('dlx-route', obj, `dead letters reach ${names.join(', ')} through ${dlx} with ${keyText}${guess}`);
   }
   if (route.missing.length > 0) {
-    return fail('dlx-route', obj, `dead-letter exchange ${route.missing.map((m) => `'${m}'`).join(', ')} does not exist: dead letters are dropped`, `declare exchange '${route.missing[0]}' (durable) and bind a DLQ to it, or point the queue at an existing exchange`);
+    return fail(
+      'dlx-route',
+      obj,
+      `dead-letter exchange ${route.missing.map((m) => `'${m}'`).join(', ')} does not exist: dead letters are dropped`,
+      `declare exchange '${route.missing[0]}' (durable) and bind a DLQ to it, or point the queue at an existing exchange`,
+    );
   }
   if (route.unknownKey) {
-    return warn('dlx-route', obj, `dead letters go through ${dlx} with ${keyText}: none of the known keys reaches a queue`, `set a dead-letter-routing-key that ${dlx} routes to a DLQ, or make ${dlx} a fanout exchange with a DLQ bound`);
+    return warn(
+      'dlx-route',
+      obj,
+      `dead letters go through ${dlx} with ${keyText}: none of the known keys reaches a queue`,
+      `set a dead-letter-routing-key that ${dlx} routes to a DLQ, or make ${dlx} a fanout exchange with a DLQ bound`,
+    );
   }
   return fail(
     'dlx-route',
     obj,
     `dead letters go through ${dlx} with ${keyText}, and no queue is bound for them: they are dropped`,
-    eq.dlx === '' ? `set x-dead-letter-routing-key to the name of an existing DLQ` : `bind a DLQ to ${dlx}${eq.dlRoutingKey !== undefined ? ` with key '${eq.dlRoutingKey}'` : ''}`,
+    eq.dlx === ''
+      ? `set x-dead-letter-routing-key to the name of an existing DLQ`
+      : `bind a DLQ to ${dlx}${eq.dlRoutingKey !== undefined ? ` with key '${eq.dlRoutingKey}'` : ''}`,
   );
 }
 
@@ -95,7 +114,8 @@ export const retryLoop: Check = {
       const loop = `dead letters go round ${path.map((k) => t.nameOf(k)).join(' → ')}${ttl.length > 0 ? ` (${ttl.join(', ')})` : ''}`;
       const fix =
         'give the loop an exit: the consumer counts attempts (x-death count) and, past N, publishes the message to a DLQ and acks it; or use RabbitMQ 4.3 delayed retry (x-delayed-retry-*) with a delivery-limit and a DLX that reaches a DLQ instead of a TTL queue';
-      const unrejected = 'one dead-lettered without a rejection (delivery limit, TTL, max-length) is dropped when it comes round again (RabbitMQ’s dead-letter cycle detection)';
+      const unrejected =
+        'one dead-lettered without a rejection (delivery limit, TTL, max-length) is dropped when it comes round again (RabbitMQ’s dead-letter cycle detection)';
       if (exits.size === 0) {
         return fail(
           'retry-loop',
@@ -104,7 +124,10 @@ export const retryLoop: Check = {
           `${fix}; until then, bind a DLQ to ${first.dlx === '' ? 'the dead-letter exchange' : `'${first.dlx}'`} so that a copy of each dead letter is kept`,
         );
       }
-      const exitNames = [...exits].map((k) => t.nameOf(k)).sort().join(', ');
+      const exitNames = [...exits]
+        .map((k) => t.nameOf(k))
+        .sort()
+        .join(', ');
       return warn(
         'retry-loop',
         obj,

@@ -14,7 +14,12 @@ export const exchangeDurable: Check = {
       .map((e) => {
         const obj = objectName('exchange', e.vhost, e.name);
         return e.durable === false
-          ? fail('exchange-durable', obj, 'transient: it and its bindings are gone when the node restarts; publishes to it then fail or, through other exchanges, go nowhere', 'declare it durable (delete and redeclare it, then its bindings)')
+          ? fail(
+              'exchange-durable',
+              obj,
+              'transient: it and its bindings are gone when the node restarts; publishes to it then fail or, through other exchanges, go nowhere',
+              'declare it durable (delete and redeclare it, then its bindings)',
+            )
           : pass('exchange-durable', obj, `durable ${e.type} exchange`);
       }),
 };

@@ -24,16 +24,15 @@ export const mirroringPolicy: Check = {
         );
       }
     }
-    if (items.length === 0) items.push(pass('mirroring-policy', 'policies', `no classic mirroring (ha-*) key in ${plural(s.policies.length, 'policy', 'policies')}`));
+    if (items.length === 0)
+      items.push(pass('mirroring-policy', 'policies', `no classic mirroring (ha-*) key in ${plural(s.policies.length, 'policy', 'policies')}`));
     return items;
   },
 };
 
 function shadowItem(eq: EffectiveQueue, obj: string): AuditItem {
   const winner = eq.policy!;
-  const lost = eq.shadowed
-    .map((p) => ({ p, keys: Object.keys(p.definition).filter((k) => !(k in winner.definition)) }))
-    .filter((x) => x.keys.length > 0);
+  const lost = eq.shadowed.map((p) => ({ p, keys: Object.keys(p.definition).filter((k) => !(k in winner.definition)) })).filter((x) => x.keys.length > 0);
   const by = `policy ${winner.name} (priority ${winner.priority ?? 0})`;
   if (lost.length === 0) {
     return pass('policy-shadowed', obj, `${by} applies and repeats the keys of ${eq.shadowed.map((p) => p.name).join(', ')}`);

@@ -9,7 +9,12 @@ export const queueDurable: Check = {
   run: (_s, t) =>
     auditedQueues(t, { streams: true }).map(({ queue: q, object: obj }) =>
       q.durable === false
-        ? fail('queue-durable', obj, 'transient: it and its messages are gone when its node restarts', 'declare it durable (durability cannot be changed: create a durable queue, move the consumers, delete this one)')
+        ? fail(
+            'queue-durable',
+            obj,
+            'transient: it and its messages are gone when its node restarts',
+            'declare it durable (durability cannot be changed: create a durable queue, move the consumers, delete this one)',
+          )
         : pass('queue-durable', obj, 'durable'),
     ),
 };
@@ -38,14 +43,29 @@ function membersItem(q: QueueInfo, obj: string): AuditItem | undefined {
   const leader = leaderOf(q);
   const state = `${online.length}/${members.length} members online`;
   if (!leader || online.length < majority) {
-    return fail('quorum-members', obj, `${state}${leader ? '' : ', no leader'}: the queue is unavailable (no majority)`, 'bring the members’ nodes back (rmq-bench cluster status shows which are down)');
+    return fail(
+      'quorum-members',
+      obj,
+      `${state}${leader ? '' : ', no leader'}: the queue is unavailable (no majority)`,
+      'bring the members’ nodes back (rmq-bench cluster status shows which are down)',
+    );
   }
   if (online.length < members.length) {
     const off = members.filter((m) => !online.includes(m));
-    return warn('quorum-members', obj, `${state} (${off.join(', ')} offline): one more failure and it stops`, 'bring the offline members’ nodes back; if a node is gone for good, rabbitmq-queues delete_member and add_member');
+    return warn(
+      'quorum-members',
+      obj,
+      `${state} (${off.join(', ')} offline): one more failure and it stops`,
+      'bring the offline members’ nodes back; if a node is gone for good, rabbitmq-queues delete_member and add_member',
+    );
   }
   if (members.length < 3) {
-    return warn('quorum-members', obj, `only ${plural(members.length, 'member')}: it survives no node failure`, 'grow it to 3 members: rabbitmq-queues grow <node> all, or declare it with x-quorum-initial-group-size 3');
+    return warn(
+      'quorum-members',
+      obj,
+      `only ${plural(members.length, 'member')}: it survives no node failure`,
+      'grow it to 3 members: rabbitmq-queues grow <node> all, or declare it with x-quorum-initial-group-size 3',
+    );
   }
   return pass('quorum-members', obj, `${state}, leader ${leader}`);
 }
@@ -68,7 +88,12 @@ export const dlqMessages: Check = {
       .map(({ queue: q, object: obj }) => {
         const n = q.messages ?? 0;
         return n > 0
-          ? warn('dlq-messages', obj, `dead-letter queue holds ${plural(n, 'message')}: each one failed somewhere`, `look at them (rmq-bench dlq inspect --queue ${q.name}), fix the cause, then replay them (rmq-bench dlq replay --queue ${q.name}) or purge them`)
+          ? warn(
+              'dlq-messages',
+              obj,
+              `dead-letter queue holds ${plural(n, 'message')}: each one failed somewhere`,
+              `look at them (rmq-bench dlq inspect --queue ${q.name}), fix the cause, then replay them (rmq-bench dlq replay --queue ${q.name}) or purge them`,
+            )
           : pass('dlq-messages', obj, 'dead-letter queue is empty');
       }),
 };
@@ -80,7 +105,12 @@ export const unacked: Check = {
     auditedQueues(t, { streams: false }).map(({ queue: q, object: obj }) => {
       const unackedCount = q.messages_unacknowledged ?? 0;
       return unackedCount >= o.maxUnacked
-        ? warn('unacked', obj, `${unackedCount} unacked messages (limit ${o.maxUnacked}): delivered but not yet acked; they are redelivered when their consumer's channel closes`, 'check the consumers: ack each message once processed, and set a prefetch (basic.qos) so that none holds thousands')
+        ? warn(
+            'unacked',
+            obj,
+            `${unackedCount} unacked messages (limit ${o.maxUnacked}): delivered but not yet acked; they are redelivered when their consumer's channel closes`,
+            'check the consumers: ack each message once processed, and set a prefetch (basic.qos) so that none holds thousands',
+          )
         : pass('unacked', obj, `${unackedCount} unacked`);
     }),
 };
@@ -95,7 +125,12 @@ export const noConsumers: Check = {
         const consumers = q.consumers ?? 0;
         const ready = q.messages_ready ?? 0;
         return consumers === 0 && ready > 0
-          ? warn('no-consumers', obj, `${plural(ready, 'message')} ready and no consumer`, 'start a consumer for this queue, or remove the queue if nothing reads it any more')
+          ? warn(
+              'no-consumers',
+              obj,
+              `${plural(ready, 'message')} ready and no consumer`,
+              'start a consumer for this queue, or remove the queue if nothing reads it any more',
+            )
           : pass('no-consumers', obj, consumers > 0 ? plural(consumers, 'consumer') : 'no consumer, and nothing waiting');
       }),
 };

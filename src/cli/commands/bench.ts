@@ -35,7 +35,10 @@ export interface BenchCliOptions extends BenchOptions {
 export const DEFAULT_BENCH_DURATION_MS = 10_000;
 
 function list(value: string): string[] {
-  const items = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new InvalidArgumentError('no value given');
   return items;
 }
@@ -98,13 +101,23 @@ export const bench = defineCommand({
   register: (command, dispatch: (o: BenchCliOptions) => Promise<void>) =>
     command
       .description('the same workload in each publishing mode, side by side: publish and consume rates, confirm and end-to-end latency, client CPU and RSS')
-      .addOption(new Option('--mode <list>', `comma-separated, run in this order: ${BENCH_MODES.join(', ')}`).argParser(modeList).default([...BENCH_MODES], 'all five'))
-      .addOption(new Option('--window <list>', 'async: unconfirmed messages at most; several values (64,256) run async once each').argParser(windowList).default([256], '256'))
+      .addOption(
+        new Option('--mode <list>', `comma-separated, run in this order: ${BENCH_MODES.join(', ')}`).argParser(modeList).default([...BENCH_MODES], 'all five'),
+      )
+      .addOption(
+        new Option('--window <list>', 'async: unconfirmed messages at most; several values (64,256) run async once each')
+          .argParser(windowList)
+          .default([256], '256'),
+      )
       .addOption(new Option('--batch-size <n>', 'batch: wait for the confirms every N; tx: commit every N').argParser(positiveInt).default(100))
       .addOption(new Option('-x, --producers <n>', 'producers (each on its own connection)').argParser(positiveInt).default(1))
       .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
       .addOption(sizeOption())
-      .addOption(new Option('-z, --time <duration>', `each mode publishes for this long (default without -C: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(positiveDurationMs))
+      .addOption(
+        new Option('-z, --time <duration>', `each mode publishes for this long (default without -C: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(
+          positiveDurationMs,
+        ),
+      )
       .addOption(new Option('-C, --pmessages <n>', 'each producer publishes at most N messages per mode').argParser(positiveInt))
       .addOption(rateOption('messages per second per producer; 0 = as fast as possible', 0))
       .addOption(prefetchOption('consumers: unacked deliveries at most (0 = unlimited)', 100))
@@ -119,8 +132,10 @@ export const bench = defineCommand({
       .action(function (this: Command, o: RawOptions) {
         const given = (name: string): boolean => this.getOptionValueSource(name) === 'cli';
         if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
-        if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx')) throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
-        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery'))) throw new UsageError('--prefetch and --multi-ack-every apply to consumers: -y is 0');
+        if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
+          throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
+        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery')))
+          throw new UsageError('--prefetch and --multi-ack-every apply to consumers: -y is 0');
         return dispatch({
           json: o.json,
           html: o.html,

@@ -71,7 +71,14 @@ async function runShell(command: string): Promise<void> {
   const execa = await loadExeca();
   const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
   if (r.exitCode !== 0) {
-    throw new EnvironmentError(`'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${String(r.all ?? '').trim().split('\n').pop() ?? ''}`);
+    throw new EnvironmentError(
+      `'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${
+        String(r.all ?? '')
+          .trim()
+          .split('\n')
+          .pop() ?? ''
+      }`,
+    );
   }
 }
 
@@ -96,7 +103,10 @@ export const compare = defineCommand({
       .addOption(heartbeatOption())
       .addOption(urlsOption())
       .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
-      .option('--fault-cmd <command>', "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'")
+      .option(
+        '--fault-cmd <command>',
+        "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'",
+      )
       .option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)')
       .addOption(jsonOption())
       .addOption(htmlOption())

@@ -2,7 +2,18 @@ import { Option } from 'commander';
 import { renderConsumerCrash } from '../../report/consumer.js';
 import { CRASH_MODES, runConsumerCrash, type ConsumerCrashOptions, type CrashMode } from '../../scenarios/consumer-crash.js';
 import { defineCommand } from '../command.js';
-import { choiceList, countOption, htmlOption, jsonOption, multiAckEveryOption, prefetchOption, queueOption, runsOption, share, workMsOption } from '../options.js';
+import {
+  choiceList,
+  countOption,
+  htmlOption,
+  jsonOption,
+  multiAckEveryOption,
+  prefetchOption,
+  queueOption,
+  runsOption,
+  share,
+  workMsOption,
+} from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench consumer-crash`: SIGKILL a consumer mid-run, autoack vs manual ack vs idempotent. */
@@ -32,7 +43,11 @@ export const consumerCrash = defineCommand({
       .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL').argParser(share).default(0.3))
       .addOption(multiAckEveryOption('manual modes: one multiple-ack every N messages (the unacked tail is what a crash redelivers)', 10))
       .addOption(runsOption('repeat each mode K times'))
-      .addOption(new Option('--modes <list>', 'comma-separated: autoack, manual, idempotent').argParser((v) => choiceList(v, CRASH_MODES)).default([...CRASH_MODES], 'all three'))
+      .addOption(
+        new Option('--modes <list>', 'comma-separated: autoack, manual, idempotent')
+          .argParser((v) => choiceList(v, CRASH_MODES))
+          .default([...CRASH_MODES], 'all three'),
+      )
       .addOption(queueOption('queue (purged before each run)'))
       .addOption(jsonOption())
       .addOption(htmlOption())

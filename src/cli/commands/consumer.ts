@@ -66,7 +66,9 @@ function consumerOptions(o: RawOptions): ConsumerCliOptions {
     prefetch: o.nack ? 1 : o.prefetch,
     autoAck: o.autoack,
     crashOnDelivery: o.nack,
-    failure: o.onFailure ? { action: o.onFailure, every: o.failEvery, rate: o.failRate, ...(o.failFirst === undefined ? {} : { first: o.failFirst }) } : undefined,
+    failure: o.onFailure
+      ? { action: o.onFailure, every: o.failEvery, rate: o.failRate, ...(o.failFirst === undefined ? {} : { first: o.failFirst }) }
+      : undefined,
     workMs: o.workMs,
     ackEvery: o.multiAckEvery,
     count: o.count,

@@ -59,7 +59,11 @@ export const delayedRetryDemo = defineCommand({
       .addOption(new Option('--max <ms>', 'delayed-retry-max, in ms').argParser(millisOrDuration).default(10_000))
       .addOption(countOption('messages', 3))
       .addOption(new Option('--returns <k>', 'returns of the kinds the type delays, per message').argParser(positiveInt).default(5))
-      .addOption(new Option('--via <how>', 'set it by a temporary policy on demo.orders, or by queue arguments on demo.delayed-retry').choices(DELAYED_RETRY_VIA).default('policy'))
+      .addOption(
+        new Option('--via <how>', 'set it by a temporary policy on demo.orders, or by queue arguments on demo.delayed-retry')
+          .choices(DELAYED_RETRY_VIA)
+          .default('policy'),
+      )
       .addOption(durationOption('--tolerance <duration>', 'accepted lateness of each redelivery', '1s'))
       .addOption(new Option('--skip-setup', 'testing: leave delayed retry off; the verdict must fail').hideHelp())
       .addOption(autoOption())

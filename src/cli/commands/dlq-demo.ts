@@ -24,7 +24,11 @@ export const dlqDemo = defineCommand({
   register: (command, dispatch: (o: DlqDemoCliOptions) => Promise<void>) =>
     command
       .description('every way a message reaches demo.dlq (delivery limit, reject, TTL, max-length), verified by x-first-death-reason')
-      .addOption(new Option('--reason <reasons>', `which ways, comma-separated: ${DLQ_REASONS.join(', ')}, or all`).argParser(dlqReasons).default(['delivery_limit'], 'delivery_limit'))
+      .addOption(
+        new Option('--reason <reasons>', `which ways, comma-separated: ${DLQ_REASONS.join(', ')}, or all`)
+          .argParser(dlqReasons)
+          .default(['delivery_limit'], 'delivery_limit'),
+      )
       .addOption(countOption('messages per reason', 3))
       .addOption(durationOption('--ttl <duration>', 'expired: per-message expiration', '1s'))
       .addOption(new Option('--max-length <n>', 'maxlen: x-max-length of the temporary policy').argParser(positiveInt).default(2))

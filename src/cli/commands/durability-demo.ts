@@ -18,7 +18,11 @@ export const durabilityDemo = defineCommand({
       .addOption(new Option('--how <how>', 'stop (clean shutdown) or kill (a crash) the nodes').choices(RESTART_HOW).default('stop'))
       .addOption(durationOption('--restart-timeout <duration>', 'how long the nodes may take to come back', '3m'))
       .addOption(
-        durationOption('--queue-age <duration>', 'how long the new queues exist before publishing (0 with --how kill: see what a crash does to a queue declared a moment before)', '10s'),
+        durationOption(
+          '--queue-age <duration>',
+          'how long the new queues exist before publishing (0 with --how kill: see what a crash does to a queue declared a moment before)',
+          '10s',
+        ),
       )
       .addOption(autoOption())
       .addOption(jsonOption())

@@ -37,8 +37,14 @@ export const failover = defineCommand({
       .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")
       .addOption(queueOption('quorum queue whose leader is faulted'))
       .addOption(vhostOption())
-      .addOption(new Option('--fault <kind>', 'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network)').choices(FAULT_KINDS).default('kill'))
-      .addOption(durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts('restore'))
+      .addOption(
+        new Option('--fault <kind>', 'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network)').choices(FAULT_KINDS).default('kill'),
+      )
+      .addOption(
+        durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts(
+          'restore',
+        ),
+      )
       .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
       .addOption(durationOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
       .addOption(durationOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))

@@ -9,7 +9,10 @@ import { emit } from '../output.js';
 export type PrefetchDemoCliOptions = PrefetchDemoOptions & { json: boolean; html: string | undefined };
 
 function prefetchList(value: string): number[] {
-  const list = value.split(',').map((v) => v.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new InvalidArgumentError('no prefetch value given');
   return list.map(prefetchCount);
 }

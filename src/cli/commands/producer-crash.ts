@@ -69,11 +69,23 @@ export const producerCrash = defineCommand({
       .addOption(countOption('events the application means to send, per run and mode', 2_000))
       .addOption(new Option('--kills <k>', `SIGKILLs of the producer per run, at random points (at most ${MAX_KILLS})`).argParser(positiveInt).default(3))
       .addOption(runsOption('repeat each mode K times (where a kill falls changes the outcome)'))
-      .addOption(new Option('--modes <list>', 'comma-separated: naive, outbox').argParser((v) => [...new Set(choiceList(v, PRODUCER_CRASH_MODES))]).default([...PRODUCER_CRASH_MODES], 'both'))
+      .addOption(
+        new Option('--modes <list>', 'comma-separated: naive, outbox')
+          .argParser((v) => [...new Set(choiceList(v, PRODUCER_CRASH_MODES))])
+          .default([...PRODUCER_CRASH_MODES], 'both'),
+      )
       .addOption(rateOption('events the application produces per second; 0 = as fast as it can (a full confirm window in flight)', 0))
-      .addOption(new Option('--print-every <n>', 'naive: the producer logs `sent <n>` every N messages; a restart resumes after the last one').argParser(positiveInt).default(100))
+      .addOption(
+        new Option('--print-every <n>', 'naive: the producer logs `sent <n>` every N messages; a restart resumes after the last one')
+          .argParser(positiveInt)
+          .default(100),
+      )
       .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seed))
-      .addOption(new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)').choices([...FAULT_KINDS, 'none']).default('none'))
+      .addOption(
+        new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)')
+          .choices([...FAULT_KINDS, 'none'])
+          .default('none'),
+      )
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions) => dispatch(producerCrashOptions(o))),

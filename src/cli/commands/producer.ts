@@ -121,7 +121,8 @@ function runIdValue(value: string): string {
 /** Option combinations no parser can check, then the typed options. */
 function producerOptions(o: RawOptions): ProducerCliOptions {
   if (o.outbox !== undefined) {
-    if (o.tx || !o.confirms || o.confirmMode !== 'async') throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
+    if (o.tx || !o.confirms || o.confirmMode !== 'async')
+      throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
     if (o.report !== undefined) throw new UsageError('--outbox keeps its record in the outbox file: --report is not supported with it');
     if (o.mandatory) throw new UsageError('--outbox does not handle basic.return: a returned row would be marked published; leave out --mandatory');
     if (o.startAt !== undefined) throw new UsageError('--outbox resumes from its pending rows: --start-at does not apply');
@@ -159,7 +160,11 @@ export const producer = defineCommand({
       .addOption(countOption('messages to publish', 100))
       .addOption(new Option('--confirms [bool]', 'publisher confirms (--confirms=false or --no-confirms to turn off)').argParser(booleanValue).default(true))
       .option('--no-confirms', 'no publisher confirms: fire and forget')
-      .addOption(new Option('--confirm-mode <mode>', 'sync: one at a time; batch: every --batch-size; async: up to --window outstanding').choices(['sync', 'batch', 'async']).default('async'))
+      .addOption(
+        new Option('--confirm-mode <mode>', 'sync: one at a time; batch: every --batch-size; async: up to --window outstanding')
+          .choices(['sync', 'batch', 'async'])
+          .default('async'),
+      )
       .addOption(windowOption('async: outstanding confirms at most'))
       .addOption(new Option('--batch-size <n>', 'batch confirms / tx commit every N messages').argParser(positiveInt).default(100))
       .option('--tx', 'AMQP transactions instead of confirms (commit every --batch-size)', false)
@@ -175,7 +180,10 @@ export const producer = defineCommand({
       .addOption(heartbeatOption('AMQP heartbeat, so a half-open connection is noticed'))
       .addOption(reconnectTimeoutOption())
       .option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`')
-      .option('--outbox <file>', 'outbox pattern: write each event to this SQLite outbox first, publish the pending rows with confirms, mark them on the confirm; the same file resumes after a crash')
+      .option(
+        '--outbox <file>',
+        'outbox pattern: write each event to this SQLite outbox first, publish the pending rows with confirms, mark them on the confirm; the same file resumes after a crash',
+      )
       .addOption(new Option('--run-id <id>', "producer-crash: the message ids' run").argParser(runIdValue).hideHelp())
       .addOption(new Option('--start-at <seq>', 'producer-crash: first sequence to publish (a naive restart)').argParser(nonNegativeInt).hideHelp())
       .addOption(new Option('--print-sent <n>', 'producer-crash: print `sent <n>` on stdout every N messages').argParser(positiveInt).hideHelp())
@@ -264,7 +272,10 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
  * producer's own log: the number a restart resumes after). Written synchronously (a pipe
  * on Linux), so that what the parent has read is what the producer had printed when killed.
  */
-export function harnessPrinter(h: ProducerHarness | undefined, write: (s: string) => void = (s) => process.stdout.write(s)): ((position: number) => void) | undefined {
+export function harnessPrinter(
+  h: ProducerHarness | undefined,
+  write: (s: string) => void = (s) => process.stdout.write(s),
+): ((position: number) => void) | undefined {
   if (!h || (!h.progressLines && h.printSentEvery === undefined)) return undefined;
   return (position) => {
     let out = h.progressLines ? `at ${position}\n` : '';
@@ -290,7 +301,7 @@ async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxF
     let published = before.published;
     let connections = 0;
     const ticker = setInterval(() => progress.update(`outbox: ${published}/${o.count} published`), 250);
-    let r;
+    let r: Awaited<ReturnType<typeof runOutboxProducer>>;
     try {
       r = await runOutboxProducer(
         store,
@@ -327,7 +338,9 @@ async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxF
     emit(o, 'producer-outbox', r, renderOutboxProducer(r));
     if (r.interrupted) throw new InterruptedError('interrupted: the pending rows stay in the outbox; the same command resumes them');
     if (r.gaveUp !== null) {
-      throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, { hint: 'the outbox keeps them: the same command resumes' });
+      throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, {
+        hint: 'the outbox keeps them: the same command resumes',
+      });
     }
   } finally {
     store.close();

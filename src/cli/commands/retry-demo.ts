@@ -31,7 +31,9 @@ function retryDemoOptions(o: RawOptions): RetryDemoCliOptions {
   if (o.backoff === undefined && o.timeScale !== 1) throw new UsageError('--time-scale needs --backoff');
   const ladder = o.backoff === undefined ? undefined : { backoffMs: o.backoff.map((ms) => Math.max(1, Math.round(ms * o.timeScale))), timeScale: o.timeScale };
   if (ladder && o.failures > ladder.backoffMs.length) {
-    throw new UsageError(`--failures ${o.failures} is more than the ${ladder.backoffMs.length} rungs of --backoff: the message would end in demo.dlq (the poison message already shows that)`);
+    throw new UsageError(
+      `--failures ${o.failures} is more than the ${ladder.backoffMs.length} rungs of --backoff: the message would end in demo.dlq (the poison message already shows that)`,
+    );
   }
   return { json: o.json, html: o.html, auto: o.auto, failures: o.failures, toleranceMs: o.tolerance, ladder };
 }
@@ -40,11 +42,21 @@ export const retryDemo = defineCommand({
   name: 'retry-demo',
   register: (command, dispatch: (o: RetryDemoCliOptions) => Promise<void>) =>
     command
-      .description('the TTL retry loop demo.orders → demo.dlx → demo.retry → demo.orders, with each gap measured and checked; --backoff: a ladder of retry queues ending in demo.dlq')
+      .description(
+        'the TTL retry loop demo.orders → demo.dlx → demo.retry → demo.orders, with each gap measured and checked; --backoff: a ladder of retry queues ending in demo.dlq',
+      )
       .addOption(new Option('--failures <k>', 'attempts that fail before one succeeds').argParser(nonNegativeInt).default(2))
       .addOption(durationOption('--tolerance <duration>', 'accepted lateness of each retry over the TTL', '2s'))
-      .addOption(new Option('--backoff <durations>', 'a ladder of retry queues with these TTLs (e.g. 5s,30s,5m), routed by attempt; exhausted → demo.dlq').argParser(durationList))
-      .addOption(new Option('--time-scale <factor>', 'multiply the --backoff TTLs (0.1 shrinks 5s,30s,5m to 0.5s,3s,30s for a workshop)').argParser(positiveNumber).default(1))
+      .addOption(
+        new Option('--backoff <durations>', 'a ladder of retry queues with these TTLs (e.g. 5s,30s,5m), routed by attempt; exhausted → demo.dlq').argParser(
+          durationList,
+        ),
+      )
+      .addOption(
+        new Option('--time-scale <factor>', 'multiply the --backoff TTLs (0.1 shrinks 5s,30s,5m to 0.5s,3s,30s for a workshop)')
+          .argParser(positiveNumber)
+          .default(1),
+      )
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
