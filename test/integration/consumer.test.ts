@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, type CliResult as CliJson } from './cli.js';
+import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 interface DeliveryJson {
   messageId?: string;
@@ -136,36 +137,24 @@ describe('consumer semantics on RabbitMQ 4.3 quorum queues', { timeout: 180_000 
   });
 });
 
-describe('consumer-crash: SIGKILL mid-run', { timeout: 600_000 }, () => {
-  const queue = uniqueName('crash');
-  beforeAll(async () => {
-    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-    created.push(queue);
-  });
-
+// consumer-crash and prefetch-demo with their defaults are the workshop's steps 4 and 5: their runs are checked here.
+describe('consumer-crash: SIGKILL mid-run (the workshop\'s run)', { timeout: WORKSHOP_TIMEOUT_MS }, () => {
   it('manual ack loses nothing; autoack loses exactly what was delivered but not processed; the idempotent store processes each once', async () => {
-    const r = await runCli(['consumer-crash', '--queue', queue, '-n', '1500', '--json']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    const c = parseJson<{
+    const c = await workshopDoc<{
       ok: boolean;
-      runs: {
-        mode: string;
-        confirmed: number;
-        processed: number;
-        lost: number;
-        processedTwice: number;
-        duplicatesSkipped: number;
-        processedBeforeKill: number;
-        unexpected: number;
-      }[];
-    }>(r);
+      options: { count: number };
+      runs: { mode: string; confirmed: number; processed: number; lost: number; processedTwice: number; duplicatesSkipped: number; processedBeforeKill: number; unexpected: number }[];
+    }>('consumer-crash');
     expect(c.ok).toBe(true);
+    const n = c.options.count;
+    expect(n).toBeGreaterThan(0);
     const by = Object.fromEntries(c.runs.map((x) => [x.mode, x]));
+    expect(Object.keys(by).sort()).toEqual(['autoack', 'idempotent', 'manual']);
     for (const x of c.runs) {
-      expect(x.confirmed).toBe(1500);
+      expect(x.confirmed).toBe(n);
       expect(x.unexpected).toBe(0);
       // The accounts balance: every confirmed message was processed or is counted lost.
-      expect(x.processed + x.lost).toBe(1500);
+      expect(x.processed + x.lost).toBe(n);
       expect(x.processedBeforeKill).toBeGreaterThan(0);
     }
     expect(by.manual!.lost).toBe(0);
@@ -174,24 +163,20 @@ describe('consumer-crash: SIGKILL mid-run', { timeout: 600_000 }, () => {
     // With autoack what the broker pushed to the killed consumer is gone: consistent counts,
     // not a fixed number (the first consumer processed at least processedBeforeKill).
     expect(by.autoack!.processed).toBeGreaterThanOrEqual(by.autoack!.processedBeforeKill);
-    expect(by.autoack!.lost).toBe(1500 - by.autoack!.processed);
+    expect(by.autoack!.lost).toBe(n - by.autoack!.processed);
   });
 });
 
-describe('prefetch-demo', { timeout: 300_000 }, () => {
-  const queue = uniqueName('prefetch');
-  beforeAll(async () => {
-    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-    created.push(queue);
-  });
-
+describe('prefetch-demo (the workshop\'s run)', { timeout: WORKSHOP_TIMEOUT_MS }, () => {
   it('an unlimited prefetch lets the slow consumer hoard the queue; prefetch 1 gives most to the fast one', async () => {
-    const r = await runCli(['prefetch-demo', '--queue', queue, '-n', '200', '--prefetch', '1,0', '--json']);
-    expect(r.exitCode, r.stderr).toBe(0);
-    const d = parseJson<{ rows: { prefetch: number; fastProcessed: number; slowProcessed: number; fastMaxHeld: number; slowMaxHeld: number }[] }>(r);
+    const d = await workshopDoc<{
+      options: { count: number };
+      rows: { prefetch: number; fastProcessed: number; slowProcessed: number; fastMaxHeld: number; slowMaxHeld: number }[];
+    }>('prefetch-demo');
+    const n = d.options.count;
     const one = d.rows.find((x) => x.prefetch === 1)!;
     const unlimited = d.rows.find((x) => x.prefetch === 0)!;
-    for (const x of d.rows) expect(x.fastProcessed + x.slowProcessed).toBe(200);
+    for (const x of d.rows) expect(x.fastProcessed + x.slowProcessed).toBe(n);
     expect(one.slowProcessed).toBeLessThan(one.fastProcessed);
     expect(unlimited.slowProcessed).toBeGreaterThan(one.slowProcessed);
     expect(one.fastMaxHeld).toBeLessThanOrEqual(1);
