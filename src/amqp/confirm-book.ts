@@ -120,24 +120,10 @@ export class ConfirmBook {
    * Returns how many were visited.
    */
   ack(channel: number, tag: number, multiple: boolean, visit: AckVisitor): number {
-    if (channel !== this.#channel) return 0;
-    const to = Math.min(tag, this.#nextTag - 1);
-    let n = 0;
-    for (let t = multiple ? this.#lowTag : Math.max(tag, this.#lowTag); t <= to; t++) {
-      const i = t & this.#mask;
-      const state = this.#states[i]!;
-      if (state === SETTLED) continue;
-      this.#states[i] = SETTLED;
-      if (state === IN_FLIGHT) {
-        this.#inFlight--;
-        visit(this.#seqs[i]!, this.#sentAtMs[i]!);
-      } else {
-        visit(this.#seqs[i]!, undefined);
-      }
-      n++;
-    }
-    this.#advance();
-    return n;
+    return this.#settle(channel, tag, multiple, (i, wasInFlight) => {
+      visit(this.#seqs[i]!, wasInFlight ? this.#sentAtMs[i]! : undefined);
+      return true;
+    });
   }
 
   /**
@@ -145,6 +131,17 @@ export class ConfirmBook {
    * visit; one that timed out or was lost is already in the backlog, and is only forgotten.
    */
   nack(channel: number, tag: number, multiple: boolean, visit: NackVisitor): number {
+    return this.#settle(channel, tag, multiple, (i, wasInFlight) => {
+      if (!wasInFlight) return false;
+      const seq = this.#seqs[i]!;
+      this.#backlog.push(seq);
+      visit(seq);
+      return true;
+    });
+  }
+
+  /** Settle the tag (multiple: every tag up to it) on the current channel; onSettle says whether it counts. */
+  #settle(channel: number, tag: number, multiple: boolean, onSettle: (i: number, wasInFlight: boolean) => boolean): number {
     if (channel !== this.#channel) return 0;
     const to = Math.min(tag, this.#nextTag - 1);
     let n = 0;
@@ -153,12 +150,9 @@ export class ConfirmBook {
       const state = this.#states[i]!;
       if (state === SETTLED) continue;
       this.#states[i] = SETTLED;
-      if (state !== IN_FLIGHT) continue;
-      this.#inFlight--;
-      const seq = this.#seqs[i]!;
-      this.#backlog.push(seq);
-      visit(seq);
-      n++;
+      const wasInFlight = state === IN_FLIGHT;
+      if (wasInFlight) this.#inFlight--;
+      if (onSettle(i, wasInFlight)) n++;
     }
     this.#advance();
     return n;

@@ -383,3 +383,37 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
 export function newRunId(): string {
   return `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
+
+/**
+ * A demo's setup: `count` persistent 100-byte messages to exchange/routingKey with async
+ * confirms (window 256), recorded in ledger. Ctrl+C: InterruptedError.
+ */
+export async function publishConfirmed(
+  o: { urls: readonly string[]; exchange: string; routingKey: string; count: number; runId: string; signal: AbortSignal },
+  ledger: Ledger,
+): Promise<PublisherResult> {
+  const pub = await runPublisher(
+    {
+      urls: o.urls,
+      startIndex: 0,
+      exchange: o.exchange,
+      routingKey: o.routingKey,
+      count: o.count,
+      ratePerSec: 0,
+      sizeBytes: 100,
+      persistent: true,
+      mandatory: false,
+      mode: 'async',
+      window: 256,
+      batchSize: 100,
+      confirmTimeoutMs: 10_000,
+      heartbeatS: 5,
+      reconnectTimeoutMs: 30_000,
+      runId: o.runId,
+    },
+    ledger,
+    { signal: o.signal },
+  );
+  if (pub.interrupted) throw new InterruptedError();
+  return pub;
+}

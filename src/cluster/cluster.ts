@@ -293,14 +293,8 @@ export interface NodeStatus {
   partitions: string[];
 }
 
-export interface QueueStatus {
-  name: string;
-  type: string;
-  leader: string | undefined;
-  members: string[];
-  online: string[];
-  messages: number | undefined;
-}
+/** A queue's leadership as `cluster status` shows it. */
+export type QueueStatus = QueueLeadership;
 
 export interface StatusResult {
   /** Whether any management endpoint answered. */

@@ -3,7 +3,7 @@ import { loadExeca } from '../util/exec.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { newRunId, runPublisher } from '../amqp/publisher.js';
+import { newRunId, publishConfirmed } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
@@ -93,29 +93,10 @@ async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, ru
   const runId = newRunId();
   const ledger = new Ledger({ runId, capacity: o.count });
   progress.update(`${label}: publishing ${o.count} messages with confirms`);
-  const pub = await runPublisher(
-    {
-      urls: config.nodes.map((n) => amqpUrl(config, n)),
-      startIndex: 0,
-      exchange: o.exchange,
-      routingKey: o.queue,
-      count: o.count,
-      ratePerSec: 0,
-      sizeBytes: 100,
-      persistent: true,
-      mandatory: false,
-      mode: 'async',
-      window: 256,
-      batchSize: 100,
-      confirmTimeoutMs: 10_000,
-      heartbeatS: 5,
-      reconnectTimeoutMs: 30_000,
-      runId,
-    },
+  const pub = await publishConfirmed(
+    { urls: config.nodes.map((n) => amqpUrl(config, n)), exchange: o.exchange, routingKey: o.queue, count: o.count, runId, signal: ctx.signal },
     ledger,
-    { signal: ctx.signal },
   );
-  if (pub.interrupted) throw new InterruptedError();
 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-crash-'));
   const store = path.join(dir, 'processed.sqlite');

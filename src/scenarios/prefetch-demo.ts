@@ -1,5 +1,5 @@
 import { runConsumer, type ConsumerResult } from '../amqp/consumer.js';
-import { newRunId, runPublisher } from '../amqp/publisher.js';
+import { newRunId, publishConfirmed } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
@@ -44,29 +44,10 @@ async function oneRow(ctx: Context, o: PrefetchDemoOptions, prefetch: number): P
   progress.start(`${label}: publishing ${o.count} messages`);
   await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(config.vhost)}/${encodeURIComponent(o.queue)}/contents`);
   const runId = newRunId();
-  const pub = await runPublisher(
-    {
-      urls,
-      startIndex: 0,
-      exchange: o.exchange,
-      routingKey: o.queue,
-      count: o.count,
-      ratePerSec: 0,
-      sizeBytes: 100,
-      persistent: true,
-      mandatory: false,
-      mode: 'async',
-      window: 256,
-      batchSize: 100,
-      confirmTimeoutMs: 10_000,
-      heartbeatS: 5,
-      reconnectTimeoutMs: 30_000,
-      runId,
-    },
+  await publishConfirmed(
+    { urls, exchange: o.exchange, routingKey: o.queue, count: o.count, runId, signal: ctx.signal },
     new Ledger({ runId, capacity: o.count }),
-    { signal: ctx.signal },
   );
-  if (pub.interrupted) throw new InterruptedError();
   progress.update(`${label}: a slow (${o.slowWorkMs} ms) and a fast (${o.fastWorkMs} ms) consumer`);
   const base = {
     urls,
