@@ -138,12 +138,21 @@ describe('consumer semantics on RabbitMQ 4.3 quorum queues', { timeout: 180_000 
 });
 
 // consumer-crash and prefetch-demo with their defaults are the workshop's steps 4 and 5: their runs are checked here.
-describe('consumer-crash: SIGKILL mid-run (the workshop\'s run)', { timeout: WORKSHOP_TIMEOUT_MS }, () => {
+describe("consumer-crash: SIGKILL mid-run (the workshop's run)", { timeout: WORKSHOP_TIMEOUT_MS }, () => {
   it('manual ack loses nothing; autoack loses exactly what was delivered but not processed; the idempotent store processes each once', async () => {
     const c = await workshopDoc<{
       ok: boolean;
       options: { count: number };
-      runs: { mode: string; confirmed: number; processed: number; lost: number; processedTwice: number; duplicatesSkipped: number; processedBeforeKill: number; unexpected: number }[];
+      runs: {
+        mode: string;
+        confirmed: number;
+        processed: number;
+        lost: number;
+        processedTwice: number;
+        duplicatesSkipped: number;
+        processedBeforeKill: number;
+        unexpected: number;
+      }[];
     }>('consumer-crash');
     expect(c.ok).toBe(true);
     const n = c.options.count;
@@ -167,7 +176,7 @@ describe('consumer-crash: SIGKILL mid-run (the workshop\'s run)', { timeout: WOR
   });
 });
 
-describe('prefetch-demo (the workshop\'s run)', { timeout: WORKSHOP_TIMEOUT_MS }, () => {
+describe("prefetch-demo (the workshop's run)", { timeout: WORKSHOP_TIMEOUT_MS }, () => {
   it('an unlimited prefetch lets the slow consumer hoard the queue; prefetch 1 gives most to the fast one', async () => {
     const d = await workshopDoc<{
       options: { count: number };

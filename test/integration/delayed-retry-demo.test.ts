@@ -130,7 +130,10 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
     });
     await eventually(async () => expect((await mgmtGet<{ policy?: string }>('/api/queues/%2F/demo.orders')).policy).toBe('rmq-bench-delayed-retry'), 30_000);
     // Interrupt once the first return has happened: the broker holds the message for 20 s (stats lag up to 5 s).
-    await eventually(async () => expect((await mgmtGet<{ messages_delayed?: number }>('/api/queues/%2F/demo.orders')).messages_delayed ?? 0).toBeGreaterThan(0), 20_000);
+    await eventually(
+      async () => expect((await mgmtGet<{ messages_delayed?: number }>('/api/queues/%2F/demo.orders')).messages_delayed ?? 0).toBeGreaterThan(0),
+      20_000,
+    );
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
