@@ -1,0 +1,1039 @@
+import { describe, expect, it } from 'vitest';
+import type { PublisherSample } from '../../src/amqp/publisher.js';
+import type { LatencySummary } from '../../src/measure/histogram.js';
+import { renderCompare } from '../../src/report/compare.js';
+import { embedJson, faultMarkers, ratesFrom, renderHtmlReport } from '../../src/report/html.js';
+import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
+import type { CompareOptions, CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
+import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';
+import type { DelayedRetryDemoResult } from '../../src/scenarios/delayed-retry-demo.js';
+import type { DlqDemoResult } from '../../src/scenarios/dlq-demo.js';
+import type { DurabilityDemoResult } from '../../src/scenarios/durability-demo.js';
+import type { PrefetchDemoResult } from '../../src/scenarios/prefetch-demo.js';
+import type { ProducerCrashResult } from '../../src/scenarios/producer-crash.js';
+import type { RetryDemoResult } from '../../src/scenarios/retry-demo.js';
+import type { RetryLadderResult } from '../../src/scenarios/retry-ladder.js';
+import { compareRun, NO_LATENCY, reconciliationOf } from './fixtures/runs.js';
+
+// ---------------------------------------------------------------------------------------------
+// Reading the page back: small regex helpers, enough for the markup html.ts and svg.ts write.
+// ---------------------------------------------------------------------------------------------
+
+const DATA_OPEN = '<script type="application/json" id="rmq-bench-data">';
+
+/** The raw text of the embedded JSON element, up to the first </script> (as an HTML parser would end it). */
+function embeddedRaw(page: string): string {
+  const start = page.indexOf(DATA_OPEN);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const from = start + DATA_OPEN.length;
+  const end = page.indexOf('</script>', from);
+  expect(end).toBeGreaterThan(from);
+  return page.slice(from, end);
+}
+
+function embeddedDoc(page: string): unknown {
+  return JSON.parse(embeddedRaw(page));
+}
+
+function unescapeHtml(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** The raw (escaped) content of <pre id="report">. */
+function reportRaw(page: string): string {
+  const m = /<pre id="report">([\s\S]*?)<\/pre>/.exec(page);
+  expect(m).not.toBeNull();
+  return m![1]!;
+}
+
+/** data-chart of every chart, in page order. */
+function charts(page: string): string[] {
+  return [...page.matchAll(/<svg class="chart" data-chart="([^"]*)"/g)].map((m) => m[1]!);
+}
+
+/** Each <svg>…</svg> of the page. */
+function svgs(page: string): string[] {
+  return [...page.matchAll(/<svg\b[\s\S]*?<\/svg>/g)].map((m) => m[0]);
+}
+
+function markerLabels(svg: string): string[] {
+  return [...svg.matchAll(/<g class="marker" data-marker="([^"]*)"/g)].map((m) => unescapeHtml(m[1]!));
+}
+
+function markerXs(svg: string): number[] {
+  return [...svg.matchAll(/<g class="marker" data-marker="[^"]*"><line x1="([^"]*)"/g)].map((m) => Number(m[1]));
+}
+
+function seriesNames(svg: string): string[] {
+  return [...svg.matchAll(/<polyline class="series" data-series="([^"]*)"/g)].map((m) => unescapeHtml(m[1]!));
+}
+
+/** Every bar as series/category → its <title> text. */
+function bars(svg: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of svg.matchAll(/<rect class="bar" data-series="([^"]*)" data-category="([^"]*)"[^>]*><title>([^<]*)<\/title>/g)) {
+    out[`${unescapeHtml(m[1]!)}/${unescapeHtml(m[2]!)}`] = unescapeHtml(m[3]!);
+  }
+  return out;
+}
+
+function dotTitles(svg: string): string[] {
+  return [...svg.matchAll(/<circle class="dot"[^>]*><title>([^<]*)<\/title>/g)].map((m) => unescapeHtml(m[1]!));
+}
+
+/** Every attribute value in the page. */
+function attributeValues(page: string): string[] {
+  return [...page.matchAll(/\s[a-zA-Z-:]+="([^"]*)"/g)].map((m) => m[1]!);
+}
+
+/** What --json would print for `data`: schemaVersion and kind first, undefined dropped. */
+function expectedDoc(kind: string, data: object): unknown {
+  return { schemaVersion: 1, kind, ...JSON.parse(JSON.stringify(data)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: one realistic result per kind.
+// ---------------------------------------------------------------------------------------------
+
+const LATENCY: LatencySummary = { count: 1_998, p50Ms: 1.5, p95Ms: 9.5, p99Ms: 12.4, maxMs: 250.4, meanMs: 3 };
+
+const compareOptions: CompareOptions = {
+  queue: 'demo.orders',
+  exchange: 'demo.orders',
+  routingKey: 'demo.orders',
+  vhost: '/',
+  count: 2_000,
+  ratePerSec: 0,
+  sizeBytes: 100,
+  window: 256,
+  confirmTimeoutMs: 5_000,
+  heartbeatS: 5,
+  fault: 'kill',
+  faultAt: 0.3,
+  restoreAfterMs: 0,
+  runs: 1,
+  modes: ['confirms-on', 'confirms-off'],
+  electionTimeoutMs: 60_000,
+  rejoinTimeoutMs: 180_000,
+  drainIdleMs: 2_000,
+  reconnectTimeoutMs: 60_000,
+};
+
+const killTimeline: FaultTimeline = {
+  kind: 'kill',
+  node: 'rabbit1',
+  newLeader: 'rabbit2',
+  faultAtMs: 1_500,
+  electedAtMs: 3_250,
+  electionMs: 1_750,
+  restoredAtMs: 3_500,
+  rejoinedAtMs: 3_900,
+  producerResumedAtMs: 3_400,
+  error: null,
+};
+
+/** Samples every 100 ms up to `untilMs`: 500 written per second, confirms 10 behind. */
+function samplesUntil(untilMs: number): PublisherSample[] {
+  const out: PublisherSample[] = [];
+  for (let t = 0; t <= untilMs; t += 100) {
+    const written = t / 2;
+    const confirmed = Math.max(0, written - 10);
+    out.push({ tMs: t, written, confirmed, inFlight: written - confirmed });
+  }
+  return out;
+}
+
+function modeTotals(mode: ModeTotals['mode'], overrides: Partial<ModeTotals> = {}): ModeTotals {
+  return {
+    mode,
+    runs: 1,
+    attempted: 2_000,
+    reportedSent: 2_000,
+    confirmed: mode === 'confirms-on' ? 2_000 : 0,
+    read: 2_000,
+    lost: 0,
+    silentlyLost: 0,
+    duplicated: 0,
+    recovered: 0,
+    reconnects: 0,
+    unexpected: 0,
+    maxStallMs: 0,
+    runsWithLoss: 0,
+    ...overrides,
+  };
+}
+
+function compareResult(runs: CompareRun[], overrides: Partial<CompareResult> = {}): CompareResult {
+  return {
+    interrupted: false,
+    partial: null,
+    options: compareOptions,
+    runs,
+    totals: [modeTotals('confirms-on'), modeTotals('confirms-off', { read: 1_963, silentlyLost: 37, runsWithLoss: 1 })],
+    ok: true,
+    ...overrides,
+  };
+}
+
+/** Two runs with a kill, samples over 4 s; the confirms-off run silently lost 3 messages. */
+function compareWithFault(): CompareResult {
+  return compareResult([
+    compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { confirmLatency: LATENCY, samples: samplesUntil(4_000) }, killTimeline),
+    compareRun(
+      'confirms-off',
+      1,
+      reconciliationOf('off-1', [
+        ['aw', 1, 5],
+        ['aw', 0, 3],
+      ]),
+      { samples: samplesUntil(4_000) },
+      { ...killTimeline, node: 'rabbit2', newLeader: 'rabbit3', producerResumedAtMs: null },
+    ),
+  ]);
+}
+
+const crashRun = (mode: CrashRun['mode'], run: number, lost: number, processedTwice: number, duplicatesSkipped: number): CrashRun => ({
+  mode,
+  run,
+  published: 1_000,
+  confirmed: 1_000,
+  processedBeforeKill: 400,
+  processed: 1_000 - lost,
+  lost,
+  processedTwice,
+  duplicatesSkipped,
+  unexpected: 0,
+});
+
+const consumerCrash: ConsumerCrashResult = {
+  options: {
+    queue: 'demo.orders',
+    exchange: 'demo.orders',
+    count: 1_000,
+    prefetch: 50,
+    workMs: 2,
+    ackEvery: 10,
+    killAt: 0.4,
+    runs: 2,
+    modes: ['autoack', 'manual', 'idempotent'],
+    idleTimeoutMs: 2_000,
+  },
+  runs: [
+    crashRun('autoack', 1, 48, 0, 0),
+    crashRun('autoack', 2, 52, 0, 0),
+    crashRun('manual', 1, 0, 9, 0),
+    crashRun('manual', 2, 0, 7, 0),
+    crashRun('idempotent', 1, 0, 0, 9),
+    crashRun('idempotent', 2, 0, 0, 8),
+  ],
+  ok: true,
+  reasons: [],
+};
+
+const prefetch: PrefetchDemoResult = {
+  options: { queue: 'demo.orders', exchange: 'demo.orders', count: 200, prefetches: [1, 0], fastWorkMs: 5, slowWorkMs: 100 },
+  rows: [
+    { prefetch: 1, fastProcessed: 190, slowProcessed: 10, totalMs: 1_020, fastMaxHeld: 1, slowMaxHeld: 1 },
+    { prefetch: 0, fastProcessed: 100, slowProcessed: 100, totalMs: 10_050, fastMaxHeld: 100, slowMaxHeld: 100 },
+  ],
+};
+
+const dlqDemo: DlqDemoResult = {
+  results: [
+    {
+      reason: 'rejected',
+      how: 'the consumer rejects with requeue=false',
+      published: 3,
+      deliveriesPerMessage: { 'm-1': 1, 'm-2': 1, 'm-3': 1 },
+      expectedInDlq: 3,
+      dead: [1, 2, 3].map((i) => ({
+        messageId: `m-${i}`,
+        firstDeathReason: 'rejected',
+        firstDeathQueue: 'demo.orders',
+        deathCount: 1,
+        deliveryCount: undefined,
+      })),
+      leftInQueue: 0,
+      ok: true,
+      problems: [],
+    },
+    {
+      reason: 'expired',
+      how: 'per-message expiration of 200 ms, no consumer',
+      published: 2,
+      deliveriesPerMessage: {},
+      expectedInDlq: 2,
+      dead: [{ messageId: 'e-1', firstDeathReason: 'expired', firstDeathQueue: 'demo.orders', deathCount: 1, deliveryCount: undefined }],
+      leftInQueue: 0,
+      ok: false,
+      problems: ['expired: 1 of 2 found in demo.dlq'],
+    },
+  ],
+  ok: false,
+};
+
+const retryDemo: RetryDemoResult = {
+  messageId: 'retry-7f3a9c',
+  ttlMs: 1_000,
+  attempts: [
+    { attempt: 1, atMs: 12, gapMs: null, outcome: 'failed', death: undefined },
+    { attempt: 2, atMs: 1_030, gapMs: 1_018, outcome: 'failed', death: 'rejected from demo.orders' },
+    { attempt: 3, atMs: 2_050, gapMs: 1_020, outcome: 'processed', death: 'rejected from demo.orders' },
+  ],
+  processedTimes: 1,
+  ok: true,
+  problems: [],
+};
+
+const ladder: RetryLadderResult = {
+  mode: 'ladder',
+  workQueue: 'demo.backoff.orders',
+  rungs: [
+    { queue: 'demo.backoff.1', ttlMs: 100 },
+    { queue: 'demo.backoff.2', ttlMs: 400 },
+  ],
+  timeScale: 0.1,
+  toleranceMs: 500,
+  good: { messageId: 'good-1', failures: 2, processedTimes: 1 },
+  poison: { messageId: 'poison-1', attempts: 3, inDlq: true, dlqRoutingKey: 'demo.backoff.orders', deaths: ['rejected', 'expired'] },
+  attempts: [
+    {
+      messageId: 'good-1',
+      attempt: 1,
+      atMs: 10,
+      gapMs: null,
+      expectedGapMs: null,
+      routingKey: 'demo.backoff.orders',
+      earlierAttempts: 0,
+      lastRung: undefined,
+      outcome: 'failed',
+    },
+    {
+      messageId: 'poison-1',
+      attempt: 1,
+      atMs: 12,
+      gapMs: null,
+      expectedGapMs: null,
+      routingKey: 'demo.backoff.orders',
+      earlierAttempts: 0,
+      lastRung: undefined,
+      outcome: 'failed',
+    },
+    {
+      messageId: 'good-1',
+      attempt: 2,
+      atMs: 110,
+      gapMs: 105,
+      expectedGapMs: 100,
+      routingKey: 'demo.backoff.orders',
+      earlierAttempts: 1,
+      lastRung: 'demo.backoff.1',
+      outcome: 'processed',
+    },
+    {
+      messageId: 'poison-1',
+      attempt: 2,
+      atMs: 112,
+      gapMs: 106,
+      expectedGapMs: 100,
+      routingKey: 'demo.backoff.orders',
+      earlierAttempts: 1,
+      lastRung: 'demo.backoff.1',
+      outcome: 'failed',
+    },
+  ],
+  ok: true,
+  problems: [],
+};
+
+const delayedRetry: DelayedRetryDemoResult = {
+  brokerVersion: '4.3.6',
+  via: 'policy',
+  queue: 'demo.orders',
+  type: 'all',
+  minMs: 200,
+  maxMs: 1_000,
+  toleranceMs: 300,
+  earlySlackMs: 100,
+  setup: {
+    name: 'rmq-bench-delayed-retry',
+    priority: 15,
+    definition: { 'delayed-retry-type': 'all', 'delayed-retry-min': 200, 'delayed-retry-max': 1_000 },
+    keptFrom: 'dlx-orders',
+    keptKeys: ['dead-letter-exchange'],
+    effective: null,
+    skipped: false,
+  },
+  deliveryLimit: 20,
+  messages: ['d-1', 'd-2'],
+  rounds: [
+    {
+      index: 1,
+      kind: 'reject',
+      class: 'failed',
+      delayed: true,
+      deliveryCount: 1,
+      expectedMs: 200,
+      measured: [
+        { messageId: 'd-1', delayMs: 210, deliveryCount: 1 },
+        { messageId: 'd-2', delayMs: 230, deliveryCount: 1 },
+      ],
+      messagesDelayedSeen: 2,
+      ok: true,
+    },
+    {
+      index: 2,
+      kind: 'nack',
+      class: 'returned',
+      delayed: true,
+      deliveryCount: 2,
+      expectedMs: 400,
+      measured: [
+        { messageId: 'd-1', delayMs: 415, deliveryCount: 2 },
+        { messageId: 'd-2', delayMs: 402, deliveryCount: 2 },
+      ],
+      messagesDelayedSeen: null,
+      ok: true,
+    },
+  ],
+  deliveries: [
+    { messageId: 'd-1', atMs: 3, round: 0 },
+    { messageId: 'd-2', atMs: 4, round: 0 },
+    { messageId: 'd-1', atMs: 213, round: 1 },
+    { messageId: 'd-2', atMs: 234, round: 1 },
+    { messageId: 'd-1', atMs: 628, round: 2 },
+    { messageId: 'd-2', atMs: 636, round: 2 },
+  ],
+  processed: 2,
+  ok: true,
+  problems: [],
+};
+
+const durability: DurabilityDemoResult = {
+  how: 'kill',
+  classicNode: 'rabbit1',
+  restartMs: 21_000,
+  queueAgeMs: 10_000,
+  rows: [
+    { queue: 'demo.durability.classic', queueType: 'classic', deliveryMode: 'transient', published: 100, confirmed: 100, survived: 0, expected: 0, ok: true },
+    {
+      queue: 'demo.durability.classic',
+      queueType: 'classic',
+      deliveryMode: 'persistent',
+      published: 100,
+      confirmed: 100,
+      survived: 100,
+      expected: 100,
+      ok: true,
+    },
+    { queue: 'demo.durability.quorum', queueType: 'quorum', deliveryMode: 'transient', published: 100, confirmed: 100, survived: 100, expected: 100, ok: true },
+  ],
+  ok: true,
+  problems: [],
+};
+
+const lat = (p50Ms: number, p95Ms: number, p99Ms: number, maxMs: number): LatencySummary => ({ count: 1_000, p50Ms, p95Ms, p99Ms, maxMs, meanMs: p50Ms });
+
+function benchRun(overrides: Partial<BenchModeResult>): BenchModeResult {
+  return {
+    label: 'async/256',
+    mode: 'async',
+    window: 256,
+    batchSize: null,
+    queue: 'bench-async256-abcde',
+    producers: 1,
+    consumers: 1,
+    published: 90_000,
+    publishes: 90_000,
+    confirmed: 90_000,
+    nacked: 0,
+    indeterminate: 0,
+    consumed: 90_000,
+    publishDurationMs: 10_000,
+    publishRatePerSec: 9_000.4,
+    consumeRatePerSec: 8_950.6,
+    confirmLatency: lat(5.123, 12.34, 25.6, 180.2),
+    e2eLatency: lat(7, 15, 30, 210),
+    cpuSeconds: 5.432,
+    cpuUsPerMessage: 60.36,
+    peakRssBytes: 124_000_000,
+    durationMs: 10_200,
+    stoppedBy: 'time',
+    drained: true,
+    gaveUp: null,
+    samples: [],
+    ...overrides,
+  };
+}
+
+const bench: BenchResult = {
+  options: {
+    modes: ['none', 'async'],
+    windows: [256],
+    batchSize: 100,
+    producers: 1,
+    consumers: 1,
+    sizeBytes: 100,
+    ratePerSec: 0,
+    durationMs: 10_000,
+    count: undefined,
+    prefetch: 100,
+    ackEvery: 1,
+    drainTimeoutMs: 30_000,
+    confirmTimeoutMs: 30_000,
+    heartbeatS: 5,
+    reconnectTimeoutMs: 10_000,
+    urls: undefined,
+  },
+  startedAtIso: '2025-01-01T00:00:00.000Z',
+  runs: [
+    benchRun({ label: 'none', mode: 'none', window: null, queue: 'bench-none-abcde', confirmed: 0, confirmLatency: NO_LATENCY, publishRatePerSec: 20_000 }),
+    benchRun({}),
+  ],
+  interrupted: false,
+  processPeakRssBytes: 130_000_000,
+};
+
+const producerCrash: ProducerCrashResult = {
+  options: {
+    count: 500,
+    kills: 1,
+    runs: 1,
+    modes: ['naive'],
+    ratePerSec: 0,
+    printEvery: 50,
+    seed: 7,
+    fault: 'none',
+    childTimeoutMs: 60_000,
+    electionTimeoutMs: 60_000,
+    rejoinTimeoutMs: 180_000,
+    drainIdleMs: 2_000,
+  },
+  runs: [
+    {
+      mode: 'naive',
+      run: 1,
+      queue: 'demo.producer-crash',
+      runId: 'pc-1',
+      killPlan: [200],
+      kills: [{ life: 1, plannedAt: 200, triggeredAt: 201, atPosition: 230, restartFrom: 201 }],
+      starts: 2,
+      intended: 500,
+      read: 500,
+      lost: 0,
+      duplicated: 29,
+      extraDeliveries: 29,
+      idempotent: { received: 529, processed: 500, duplicatesRemoved: 29, processedTwice: 0 },
+      outbox: null,
+      fault: null,
+      reconciliation: reconciliationOf('pc-1', [['awc', 1, 3]]),
+      leftInQueue: 0,
+    },
+  ],
+  totals: [
+    {
+      mode: 'naive',
+      runs: 1,
+      intended: 500,
+      kills: 1,
+      read: 500,
+      lost: 0,
+      duplicated: 29,
+      extraDeliveries: 29,
+      duplicatesRemoved: 29,
+      processed: 500,
+      processedTwice: 0,
+      runsWithLoss: 0,
+      runsWithDuplicates: 1,
+    },
+  ],
+  ok: true,
+  reasons: [],
+};
+
+interface KindCase {
+  name: string;
+  kind: string;
+  data: object;
+  /** data-chart of each chart, in order. */
+  charts: string[];
+  /** The data's ok, when it has one. */
+  ok?: boolean;
+}
+
+const KINDS: KindCase[] = [
+  { name: 'compare', kind: 'compare', data: compareWithFault(), charts: ['line', 'line'], ok: true },
+  { name: 'consumer-crash', kind: 'consumer-crash', data: consumerCrash, charts: ['bar'], ok: true },
+  { name: 'prefetch-demo', kind: 'prefetch-demo', data: prefetch, charts: ['bar'] },
+  { name: 'dlq-demo', kind: 'dlq-demo', data: dlqDemo, charts: ['bar'], ok: false },
+  { name: 'retry-demo (single message)', kind: 'retry-demo', data: retryDemo, charts: ['timeline'], ok: true },
+  { name: 'retry-demo (ladder)', kind: 'retry-demo', data: ladder, charts: ['timeline'], ok: true },
+  { name: 'delayed-retry-demo', kind: 'delayed-retry-demo', data: delayedRetry, charts: ['timeline', 'bar'], ok: true },
+  { name: 'durability-demo', kind: 'durability-demo', data: durability, charts: ['bar'], ok: true },
+  { name: 'bench', kind: 'bench', data: bench, charts: ['bar', 'bar', 'bar'] },
+  // producer-crash takes --html but has no charts (yet): the page is the report and the JSON.
+  { name: 'producer-crash', kind: 'producer-crash', data: producerCrash, charts: [], ok: true },
+];
+
+const TEXT = 'a report line\nsecond line';
+const AT = '2025-01-02T03:04:05.000Z';
+
+// ---------------------------------------------------------------------------------------------
+
+describe('renderHtmlReport: every kind', () => {
+  it.each(KINDS)('$name: the charts it should have, as <svg class="chart">', ({ kind, data, charts: expected }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    expect(charts(page)).toEqual(expected);
+    expect(svgs(page)).toHaveLength(expected.length);
+  });
+
+  it.each(KINDS)('$name: self-contained (no URL in src or href, no external script, stylesheet or image)', ({ kind, data }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    expect(page).not.toMatch(/\b(?:src|href|xlink:href|action)\s*=/i);
+    expect(page).not.toMatch(/<(?:link|img|iframe|object|embed|base)\b/i);
+    expect(page).not.toMatch(/url\(|@import/i);
+    expect(page).not.toMatch(/https?:\/\//i);
+    // Exactly the two scripts: the JSON data and the small inline one.
+    expect(page.match(/<script\b[^>]*>/g)).toEqual([DATA_OPEN, '<script>']);
+  });
+
+  it.each(KINDS)('$name: the --json document is embedded and parses back to the data', ({ kind, data }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    expect(embeddedDoc(page)).toEqual(expectedDoc(kind, data));
+  });
+
+  it.each(KINDS)('$name: verdict from ok', ({ kind, data, ok }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const verdicts = page.match(/<span class="verdict [^"]*">[^<]*<\/span>/g) ?? [];
+    if (ok === undefined) expect(verdicts).toEqual([]);
+    else expect(verdicts).toEqual([ok ? '<span class="verdict ok">verdict: OK</span>' : '<span class="verdict failed">verdict: FAILED</span>']);
+  });
+
+  it.each(KINDS)('$name: no NaN or Infinity anywhere', ({ kind, data }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    expect(page).not.toMatch(/NaN|Infinity|undefined/);
+  });
+
+  it.each(KINDS)('$name: title, heading, data-kind and the generated time', ({ kind, data }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    expect(page).toContain(`<title>rmq-bench ${kind}</title>`);
+    expect(page).toContain(`<h1>rmq-bench ${kind}</h1>`);
+    expect(page).toContain(`<body data-kind="${kind}">`);
+    expect(page).toContain(`generated ${AT}`);
+    expect(page.startsWith('<!doctype html>')).toBe(true);
+  });
+});
+
+describe('renderHtmlReport: escaping', () => {
+  const hostile = '</script><!-- <script>alert("x")</script> --> & \u2028 \u2029 \'q\' https://example.com/x.js';
+
+  it('a string with </script> and <!-- in the data round-trips and cannot end the data element', () => {
+    const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 2]]), {}, null)], {
+      options: { ...compareOptions, queue: hostile, urls: ['amqp://guest:guest@localhost:5672/', hostile] },
+    });
+    const page = renderHtmlReport('compare', data, TEXT, AT);
+    const raw = embeddedRaw(page);
+    expect(raw).not.toMatch(/[<>]/);
+    expect(raw).not.toContain('<!--');
+    expect(raw).not.toMatch(/[\u2028\u2029]/);
+    const doc = embeddedDoc(page) as CompareResult;
+    expect(doc.options.queue).toBe(hostile);
+    expect(doc.options.urls).toEqual(['amqp://guest:guest@localhost:5672/', hostile]);
+    expect(doc).toEqual(expectedDoc('compare', data));
+    // The URL in the data stays data: no src or href anywhere.
+    expect(page).not.toMatch(/\b(?:src|href)\s*=/i);
+    // The data element's close is the only </script> before the inline script.
+    expect(page.indexOf('</script>')).toBe(page.indexOf(DATA_OPEN) + DATA_OPEN.length + raw.length);
+  });
+
+  it('the data cannot override schemaVersion or kind', () => {
+    const page = renderHtmlReport('prefetch-demo', { ...prefetch, schemaVersion: 99, kind: 'other' }, TEXT, AT);
+    expect(embeddedDoc(page)).toMatchObject({ schemaVersion: 1, kind: 'prefetch-demo' });
+  });
+
+  const texts: { name: string; text: string; escaped: string }[] = [
+    { name: 'less-than and ampersand', text: 'p99 < 10 ms && lost 0', escaped: 'p99 &lt; 10 ms &amp;&amp; lost 0' },
+    { name: 'quotes', text: `queue "demo" isn't`, escaped: 'queue &quot;demo&quot; isn&#39;t' },
+    { name: 'markup', text: '</pre><script>alert(1)</script>', escaped: '&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;' },
+    { name: 'already-escaped entity is escaped again', text: '&lt;', escaped: '&amp;lt;' },
+    { name: 'plain text is untouched', text: 'compare: 2000 messages\n  lost 0', escaped: 'compare: 2000 messages\n  lost 0' },
+  ];
+
+  it.each(texts)('report text: $name', ({ text, escaped }) => {
+    const page = renderHtmlReport('prefetch-demo', prefetch, text, AT);
+    expect(reportRaw(page)).toBe(escaped);
+    expect(unescapeHtml(reportRaw(page))).toBe(text);
+    expect(page.match(/<script\b/g)).toHaveLength(2);
+  });
+
+  it("the real compare report text survives, escaped, in <pre id='report'>", () => {
+    const data = compareWithFault();
+    const text = renderCompare(data);
+    const page = renderHtmlReport('compare', data, text, AT);
+    expect(unescapeHtml(reportRaw(page))).toBe(text);
+  });
+
+  it('a kind with markup is escaped in the title, heading and data-kind', () => {
+    const page = renderHtmlReport('<b>&"', {}, TEXT, AT);
+    expect(page).toContain('<title>rmq-bench &lt;b&gt;&amp;&quot;</title>');
+    expect(page).toContain('<body data-kind="&lt;b&gt;&amp;&quot;">');
+    expect(charts(page)).toEqual([]);
+  });
+});
+
+describe('renderHtmlReport: verdict', () => {
+  const { ok: _ok, ...withoutOk } = durability;
+  const cases: { name: string; data: object; expected: string | null }[] = [
+    { name: 'ok true', data: { ...withoutOk, ok: true }, expected: '<span class="verdict ok">verdict: OK</span>' },
+    { name: 'ok false', data: { ...withoutOk, ok: false }, expected: '<span class="verdict failed">verdict: FAILED</span>' },
+    { name: 'no ok field', data: withoutOk, expected: null },
+    { name: 'ok not a boolean', data: { ...withoutOk, ok: 'yes' }, expected: null },
+  ];
+
+  it.each(cases)('$name', ({ data, expected }) => {
+    const page = renderHtmlReport('durability-demo', data, TEXT, AT);
+    const meta = /<div class="meta">([\s\S]*?)<\/div>/.exec(page)![1]!;
+    if (expected === null) expect(meta).toBe(`generated ${AT} `);
+    else expect(meta).toBe(`generated ${AT} ${expected}`);
+  });
+
+  it('a failed compare shows FAILED', () => {
+    const page = renderHtmlReport('compare', { ...compareWithFault(), ok: false }, TEXT, AT);
+    expect(page).toContain('verdict: FAILED');
+    expect(page).not.toContain('verdict: OK');
+  });
+});
+
+describe('renderHtmlReport compare: timelines', () => {
+  it('one line chart per run, titled with its counts', () => {
+    const data = compareWithFault();
+    const page = renderHtmlReport('compare', data, TEXT, AT);
+    const titles = [...page.matchAll(/<figcaption>([^<]*)<\/figcaption>/g)].map((m) => m[1]);
+    expect(titles).toEqual([
+      'confirms-on, run 1: lost 0, silently lost 0, duplicated 0, recovered 0',
+      'confirms-off, run 1: lost 0, silently lost 3, duplicated 0, recovered 0',
+    ]);
+  });
+
+  it('confirms-on has a confirm rate; confirms-off does not', () => {
+    const [on, off] = svgs(renderHtmlReport('compare', compareWithFault(), TEXT, AT));
+    expect(seriesNames(on!)).toEqual(['publish rate /s', 'confirm rate /s', 'in flight']);
+    expect(seriesNames(off!)).toEqual(['publish rate /s', 'in flight']);
+  });
+
+  it('the totals table has a row per mode', () => {
+    const page = renderHtmlReport('compare', compareWithFault(), TEXT, AT);
+    const table = /<table class="counts">([\s\S]*?)<\/table>/.exec(page)![1]!;
+    expect(table).toContain(
+      '<tr><td>confirms-on</td><td>1</td><td>2,000</td><td>2,000</td><td>2,000</td><td>2,000</td><td>0</td><td>0</td><td>0</td><td>0</td></tr>',
+    );
+    expect(table).toContain(
+      '<tr><td>confirms-off</td><td>1</td><td>2,000</td><td>2,000</td><td>0</td><td>1,963</td><td>0</td><td>37</td><td>0</td><td>0</td></tr>',
+    );
+  });
+
+  const full = killTimeline;
+  const markerCases: { name: string; fault: FaultTimeline | null; labels: string[] }[] = [
+    { name: 'fault: null, no markers', fault: null, labels: [] },
+    { name: 'fault, election, restore and rejoin', fault: full, labels: ['kill rabbit1', 'new leader rabbit2', 'restored', 'rejoined'] },
+    {
+      name: 'pause, never restored nor rejoined',
+      fault: { ...full, kind: 'pause', restoredAtMs: null, rejoinedAtMs: null },
+      labels: ['pause rabbit1', 'new leader rabbit2'],
+    },
+    { name: 'no election seen', fault: { ...full, electedAtMs: null, electionMs: null, newLeader: null }, labels: ['kill rabbit1', 'restored', 'rejoined'] },
+    { name: 'elected, leader unknown', fault: { ...full, newLeader: null, restoredAtMs: null, rejoinedAtMs: null }, labels: ['kill rabbit1', 'new leader ?'] },
+  ];
+
+  it.each(markerCases)('markers: $name', ({ fault, labels }) => {
+    const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, fault)]);
+    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
+    expect(markerLabels(svg!)).toEqual(labels);
+  });
+
+  it('markers sit at their time on the x scale (4 s of samples: 0 s at 64, 4 s at 770)', () => {
+    const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, killTimeline)]);
+    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
+    // 64 + t / 4 × 706 for t = 1.5, 3.25, 3.5 and 3.9 s, to one decimal
+    const xs = markerXs(svg!);
+    expect(xs).toHaveLength(4);
+    const expected = [328.75, 637.625, 681.75, 752.35];
+    for (let i = 0; i < expected.length; i++) expect(Math.abs(xs[i]! - expected[i]!)).toBeLessThanOrEqual(0.051);
+  });
+
+  it('a rejoin after the last sample is drawn at the right edge, labelled with its time', () => {
+    const data = compareResult([
+      compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, { ...killTimeline, rejoinedAtMs: 12_000 }),
+    ]);
+    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
+    expect(markerXs(svg!).at(-1)).toBe(770);
+    expect(svg).toContain('rejoined at 12 →');
+  });
+});
+
+describe('renderHtmlReport: per-kind content', () => {
+  it('consumer-crash: bars sum every run of a mode', () => {
+    const [svg] = svgs(renderHtmlReport('consumer-crash', consumerCrash, TEXT, AT));
+    expect(bars(svg!)).toEqual({
+      'lost/autoack': 'autoack lost: 100',
+      'processed twice/autoack': 'autoack processed twice: 0',
+      'duplicates skipped/autoack': 'autoack duplicates skipped: 0',
+      'lost/manual': 'manual lost: 0',
+      'processed twice/manual': 'manual processed twice: 16',
+      'duplicates skipped/manual': 'manual duplicates skipped: 0',
+      'lost/idempotent': 'idempotent lost: 0',
+      'processed twice/idempotent': 'idempotent processed twice: 0',
+      'duplicates skipped/idempotent': 'idempotent duplicates skipped: 17',
+    });
+  });
+
+  it('prefetch-demo: fast and slow per prefetch', () => {
+    const [svg] = svgs(renderHtmlReport('prefetch-demo', prefetch, TEXT, AT));
+    expect(bars(svg!)).toEqual({
+      'fast/prefetch 1': 'prefetch 1 fast: 190',
+      'slow/prefetch 1': 'prefetch 1 slow: 10',
+      'fast/prefetch 0': 'prefetch 0 fast: 100',
+      'slow/prefetch 0': 'prefetch 0 slow: 100',
+    });
+  });
+
+  it('dlq-demo: published, expected and found per reason', () => {
+    const [svg] = svgs(renderHtmlReport('dlq-demo', dlqDemo, TEXT, AT));
+    expect(bars(svg!)).toMatchObject({
+      'published/rejected': 'rejected published: 3',
+      'found in demo.dlq/rejected': 'rejected found in demo.dlq: 3',
+      'expected in demo.dlq/expired': 'expired expected in demo.dlq: 2',
+      'found in demo.dlq/expired': 'expired found in demo.dlq: 1',
+    });
+  });
+
+  it('retry-demo: a dot per attempt with its time and outcome', () => {
+    const [svg] = svgs(renderHtmlReport('retry-demo', retryDemo, TEXT, AT));
+    expect(dotTitles(svg!)).toEqual(['attempt 1 at 0.01 s: failed', 'attempt 2 at 1.03 s: failed', 'attempt 3 at 2.05 s: processed']);
+    // A lane name longer than 10 characters keeps its last 9.
+    expect(svg).toContain('>…ry-7f3a9c</text>');
+  });
+
+  it('retry-demo ladder: a lane per message, its attempts on it', () => {
+    const page = renderHtmlReport('retry-demo', ladder, TEXT, AT);
+    const [svg] = svgs(page);
+    expect(page).toContain('<figcaption>each attempt at its measured time; rungs 100 ms, 400 ms</figcaption>');
+    const lanes = [...svg!.matchAll(/<text class="tick" x="58" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(lanes).toEqual(['good-1', 'poison-1']);
+    expect(dotTitles(svg!)).toEqual([
+      'attempt 1 (demo.backoff.orders) at 0.01 s: failed',
+      'attempt 2 (demo.backoff.orders) at 0.11 s: processed',
+      'attempt 1 (demo.backoff.orders) at 0.01 s: failed',
+      'attempt 2 (demo.backoff.orders) at 0.11 s: failed',
+    ]);
+  });
+
+  it('delayed-retry-demo: deliveries per message, and the slowest measured delay against the formula', () => {
+    const [timeline, bar] = svgs(renderHtmlReport('delayed-retry-demo', delayedRetry, TEXT, AT));
+    expect(dotTitles(timeline!)).toEqual([
+      'delivery 1 at 0.00 s',
+      'delivery 2 at 0.21 s after return #1 (reject)',
+      'delivery 3 at 0.63 s after return #2 (nack)',
+      'delivery 1 at 0.00 s',
+      'delivery 2 at 0.23 s after return #1 (reject)',
+      'delivery 3 at 0.64 s after return #2 (nack)',
+    ]);
+    expect(bars(bar!)).toEqual({
+      'expected ms/#1 reject': '#1 reject expected ms: 200',
+      'measured ms/#1 reject': '#1 reject measured ms: 230',
+      'expected ms/#2 nack': '#2 nack expected ms: 400',
+      'measured ms/#2 nack': '#2 nack measured ms: 415',
+    });
+  });
+
+  const hows: { how: DurabilityDemoResult['how']; word: string }[] = [
+    { how: 'kill', word: 'killed' },
+    { how: 'stop', word: 'stopped' },
+  ];
+  it.each(hows)('durability-demo ($how): confirmed, survived and expected per queue and mode', ({ how, word }) => {
+    const page = renderHtmlReport('durability-demo', { ...durability, how }, TEXT, AT);
+    expect(page).toContain(`confirmed before, found after every node was ${word} and started`);
+    expect(bars(svgs(page)[0]!)).toMatchObject({
+      'survived/classic transient': 'classic transient survived: 0',
+      'the article says/classic persistent': 'classic persistent the article says: 100',
+      'survived/quorum transient': 'quorum transient survived: 100',
+    });
+  });
+
+  it('bench: throughput, confirm and end-to-end latency per mode; a missing figure is a zero bar', () => {
+    const [rate, confirm, e2e] = svgs(renderHtmlReport('bench', bench, TEXT, AT));
+    expect(bars(rate!)).toEqual({
+      'publish /s/none': 'none publish /s: 20k',
+      'consume /s/none': 'none consume /s: 8951',
+      'publish /s/async/256': 'async/256 publish /s: 9000',
+      'consume /s/async/256': 'async/256 consume /s: 8951',
+    });
+    expect(bars(confirm!)).toMatchObject({ 'p50/none': 'none p50: 0', 'p99/async/256': 'async/256 p99: 25.6', 'max/async/256': 'async/256 max: 180.2' });
+    expect(confirm).toMatch(/data-series="p50" data-category="none" x="[^"]*" y="240.0" width="[^"]*" height="0.0"/);
+    expect(bars(e2e!)).toMatchObject({ 'p95/none': 'none p95: 15', 'max/async/256': 'async/256 max: 210' });
+  });
+});
+
+describe('renderHtmlReport: edge cases produce no NaN or Infinity', () => {
+  const run = (samples: PublisherSample[] | undefined, fault: FaultTimeline | null = killTimeline): CompareRun => {
+    const r = compareRun('confirms-on', 1, reconciliationOf('on-1', []), {}, fault);
+    // samples is optional on a PublisherResult (older reports have none).
+    if (samples === undefined) delete (r.producer as { samples?: unknown }).samples;
+    else r.producer.samples = samples;
+    return r;
+  };
+  const zero: PublisherSample = { tMs: 0, written: 0, confirmed: 0, inFlight: 0 };
+
+  const cases: { name: string; kind: string; data: object }[] = [
+    { name: 'compare: zero samples, no fault', kind: 'compare', data: compareResult([run([], null)]) },
+    { name: 'compare: zero samples, with a fault', kind: 'compare', data: compareResult([run([])]) },
+    { name: 'compare: no samples field', kind: 'compare', data: compareResult([run(undefined)]) },
+    { name: 'compare: one sample', kind: 'compare', data: compareResult([run([{ tMs: 100, written: 50, confirmed: 40, inFlight: 10 }])]) },
+    { name: 'compare: one sample at 0 ms', kind: 'compare', data: compareResult([run([zero])]) },
+    {
+      name: 'compare: all-zero values',
+      kind: 'compare',
+      data: compareResult([
+        run(
+          [0, 100, 200, 300].map((tMs) => ({ ...zero, tMs })),
+          null,
+        ),
+        {
+          ...run(
+            [0, 100, 200, 300].map((tMs) => ({ ...zero, tMs })),
+            null,
+          ),
+          mode: 'confirms-off',
+        },
+      ]),
+    },
+    {
+      name: 'compare: a run of 0 ms (every sample at 0)',
+      kind: 'compare',
+      data: compareResult([run([zero, { ...zero, written: 5 }, { ...zero, written: 5 }])]),
+    },
+    {
+      name: 'compare: fault at 0 ms, everything at 0',
+      kind: 'compare',
+      data: compareResult([run([zero], { ...killTimeline, faultAtMs: 0, electedAtMs: 0, restoredAtMs: 0, rejoinedAtMs: 0 })]),
+    },
+    { name: 'compare: no runs (interrupted before the first)', kind: 'compare', data: compareResult([], { totals: [], interrupted: true, ok: false }) },
+    { name: 'consumer-crash: no runs', kind: 'consumer-crash', data: { ...consumerCrash, runs: [] } },
+    { name: 'consumer-crash: all zero', kind: 'consumer-crash', data: { ...consumerCrash, runs: [crashRun('manual', 1, 0, 0, 0)] } },
+    { name: 'prefetch-demo: no rows', kind: 'prefetch-demo', data: { ...prefetch, rows: [] } },
+    {
+      name: 'prefetch-demo: nothing processed',
+      kind: 'prefetch-demo',
+      data: { ...prefetch, rows: [{ prefetch: 1, fastProcessed: 0, slowProcessed: 0, totalMs: 0, fastMaxHeld: 0, slowMaxHeld: 0 }] },
+    },
+    { name: 'dlq-demo: no reasons', kind: 'dlq-demo', data: { results: [], ok: true } },
+    { name: 'retry-demo: no attempts', kind: 'retry-demo', data: { ...retryDemo, attempts: [] } },
+    { name: 'retry-demo: one attempt at 0 ms', kind: 'retry-demo', data: { ...retryDemo, attempts: [{ ...retryDemo.attempts[0]!, atMs: 0 }] } },
+    { name: 'retry-demo ladder: no attempts', kind: 'retry-demo', data: { ...ladder, attempts: [] } },
+    { name: 'delayed-retry-demo: no rounds, no deliveries', kind: 'delayed-retry-demo', data: { ...delayedRetry, messages: [], rounds: [], deliveries: [] } },
+    {
+      name: 'delayed-retry-demo: a round with nothing measured',
+      kind: 'delayed-retry-demo',
+      data: { ...delayedRetry, rounds: [{ ...delayedRetry.rounds[0]!, measured: [] }], deliveries: [] },
+    },
+    { name: 'durability-demo: no rows', kind: 'durability-demo', data: { ...durability, rows: [] } },
+    {
+      name: 'bench: every figure null',
+      kind: 'bench',
+      data: {
+        ...bench,
+        runs: [
+          benchRun({
+            publishRatePerSec: null,
+            consumeRatePerSec: null,
+            confirmLatency: NO_LATENCY,
+            e2eLatency: NO_LATENCY,
+            published: 0,
+            consumed: 0,
+            durationMs: 0,
+            publishDurationMs: 0,
+          }),
+        ],
+      },
+    },
+    { name: 'bench: no runs', kind: 'bench', data: { ...bench, runs: [], interrupted: true } },
+  ];
+
+  it.each(cases)('$name', ({ kind, data }) => {
+    const page = renderHtmlReport(kind, data, TEXT, AT);
+    expect(page).not.toMatch(/NaN|Infinity/);
+    for (const v of attributeValues(page)) expect(v).not.toMatch(/NaN|Infinity|undefined/);
+    // Every numeric attribute a chart carries is a finite number.
+    for (const m of page.matchAll(/\s(?:x|y|x1|x2|y1|y2|cx|cy|width|height)="([^"]*)"/g)) expect(Number.isFinite(Number(m[1]))).toBe(true);
+    for (const m of page.matchAll(/\spoints="([^"]*)"/g)) {
+      for (const n of m[1]!.split(/[ ,]/).filter((s) => s !== '')) expect(Number.isFinite(Number(n))).toBe(true);
+    }
+    expect(embeddedDoc(page)).toEqual(expectedDoc(kind, data));
+  });
+});
+
+describe('ratesFrom', () => {
+  const s = (tMs: number, written: number, confirmed = 0): PublisherSample => ({ tMs, written, confirmed, inFlight: written - confirmed });
+  const cases: { name: string; samples: PublisherSample[]; field: 'written' | 'confirmed'; expected: [number, number][] }[] = [
+    { name: 'no samples', samples: [], field: 'written', expected: [] },
+    { name: 'one sample: no interval yet', samples: [s(100, 50)], field: 'written', expected: [] },
+    {
+      name: 'per second from a 100 ms interval',
+      samples: [s(0, 0), s(100, 50), s(200, 150)],
+      field: 'written',
+      expected: [
+        [0.1, 500],
+        [0.2, 1_000],
+      ],
+    },
+    { name: 'the confirmed counter', samples: [s(0, 0, 0), s(250, 100, 25)], field: 'confirmed', expected: [[0.25, 100]] },
+    { name: 'a zero-length interval is skipped', samples: [s(0, 0), s(0, 10), s(100, 20)], field: 'written', expected: [[0.1, 100]] },
+    { name: 'time going backwards is skipped', samples: [s(200, 10), s(100, 20)], field: 'written', expected: [] },
+    { name: 'no progress is a zero rate', samples: [s(0, 5), s(500, 5)], field: 'written', expected: [[0.5, 0]] },
+  ];
+
+  it.each(cases)('$name', ({ samples, field, expected }) => {
+    expect(ratesFrom(samples, field)).toEqual(expected);
+  });
+});
+
+describe('faultMarkers', () => {
+  it('no fault, no markers', () => {
+    expect(faultMarkers({ fault: null })).toEqual([]);
+  });
+
+  it('every moment, in seconds, with its label and colour', () => {
+    expect(faultMarkers({ fault: killTimeline })).toEqual([
+      { x: 1.5, label: 'kill rabbit1', color: '#dc2626' },
+      { x: 3.25, label: 'new leader rabbit2', color: '#7c3aed' },
+      { x: 3.5, label: 'restored', color: '#16a34a' },
+      { x: 3.9, label: 'rejoined', color: '#0891b2' },
+    ]);
+  });
+
+  it('a moment at 0 ms is still a marker (0 is not "missing")', () => {
+    expect(faultMarkers({ fault: { ...killTimeline, faultAtMs: 0, electedAtMs: 0, restoredAtMs: 0, rejoinedAtMs: 0 } }).map((m) => m.x)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe('embedJson', () => {
+  const cases: { name: string; value: unknown }[] = [
+    { name: 'a closing script tag', value: { s: '</script><script>alert(1)</script>' } },
+    { name: 'an HTML comment opener', value: { s: '<!-- x -->' } },
+    { name: 'upper-case close tag', value: { s: '</SCRIPT >' } },
+    { name: 'ampersands and entities', value: { s: '&lt; &amp; &' } },
+    { name: 'line and paragraph separators', value: { s: 'a\u2028b\u2029c' } },
+    { name: 'nested', value: { a: [{ b: '<b>' }, 1, null, true], c: { d: '>' } } },
+  ];
+
+  it.each(cases)('$name: no < > & or U+2028/9 left raw, parses back to the same value', ({ value }) => {
+    const out = embedJson(JSON.stringify(value, null, 2));
+    expect(out).not.toMatch(/[<>&\u2028\u2029]/);
+    expect(JSON.parse(out)).toEqual(value);
+  });
+});
