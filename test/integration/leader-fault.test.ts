@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, mgmtGet, parseJson, ROOT, runCli, uniqueName, withChannel } from './cli.js';
+import { eventually, PASSWORD, parseJson, ROOT, runCli, USER, uniqueName, withChannel } from './cli.js';
 
 const queue = uniqueName('leader-fault');
 
@@ -52,12 +52,19 @@ describe('the leader-fault sequence under Ctrl+C', { timeout: 300_000 }, () => {
         200,
       );
       // The election is over: the hold (--restore-after) is what keeps the node down now.
+      // Asked of a survivor's management API (the killed node's own does not answer).
+      const survivor = ['rabbit1', 'rabbit2', 'rabbit3'].find((n) => n !== killed)!;
+      const port = 15671 + Number(survivor.slice(-1));
       await eventually(
         async () => {
-          const q = await mgmtGet<{ leader?: string }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
+          const res = await fetch(`http://127.0.0.1:${port}/api/queues/%2F/${encodeURIComponent(queue)}`, {
+            headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
+            signal: AbortSignal.timeout(2_000),
+          });
+          const q = (await res.json()) as { leader?: string };
           if (!q.leader || q.leader === `rabbit@${killed}`) throw new Error(`leader still ${q.leader ?? 'unknown'}`);
         },
-        60_000,
+        25_000,
         200,
       );
       expect((await docker.getContainer(killed).inspect()).State.Running).toBe(false);
