@@ -4,12 +4,15 @@
 // prints one JSON line of figures, measured the way bench measures them.
 //   node bench/plain-amqplib.mjs [--count 100000] [--window 256] [--size 100] [--prefetch 100]
 //                                [--ack-every 1] [--url amqp://demo:demo@127.0.0.1:5672]
-//                                [--consumers 1|0]
+//                                [--consumers 1|0] [--same-properties]
 // Workload: a fresh quorum queue (deleted at the end); one consumer (manual ack, prefetch, one
 // multiple-ack every N) subscribed first; one producer on its own connection publishing `count`
 // persistent messages of `size` bytes through the default exchange, each carrying its publish
 // time, with async confirms and at most `window` unconfirmed; the run ends when every message is
 // confirmed and consumed.
+// --same-properties: each message also carries what rmq-bench's bench publisher puts on it, a
+// message_id `<run>-<seq>` (what rmq-bench reconciles by) and its header name
+// x-rmq-bench-published-at-us, so that the two do the same work on the wire.
 // --consumers 0 (publisher only, like `rmq-bench bench -y 0`): no consumer; the run ends when
 // every message is confirmed, and CPU is measured from just before the producer's connection to
 // the last confirm (consume figures are null).
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     prefetch: { type: 'string', default: '100' },
     'ack-every': { type: 'string', default: '1' },
     consumers: { type: 'string', default: '1' },
+    'same-properties': { type: 'boolean', default: false },
     url: { type: 'string', default: 'amqp://demo:demo@127.0.0.1:5672' },
   },
 });
@@ -38,6 +42,9 @@ const ackEvery = Number(values['ack-every']);
 const withConsumer = Number(values.consumers) > 0;
 const body = Buffer.alloc(Number(values.size), 0x61);
 const nowUs = () => (performance.timeOrigin + performance.now()) * 1000;
+const sameProperties = values['same-properties'];
+const HEADER = sameProperties ? 'x-rmq-bench-published-at-us' : 'published-at-us';
+const runPrefix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}-`;
 
 const admin = await amqp.connect(values.url);
 const queue = `bench-plain-${Math.random().toString(36).slice(2, 7)}`;
@@ -58,7 +65,7 @@ if (withConsumer) {
   let unacked = 0;
   await cch.consume(queue, (msg) => {
     consumed++;
-    e2eSumMs += (nowUs() - msg.properties.headers['published-at-us']) / 1000;
+    e2eSumMs += (nowUs() - msg.properties.headers[HEADER]) / 1000;
     lastDeliveryAt = performance.now();
     if (++unacked >= ackEvery || consumed === count) {
       cch.ack(msg, true);
@@ -100,7 +107,10 @@ while (published < count) {
   firstPublishAt ??= performance.now();
   outstanding++;
   published++;
-  const ok = pch.publish('', queue, body, { persistent: true, headers: { 'published-at-us': Math.round(nowUs()) } }, (err) => {
+  const properties = sameProperties
+    ? { messageId: runPrefix + published, persistent: true, headers: { [HEADER]: Math.round(nowUs()) } }
+    : { persistent: true, headers: { [HEADER]: Math.round(nowUs()) } };
+  const ok = pch.publish('', queue, body, properties, (err) => {
     outstanding--;
     if (err) nacked++;
     else confirmed++;

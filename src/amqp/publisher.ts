@@ -54,6 +54,12 @@ export interface PublisherOptions {
    */
   leanProperties?: boolean;
   /**
+   * Record confirm latencies in the result's confirmLatency histograms (default true). false: the
+   * caller records them itself from hooks.onConfirm (bench's meter), and the result's histograms
+   * stay empty; one histogram record per confirm instead of two.
+   */
+  recordConfirmLatency?: boolean;
+  /**
    * First sequence to publish (default 0): sequences startSeq..count-1. A restarted producer that
    * resumes from the last number it printed (producer-crash's naive mode).
    */
@@ -148,6 +154,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   const samples: PublisherSample[] = [];
   const latency = new LatencyRecorder();
   const latencyFault = new LatencyRecorder();
+  const recordLatency = opts.recordConfirmLatency ?? true;
   let confirmsSoFar = 0;
   let nextSeq = opts.startSeq ?? 0;
   let distinctWritten = 0;
@@ -206,7 +213,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     // The broker confirmed it, even if we had given up waiting (then it is also republished).
     if (!ledger.has(seq, 'confirmed')) confirmsSoFar++;
     ledger.confirm(seq);
-    if (ms !== undefined) {
+    if (ms !== undefined && recordLatency) {
       latency.recordMs(ms);
       if (inFault) latencyFault.recordMs(ms);
     }

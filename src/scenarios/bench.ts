@@ -215,6 +215,8 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
           flushTimeoutMs: 5_000,
           publishedAtUs: true,
           leanProperties: true,
+          // The meter records them (hooks.onConfirm): the publisher's own histograms would be a second copy.
+          recordConfirmLatency: false,
         },
         ledger,
         {
