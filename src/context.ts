@@ -1,5 +1,5 @@
 import { nodeByName, type Config } from './config.js';
-import { injectFault, type FaultInjector } from './cluster/faults.js';
+import { checkFaultSupported, injectFault, type FaultInjector } from './cluster/faults.js';
 import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
@@ -46,13 +46,16 @@ export function createContext(config: Config, progress: Progress, signal: AbortS
 function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInjector {
   return {
     kind: 'docker',
-    async inject(nodeName, kind) {
+    async inject(nodeName, kind, options) {
       const node = nodeByName(config, nodeName);
       if (!node)
         throw new NotFoundError(
           `${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`,
         );
-      return injectFault(await docker(), node.name, kind);
+      return injectFault(await docker(), node.name, kind, options);
+    },
+    async check(kind) {
+      await checkFaultSupported(await docker(), config.nodes[0]!.name, kind);
     },
   };
 }

@@ -5,6 +5,8 @@ import { parseUrls } from '../amqp/connect.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { parseDurationMs } from '../util/duration.js';
+import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
+import { UsageError } from '../errors.js';
 
 /**
  * The options several commands share (one declaration each: flags, help text, default, parser),
@@ -48,6 +50,30 @@ export const durationOption = (flags: string, description: string, defaultValue?
 
 /** In ms; heartbeatSeconds() makes it the AMQP value. */
 export const heartbeatOption = (description = 'AMQP heartbeat'): Option => durationOption('--heartbeat <duration>', description, '5s');
+
+/** --fault latency's netem: --latency, --jitter, --loss (all refused with any other fault). */
+export const latencyOption = (): Option =>
+  durationOption('--latency <duration>', 'with --fault latency: delay added to everything the node sends (default 200ms)');
+export const jitterOption = (): Option => durationOption('--jitter <duration>', 'with --fault latency: variation of that delay (default 0)');
+export const lossOption = (): Option => new Option('--loss <percent>', "with --fault latency: share of the node's packets dropped, e.g. 5%").argParser(percent);
+
+/** The netem spec for --fault latency; the flags with any other fault are a usage error. */
+export function netemFrom(fault: string, o: { latency?: number; jitter?: number; loss?: number }): NetemSpec | undefined {
+  const given = (['latency', 'jitter', 'loss'] as const).filter((k) => o[k] !== undefined);
+  if (fault !== 'latency') {
+    if (given.length > 0) throw new UsageError(`--${given[0]} goes with --fault latency (not '${fault}')`);
+    return undefined;
+  }
+  return { delayMs: o.latency ?? DEFAULT_NETEM.delayMs, jitterMs: o.jitter ?? DEFAULT_NETEM.jitterMs, lossPct: o.loss ?? DEFAULT_NETEM.lossPct };
+}
+
+/** A percentage: 5% or 5 (0..100). */
+export function percent(value: string): number {
+  const n = Number(value.trim().replace(/%$/, ''));
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100)
+    throw new InvalidArgumentError(`'${value}' is not a percentage between 0 and 100 (e.g. 5%)`);
+  return n;
+}
 
 export const reconnectTimeoutOption = (): Option => durationOption('--reconnect-timeout <duration>', 'give up when no broker answers for this long', '60s');
 

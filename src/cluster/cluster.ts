@@ -7,6 +7,7 @@ import { retryUntil } from '../util/retry.js';
 import { loadDefinitions, quorumQueues, type Definitions } from './definitions.js';
 import { execIn, inspectContainer, type ContainerInfo, type Docker } from './engine.js';
 import { ensureImage, type ImageResult } from './image.js';
+import { healNetFaults } from './netfaults.js';
 import type { QueueLeadership } from './leader.js';
 import type { ManagementClient } from './management.js';
 
@@ -68,8 +69,9 @@ export async function clusterIsReady(ctx: Context, defs: Definitions): Promise<b
 
 /**
  * Undo faults a previous run left behind (failover --no-restore, a killed process): unpause
- * paused nodes and reconnect nodes cut off from the project network. Stopped nodes are
- * started by compose.
+ * paused nodes, reconnect nodes cut off from the project network, and remove our iptables
+ * rules (partition) and netem qdiscs (latency) from the nodes' network namespaces. Stopped
+ * nodes are started by compose.
  */
 async function heal(ctx: Context, docker: Docker): Promise<void> {
   const network = `${ctx.config.composeProject.replace(/[^a-z0-9_-]/gi, '').toLowerCase()}_default`;
@@ -94,6 +96,7 @@ async function heal(ctx: Context, docker: Docker): Promise<void> {
         .catch((err: unknown) => ctx.log(`could not reconnect ${node.name} to ${network}: ${errorMessage(err)}`));
     }
   }
+  await healNetFaults(docker, ctx.config.nodes.map((n) => n.name), ctx.log, (line) => ctx.progress.info(line));
 }
 
 /** Ports the cluster needs that another process holds (ports of our own running containers are fine). */

@@ -1,7 +1,8 @@
+import { EnvironmentError, errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
-import { errorMessage } from '../errors.js';
+import { applyNetem, applyPartition, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
 
-export const FAULT_KINDS = ['kill', 'stop', 'pause', 'disconnect'] as const;
+export const FAULT_KINDS = ['kill', 'stop', 'pause', 'disconnect', 'partition', 'latency'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
@@ -9,7 +10,17 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   stop: 'stop the container (SIGTERM, then SIGKILL after 10 s: a clean shutdown)',
   pause: 'freeze the container (cgroup freezer: sockets stay open, nothing answers)',
   disconnect: 'cut the container off its network (the alias is restored on reconnect)',
+  partition: 'cut the node off from its cluster peers (iptables in its network namespace); its clients still reach it',
+  latency: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)',
 };
+
+/** Faults applied inside the node's network namespace from the host (nsenter): Linux, root, a local engine. */
+export const NET_FAULT_KINDS: readonly FaultKind[] = ['partition', 'latency'];
+
+/** What some faults take besides the node: latency's delay and loss. */
+export interface FaultOptions {
+  netem?: NetemSpec;
+}
 
 /** A fault applied to one node's container; restore() undoes it, once. */
 export interface AppliedFault {
@@ -31,8 +42,18 @@ interface NetworkAttachment {
   ipv4: string | undefined;
 }
 
-/** Apply a fault to a container with dockerode. */
-export async function injectFault(docker: Docker, container: string, kind: FaultKind): Promise<AppliedFault> {
+/**
+ * Refuse up front, with one line, a fault this host cannot apply (exit 69): the network faults
+ * need root, nsenter, iptables and tc on a Linux host with a local engine.
+ */
+export async function checkFaultSupported(docker: Docker, container: string, kind: FaultKind): Promise<void> {
+  if (!NET_FAULT_KINDS.includes(kind)) return;
+  const why = await netFaultsUnavailable(docker, container, await hostRunner(), kind);
+  if (why !== null) throw new EnvironmentError(why);
+}
+
+/** Apply a fault to a container with dockerode (and nsenter for the network faults). */
+export async function injectFault(docker: Docker, container: string, kind: FaultKind, options: FaultOptions = {}): Promise<AppliedFault> {
   const c = docker.getContainer(container);
   const issuedAt = performance.now();
   let undo: () => Promise<void>;
@@ -73,6 +94,12 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
       };
       break;
     }
+    case 'partition':
+      undo = await applyPartition(docker, container, await hostRunner());
+      break;
+    case 'latency':
+      undo = await applyNetem(docker, container, await hostRunner(), options.netem ?? DEFAULT_NETEM);
+      break;
   }
   return appliedFault(kind, container, issuedAt, undo);
 }
@@ -114,7 +141,9 @@ export async function restoreQuietly(fault: AppliedFault, log: (line: string) =>
 export interface FaultInjector {
   readonly kind: 'docker' | 'command';
   /** nodeName: the Erlang node name the management API reports (rabbit@rabbit2). */
-  inject(nodeName: string, kind: FaultKind): Promise<AppliedFault>;
+  inject(nodeName: string, kind: FaultKind, options?: FaultOptions): Promise<AppliedFault>;
+  /** Throws (EnvironmentError, exit 69) when this injector cannot apply kind here: called before a run starts. */
+  check(kind: FaultKind): Promise<void>;
 }
 
 /** '{node}' → the Erlang node name, '{host}' → its host part, '{fault}' → the fault kind. Pure. */
@@ -135,5 +164,7 @@ export function commandInjector(faultCmd: string, restoreCmd: string | undefined
         if (restoreCmd) await run(expandFaultCommand(restoreCmd, nodeName, kind));
       });
     },
+    // The user's command decides what each kind means on their platform.
+    check: async () => undefined,
   };
 }

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil, systemClock, type Clock } from '../util/retry.js';
 import { execIn, inspectContainer } from './engine.js';
-import type { AppliedFault, FaultKind } from './faults.js';
+import type { AppliedFault, FaultKind, FaultOptions } from './faults.js';
 import { parseQuorumStatus, shortNodeName, type QueueLeadership } from './leader.js';
 import { ManagementClient } from './management.js';
 
@@ -37,7 +37,12 @@ export interface LeaderFault {
  * Fault the container of the queue's current leader. First waits (up to healthyTimeoutMs) until
  * every member is online, so that the fault never takes away a majority.
  */
-export async function faultLeader(ctx: Context, ref: QueueRef, kind: FaultKind, options: { healthyTimeoutMs?: number } = {}): Promise<LeaderFault> {
+export async function faultLeader(
+  ctx: Context,
+  ref: QueueRef,
+  kind: FaultKind,
+  options: { healthyTimeoutMs?: number; faultOptions?: FaultOptions } = {},
+): Promise<LeaderFault> {
   // An unknown or non-quorum queue is the user's input: fail at once, not after a wait.
   await currentLeader(ctx, ref);
   const before = await retryUntil(
@@ -54,7 +59,7 @@ export async function faultLeader(ctx: Context, ref: QueueRef, kind: FaultKind, 
       hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
     },
   );
-  const fault = await ctx.faults.inject(before.leader, kind);
+  const fault = await ctx.faults.inject(before.leader, kind, options.faultOptions);
   return { oldLeader: shortNodeName(before.leader), before, fault };
 }
 
@@ -239,6 +244,8 @@ export interface LeaderFaultPlan {
   clock?: Clock;
   /** For tests: the steps. Default: the real ones on ctx (dockerode or --fault-cmd). */
   driver?: LeaderFaultDriver;
+  /** What the fault takes besides the node (latency's delay and loss). */
+  faultOptions?: FaultOptions;
 }
 
 export interface LeaderFaultOutcome {
@@ -261,10 +268,10 @@ export interface LeaderFaultHandle {
 }
 
 /** The real steps, on this context's cluster. */
-export function contextDriver(ctx: Context, ref: QueueRef): LeaderFaultDriver {
+export function contextDriver(ctx: Context, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
   const scoped = (signal: AbortSignal): Context => ({ ...ctx, signal });
   return {
-    fault: (kind, signal) => faultLeader(scoped(signal), ref, kind),
+    fault: (kind, signal) => faultLeader(scoped(signal), ref, kind, faultOptions ? { faultOptions } : {}),
     waitForNewLeader: (lf, timeoutMs, signal) => waitForNewLeader(scoped(signal), ref, lf, { timeoutMs }),
     waitForRejoin: (lf, restoredAt, timeoutMs, signal) => waitForRejoin(scoped(signal), ref, lf, { timeoutMs, restoredAt }),
   };
@@ -303,7 +310,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
  */
 export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, plan: LeaderFaultPlan): LeaderFaultHandle {
   const clock = plan.clock ?? systemClock;
-  const driver = plan.driver ?? contextDriver(ctx, ref);
+  const driver = plan.driver ?? contextDriver(ctx, ref, plan.faultOptions);
   const closing = new AbortController();
   const signal = AbortSignal.any([ctx.signal, closing.signal]);
   const t = emptyTimeline(kind);

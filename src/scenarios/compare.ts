@@ -3,6 +3,7 @@ import { nodeOfEachUrl } from '../amqp/locate.js';
 import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
 import type { FaultKind } from '../cluster/faults.js';
+import type { NetemSpec } from '../cluster/netfaults.js';
 import { currentLeader, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
 import { amqpUrl } from '../config.js';
@@ -35,6 +36,8 @@ export interface CompareOptions {
   fault: FaultKind | 'none';
   /** Share of the messages written before the fault (0..1). */
   faultAt: number;
+  /** --fault latency: the delay and loss. */
+  netem?: NetemSpec | undefined;
   /** Extra time the node stays faulted after the new leader is seen. */
   restoreAfterMs: number;
   runs: number;
@@ -206,6 +209,7 @@ async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run
               restoreAfterMs: opts.restoreAfterMs,
               electionTimeoutMs: opts.electionTimeoutMs,
               rejoinTimeoutMs: opts.rejoinTimeoutMs,
+              ...(opts.netem ? { faultOptions: { netem: opts.netem } } : {}),
             });
         },
         onConfirm: () => {
@@ -273,6 +277,7 @@ class RunInterrupted extends Error {
 
 export async function runCompare(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
   await requireCluster(ctx);
+  if (opts.fault !== 'none') await ctx.faults.check(opts.fault);
   const runs: CompareRun[] = [];
   let partial: CompareResult['partial'] = null;
   let interrupted = false;

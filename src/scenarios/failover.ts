@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { startLeaderFault } from '../cluster/leader-fault.js';
 import type { FaultKind } from '../cluster/faults.js';
+import type { NetemSpec } from '../cluster/netfaults.js';
 
 export interface FailoverOptions {
   vhost: string;
@@ -10,6 +11,8 @@ export interface FailoverOptions {
   restoreAfterMs: number | null;
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
+  /** --fault latency: the delay and loss. */
+  netem?: NetemSpec | undefined;
 }
 
 export interface FailoverResult {
@@ -42,11 +45,13 @@ export interface FailoverResult {
 export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<FailoverResult> {
   const ref = { vhost: opts.vhost, queue: opts.queue };
   const { progress } = ctx;
+  await ctx.faults.check(opts.fault);
   let elected = false;
   const fault = startLeaderFault(ctx, ref, opts.fault, {
     restoreAfterMs: opts.restoreAfterMs,
     electionTimeoutMs: opts.electionTimeoutMs,
     rejoinTimeoutMs: opts.rejoinTimeoutMs,
+    ...(opts.netem ? { faultOptions: { netem: opts.netem } } : {}),
     onPhase: (phase, t) => {
       // The election's line, once, before whatever follows it.
       if (!elected && t.newLeader !== null) {

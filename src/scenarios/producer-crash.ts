@@ -511,6 +511,7 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
 
 export async function runProducerCrash(ctx: Context, o: ProducerCrashOptions): Promise<ProducerCrashResult> {
   await requireCluster(ctx);
+  if (o.fault !== 'none') await ctx.faults.check(o.fault);
   const runs: ProducerCrashRun[] = [];
   for (let run = 1; run <= o.runs; run++) for (const mode of o.modes) runs.push(await oneRun(ctx, o, mode, run));
   const { ok, reasons } = verdictOf(runs);

@@ -30,6 +30,7 @@ const failoverDefaults = {
   restoreAfterMs: 0,
   electionTimeoutMs: 60_000,
   rejoinTimeoutMs: 180_000,
+  netem: undefined,
 } as const;
 
 const producerDefaults: ProducerCliOptions = {
@@ -72,6 +73,7 @@ const consumerDefaults: ConsumerCliOptions = {
 
 const compareDefaults: CompareCliOptions = {
   json: false,
+  netem: undefined,
   html: undefined,
   queue: 'demo.orders',
   exchange: 'demo.orders',
@@ -140,11 +142,32 @@ describe('createProgram: argv → invocation', () => {
       expected: { command: 'failover', options: { ...failoverDefaults, fault: 'pause', restoreAfterMs: 10_000 } },
     },
     { args: ['failover', '--no-restore'], expected: { command: 'failover', options: { ...failoverDefaults, restoreAfterMs: null } } },
+    { args: ['failover', '--fault', 'partition'], expected: { command: 'failover', options: { ...failoverDefaults, fault: 'partition' } } },
+    {
+      args: ['failover', '--fault', 'latency'],
+      expected: { command: 'failover', options: { ...failoverDefaults, fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 0 } } },
+    },
+    {
+      args: ['failover', '--fault', 'latency', '--latency', '1s', '--jitter', '50ms', '--loss', '5%', '--restore-after', '20s'],
+      expected: {
+        command: 'failover',
+        options: { ...failoverDefaults, fault: 'latency', restoreAfterMs: 20_000, netem: { delayMs: 1_000, jitterMs: 50, lossPct: 5 } },
+      },
+    },
     {
       args: ['failover', '--queue', 'bench.q1', '--vhost', 'bench', '--fault', 'disconnect', '--election-timeout', '30s', '--rejoin-timeout', '5m', '--json'],
       expected: {
         command: 'failover',
-        options: { json: true, queue: 'bench.q1', vhost: 'bench', fault: 'disconnect', restoreAfterMs: 0, electionTimeoutMs: 30_000, rejoinTimeoutMs: 300_000 },
+        options: {
+          json: true,
+          queue: 'bench.q1',
+          vhost: 'bench',
+          fault: 'disconnect',
+          restoreAfterMs: 0,
+          electionTimeoutMs: 30_000,
+          rejoinTimeoutMs: 300_000,
+          netem: undefined,
+        },
       },
     },
     // The producer has landed (issue #3): the article's first command is a real invocation now.
@@ -472,6 +495,8 @@ describe('compare: argv → options', () => {
     { args: ['--queue', 'bench.q1', '--vhost', 'bench', '--json'], expected: { queue: 'bench.q1', exchange: '', vhost: 'bench', json: true } },
     { args: ['--queue', 'bench.q1', '--exchange', 'amq.direct'], expected: { queue: 'bench.q1', exchange: 'amq.direct' } },
     { args: ['--confirm-timeout', '1s', '--heartbeat', '3s'], expected: { confirmTimeoutMs: 1_000, heartbeatS: 3 } },
+    { args: ['--fault', 'partition'], expected: { fault: 'partition' } },
+    { args: ['--fault', 'latency', '--loss', '5%'], expected: { fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 5 } } },
   ];
 
   it.each(cases)('compare $args', async ({ args, expected }) => {

@@ -43,6 +43,13 @@ const outbox = path.join(os.tmpdir(), 'rmq-bench-usage-errors.sqlite');
 
 describe('usage errors through main(): one line on stderr, exit 2, nothing on stdout', () => {
   const cases: { args: string[]; line: string }[] = [
+    // Network-fault flags with a fault that takes none.
+    { args: ['compare', '--fault', 'kill', '--latency', '200ms'], line: "rmq-bench: --latency goes with --fault latency (not 'kill')" },
+    { args: ['failover', '--fault', 'partition', '--loss', '5%'], line: "rmq-bench: --loss goes with --fault latency (not 'partition')" },
+    {
+      args: ['failover', '--fault', 'latency', '--loss', '120%'],
+      line: "error: option '--loss <percent>' argument '120%' is invalid. '120%' is not a percentage between 0 and 100 (e.g. 5%)",
+    },
     // Moved from test/integration/compare-extra.test.ts.
     { args: ['compare', '--restore-cmd', 'true'], line: 'rmq-bench: --restore-cmd needs --fault-cmd' },
     // Moved from test/integration/delayed-retry-demo.test.ts.
@@ -72,7 +79,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['verify'], line: "error: required option '--report <file>' not specified" },
     {
       args: ['failover', '--fault', 'nuke'],
-      line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect.",
+      line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect, partition, latency.",
     },
     { args: ['dlq', 'replay', '--limit', '0'], line: "error: option '--limit <n>' argument '0' is invalid. '0' is not a positive whole number" },
     {

@@ -14,6 +14,10 @@ import {
   htmlOption,
   jsonOption,
   managementUrlOption,
+  jitterOption,
+  latencyOption,
+  lossOption,
+  netemFrom,
   queueOption,
   rateOption,
   runsOption,
@@ -58,6 +62,9 @@ interface RawOptions {
   size: number;
   confirmTimeout: number;
   heartbeat: number;
+  latency?: number;
+  jitter?: number;
+  loss?: number;
 }
 
 /** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
@@ -91,6 +98,9 @@ export const compare = defineCommand({
       .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
       .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
       .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault (0..1)').argParser(share).default(0.3))
+      .addOption(latencyOption())
+      .addOption(jitterOption())
+      .addOption(lossOption())
       .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
       .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
       .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
@@ -125,6 +135,7 @@ export const compare = defineCommand({
           heartbeatS: heartbeatSeconds(o.heartbeat),
           fault: checkedFault(o.fault, o.faultCmd, o.restoreCmd),
           faultAt: o.faultAt,
+          netem: netemFrom(o.fault, o),
           restoreAfterMs: o.restoreAfter,
           runs: o.runs,
           modes: (o.mode === 'on' ? ['confirms-on'] : o.mode === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],

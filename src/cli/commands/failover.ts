@@ -4,7 +4,8 @@ import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { renderFailover } from '../../report/cluster.js';
 import { runFailover } from '../../scenarios/failover.js';
 import { defineCommand } from '../command.js';
-import { durationOption, jsonOption, queueOption, vhostOption } from '../options.js';
+import { durationOption, jsonOption, jitterOption, latencyOption, lossOption, netemFrom, queueOption, vhostOption } from '../options.js';
+import type { NetemSpec } from '../../cluster/netfaults.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench failover`: fault the queue leader, measure the election, restore the node. */
@@ -17,6 +18,7 @@ export interface FailoverCliOptions {
   restoreAfterMs: number | null;
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
+  netem: NetemSpec | undefined;
 }
 
 interface RawOptions {
@@ -28,6 +30,9 @@ interface RawOptions {
   restore: boolean;
   electionTimeout: number;
   rejoinTimeout: number;
+  latency?: number;
+  jitter?: number;
+  loss?: number;
 }
 
 export const failover = defineCommand({
@@ -38,13 +43,18 @@ export const failover = defineCommand({
       .addOption(queueOption('quorum queue whose leader is faulted'))
       .addOption(vhostOption())
       .addOption(
-        new Option('--fault <kind>', 'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network)').choices(FAULT_KINDS).default('kill'),
+        new Option('--fault <kind>', 'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network), partition (from its peers), latency (netem)')
+          .choices(FAULT_KINDS)
+          .default('kill'),
       )
       .addOption(
         durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts(
           'restore',
         ),
       )
+      .addOption(latencyOption())
+      .addOption(jitterOption())
+      .addOption(lossOption())
       .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
       .addOption(durationOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
       .addOption(durationOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
@@ -58,6 +68,7 @@ export const failover = defineCommand({
           restoreAfterMs: o.restore ? (o.restoreAfter ?? 0) : null,
           electionTimeoutMs: o.electionTimeout,
           rejoinTimeoutMs: o.rejoinTimeout,
+          netem: netemFrom(o.fault, o),
         }),
       ),
   async run(ctx, o) {

@@ -1,0 +1,219 @@
+import { access } from 'node:fs/promises';
+import { EnvironmentError, errorMessage } from '../errors.js';
+import { withDeadline } from '../util/retry.js';
+import type { Docker } from './engine.js';
+
+/**
+ * Faults inside a node's network namespace, from the host: `nsenter -t <pid> -n iptables …` cuts
+ * the node off from its cluster peers (a partition: the host, its AMQP clients, still reach it),
+ * and `nsenter -t <pid> -n tc qdisc … netem` delays (and drops) its traffic. Every rule carries
+ * RULE_COMMENT, so that exactly what was added is removed, and `cluster up` finds what a killed
+ * run left behind.
+ */
+
+export const RULE_COMMENT = 'rmq-bench';
+
+export interface NetemSpec {
+  /** Added to every packet the node sends. */
+  delayMs: number;
+  /** Variation of the delay (netem's jitter), 0 for none. */
+  jitterMs: number;
+  /** Share of the node's packets dropped, in percent (0..100). */
+  lossPct: number;
+}
+
+export const DEFAULT_NETEM: NetemSpec = { delayMs: 200, jitterMs: 0, lossPct: 0 };
+
+/** Runs a host command; resolves with its exit code and output. Injectable for unit tests. */
+export type HostRunner = (file: string, args: readonly string[]) => Promise<{ exitCode: number; output: string }>;
+
+export async function hostRunner(): Promise<HostRunner> {
+  const { execa } = await import('execa');
+  return async (file, args) => {
+    const r = await withDeadline(
+      () => execa(file, [...args], { reject: false, stdin: 'ignore', all: true, timeout: 15_000 }),
+      20_000,
+      `${file} ${args.join(' ')} did not finish`,
+    );
+    return { exitCode: r.exitCode ?? -1, output: String(r.all ?? '') };
+  };
+}
+
+/** The iptables rules (without -I/-D) that cut the node off from one peer, both directions. Pure. */
+export function partitionRules(peerIp: string): string[][] {
+  const tag = ['-m', 'comment', '--comment', RULE_COMMENT, '-j', 'DROP'];
+  return [
+    ['INPUT', '-s', peerIp, ...tag],
+    ['OUTPUT', '-d', peerIp, ...tag],
+  ];
+}
+
+/** tc arguments (after `tc qdisc add dev <if> root`) for the netem spec. Pure. */
+export function netemArgs(spec: NetemSpec): string[] {
+  const args = ['netem', 'delay', `${spec.delayMs}ms`];
+  if (spec.jitterMs > 0) args.push(`${spec.jitterMs}ms`);
+  if (spec.lossPct > 0) args.push('loss', `${spec.lossPct}%`);
+  return args;
+}
+
+/**
+ * Our rules in `iptables -S` output, as arguments for `iptables -D`. Pure: a rule without our
+ * comment is never touched.
+ */
+export function ourRules(iptablesS: string): string[][] {
+  const out: string[][] = [];
+  for (const line of iptablesS.split('\n')) {
+    const m = /^-A (INPUT|OUTPUT) (.*)$/.exec(line.trim());
+    if (!m || !line.includes(`--comment ${RULE_COMMENT}`)) continue;
+    out.push([m[1]!, ...m[2]!.split(/\s+/).map((a) => a.replace(/^"(.*)"$/, '$1'))]);
+  }
+  return out;
+}
+
+/** Interfaces in `ip -o link show` output that carry traffic (everything but loopback). Pure. */
+export function linkNames(ipOLink: string): string[] {
+  const names: string[] = [];
+  for (const line of ipOLink.split('\n')) {
+    const m = /^\d+:\s+([^:@\s]+)(@[^:]+)?:/.exec(line.trim());
+    if (m && m[1] !== 'lo') names.push(m[1]!);
+  }
+  return names;
+}
+
+/** Whether `tc qdisc show dev X` shows a netem root qdisc. Pure. */
+export function hasNetem(tcShow: string): boolean {
+  return /qdisc netem \S+ root/.test(tcShow);
+}
+
+/**
+ * Why network faults cannot run here, or null when they can: they need Linux, root, nsenter,
+ * iptables and tc on the host, and a local engine whose container processes are visible (not
+ * Docker Desktop's VM). One line, with what to do.
+ */
+export async function netFaultsUnavailable(docker: Docker, container: string, run: HostRunner, kind: string): Promise<string | null> {
+  const other = 'kill, stop, pause and disconnect still work';
+  if (process.platform !== 'linux') return `'${kind}' needs Linux with a local Docker engine (nsenter into the node's network namespace); ${other}`;
+  if (process.getuid?.() !== 0) return `'${kind}' needs root on the host (nsenter, iptables, tc): run as root or with sudo; ${other}`;
+  for (const tool of ['nsenter', 'iptables', 'tc', 'ip']) {
+    const r = await run('sh', ['-c', `command -v ${tool}`]).catch(() => ({ exitCode: 1, output: '' }));
+    if (r.exitCode !== 0) return `'${kind}' needs '${tool}' on the host (Debian: apt-get install util-linux iptables iproute2); ${other}`;
+  }
+  const pid = await containerPid(docker, container);
+  try {
+    await access(`/proc/${pid}/ns/net`);
+  } catch {
+    return `'${kind}': the process of ${container} (pid ${pid}) is not visible from here (Docker Desktop runs containers in a VM); ${other}`;
+  }
+  return null;
+}
+
+export async function containerPid(docker: Docker, container: string): Promise<number> {
+  const info = await docker.getContainer(container).inspect();
+  if (!info.State.Running || !info.State.Pid) throw new EnvironmentError(`${container} is not running (state: ${info.State.Status})`);
+  return info.State.Pid;
+}
+
+/** The IPv4 addresses of the other containers on the networks this container is attached to. */
+export async function peerAddresses(docker: Docker, container: string): Promise<{ name: string; ip: string }[]> {
+  const info = await docker.getContainer(container).inspect();
+  const peers: { name: string; ip: string }[] = [];
+  for (const network of Object.keys(info.NetworkSettings.Networks ?? {})) {
+    const net = await docker.getNetwork(network).inspect();
+    for (const [id, c] of Object.entries((net.Containers ?? {}) as Record<string, { Name: string; IPv4Address: string }>)) {
+      if (id === info.Id || !c.IPv4Address) continue;
+      peers.push({ name: c.Name, ip: c.IPv4Address.split('/')[0]! });
+    }
+  }
+  return peers;
+}
+
+async function inNetns(run: HostRunner, pid: number, cmd: string[]): Promise<string> {
+  const r = await run('nsenter', ['-t', String(pid), '-n', ...cmd]);
+  if (r.exitCode !== 0) throw new EnvironmentError(`nsenter -t ${pid} -n ${cmd.join(' ')} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
+  return r.output;
+}
+
+/** Cut the container off from its peers; returns the undo, which removes exactly those rules. */
+export async function applyPartition(docker: Docker, container: string, run: HostRunner): Promise<() => Promise<void>> {
+  const pid = await containerPid(docker, container);
+  const peers = await peerAddresses(docker, container);
+  if (peers.length === 0) throw new EnvironmentError(`${container} has no peers on its networks to be cut off from`);
+  const added: string[][] = [];
+  const undo = async (): Promise<void> => {
+    // The container may have been restarted (a new pid, a fresh namespace without our rules).
+    const now = await containerPid(docker, container).catch(() => undefined);
+    if (now !== pid) return;
+    for (const rule of added.reverse()) await inNetns(run, pid, ['iptables', '-w', '-D', ...rule]);
+  };
+  try {
+    for (const p of peers) {
+      for (const rule of partitionRules(p.ip)) {
+        await inNetns(run, pid, ['iptables', '-w', '-I', ...rule]);
+        added.push(rule);
+      }
+    }
+  } catch (err) {
+    await undo().catch(() => undefined);
+    throw err;
+  }
+  return undo;
+}
+
+/** Delay (and drop) everything the container sends; returns the undo, which removes the qdiscs. */
+export async function applyNetem(docker: Docker, container: string, run: HostRunner, spec: NetemSpec): Promise<() => Promise<void>> {
+  const pid = await containerPid(docker, container);
+  const links = linkNames(await inNetns(run, pid, ['ip', '-o', 'link', 'show']));
+  if (links.length === 0) throw new EnvironmentError(`${container} has no network interface besides lo`);
+  const added: string[] = [];
+  const undo = async (): Promise<void> => {
+    const now = await containerPid(docker, container).catch(() => undefined);
+    if (now !== pid) return;
+    for (const dev of added) await inNetns(run, pid, ['tc', 'qdisc', 'del', 'dev', dev, 'root']);
+  };
+  try {
+    for (const dev of links) {
+      await inNetns(run, pid, ['tc', 'qdisc', 'add', 'dev', dev, 'root', ...netemArgs(spec)]);
+      added.push(dev);
+    }
+  } catch (err) {
+    await undo().catch(() => undefined);
+    throw err;
+  }
+  return undo;
+}
+
+/** What a killed run left in a running container: our iptables rules and netem qdiscs, removed. Returns what was removed. */
+export async function removeLeftovers(docker: Docker, container: string, run: HostRunner): Promise<string[]> {
+  const pid = await containerPid(docker, container);
+  const removed: string[] = [];
+  for (const rule of ourRules(await inNetns(run, pid, ['iptables', '-w', '-S']))) {
+    await inNetns(run, pid, ['iptables', '-w', '-D', ...rule]);
+    removed.push(`iptables ${rule.join(' ')}`);
+  }
+  for (const dev of linkNames(await inNetns(run, pid, ['ip', '-o', 'link', 'show']))) {
+    if (!hasNetem(await inNetns(run, pid, ['tc', 'qdisc', 'show', 'dev', dev]))) continue;
+    await inNetns(run, pid, ['tc', 'qdisc', 'del', 'dev', dev, 'root']);
+    removed.push(`netem on ${dev}`);
+  }
+  return removed;
+}
+
+/** Our leftovers in every running container; failures are logged, never thrown (cluster up goes on). */
+export async function healNetFaults(docker: Docker, containers: readonly string[], log: (line: string) => void, info: (line: string) => void): Promise<void> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return;
+  const run = await hostRunner();
+  const tools = await run('sh', ['-c', 'command -v nsenter && command -v iptables && command -v tc && command -v ip']).catch(() => ({
+    exitCode: 1,
+    output: '',
+  }));
+  if (tools.exitCode !== 0) return;
+  for (const c of containers) {
+    try {
+      const removed = await removeLeftovers(docker, c, run);
+      if (removed.length > 0) info(`${c} had network faults left behind: removed ${removed.join('; ')}`);
+    } catch (err) {
+      if ((err as Error).message.includes('is not running')) continue;
+      log(`could not check ${c} for network faults left behind: ${errorMessage(err)}`);
+    }
+  }
+}

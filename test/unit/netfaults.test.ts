@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { hasNetem, linkNames, netemArgs, ourRules, partitionRules, RULE_COMMENT } from '../../src/cluster/netfaults.js';
+import { netemFrom, percent } from '../../src/cli/options.js';
+import { UsageError } from '../../src/errors.js';
+
+describe('partitionRules: both directions, tagged', () => {
+  it('drops what comes from the peer and what goes to it', () => {
+    expect(partitionRules('172.18.0.3')).toEqual([
+      ['INPUT', '-s', '172.18.0.3', '-m', 'comment', '--comment', RULE_COMMENT, '-j', 'DROP'],
+      ['OUTPUT', '-d', '172.18.0.3', '-m', 'comment', '--comment', RULE_COMMENT, '-j', 'DROP'],
+    ]);
+  });
+});
+
+describe('netemArgs', () => {
+  it.each([
+    [{ delayMs: 200, jitterMs: 0, lossPct: 0 }, ['netem', 'delay', '200ms']],
+    [{ delayMs: 200, jitterMs: 50, lossPct: 0 }, ['netem', 'delay', '200ms', '50ms']],
+    [{ delayMs: 100, jitterMs: 0, lossPct: 5 }, ['netem', 'delay', '100ms', 'loss', '5%']],
+    [{ delayMs: 0, jitterMs: 0, lossPct: 2.5 }, ['netem', 'delay', '0ms', 'loss', '2.5%']],
+  ])('%o → %o', (spec, args) => {
+    expect(netemArgs(spec)).toEqual(args);
+  });
+});
+
+describe('ourRules: what iptables -S lists of ours, ready for -D', () => {
+  const listing = [
+    '-P INPUT ACCEPT',
+    '-P FORWARD ACCEPT',
+    '-P OUTPUT ACCEPT',
+    '-A INPUT -s 172.18.0.3/32 -m comment --comment rmq-bench -j DROP',
+    '-A INPUT -s 10.0.0.9/32 -m comment --comment "someone else" -j DROP',
+    '-A OUTPUT -d 172.18.0.3/32 -m comment --comment rmq-bench -j DROP',
+    '-A OUTPUT -d 172.18.0.4/32 -j DROP',
+  ].join('\n');
+  it('keeps only rules with our comment, never anyone else’s', () => {
+    expect(ourRules(listing)).toEqual([
+      ['INPUT', '-s', '172.18.0.3/32', '-m', 'comment', '--comment', 'rmq-bench', '-j', 'DROP'],
+      ['OUTPUT', '-d', '172.18.0.3/32', '-m', 'comment', '--comment', 'rmq-bench', '-j', 'DROP'],
+    ]);
+  });
+  it('an empty table has none', () => {
+    expect(ourRules('-P INPUT ACCEPT\n-P OUTPUT ACCEPT\n')).toEqual([]);
+  });
+});
+
+describe('linkNames and hasNetem', () => {
+  it('every interface but loopback, without the @peer suffix', () => {
+    const ip = [
+      '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00',
+      '42: eth0@if43: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP mode DEFAULT group default \\    link/ether 02:42:ac:12:00:02 brd ff:ff:ff:ff:ff:ff link-netnsid 0',
+      '44: eth1@if45: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP',
+    ].join('\n');
+    expect(linkNames(ip)).toEqual(['eth0', 'eth1']);
+  });
+  it.each([
+    ['qdisc netem 8001: root refcnt 2 limit 1000 delay 200ms', true],
+    ['qdisc noqueue 0: root refcnt 2', false],
+    ['', false],
+  ])('%s → %s', (show, expected) => {
+    expect(hasNetem(show)).toBe(expected);
+  });
+});
+
+describe('--latency, --jitter, --loss', () => {
+  it.each([
+    ['latency', {}, { delayMs: 200, jitterMs: 0, lossPct: 0 }],
+    ['latency', { latency: 500, loss: 5 }, { delayMs: 500, jitterMs: 0, lossPct: 5 }],
+    ['latency', { jitter: 20 }, { delayMs: 200, jitterMs: 20, lossPct: 0 }],
+    ['kill', {}, undefined],
+  ] as const)('--fault %s %o → %o', (fault, o, expected) => {
+    expect(netemFrom(fault, o)).toEqual(expected);
+  });
+  it.each([
+    ['kill', { latency: 200 }, "--latency goes with --fault latency (not 'kill')"],
+    ['partition', { loss: 5 }, "--loss goes with --fault latency (not 'partition')"],
+  ] as const)('with --fault %s they are a usage error', (fault, o, message) => {
+    expect(() => netemFrom(fault, o)).toThrow(UsageError);
+    expect(() => netemFrom(fault, o)).toThrow(message);
+  });
+  it.each([
+    ['5%', 5],
+    ['5', 5],
+    ['0.5%', 0.5],
+    ['100%', 100],
+  ])('percent(%s) = %s', (v, n) => {
+    expect(percent(v)).toBe(n);
+  });
+  it.each(['', '101%', '-1', 'five', '5%%'])('percent(%s) is refused', (v) => {
+    expect(() => percent(v)).toThrow(/not a percentage/);
+  });
+});
