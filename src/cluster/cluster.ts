@@ -96,7 +96,12 @@ async function heal(ctx: Context, docker: Docker): Promise<void> {
         .catch((err: unknown) => ctx.log(`could not reconnect ${node.name} to ${network}: ${errorMessage(err)}`));
     }
   }
-  await healNetFaults(docker, ctx.config.nodes.map((n) => n.name), ctx.log, (line) => ctx.progress.info(line));
+  await healNetFaults(
+    docker,
+    ctx.config.nodes.map((n) => n.name),
+    ctx.log,
+    (line) => ctx.progress.info(line),
+  );
 }
 
 /** Ports the cluster needs that another process holds (ports of our own running containers are fine). */

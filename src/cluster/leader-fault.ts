@@ -222,6 +222,21 @@ export interface LeaderFaultTimeline {
   failedAt: number | null;
 }
 
+/**
+ * Whether the fault takes the leader away from its peers, so that a new leader is awaited: every
+ * kind but latency (a slow leader usually stays leader; the sequence holds it for a while instead).
+ */
+export function takesLeaderAway(kind: FaultKind): boolean {
+  return kind !== 'latency';
+}
+
+/** A fault with no election to wait for is held at least this long (it would be over at once otherwise). */
+export const NO_ELECTION_HOLD_MS = 10_000;
+
+function minimumHoldMs(kind: FaultKind): number {
+  return takesLeaderAway(kind) ? 0 : NO_ELECTION_HOLD_MS;
+}
+
 /** The steps, behind an interface so that the state machine is unit-tested with a fake. */
 export interface LeaderFaultDriver {
   fault(kind: FaultKind, signal: AbortSignal): Promise<LeaderFault>;
@@ -345,18 +360,20 @@ export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, p
       // Closed while the fault call ran: it is on now, so undo it (in the finally).
       if (signal.aborted) throw new InterruptedError();
 
-      enter('electing');
-      const election = await driver.waitForNewLeader(lf, plan.electionTimeoutMs, signal);
-      t.newLeader = election.newLeader;
-      t.electionSource = election.source;
-      t.electedAt = election.electedAt;
-      t.electionMs = election.electionMs;
+      if (takesLeaderAway(kind)) {
+        enter('electing');
+        const election = await driver.waitForNewLeader(lf, plan.electionTimeoutMs, signal);
+        t.newLeader = election.newLeader;
+        t.electionSource = election.source;
+        t.electedAt = election.electedAt;
+        t.electionMs = election.electionMs;
+      }
 
       if (plan.restoreAfterMs === null) {
         enter('left-faulted');
         return { timeline: t, error: undefined };
       }
-      const holdMs = lf.fault.issuedAt + plan.restoreAfterMs - clock.now();
+      const holdMs = lf.fault.issuedAt + Math.max(plan.restoreAfterMs, minimumHoldMs(kind)) - clock.now();
       if (holdMs > 0) {
         enter('holding');
         await clock.sleep(holdMs, signal);

@@ -53,12 +53,22 @@ export function renderFailover(r: FailoverResult): string {
     ['queue', r.queue],
     ['fault', `${r.fault}: ${FAULT_DESCRIPTIONS[r.fault]}; the call took ${formatMs(r.faultCallMs)}`],
     ['old leader', r.oldLeader],
-    ['new leader', r.newLeader],
-    [
+  ];
+  if (r.netem) {
+    const n = r.netem;
+    rows.push([
+      'netem',
+      `delay ${formatMs(n.delayMs)}${n.jitterMs > 0 ? ` ± ${formatMs(n.jitterMs)}` : ''}, loss ${n.lossPct}% on everything ${r.oldLeader} sends`,
+    ]);
+  }
+  if (r.newLeader === null || r.electionMs === null) rows.push(['new leader', `none awaited: '${r.fault}' leaves ${r.oldLeader} in the cluster`]);
+  else {
+    rows.push(['new leader', r.newLeader]);
+    rows.push([
       'election',
       `${formatMs(r.electionMs)} (fault issued → new leader seen ${r.detectedBy === 'cli' ? "by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call)" : "by the survivors' management API (polled every 100 ms)"})`,
-    ],
-  ];
+    ]);
+  }
   if (r.restored) {
     rows.push(['node down for', formatMs(r.downMs ?? NaN)]);
     rows.push([

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { startLeaderFault } from '../cluster/leader-fault.js';
 import type { FaultKind } from '../cluster/faults.js';
-import type { NetemSpec } from '../cluster/netfaults.js';
+import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
 
 export interface FailoverOptions {
   vhost: string;
@@ -22,16 +22,19 @@ export interface FailoverResult {
   vhost: string;
   fault: FaultKind;
   oldLeader: string;
-  newLeader: string;
+  /** null: the fault takes no leader away (latency), and none was awaited. */
+  newLeader: string | null;
+  /** --fault latency: the delay and loss applied; null for the other faults. */
+  netem: NetemSpec | null;
   membersBefore: string[];
   /** ISO time the fault call returned. */
   faultAt: string;
   /** How long the fault call itself took (a stop waits for the clean shutdown). */
   faultCallMs: number;
-  /** Fault issued → first answer that named a different leader. */
-  electionMs: number;
+  /** Fault issued → first answer that named a different leader (null when none was awaited). */
+  electionMs: number | null;
   /** Which watcher saw the new leader first: management (API polled every 100 ms) or cli (quorum_status in a survivor). */
-  detectedBy: string;
+  detectedBy: string | null;
   restored: boolean;
   /** Fault → restore call. */
   downMs: number | null;
@@ -92,12 +95,13 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     vhost: opts.vhost,
     fault: opts.fault,
     oldLeader: t.node!,
-    newLeader: t.newLeader!,
+    newLeader: t.newLeader,
+    netem: opts.fault === 'latency' ? (opts.netem ?? DEFAULT_NETEM) : null,
     membersBefore: t.membersBefore!,
     faultAt: t.appliedAtIso!,
     faultCallMs: t.appliedAt! - t.issuedAt!,
-    electionMs: t.electionMs!,
-    detectedBy: t.electionSource!,
+    electionMs: t.electionMs,
+    detectedBy: t.electionSource,
     restored: t.restored,
     downMs: t.restoredAt === null ? null : t.restoredAt - t.issuedAt!,
     rejoinMs: t.rejoinMs,

@@ -7,7 +7,9 @@ import {
   type LeaderFault,
   type LeaderFaultDriver,
   type LeaderFaultPlan,
+  NO_ELECTION_HOLD_MS,
   type Rejoin,
+  takesLeaderAway,
 } from '../../src/cluster/leader-fault.js';
 import type { Context } from '../../src/context.js';
 import { DeadlineError, InterruptedError } from '../../src/errors.js';
@@ -300,6 +302,45 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
       .done;
     expect(out.error).toBeInstanceOf(InterruptedError);
     expect(calls.fault).toBe(0);
+  });
+
+  it('latency takes no leader away: no election is awaited, and the fault is held at least 10 s', async () => {
+    const clock = new FakeClock();
+    const ac = new AbortController();
+    const phases: FaultPhase[] = [];
+    const { driver, calls } = fakeDriver(clock, { election: 'timeout' });
+    const ctx = { signal: ac.signal, log: () => undefined } as unknown as Context;
+    const h = startLeaderFault(ctx, { vhost: '/', queue: 'q' }, 'latency', {
+      restoreAfterMs: 0,
+      electionTimeoutMs: 60_000,
+      rejoinTimeoutMs: 120_000,
+      clock,
+      driver,
+      onPhase: (p) => phases.push(p),
+    });
+    await settle();
+    expect(phases).toEqual(['faulting', 'holding']);
+    clock.advance(NO_ELECTION_HOLD_MS - 1);
+    await settle();
+    expect(calls.restore).toBe(0);
+    clock.advance(1);
+    const { timeline, error } = await h.done;
+    expect(error).toBeUndefined();
+    expect(phases).toEqual(['faulting', 'holding', 'restoring', 'rejoining', 'rejoined']);
+    expect(timeline.newLeader).toBeNull();
+    expect(timeline.electionMs).toBeNull();
+    expect(timeline.restoredAt! - timeline.issuedAt!).toBe(NO_ELECTION_HOLD_MS);
+  });
+
+  it.each([
+    ['kill', true],
+    ['stop', true],
+    ['pause', true],
+    ['disconnect', true],
+    ['partition', true],
+    ['latency', false],
+  ] as const)('%s takes the leader away from its peers: %s', (kind, expected) => {
+    expect(takesLeaderAway(kind)).toBe(expected);
   });
 
   it('a restore that fails is logged, and the timeline says the node was not restored', async () => {

@@ -69,6 +69,7 @@ const failover: FailoverResult = {
   fault: 'kill',
   oldLeader: 'rabbit@rabbit2',
   newLeader: 'rabbit@rabbit1',
+  netem: null,
   membersBefore: members,
   faultAt: '2026-11-29T19:00:00.000Z',
   faultCallMs: 41,
@@ -114,6 +115,30 @@ describe('renderFailover', () => {
     expect(lineStarting(text, 'election')).toMatch(/^election {4}2\.34 s /);
     expect(text).not.toContain('rejoin');
     expect(text).not.toContain('node down for');
+  });
+});
+
+describe('renderFailover: faults that take no leader away', () => {
+  it('latency: the netem line, no election, the rejoin after the restore', () => {
+    const text = renderFailover({
+      ...failover,
+      fault: 'latency',
+      newLeader: null,
+      electionMs: null,
+      detectedBy: null,
+      netem: { delayMs: 300, jitterMs: 50, lossPct: 5 },
+    });
+    expect(lineStarting(text, 'netem')).toBe('netem          delay 300 ms ± 50 ms, loss 5% on everything rabbit@rabbit2 sends');
+    expect(lineStarting(text, 'new leader')).toBe("new leader     none awaited: 'latency' leaves rabbit@rabbit2 in the cluster");
+    expect(text).not.toContain('election');
+    expect(lineStarting(text, 'rejoin')).toMatch(/^rejoin\s+14\.2 s/);
+  });
+
+  it('partition: described, and an election like the others', () => {
+    const text = renderFailover({ ...failover, fault: 'partition' });
+    expect(lineStarting(text, 'fault ')).toMatch(/^fault\s+partition: cut the node off from its cluster peers/);
+    expect(lineStarting(text, 'election')).toMatch(/^election\s+2\.34 s/);
+    expect(text).not.toContain('netem');
   });
 });
 
