@@ -104,6 +104,14 @@ export async function netFaultsUnavailable(docker: Docker, container: string, ru
   } catch {
     return `'${kind}': the process of ${container} (pid ${pid}) is not visible from here (Docker Desktop runs containers in a VM); ${other}`;
   }
+  if (kind === 'latency') {
+    // netem is a kernel module (sch_netem) that some kernels lack: try it on the node's loopback, then take it away.
+    const probe = await run('nsenter', ['-t', String(pid), '-n', 'tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '0ms']);
+    if (probe.exitCode !== 0) {
+      return `'latency' needs the kernel's netem queueing discipline, and this kernel has none (tc: ${probe.output.trim().split('\n').pop() ?? ''}): load it (modprobe sch_netem) or use a kernel built with CONFIG_NET_SCH_NETEM; the other faults still work`;
+    }
+    await run('nsenter', ['-t', String(pid), '-n', 'tc', 'qdisc', 'del', 'dev', 'lo', 'root']);
+  }
   return null;
 }
 

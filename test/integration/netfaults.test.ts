@@ -1,0 +1,132 @@
+import type amqp from 'amqplib';
+import Docker from 'dockerode';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, mgmtGet, PASSWORD, parseJson, runCli, USER, uniqueName, withChannel } from './cli.js';
+
+interface FailoverJson {
+  fault: string;
+  oldLeader: string;
+  newLeader: string | null;
+  electionMs: number | null;
+  netem: { delayMs: number; jitterMs: number; lossPct: number } | null;
+  restored: boolean;
+  onlineAfter: string[] | null;
+}
+
+const NODES = ['rabbit1', 'rabbit2', 'rabbit3'];
+const queue = uniqueName('netfaults');
+const docker = new Docker();
+
+/** A command in the container's network namespace, from the host (as rmq-bench applies the faults). */
+async function inNetns(container: string, cmd: string[]): Promise<string> {
+  const pid = (await docker.getContainer(container).inspect()).State.Pid;
+  const r = await execa('nsenter', ['-t', String(pid), '-n', ...cmd], { reject: false });
+  if (r.exitCode !== 0) throw new Error(`nsenter ${cmd.join(' ')} in ${container}: exit ${r.exitCode}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Our iptables rules and netem qdiscs left in any node. */
+async function leftovers(): Promise<string[]> {
+  const out: string[] = [];
+  for (const n of NODES) {
+    for (const l of (await inNetns(n, ['iptables', '-S'])).split('\n')) if (l.includes('rmq-bench')) out.push(`${n}: ${l}`);
+    if ((await inNetns(n, ['tc', 'qdisc', 'show'])).includes('netem')) out.push(`${n}: netem`);
+  }
+  return out;
+}
+
+async function leaderOf(q: string): Promise<string> {
+  return eventually(async () => {
+    const info = await mgmtGet<{ leader?: string; online?: string[] }>(`/api/queues/%2F/${encodeURIComponent(q)}`);
+    if (!info.leader || (info.online ?? []).length < 3) throw new Error(`queue ${q}: leader ${info.leader}, online ${info.online}`);
+    return info.leader.replace('rabbit@', '');
+  }, 60_000);
+}
+
+describe('network faults: partition and latency, applied and healed', { timeout: 300_000 }, () => {
+  beforeAll(async () => {
+    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+  });
+  afterAll(async () => {
+    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
+  });
+
+  it('partition: a new leader is elected among the peers while the old leader’s client stays connected; every rule is removed', async () => {
+    const leader = await leaderOf(queue);
+    const { default: amqplib } = await import('amqplib');
+    // A client of the leader's node, on its own port: the partition must not cut it off.
+    const conn: amqp.ChannelModel = await amqplib.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:${5671 + Number(leader.slice(-1))}?heartbeat=2`);
+    let closed: string | undefined;
+    conn.on('error', () => undefined);
+    conn.on('close', (err?: Error) => {
+      closed = err?.message ?? 'closed';
+    });
+    try {
+      const running = runCli(['failover', '--queue', queue, '--fault', 'partition', '--restore-after', '12s', '--json']);
+      // While it holds: our rules are in the leader's namespace, and nowhere else.
+      await eventually(async () => expect((await inNetns(leader, ['iptables', '-S'])).match(/rmq-bench/g)?.length ?? 0).toBe(4), 30_000, 200);
+      for (const n of NODES.filter((x) => x !== leader)) expect(await inNetns(n, ['iptables', '-S'])).not.toContain('rmq-bench');
+      const r = await running;
+      expect(r.exitCode, r.stderr).toBe(0);
+      const f = parseJson<FailoverJson>(r);
+      expect(f.fault).toBe('partition');
+      expect(f.oldLeader).toBe(leader);
+      expect(f.newLeader).not.toBeNull();
+      expect(f.newLeader).not.toBe(leader);
+      expect(f.electionMs).toBeGreaterThan(0);
+      expect(f.restored).toBe(true);
+      expect(f.onlineAfter).toHaveLength(3);
+      // Through the partition (heartbeats every 2 s) and after it, the client's connection stayed open and works.
+      expect(closed).toBeUndefined();
+      const ch = await conn.createChannel();
+      expect((await ch.checkQueue(queue)).queue).toBe(queue);
+      await ch.close();
+      expect(await leftovers()).toEqual([]);
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  });
+
+  it('latency: netem on the leader while held (no election awaited) and removed at the restore, or, on a kernel without netem, refused up front', async () => {
+    const leader = await leaderOf(queue);
+    const probe = await execa('tc', ['qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '0ms'], { reject: false });
+    const hasNetem = probe.exitCode === 0;
+    if (hasNetem) await execa('tc', ['qdisc', 'del', 'dev', 'lo', 'root']);
+    const running = runCli(['failover', '--queue', queue, '--fault', 'latency', '--latency', '300ms', '--loss', '1%', '--json']);
+    if (!hasNetem) {
+      // This machine's kernel has no sch_netem (checked above the same way): one line, exit 69, nothing applied.
+      const r = await running;
+      expect(r.exitCode).toBe(69);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining("'latency' needs the kernel's netem queueing discipline")]);
+      expect(await leftovers()).toEqual([]);
+      expect(await leaderOf(queue)).toBe(leader);
+      return;
+    }
+    await eventually(async () => expect(await inNetns(leader, ['tc', 'qdisc', 'show'])).toMatch(/netem .*delay 300ms/), 30_000, 200);
+    const r = await running;
+    expect(r.exitCode, r.stderr).toBe(0);
+    const f = parseJson<FailoverJson>(r);
+    expect(f.fault).toBe('latency');
+    expect(f.oldLeader).toBe(leader);
+    expect(f.netem).toEqual({ delayMs: 300, jitterMs: 0, lossPct: 1 });
+    expect(f.newLeader).toBeNull();
+    expect(f.electionMs).toBeNull();
+    expect(f.restored).toBe(true);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('a partition left behind (--no-restore) is removed by cluster up', async () => {
+    const leader = await leaderOf(queue);
+    const r = await runCli(['failover', '--queue', queue, '--fault', 'partition', '--no-restore', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(parseJson<FailoverJson>(r).restored).toBe(false);
+    expect((await inNetns(leader, ['iptables', '-S'])).match(/rmq-bench/g)?.length ?? 0).toBe(4);
+    const up = await runCli(['cluster', 'up'], { env: { RMQ_BENCH_QUIET: '0' } });
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(up.stderr).toContain(`${leader} had network faults left behind`);
+    expect(await leftovers()).toEqual([]);
+    await leaderOf(queue);
+  });
+});
