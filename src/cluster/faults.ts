@@ -2,7 +2,7 @@ import { EnvironmentError, errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
 import { applyNetem, applyPartition, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
 
-export const FAULT_KINDS = ['kill', 'stop', 'pause', 'disconnect', 'partition', 'latency'] as const;
+export const FAULT_KINDS = ['kill', 'stop', 'pause', 'disconnect', 'partition', 'latency', 'quorum-loss'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
@@ -12,6 +12,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   disconnect: 'cut the container off its network (the alias is restored on reconnect)',
   partition: 'cut the node off from its cluster peers (iptables in its network namespace); its clients still reach it',
   latency: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)',
+  'quorum-loss': 'SIGKILL the leader and one follower: the queue has no majority until both are back',
 };
 
 /** Faults applied inside the node's network namespace from the host (nsenter): Linux, root, a local engine. */
@@ -100,6 +101,9 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
     case 'latency':
       undo = await applyNetem(docker, container, await hostRunner(), options.netem ?? DEFAULT_NETEM);
       break;
+    case 'quorum-loss':
+      // Two nodes, not one: faultLeader kills the leader and a follower and combines the two.
+      throw new Error("'quorum-loss' is applied to a queue's leader and a follower (faultLeader), not to one container");
   }
   return appliedFault(kind, container, issuedAt, undo);
 }
@@ -116,6 +120,28 @@ function appliedFault(kind: FaultKind, container: string, issuedAt: number, undo
     async restore() {
       if (fault.restored) return;
       await undo();
+      fault.restored = true;
+    },
+  };
+  return fault;
+}
+
+/** Two faults applied together (quorum-loss: the leader and a follower killed) as one; restore undoes both. */
+export function combineFaults(kind: FaultKind, faults: readonly AppliedFault[]): AppliedFault {
+  const first = faults[0]!;
+  const fault: AppliedFault = {
+    kind,
+    container: faults.map((f) => f.container).join('+'),
+    issuedAt: first.issuedAt,
+    appliedAt: faults.at(-1)!.appliedAt,
+    appliedAtIso: faults.at(-1)!.appliedAtIso,
+    restored: false,
+    async restore() {
+      if (fault.restored) return;
+      // Every one is tried; the first failure is the one reported.
+      const errors: unknown[] = [];
+      for (const f of faults) await f.restore().catch((err: unknown) => errors.push(err));
+      if (errors.length > 0) throw errors[0];
       fault.restored = true;
     },
   };
@@ -164,7 +190,10 @@ export function commandInjector(faultCmd: string, restoreCmd: string | undefined
         if (restoreCmd) await run(expandFaultCommand(restoreCmd, nodeName, kind));
       });
     },
-    // The user's command decides what each kind means on their platform.
-    check: async () => undefined,
+    // The user's command decides what each kind means on their platform; quorum-loss needs two nodes of ours.
+    check: async (kind) => {
+      if (kind === 'quorum-loss')
+        throw new EnvironmentError("'quorum-loss' kills two of this project's containers; with --fault-cmd, fault one node at a time (kill, stop, …)");
+    },
   };
 }

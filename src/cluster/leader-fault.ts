@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil, systemClock, type Clock } from '../util/retry.js';
 import { execIn, inspectContainer } from './engine.js';
-import type { AppliedFault, FaultKind, FaultOptions } from './faults.js';
+import { type AppliedFault, combineFaults, type FaultKind, type FaultOptions, restoreQuietly } from './faults.js';
 import { parseQuorumStatus, shortNodeName, type QueueLeadership } from './leader.js';
 import { ManagementClient } from './management.js';
 
@@ -29,6 +29,8 @@ export async function currentLeader(ctx: Context, ref: QueueRef, exclude?: reado
 export interface LeaderFault {
   /** Short name (container) of the faulted leader: rabbit2. */
   oldLeader: string;
+  /** Other nodes faulted with it (quorum-loss: the follower killed too). */
+  alsoFaulted: string[];
   before: QueueLeadership & { leader: string };
   fault: AppliedFault;
 }
@@ -59,8 +61,21 @@ export async function faultLeader(
       hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
     },
   );
+  if (kind === 'quorum-loss') {
+    const follower = before.members.find((m) => m !== before.leader);
+    if (follower === undefined) throw new NotFoundError(`queue '${ref.queue}' has no follower: quorum-loss needs at least 2 members`);
+    const leaderKill = await ctx.faults.inject(before.leader, 'kill');
+    let followerKill: AppliedFault;
+    try {
+      followerKill = await ctx.faults.inject(follower, 'kill');
+    } catch (err) {
+      await restoreQuietly(leaderKill, ctx.log);
+      throw err;
+    }
+    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [shortNodeName(follower)], before, fault: combineFaults(kind, [leaderKill, followerKill]) };
+  }
   const fault = await ctx.faults.inject(before.leader, kind, options.faultOptions);
-  return { oldLeader: shortNodeName(before.leader), before, fault };
+  return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
 }
 
 export interface Election {
@@ -130,6 +145,8 @@ export interface Rejoin {
   rejoinMs: number;
   members: string[];
   online: string[];
+  /** Short name of the queue's leader once the node is back. */
+  leaderAfter: string | null;
 }
 
 /**
@@ -152,8 +169,10 @@ export async function waitForRejoin(
   let streakSince: number | undefined;
   const check = async (): Promise<{ ok: boolean; why: string; q: QueueLeadership | undefined }> => {
     if (docker && container) {
-      const c = await inspectContainer(docker, container);
-      if (c.state !== 'running') return { ok: false, why: `container ${c.state}`, q: undefined };
+      for (const name of [container, ...lf.alsoFaulted]) {
+        const c = await inspectContainer(docker, name);
+        if (c.state !== 'running') return { ok: false, why: `container ${name} ${c.state}`, q: undefined };
+      }
     }
     const nodes = await ctx.management.nodes([node.name]);
     if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, q: undefined };
@@ -178,7 +197,15 @@ export async function waitForRejoin(
     },
   );
   const rejoinedAt = streakSince!;
-  return { restoredAt, rejoinedAt, rejoinMs: rejoinedAt - restoredAt, members: r.q!.members, online: r.q!.online };
+  const leader = r.q!.leader;
+  return {
+    restoredAt,
+    rejoinedAt,
+    rejoinMs: rejoinedAt - restoredAt,
+    members: r.q!.members,
+    online: r.q!.online,
+    leaderAfter: leader === undefined ? null : shortNodeName(leader),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,6 +225,8 @@ export interface LeaderFaultTimeline {
   phase: FaultPhase;
   /** Short name (container) of the faulted leader: null until the fault is applied. */
   node: string | null;
+  /** Other nodes faulted with it (quorum-loss). */
+  alsoFaulted: string[];
   membersBefore: string[] | null;
   /** When the fault call was issued and when it returned (a stop waits for the clean shutdown). */
   issuedAt: number | null;
@@ -215,6 +244,8 @@ export interface LeaderFaultTimeline {
   rejoinMs: number | null;
   membersAfter: string[] | null;
   onlineAfter: string[] | null;
+  /** The queue's leader once the node was back. */
+  leaderAfter: string | null;
   /** The fault was undone (by plan, or on the way out after an error or Ctrl+C). */
   restored: boolean;
   /** Why the sequence ended early (the error's message), or null; and when. */
@@ -223,11 +254,12 @@ export interface LeaderFaultTimeline {
 }
 
 /**
- * Whether the fault takes the leader away from its peers, so that a new leader is awaited: every
- * kind but latency (a slow leader usually stays leader; the sequence holds it for a while instead).
+ * Whether a new leader is awaited while the fault is on: not for latency (a slow leader usually
+ * stays leader) nor quorum-loss (no majority is left to elect one); the sequence holds those for
+ * a while instead, and the rejoin wait after the restore sees the queue led again.
  */
 export function takesLeaderAway(kind: FaultKind): boolean {
-  return kind !== 'latency';
+  return kind !== 'latency' && kind !== 'quorum-loss';
 }
 
 /** A fault with no election to wait for is held at least this long (it would be over at once otherwise). */
@@ -297,6 +329,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
     kind,
     phase: 'faulting',
     node: null,
+    alsoFaulted: [],
     membersBefore: null,
     issuedAt: null,
     appliedAt: null,
@@ -310,6 +343,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
     rejoinMs: null,
     membersAfter: null,
     onlineAfter: null,
+    leaderAfter: null,
     restored: false,
     error: null,
     failedAt: null,
@@ -353,6 +387,7 @@ export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, p
       if (signal.aborted) throw new InterruptedError();
       lf = await driver.fault(kind, signal);
       t.node = lf.oldLeader;
+      t.alsoFaulted = lf.alsoFaulted;
       t.membersBefore = lf.before.members;
       t.issuedAt = lf.fault.issuedAt;
       t.appliedAt = lf.fault.appliedAt;
@@ -389,6 +424,7 @@ export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, p
       t.rejoinMs = rejoin.rejoinMs;
       t.membersAfter = rejoin.members;
       t.onlineAfter = rejoin.online;
+      t.leaderAfter = rejoin.leaderAfter;
       enter('rejoined');
     } catch (err) {
       error = err;

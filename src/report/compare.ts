@@ -51,8 +51,11 @@ function timeline(r: CompareRun): string {
   if (!f) return `  ${MODE_LABEL[r.mode]} run ${r.run}: no fault`;
   const at = (v: number | null): string => (v === null ? '-' : `${(v / 1000).toFixed(2)} s`);
   const parts = [
-    `${f.kind} ${f.node} at ${at(f.faultAtMs)}`,
-    `new leader ${f.newLeader ?? '?'} at ${at(f.electedAtMs)}${f.electionMs === null ? '' : ` (election ${formatMs(f.electionMs)})`}`,
+    `${f.kind} ${[f.node, ...(f.alsoFaulted ?? [])].join(' and ')} at ${at(f.faultAtMs)}`,
+    // latency and quorum-loss await no election (none is needed, or none is possible).
+    f.electedAtMs === null && f.error === null && f.restoredAtMs !== null
+      ? 'no new leader while faulted'
+      : `new leader ${f.newLeader ?? '?'} at ${at(f.electedAtMs)}${f.electionMs === null ? '' : ` (election ${formatMs(f.electionMs)})`}`,
     `producer resumed at ${at(f.producerResumedAtMs)}`,
     `restored at ${at(f.restoredAtMs)}, back at ${at(f.rejoinedAtMs)}`,
   ];

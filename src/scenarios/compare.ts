@@ -54,8 +54,11 @@ export interface FaultTimeline {
   kind: FaultKind;
   node: string;
   newLeader: string | null;
-  /** All times in ms since the producer started. */
+  /** Other nodes faulted with it (quorum-loss: a follower killed too). */
+  alsoFaulted: string[];
+  /** All times in ms since the producer started. Fault issued, and the fault call returned. */
   faultAtMs: number;
+  appliedAtMs: number | null;
   electedAtMs: number | null;
   electionMs: number | null;
   restoredAtMs: number | null;
@@ -259,7 +262,9 @@ export function relativeTimeline(t: LeaderFaultTimeline, t0: number, leaderNode:
     kind: t.kind,
     node: t.node ?? leaderNode,
     newLeader: t.newLeader,
+    alsoFaulted: t.alsoFaulted,
     faultAtMs: rel(t.issuedAt ?? t.failedAt) ?? 0,
+    appliedAtMs: rel(t.appliedAt),
     electedAtMs: rel(t.electedAt),
     electionMs: t.electionMs,
     restoredAtMs: rel(t.restoredAt),

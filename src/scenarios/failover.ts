@@ -22,6 +22,8 @@ export interface FailoverResult {
   vhost: string;
   fault: FaultKind;
   oldLeader: string;
+  /** Other nodes faulted with it (quorum-loss: a follower killed too). */
+  alsoFaulted: string[];
   /** null: the fault takes no leader away (latency), and none was awaited. */
   newLeader: string | null;
   /** --fault latency: the delay and loss applied; null for the other faults. */
@@ -42,6 +44,8 @@ export interface FailoverResult {
   rejoinMs: number | null;
   membersAfter: string[] | null;
   onlineAfter: string[] | null;
+  /** The queue's leader once the node was back (null when not restored). */
+  leaderAfter: string | null;
 }
 
 /** Fault the queue's leader, measure the election, restore the node and wait until it is back. Never prints. */
@@ -95,6 +99,7 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     vhost: opts.vhost,
     fault: opts.fault,
     oldLeader: t.node!,
+    alsoFaulted: t.alsoFaulted,
     newLeader: t.newLeader,
     netem: opts.fault === 'latency' ? (opts.netem ?? DEFAULT_NETEM) : null,
     membersBefore: t.membersBefore!,
@@ -107,5 +112,6 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     rejoinMs: t.rejoinMs,
     membersAfter: t.membersAfter,
     onlineAfter: t.onlineAfter,
+    leaderAfter: t.leaderAfter,
   };
 }

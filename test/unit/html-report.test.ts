@@ -127,8 +127,10 @@ const compareOptions: CompareOptions = {
 const killTimeline: FaultTimeline = {
   kind: 'kill',
   node: 'rabbit1',
+  alsoFaulted: [],
   newLeader: 'rabbit2',
   faultAtMs: 1_500,
+  appliedAtMs: 1_500,
   electedAtMs: 3_250,
   electionMs: 1_750,
   restoredAtMs: 3_500,

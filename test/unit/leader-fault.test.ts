@@ -90,6 +90,7 @@ function fakeDriver(clock: FakeClock, script: Script) {
       };
       return {
         oldLeader: 'rabbit2',
+        alsoFaulted: [],
         before: {
           name: 'q',
           type: 'quorum',
@@ -114,7 +115,7 @@ function fakeDriver(clock: FakeClock, script: Script) {
       if (r === 'hang') return untilAborted(signal);
       if (r === 'timeout') throw new DeadlineError(`rabbit2 did not rejoin after ${timeoutMs} ms`, timeoutMs);
       clock.t = restoredAt + r;
-      return { restoredAt, rejoinedAt: clock.t, rejoinMs: r, members: ['a', 'b', 'c'], online: ['a', 'b', 'c'] };
+      return { restoredAt, rejoinedAt: clock.t, rejoinMs: r, members: ['a', 'b', 'c'], online: ['a', 'b', 'c'], leaderAfter: 'rabbit3' };
     },
   };
   return { driver, calls };

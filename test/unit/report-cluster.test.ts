@@ -69,6 +69,7 @@ const failover: FailoverResult = {
   fault: 'kill',
   oldLeader: 'rabbit@rabbit2',
   newLeader: 'rabbit@rabbit1',
+  alsoFaulted: [],
   netem: null,
   membersBefore: members,
   faultAt: '2026-11-29T19:00:00.000Z',
@@ -80,6 +81,7 @@ const failover: FailoverResult = {
   rejoinMs: 14_200,
   membersAfter: members,
   onlineAfter: members,
+  leaderAfter: 'rabbit1',
 };
 
 describe('renderFailover', () => {
@@ -132,6 +134,21 @@ describe('renderFailover: faults that take no leader away', () => {
     expect(lineStarting(text, 'new leader')).toBe("new leader     none awaited: 'latency' leaves rabbit@rabbit2 in the cluster");
     expect(text).not.toContain('election');
     expect(lineStarting(text, 'rejoin')).toMatch(/^rejoin\s+14\.2 s/);
+  });
+
+  it('quorum-loss: both nodes named, no leader possible while they are down, the leader after the rejoin', () => {
+    const text = renderFailover({
+      ...failover,
+      fault: 'quorum-loss',
+      alsoFaulted: ['rabbit@rabbit3'],
+      newLeader: null,
+      electionMs: null,
+      detectedBy: null,
+      leaderAfter: 'rabbit3',
+    });
+    expect(lineStarting(text, 'old leader')).toBe('old leader     rabbit@rabbit2 (with rabbit@rabbit3: no majority left)');
+    expect(lineStarting(text, 'new leader')).toBe('new leader     none possible while rabbit@rabbit2 and rabbit@rabbit3 are down (no majority)');
+    expect(lineStarting(text, 'leader after')).toBe('leader after   rabbit3 (once every member was back)');
   });
 
   it('partition: described, and an election like the others', () => {

@@ -179,8 +179,10 @@ const options: CompareOptions = {
 const killTimeline: FaultTimeline = {
   kind: 'kill',
   node: 'rabbit1',
+  alsoFaulted: [],
   newLeader: 'rabbit2',
   faultAtMs: 1_500,
+  appliedAtMs: 1_500,
   electedAtMs: 3_250,
   electionMs: 1_750,
   restoredAtMs: 5_000,

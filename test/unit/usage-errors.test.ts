@@ -79,7 +79,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['verify'], line: "error: required option '--report <file>' not specified" },
     {
       args: ['failover', '--fault', 'nuke'],
-      line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect, partition, latency.",
+      line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect, partition, latency, quorum-loss.",
     },
     { args: ['dlq', 'replay', '--limit', '0'], line: "error: option '--limit <n>' argument '0' is invalid. '0' is not a positive whole number" },
     {
