@@ -97,6 +97,18 @@ export class PublishLoop<C extends Channel, E extends object = object> {
   }
 
   /**
+   * Give up on a session that is still open but no longer useful (confirms stopped on a live
+   * connection: a partitioned node): lose it, close its connection in the background, and
+   * connect to the next URL first.
+   */
+  abandon(s: LoopSession<C, E>, why: string): void {
+    if (s.lost) return;
+    this.#startIndex = (this.#startIndex + 1) % this.opts.urls.length;
+    this.lose(s, why);
+    void closeWithin(s.connection).catch(() => undefined);
+  }
+
+  /**
    * Until done(): check() (may throw), then a session (connecting again if needed; a failure to
    * within the reconnect deadline ends the loop, gaveUp), then backpressure, then step(s) with a
    * live session whose buffer has room.

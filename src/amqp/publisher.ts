@@ -138,6 +138,9 @@ export interface PublisherSample {
 
 export const SAMPLE_EVERY_MS = 100;
 
+/** A live connection with no confirm for this many confirm timeouts is given up (see sweepTimeouts). */
+export const STUCK_AFTER_TIMEOUTS = 2;
+
 type Session = LoopSession<Channel | ConfirmChannel, { epoch: number }>;
 type AckFrame = { deliveryTag: number; multiple: boolean };
 
@@ -168,6 +171,8 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   let ackAtMs = 0;
   let commitMs = 0;
   let inFault = false;
+  /** The last ack on the current session (or when it opened): how long confirms have been silent. */
+  let lastAckAtMs = 0;
 
   const loop = new PublishLoop<Channel | ConfirmChannel, { epoch: number }>({
     urls: opts.urls,
@@ -184,6 +189,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
         if (id && id.runId === opts.runId) ledger.returned(id.seq);
       });
       if (!confirms && !tx) return;
+      lastAckAtMs = clock.now();
       const epoch = book.openChannel();
       s.epoch = epoch;
       s.channel.on('ack', (f: AckFrame) => onAck(epoch, f));
@@ -231,6 +237,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     ackAtMs = clock.now();
     inFault = hooks.inFaultWindow?.() ?? false;
     if (book.ack(epoch, f.deliveryTag, f.multiple, onAcked) === 0) return;
+    lastAckAtMs = ackAtMs;
     progressed(ackAtMs);
     loop.changed.notify();
   };
@@ -249,12 +256,23 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     progressed(at);
   };
 
-  /** Confirms that did not arrive within confirmTimeoutMs: indeterminate, published again. */
+  /**
+   * Confirms that did not arrive within confirmTimeoutMs: indeterminate, published again. When
+   * no confirm at all has come for STUCK_AFTER_TIMEOUTS × confirmTimeoutMs on a connection that
+   * is still open (a partitioned node keeps its clients and its heartbeats, and confirms stop),
+   * that connection is given up and the next node tried.
+   */
   const sweepTimeouts = (): void => {
-    const late = book.timeouts(clock.now(), opts.confirmTimeoutMs);
+    const now = clock.now();
+    const late = book.timeouts(now, opts.confirmTimeoutMs);
     if (late.length === 0) return;
     for (const seq of late) ledger.indeterminate(seq);
     loop.event('confirm-timeout', `${late.length} confirms not received within ${opts.confirmTimeoutMs} ms; published again`);
+    const s = loop.session;
+    const silentMs = now - lastAckAtMs;
+    if (s && !s.lost && silentMs >= STUCK_AFTER_TIMEOUTS * opts.confirmTimeoutMs) {
+      loop.abandon(s, `no confirm for ${Math.round(silentMs)} ms on a live connection: giving it up for the next node`);
+    }
     loop.changed.notify();
   };
   const sample = (): void => {

@@ -88,6 +88,50 @@ describe('network faults: partition and latency, applied and healed', { timeout:
     }
   });
 
+  it('compare under a partition: the producer gives up its live but silent connection to the partitioned leader and gets confirms from the healthy side while the partition lasts', async () => {
+    const r = await runCli([
+      'compare',
+      '--mode',
+      'on',
+      '--queue',
+      queue,
+      '-n',
+      '4000',
+      '--rate',
+      '200',
+      '--fault',
+      'partition',
+      '--fault-at',
+      '0.05',
+      '--restore-after',
+      '40s',
+      '--json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<{
+      ok: boolean;
+      runs: {
+        producer: { events: { atMs: number; type: string; detail: string }[]; samples: { tMs: number; confirmed: number }[] };
+        fault: { appliedAtMs: number; restoredAtMs: number; error: string | null };
+        reconciliation: { lost: number; counts: { readDistinct: number; unexpected: number } };
+      }[];
+    }>(r);
+    expect(c.ok).toBe(true);
+    const run = c.runs[0]!;
+    expect(run.fault.error).toBeNull();
+    const gaveUp = run.producer.events.find((e) => e.type === 'connection-lost' && e.detail.includes('on a live connection'));
+    expect(gaveUp, JSON.stringify(run.producer.events.slice(0, 20))).toBeDefined();
+    expect(gaveUp!.atMs).toBeGreaterThan(run.fault.appliedAtMs);
+    expect(gaveUp!.atMs).toBeLessThan(run.fault.restoredAtMs);
+    // Confirms came again before the partition was healed.
+    const confirmedAt = (t: number): number => run.producer.samples.filter((s) => s.tMs <= t).at(-1)?.confirmed ?? 0;
+    expect(confirmedAt(run.fault.restoredAtMs)).toBeGreaterThan(confirmedAt(gaveUp!.atMs));
+    expect(run.reconciliation.lost).toBe(0);
+    expect(run.reconciliation.counts.unexpected).toBe(0);
+    expect(run.reconciliation.counts.readDistinct).toBe(4000);
+    expect(await leftovers()).toEqual([]);
+  });
+
   it('latency: netem on the leader while held (no election awaited) and removed at the restore, or, on a kernel without netem, refused up front', async () => {
     const leader = await leaderOf(queue);
     const probe = await execa('tc', ['qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '0ms'], { reject: false });
