@@ -90,19 +90,31 @@ export function hasNetem(tcShow: string): boolean {
  * iptables and tc on the host, and a local engine whose container processes are visible (not
  * Docker Desktop's VM). One line, with what to do.
  */
-export async function netFaultsUnavailable(docker: Docker, container: string, run: HostRunner, kind: string): Promise<string | null> {
+export async function netFaultsUnavailable(
+  docker: Docker,
+  container: string,
+  run: HostRunner,
+  kind: string,
+  host: { platform: NodeJS.Platform; uid: number | undefined; netnsVisible: (pid: number) => Promise<boolean> } = {
+    platform: process.platform,
+    uid: process.getuid?.(),
+    netnsVisible: (pid) =>
+      access(`/proc/${pid}/ns/net`).then(
+        () => true,
+        () => false,
+      ),
+  },
+): Promise<string | null> {
   const other = 'kill, stop, pause and disconnect still work';
-  if (process.platform !== 'linux') return `'${kind}' needs Linux with a local Docker engine (nsenter into the node's network namespace); ${other}`;
-  if (process.getuid?.() !== 0) return `'${kind}' needs root on the host (nsenter, iptables, tc): run as root or with sudo; ${other}`;
+  if (host.platform !== 'linux') return `'${kind}' needs Linux with a local Docker engine (nsenter into the node's network namespace); ${other}`;
+  if (host.uid !== 0) return `'${kind}' needs root on the host (nsenter, iptables, tc): run as root or with sudo; ${other}`;
   for (const tool of ['nsenter', 'iptables', 'tc', 'ip']) {
     const r = await run('sh', ['-c', `command -v ${tool}`]).catch(() => ({ exitCode: 1, output: '' }));
     if (r.exitCode !== 0) return `'${kind}' needs '${tool}' on the host (Debian: apt-get install util-linux iptables iproute2); ${other}`;
   }
   const pid = await containerPid(docker, container);
-  try {
-    await access(`/proc/${pid}/ns/net`);
-  } catch {
-    return `'${kind}': the process of ${container} (pid ${pid}) is not visible from here (Docker Desktop runs containers in a VM); ${other}`;
+  if (!(await host.netnsVisible(pid))) {
+    return `'${kind}' needs the containers' processes on this host, and ${container}'s (pid ${pid}) is not visible here (Docker Desktop runs them in a VM); ${other}`;
   }
   if (kind === 'latency') {
     // netem is a kernel module (sch_netem) that some kernels lack: try it on the node's loopback, then take it away.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hasNetem, linkNames, netemArgs, ourRules, partitionRules, RULE_COMMENT } from '../../src/cluster/netfaults.js';
+import type { Docker } from '../../src/cluster/engine.js';
+import { type HostRunner, hasNetem, linkNames, netemArgs, netFaultsUnavailable, ourRules, partitionRules, RULE_COMMENT } from '../../src/cluster/netfaults.js';
 import { netemFrom, percent } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -88,5 +89,38 @@ describe('--latency, --jitter, --loss', () => {
   });
   it.each(['', '101%', '-1', 'five', '5%%'])('percent(%s) is refused', (v) => {
     expect(() => percent(v)).toThrow(/not a percentage/);
+  });
+});
+
+describe('netFaultsUnavailable: one line saying why, or null', () => {
+  const docker = { getContainer: () => ({ inspect: async () => ({ State: { Running: true, Pid: 4242, Status: 'running' } }) }) } as unknown as Docker;
+  /** A host runner where the named tools exist and tc either knows netem or not. */
+  const runner =
+    (tools: string[], netem: boolean): HostRunner =>
+    async (file, args) => {
+      if (file === 'sh') return { exitCode: tools.some((t) => args[1] === `command -v ${t}`) ? 0 : 1, output: '' };
+      if (file === 'nsenter' && args.includes('add'))
+        return netem ? { exitCode: 0, output: '' } : { exitCode: 2, output: 'Error: Specified qdisc kind is unknown.' };
+      return { exitCode: 0, output: '' };
+    };
+  const all = ['nsenter', 'iptables', 'tc', 'ip'];
+  const linuxRoot = { platform: 'linux' as const, uid: 0, netnsVisible: async (): Promise<boolean> => true };
+  it.each([
+    ['partition', { ...linuxRoot, platform: 'darwin' as const }, all, true, "'partition' needs Linux with a local Docker engine"],
+    ['partition', { ...linuxRoot, uid: 1000 }, all, true, "'partition' needs root on the host"],
+    ['partition', linuxRoot, ['nsenter', 'tc', 'ip'], true, "'partition' needs 'iptables' on the host"],
+    ['partition', { ...linuxRoot, netnsVisible: async (): Promise<boolean> => false }, all, true, "'partition' needs the containers' processes on this host"],
+    ['latency', linuxRoot, all, false, "'latency' needs the kernel's netem queueing discipline"],
+  ] as const)('%s on %o (tools %o, netem %s): refused', async (kind, host, tools, netem, line) => {
+    const why = await netFaultsUnavailable(docker, 'rabbit1', runner([...tools], netem), kind, host);
+    expect(why).toContain(line);
+    expect(why).toMatch(/still work$/);
+    expect(why).not.toContain('\n');
+  });
+  it.each([
+    ['partition', false],
+    ['latency', true],
+  ] as const)('%s where everything is there (netem %s): null', async (kind, netem) => {
+    expect(await netFaultsUnavailable(docker, 'rabbit1', runner(all, netem), kind, linuxRoot)).toBeNull();
   });
 });
