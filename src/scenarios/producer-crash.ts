@@ -16,6 +16,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
 import { openOutbox } from '../store/outbox.js';
 import { openProcessedStore } from '../store/processed.js';
+import { type ChildLine, killPlan, parseChildLine } from './producer-crash-plan.js';
 
 /**
  * producer-crash: the application means to send N events. A producer runs as a child process
@@ -131,56 +132,6 @@ export interface ProducerCrashResult {
   /** The outbox lost nothing, nothing unexpected was read, no outbox row was left pending. */
   ok: boolean;
   reasons: string[];
-}
-
-/** mulberry32: a small seeded PRNG, enough for picking kill points. Pure. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-export interface KillPlan {
-  /** Positions (events past) at which the child is SIGKILLed, strictly ascending, within 5–95 % of count. */
-  killAt: number[];
-  /** Position at which the leader is faulted, within 20–70 % of count. */
-  faultAt: number;
-}
-
-/**
- * The kill points of one run, from the seed and the run number: both modes of a run get the same
- * plan, so they are compared on the same kills. Pure.
- */
-export function killPlan(seed: number, run: number, count: number, kills: number): KillPlan {
-  const random = seededRandom((Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(run, 0x85ebca6b)) >>> 0);
-  const lo = Math.max(1, Math.ceil(count * 0.05));
-  const hi = Math.max(lo, Math.floor(count * 0.95));
-  const span = hi - lo + 1;
-  if (kills > span) throw new RangeError(`${kills} kill points do not fit in ${span} positions (count ${count})`);
-  const chosen = new Set<number>();
-  while (chosen.size < kills) chosen.add(lo + Math.floor(random() * span));
-  const faultAt = Math.max(1, Math.floor(count * (0.2 + 0.5 * random())));
-  return { killAt: [...chosen].sort((a, b) => a - b), faultAt };
-}
-
-/** The most kills `count` events allow (kill points are distinct, within 5–95 %). */
-export function maxKills(count: number): number {
-  const lo = Math.max(1, Math.ceil(count * 0.05));
-  const hi = Math.max(lo, Math.floor(count * 0.95));
-  return hi - lo + 1;
-}
-
-export type ChildLine = { kind: 'at'; n: number } | { kind: 'sent'; n: number };
-
-/** A line of the child's stdout: `at <n>` (its position) or `sent <n>` (naive: its log line). Pure. */
-export function parseChildLine(line: string): ChildLine | undefined {
-  const m = /^(at|sent) (\d{1,15})$/.exec(line.trim());
-  return m ? { kind: m[1] as 'at' | 'sent', n: Number(m[2]) } : undefined;
 }
 
 /** Totals of one mode over the runs. Pure. */

@@ -5,6 +5,47 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel } from './cli.js';
 
 const queue = uniqueName('compare-extra');
+const docker = new Docker();
+const NODES = ['rabbit1', 'rabbit2', 'rabbit3'];
+
+/** compare --mode on at 500 msg/s on this file's queue, faulting the leader after 1%: a child to interrupt. */
+function compareChild(fault: string, restoreAfter: string) {
+  return execa(
+    'node',
+    [
+      path.join(ROOT, 'bin', 'rmq-bench.js'),
+      'compare',
+      '--mode',
+      'on',
+      '--queue',
+      queue,
+      '-n',
+      '100000',
+      '--rate',
+      '500',
+      '--fault',
+      fault,
+      '--fault-at',
+      '0.01',
+      '--restore-after',
+      restoreAfter,
+      '--json',
+    ],
+    { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
+  );
+}
+
+/** The first node whose container state says the fault is on. */
+function faultedNode(isFaulted: (state: { Paused: boolean; Running: boolean }) => boolean, what: string): Promise<string> {
+  return eventually(
+    async () => {
+      for (const n of NODES) if (isFaulted((await docker.getContainer(n).inspect()).State)) return n;
+      throw new Error(`no node ${what} yet`);
+    },
+    60_000,
+    200,
+  );
+}
 
 describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 }, () => {
   beforeAll(async () => {
@@ -15,43 +56,11 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
   });
 
   it('Ctrl+C while the leader is paused: the node is restored, the figures are printed, exit 130', async () => {
-    const docker = new Docker();
-    const child = execa(
-      'node',
-      [
-        path.join(ROOT, 'bin', 'rmq-bench.js'),
-        'compare',
-        '--mode',
-        'on',
-        '--queue',
-        queue,
-        '-n',
-        '100000',
-        '--rate',
-        '500',
-        '--fault',
-        'pause',
-        '--fault-at',
-        '0.01',
-        '--restore-after',
-        '5m',
-        '--json',
-      ],
-      { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
-    );
+    const child = compareChild('pause', '5m');
     // Wait until one of the nodes is paused: the fault is on. Whatever happens, the child does not outlive the test.
     let paused: string;
     try {
-      paused = await eventually(
-        async () => {
-          for (const n of ['rabbit1', 'rabbit2', 'rabbit3']) {
-            if ((await docker.getContainer(n).inspect()).State.Paused) return n;
-          }
-          throw new Error('no node paused yet');
-        },
-        60_000,
-        200,
-      );
+      paused = await faultedNode((st) => st.Paused, 'paused');
     } catch (err) {
       child.kill('SIGKILL');
       const r = await child;
@@ -73,6 +82,58 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     const up = await runCli(['cluster', 'up']);
     expect(up.exitCode, up.stderr).toBe(0);
     await withChannel((ch) => ch.purgeQueue(queue));
+  });
+
+  it('Ctrl+C during compare --restore-after 30s, after the election: the node is started again at once, not after the hold', async () => {
+    const child = compareChild('kill', '30s');
+    try {
+      // The fault is on: one node's container has stopped running.
+      const killed = await faultedNode((st) => !st.Running, 'killed');
+      // The election is over: the hold (--restore-after) is what keeps the node down now.
+      // Asked of a survivor's management API (the killed node's own does not answer).
+      const survivor = NODES.find((n) => n !== killed)!;
+      const port = 15671 + Number(survivor.slice(-1));
+      await eventually(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/api/queues/%2F/${encodeURIComponent(queue)}`, {
+            headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
+            signal: AbortSignal.timeout(2_000),
+          });
+          const q = (await res.json()) as { leader?: string };
+          if (!q.leader || q.leader === `rabbit@${killed}`) throw new Error(`leader still ${q.leader ?? 'unknown'}`);
+        },
+        25_000,
+        200,
+      );
+      expect((await docker.getContainer(killed).inspect()).State.Running).toBe(false);
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const doc = parseJson<{
+        interrupted: boolean;
+        partial: { fault: { node: string; newLeader: string | null; restoredAtMs: number | null } | null } | null;
+      }>({
+        exitCode: r.exitCode ?? -1,
+        stdout: String(r.stdout),
+        stderr: String(r.stderr),
+      });
+      expect(doc.interrupted).toBe(true);
+      expect(doc.partial?.fault?.node).toBe(killed);
+      expect(doc.partial?.fault?.newLeader).not.toBeNull();
+      expect(doc.partial?.fault?.restoredAtMs).not.toBeNull();
+      // Started again before the hold would have ended: the kill and the start, as Docker recorded them.
+      const state = (await docker.getContainer(killed).inspect()).State;
+      expect(state.Running).toBe(true);
+      const downMs = Date.parse(state.StartedAt) - Date.parse(state.FinishedAt);
+      expect(downMs).toBeGreaterThan(0);
+      expect(downMs).toBeLessThan(30_000);
+    } finally {
+      child.kill('SIGKILL');
+      await child.catch(() => undefined);
+      // Let the cluster heal before the next test.
+      const up = await runCli(['cluster', 'up']);
+      expect(up.exitCode, up.stderr).toBe(0);
+    }
   });
 
   it('--urls, --management-url and --fault-cmd run the same experiment without dockerode', async () => {

@@ -13,7 +13,7 @@ import type { PrefetchDemoResult } from '../../src/scenarios/prefetch-demo.js';
 import type { ProducerCrashResult } from '../../src/scenarios/producer-crash.js';
 import type { RetryDemoResult } from '../../src/scenarios/retry-demo.js';
 import type { RetryLadderResult } from '../../src/scenarios/retry-ladder.js';
-import { compareRun, NO_LATENCY, reconciliationOf } from './fixtures/runs.js';
+import { compareRun, NO_LATENCY, reconciliationOf, COMPARE_OPTIONS } from './fixtures/runs.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading the page back: small regex helpers, enough for the markup html.ts and svg.ts write.
@@ -102,27 +102,7 @@ function expectedDoc(kind: string, data: object): unknown {
 
 const LATENCY: LatencySummary = { count: 1_998, p50Ms: 1.5, p95Ms: 9.5, p99Ms: 12.4, maxMs: 250.4, meanMs: 3 };
 
-const compareOptions: CompareOptions = {
-  queue: 'demo.orders',
-  exchange: 'demo.orders',
-  routingKey: 'demo.orders',
-  vhost: '/',
-  count: 2_000,
-  ratePerSec: 0,
-  sizeBytes: 100,
-  window: 256,
-  confirmTimeoutMs: 5_000,
-  heartbeatS: 5,
-  fault: 'kill',
-  faultAt: 0.3,
-  restoreAfterMs: 0,
-  runs: 1,
-  modes: ['confirms-on', 'confirms-off'],
-  electionTimeoutMs: 60_000,
-  rejoinTimeoutMs: 180_000,
-  drainIdleMs: 2_000,
-  reconnectTimeoutMs: 60_000,
-};
+const compareOptions: CompareOptions = COMPARE_OPTIONS;
 
 const killTimeline: FaultTimeline = {
   kind: 'kill',

@@ -3,17 +3,8 @@ import { harnessPrinter } from '../../src/cli/commands/producer.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
 import { renderProducerCrash } from '../../src/report/producer-crash.js';
-import {
-  killPlan,
-  maxKills,
-  parseChildLine,
-  seededRandom,
-  totalsFor,
-  verdictOf,
-  type ProducerCrashOptions,
-  type ProducerCrashResult,
-  type ProducerCrashRun,
-} from '../../src/scenarios/producer-crash.js';
+import { killPlan, maxKills, parseChildLine, seededRandom } from '../../src/scenarios/producer-crash-plan.js';
+import { totalsFor, verdictOf, type ProducerCrashOptions, type ProducerCrashResult, type ProducerCrashRun } from '../../src/scenarios/producer-crash.js';
 
 describe('killPlan: seeded kill points', () => {
   it('the same seed and run give the same plan; another run or seed another one', () => {

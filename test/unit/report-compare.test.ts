@@ -3,7 +3,7 @@ import type { PublisherResult } from '../../src/amqp/publisher.js';
 import type { LatencySummary } from '../../src/measure/histogram.js';
 import { latencyLine, modeVerdict, renderCompare, renderProducer, renderReconciliation, renderTotals } from '../../src/report/compare.js';
 import type { CompareOptions, CompareResult, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
-import { compareRun, ledgerOf, NO_LATENCY, publisherResult, reconciliationOf } from './fixtures/runs.js';
+import { compareRun, ledgerOf, NO_LATENCY, publisherResult, reconciliationOf, COMPARE_OPTIONS } from './fixtures/runs.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
 
 function totals(mode: ModeTotals['mode'], overrides: Partial<ModeTotals> = {}): ModeTotals {
@@ -154,27 +154,7 @@ describe('renderTotals', () => {
   });
 });
 
-const options: CompareOptions = {
-  queue: 'demo.orders',
-  exchange: 'demo.orders',
-  routingKey: 'demo.orders',
-  vhost: '/',
-  count: 2_000,
-  ratePerSec: 0,
-  sizeBytes: 100,
-  window: 256,
-  confirmTimeoutMs: 5_000,
-  heartbeatS: 5,
-  fault: 'kill',
-  faultAt: 0.3,
-  restoreAfterMs: 0,
-  runs: 1,
-  modes: ['confirms-on', 'confirms-off'],
-  electionTimeoutMs: 60_000,
-  rejoinTimeoutMs: 180_000,
-  drainIdleMs: 2_000,
-  reconnectTimeoutMs: 60_000,
-};
+const options: CompareOptions = COMPARE_OPTIONS;
 
 const killTimeline: FaultTimeline = {
   kind: 'kill',
