@@ -43,7 +43,10 @@ export const failover = defineCommand({
       .addOption(queueOption('quorum queue whose leader is faulted'))
       .addOption(vhostOption())
       .addOption(
-        new Option('--fault <kind>', 'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network), partition (from its peers), latency (netem), quorum-loss (leader and a follower killed)')
+        new Option(
+          '--fault <kind>',
+          'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network), partition (from its peers), latency (netem), quorum-loss (leader and a follower killed)',
+        )
           .choices(FAULT_KINDS)
           .default('kill'),
       )
