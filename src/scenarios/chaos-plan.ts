@@ -1,0 +1,252 @@
+import type { FaultKind } from '../cluster/faults.js';
+import type { NetemSpec } from '../cluster/netfaults.js';
+import type { Reconciliation } from '../ledger/reconcile.js';
+import type { LatencySummary } from '../measure/histogram.js';
+import { seededRandom } from './producer-crash-plan.js';
+
+/**
+ * chaos's data and its pure parts: the nemesis schedule (seeded), the totals over several
+ * producers and consumers, and what each fault cost in availability. No I/O here: the runner
+ * (chaos.ts) and the nemesis (cluster/nemesis.ts) feed these.
+ */
+
+/** Whom a fault hits: the leader of one of the chaos queues, any node, or the node a producer is connected to. */
+export const CHAOS_TARGETS = ['leader', 'random', 'producer'] as const;
+export type ChaosTarget = (typeof CHAOS_TARGETS)[number];
+
+export const TARGET_DESCRIPTIONS: Record<ChaosTarget, string> = {
+  leader: 'the leader of one of the chaos queues (picked at random)',
+  random: 'any of the three nodes',
+  producer: 'the node a producer is connected to (picked at random)',
+};
+
+export interface ChaosOptions {
+  /** How long traffic flows and the nemesis works; then heal, stop the producers, drain. */
+  durationMs: number;
+  /** From the start of one fault to the start of the next, at least. */
+  intervalMs: number;
+  /** How long each fault is held before it is healed. */
+  holdMs: number;
+  faults: FaultKind[];
+  targets: ChaosTarget[];
+  seed: number;
+  /** Producers with confirms (async window), and consumers (manual ack, idempotent store). */
+  producers: number;
+  consumers: number;
+  /** Quorum queues, leaders spread over the nodes: queuePrefix.1 .. queuePrefix.N. */
+  queues: number;
+  queuePrefix: string;
+  vhost: string;
+  /** Per producer; > 0 (the ledgers are sized from rate × duration). */
+  ratePerSec: number;
+  window: number;
+  sizeBytes: number;
+  confirmTimeoutMs: number;
+  heartbeatS: number;
+  prefetch: number;
+  /** One more producer, without confirms, on its own queue (queuePrefix.control), for contrast. */
+  control: boolean;
+  /** --latency/--loss for the latency fault. */
+  netem?: NetemSpec | undefined;
+  /** A cluster that is not ours (default: rabbit1..3 on loopback). */
+  urls?: string[] | undefined;
+  /** After the heal: how long the cluster may take to be whole again. */
+  rejoinTimeoutMs: number;
+  /** At the end: the consumers stop once nothing arrived for this long (and the queues are empty). */
+  drainIdleMs: number;
+  /** The consumers' idempotent store (SQLite); default: a fresh file in the OS temp folder. */
+  storeFile?: string | undefined;
+}
+
+/** One step of the nemesis, decided before the run from the seed. */
+export interface PlannedFault {
+  /** 1-based. */
+  index: number;
+  kind: FaultKind;
+  target: ChaosTarget;
+  /**
+   * Uniform draws in [0, 1) that the runner turns into a choice among what exists at that moment
+   * (which queue's leader, which node, which producer; pick2: quorum-loss's second node), so that
+   * one seed gives one schedule whatever the cluster looks like.
+   */
+  pick: number;
+  pick2: number;
+}
+
+/**
+ * The first `count` faults of the schedule. Pure and deterministic in (seed, faults, targets):
+ * kinds come in rounds, each round a seeded shuffle of `faults`, so that every kind appears once
+ * per round (a 10-minute run sees each kind about equally often); targets are drawn at random.
+ */
+export function nemesisSchedule(seed: number, faults: readonly FaultKind[], targets: readonly ChaosTarget[], count: number): PlannedFault[] {
+  void seededRandom;
+  void seed;
+  void faults;
+  void targets;
+  void count;
+  throw new Error('not implemented');
+}
+
+/** floor(draw × n), kept within 0..n-1 (draw may be 1 - ε). Pure. */
+export function pickIndex(draw: number, n: number): number {
+  void draw;
+  void n;
+  throw new Error('not implemented');
+}
+
+/** One fault as it happened. Times in ms since the run started. */
+export interface FaultRecord {
+  index: number;
+  kind: FaultKind;
+  target: ChaosTarget;
+  /** Nodes faulted, short names (quorum-loss: two). Empty when the fault could not be applied. */
+  nodes: string[];
+  /** How the target was resolved, for people: "leader of rmq-bench.chaos.2", "producer 1's node", "random". */
+  reason: string;
+  issuedAtMs: number;
+  appliedAtMs: number | null;
+  restoredAtMs: number | null;
+  /** The cluster whole again after the heal: every node running, every queue member online, stable. */
+  wholeAtMs: number | null;
+  /** Queue name → short name of its leader just before the fault and once whole again (null: none seen). */
+  leadersBefore: Record<string, string | null>;
+  leadersAfter: Record<string, string | null>;
+  error: string | null;
+}
+
+/** A stretch with no confirm for one confirming producer (at least GAP_MIN_MS), ms since the run started. */
+export interface ConfirmGap {
+  producer: number;
+  fromMs: number;
+  toMs: number;
+}
+
+/** Shorter silences between two confirms are not recorded as gaps. */
+export const GAP_MIN_MS = 250;
+
+export interface FaultAvailability {
+  index: number;
+  /** The longest confirm gap of any producer that overlaps [issuedAtMs, wholeAtMs (or the end)]; 0 if none. */
+  stallMs: number;
+  /**
+   * Over the producers stalled at the heal (a gap spans restoredAtMs), the longest time from the
+   * heal to their next confirm; null when no producer was stalled then, or the fault was never healed.
+   */
+  healToConfirmMs: number | null;
+}
+
+/** What each fault cost: pure, from the fault records and the producers' confirm gaps. */
+export function availability(faults: readonly FaultRecord[], gaps: readonly ConfirmGap[], endMs: number): FaultAvailability[] {
+  void faults;
+  void gaps;
+  void endMs;
+  throw new Error('not implemented');
+}
+
+/** One producer's run, reconciled against what the consumers recorded. */
+export interface ChaosProducer {
+  /** 1-based; the control producer is producers + 1. */
+  producer: number;
+  queue: string;
+  confirms: boolean;
+  runId: string;
+  reconnects: number;
+  longestStallMs: number;
+  /** Nodes it was connected to, in order (short names, or the masked URL when unknown). */
+  connectedTo: string[];
+  reconciliation: Reconciliation;
+}
+
+export interface ChaosConsumer {
+  consumer: number;
+  queue: string;
+  received: number;
+  processed: number;
+  /** Deliveries the idempotent store recognised as already processed, and skipped. */
+  duplicatesSkipped: number;
+  reconnects: number;
+}
+
+/** Sums over producers (the confirming ones, or the control one). */
+export interface ChaosTotals {
+  producers: number;
+  attempted: number;
+  written: number;
+  confirmed: number;
+  /** Distinct messages consumed. */
+  read: number;
+  lost: number;
+  silentlyLost: number;
+  knownFailed: number;
+  indeterminateUnread: number;
+  neverWritten: number;
+  recovered: number;
+  /** Messages delivered more than once, and the deliveries beyond the first. */
+  duplicated: number;
+  duplicateDeliveries: number;
+  republished: number;
+}
+
+/** Pure: the sum of the producers' reconciliations. */
+export function chaosTotals(producers: readonly ChaosProducer[]): ChaosTotals {
+  void producers;
+  throw new Error('not implemented');
+}
+
+/** Per-second counters of the whole run (all producers and consumers), for the live line and the HTML timeline. */
+export interface ChaosSample {
+  tMs: number;
+  /** Cumulative: distinct messages written, confirms received, deliveries consumed. */
+  written: number;
+  confirmed: number;
+  consumed: number;
+  /** Awaiting a confirm, over all producers, at that moment. */
+  inFlight: number;
+}
+
+export type LatencyPhase = 'calm' | FaultKind;
+
+export interface PhaseLatency {
+  /** calm: no fault on, and the cluster whole; a kind: from that fault's issue until the cluster was whole again. */
+  phase: LatencyPhase;
+  summary: LatencySummary;
+}
+
+export interface ChaosResult {
+  /** The options (urls masked). */
+  options: ChaosOptions;
+  startedAtIso: string;
+  durationMs: number;
+  queues: { name: string; leaderAtStart: string | null; leaderAtEnd: string | null }[];
+  /** Confirming producers first, then the control one (confirms: false). */
+  producers: ChaosProducer[];
+  consumers: ChaosConsumer[];
+  /** Over the confirming producers. */
+  totals: ChaosTotals;
+  /** Over the control producer; null without --control. */
+  control: ChaosTotals | null;
+  /** Deliveries whose message id belongs to no producer of this run. */
+  unexpected: number;
+  unexpectedSamples: string[];
+  /** Duplicate deliveries the idempotent store absorbed (sum over consumers). */
+  absorbed: number;
+  faults: FaultRecord[];
+  availability: FaultAvailability[];
+  latency: PhaseLatency[];
+  samples: ChaosSample[];
+  /** Kinds left out of the default list because this host cannot apply them, each with the reason. */
+  skippedKinds: { kind: FaultKind; why: string }[];
+  /** Ctrl+C: the nemesis healed, the producers stopped, and the figures are what was measured until then. */
+  interrupted: boolean;
+  /** No confirmed message lost and nothing unexpected consumed. */
+  ok: boolean;
+  /** Why not ok, one line each; empty when ok. */
+  reasons: string[];
+}
+
+/** The verdict: ok, and why not. Pure. */
+export function chaosVerdict(totals: ChaosTotals, unexpected: number): { ok: boolean; reasons: string[] } {
+  void totals;
+  void unexpected;
+  throw new Error('not implemented');
+}
