@@ -1,6 +1,7 @@
 import type { ChannelModel } from 'amqplib';
 import type { Context } from '../context.js';
 import { errorMessage } from '../errors.js';
+import { amqpUrl } from '../config.js';
 import { retryUntil } from '../util/retry.js';
 import { closeWithin, connectAny } from './connect.js';
 
@@ -47,4 +48,20 @@ export async function nodeOfEachUrl(
   } finally {
     for (const c of conns) if (c) await closeWithin(c);
   }
+}
+
+/** The AMQP URLs to use, and the node each lands on (to connect to a queue's leader first, to know a producer's node). */
+export interface Endpoints {
+  urls: string[];
+  nodes: (string | undefined)[];
+}
+
+/** Our cluster's URLs (rabbit1..3), or the user's --urls with the node each reaches. */
+export async function endpointsFor(ctx: Context, urls: string[] | undefined, heartbeatS: number): Promise<Endpoints> {
+  const { config } = ctx;
+  if (!urls) return { urls: config.nodes.map((n) => amqpUrl(config, n)), nodes: config.nodes.map((n) => n.nodeName) };
+  ctx.progress.start(`finding which node each of the ${urls.length} URLs reaches`);
+  const nodes = await nodeOfEachUrl(ctx, urls, { heartbeatS });
+  ctx.progress.succeed(`URLs reach: ${nodes.map((n) => n ?? '?').join(', ')}`);
+  return { urls, nodes };
 }

@@ -172,6 +172,18 @@ export function writableFile(value: string): string {
   return value;
 }
 
+/** --seed: 0 .. 2^32-1. */
+export function seedValue(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n > 0xffff_ffff) throw new InvalidArgumentError(`'${value}' is above 4294967295`);
+  return n;
+}
+
+/** A seed for runs given none: shown in the report, so that the run can be replayed. */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 0x1_0000_0000);
+}
+
 export function positiveInt(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`'${value}' is not a positive whole number`);
   return Number(value);

@@ -4,6 +4,7 @@ import type { CommandDef, CommandGroup } from './command.js';
 import { audit } from './commands/audit.js';
 import { bench } from './commands/bench.js';
 import { cluster } from './commands/cluster.js';
+import { chaos } from './commands/chaos.js';
 import { compare } from './commands/compare.js';
 import { consumerCrash } from './commands/consumer-crash.js';
 import { consumer } from './commands/consumer.js';
@@ -27,6 +28,7 @@ const COMMANDS = [
   producer,
   verify,
   compare,
+  chaos,
   consumer,
   consumerCrash,
   prefetchDemo,

@@ -33,6 +33,8 @@ export interface LeaderFault {
   alsoFaulted: string[];
   before: QueueLeadership & { leader: string };
   fault: AppliedFault;
+  /** Erlang name of the faulted node when it is not before.leader (chaos faults followers too). */
+  node?: string;
 }
 
 /**
@@ -143,46 +145,56 @@ export interface Rejoin {
   rejoinedAt: number;
   /** From the restore call to the start of the stable stretch: running in the cluster, every queue member online. */
   rejoinMs: number;
+  /** Of the first queue watched. */
   members: string[];
   online: string[];
-  /** Short name of the queue's leader once the node is back. */
+  /** Short name of the (first) queue's leader once the node is back. */
   leaderAfter: string | null;
+  /** Every queue watched → short name of its leader once the node is back. */
+  leaders?: Record<string, string | null>;
 }
 
 /**
- * Wait until a node whose fault was undone at restoredAt is back: its container runs, the
- * cluster lists it as running, and the queue has every member online, all of it unchanged for
- * stableMs (a restarting node shows up as online once before its queues recover).
+ * Wait until a node whose fault was undone at restoredAt is back: its container (and those
+ * faulted with it) runs, the cluster lists it as running, and every queue in refs has a leader
+ * and every member online, all of it unchanged for stableMs (a restarting node shows up as
+ * online once before its queues recover).
  */
 export async function waitForRejoin(
   ctx: Context,
-  ref: QueueRef,
+  refs: QueueRef | readonly QueueRef[],
   lf: LeaderFault,
   options: { timeoutMs: number; restoredAt: number; stableMs?: number },
 ): Promise<Rejoin> {
   const { restoredAt } = options;
+  const queues: readonly QueueRef[] = Array.isArray(refs) ? refs : [refs as QueueRef];
   const stableMs = options.stableMs ?? 3_000;
-  const nodeName = lf.before.leader;
+  const nodeName = lf.node ?? lf.before.leader;
   const container = ctx.faults.kind === 'docker' ? nodeByName(ctx.config, nodeName)?.name : undefined;
   const docker = container ? await ctx.docker() : undefined;
   const node = { name: lf.oldLeader, nodeName };
   let streakSince: number | undefined;
-  const check = async (): Promise<{ ok: boolean; why: string; q: QueueLeadership | undefined }> => {
+  const check = async (): Promise<{ ok: boolean; why: string; qs: QueueLeadership[] }> => {
     if (docker && container) {
       for (const name of [container, ...lf.alsoFaulted]) {
         const c = await inspectContainer(docker, name);
-        if (c.state !== 'running') return { ok: false, why: `container ${name} ${c.state}`, q: undefined };
+        if (c.state !== 'running') return { ok: false, why: `container ${name} ${c.state}`, qs: [] };
       }
     }
     const nodes = await ctx.management.nodes([node.name]);
-    if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, q: undefined };
-    const queue = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);
-    const ok = queue.leader !== undefined && queue.online.includes(node.nodeName) && queue.online.length >= queue.members.length;
-    return { ok, why: `${queue.online.length} of ${queue.members.length} members online`, q: queue };
+    if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, qs: [] };
+    const qs: QueueLeadership[] = [];
+    for (const ref of queues) {
+      const q = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);
+      qs.push(q);
+      const whole = q.leader !== undefined && q.online.includes(node.nodeName) && q.online.length >= q.members.length;
+      if (!whole) return { ok: false, why: `${ref.queue}: ${q.online.length} of ${q.members.length} members online`, qs };
+    }
+    return { ok: true, why: 'every member online', qs };
   };
   const r = await retryUntil(
     async () => {
-      const v = await check().catch((err: unknown) => ({ ok: false, why: errorMessage(err), q: undefined }));
+      const v = await check().catch((err: unknown) => ({ ok: false, why: errorMessage(err), qs: [] }));
       if (!v.ok) streakSince = undefined;
       else streakSince ??= performance.now();
       return v;
@@ -197,14 +209,16 @@ export async function waitForRejoin(
     },
   );
   const rejoinedAt = streakSince!;
-  const leader = r.q!.leader;
+  const first = r.qs[0]!;
+  const short = (leader: string | undefined): string | null => (leader === undefined ? null : shortNodeName(leader));
   return {
     restoredAt,
     rejoinedAt,
     rejoinMs: rejoinedAt - restoredAt,
-    members: r.q!.members,
-    online: r.q!.online,
-    leaderAfter: leader === undefined ? null : shortNodeName(leader),
+    members: first.members,
+    online: first.online,
+    leaderAfter: short(first.leader),
+    leaders: Object.fromEntries(queues.map((ref, i) => [ref.queue, short(r.qs[i]?.leader)])),
   };
 }
 
@@ -293,6 +307,12 @@ export interface LeaderFaultPlan {
   driver?: LeaderFaultDriver;
   /** What the fault takes besides the node (latency's delay and loss). */
   faultOptions?: FaultOptions;
+  /**
+   * Wait for a new leader while the fault is on (default: takesLeaderAway(kind)). false: hold
+   * exactly restoreAfterMs, with no election awaited and no minimum hold (chaos's nemesis, which
+   * faults followers as well as leaders and records the leaders itself).
+   */
+  awaitElection?: boolean;
 }
 
 export interface LeaderFaultOutcome {
@@ -395,7 +415,8 @@ export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, p
       // Closed while the fault call ran: it is on now, so undo it (in the finally).
       if (signal.aborted) throw new InterruptedError();
 
-      if (takesLeaderAway(kind)) {
+      const awaitElection = plan.awaitElection ?? takesLeaderAway(kind);
+      if (awaitElection) {
         enter('electing');
         const election = await driver.waitForNewLeader(lf, plan.electionTimeoutMs, signal);
         t.newLeader = election.newLeader;
@@ -408,7 +429,8 @@ export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, p
         enter('left-faulted');
         return { timeline: t, error: undefined };
       }
-      const holdMs = lf.fault.issuedAt + Math.max(plan.restoreAfterMs, minimumHoldMs(kind)) - clock.now();
+      const minimumMs = plan.awaitElection === false ? 0 : minimumHoldMs(kind);
+      const holdMs = lf.fault.issuedAt + Math.max(plan.restoreAfterMs, minimumMs) - clock.now();
       if (holdMs > 0) {
         enter('holding');
         await clock.sleep(holdMs, signal);

@@ -1,12 +1,11 @@
 import { drainQueue, type DrainResult } from '../amqp/drain.js';
-import { nodeOfEachUrl } from '../amqp/locate.js';
+import { type Endpoints, endpointsFor } from '../amqp/locate.js';
 import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import { currentLeader, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
-import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
@@ -133,21 +132,6 @@ export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeT
 
 async function purge(ctx: Context, vhost: string, queue: string): Promise<void> {
   await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}/contents`);
-}
-
-/** The AMQP URLs to use, and the node each lands on (for connecting to the leader first). */
-interface Endpoints {
-  urls: string[];
-  nodes: (string | undefined)[];
-}
-
-async function endpointsFor(ctx: Context, opts: CompareOptions): Promise<Endpoints> {
-  const { config } = ctx;
-  if (!opts.urls) return { urls: config.nodes.map((n) => amqpUrl(config, n)), nodes: config.nodes.map((n) => n.nodeName) };
-  ctx.progress.start(`finding which node each of the ${opts.urls.length} URLs reaches`);
-  const nodes = await nodeOfEachUrl(ctx, opts.urls, { heartbeatS: opts.heartbeatS });
-  ctx.progress.succeed(`URLs reach: ${nodes.map((n) => n ?? '?').join(', ')}`);
-  return { urls: opts.urls, nodes };
 }
 
 async function oneRun(ctx: Context, opts: CompareOptions, mode: CompareMode, run: number, endpoints: Endpoints): Promise<CompareRun> {
@@ -286,7 +270,7 @@ export async function runCompare(ctx: Context, opts: CompareOptions): Promise<Co
   const runs: CompareRun[] = [];
   let partial: CompareResult['partial'] = null;
   let interrupted = false;
-  const endpoints = await endpointsFor(ctx, opts);
+  const endpoints = await endpointsFor(ctx, opts.urls, opts.heartbeatS);
   try {
     for (let run = 1; run <= opts.runs; run++) {
       for (const mode of opts.modes) runs.push(await oneRun(ctx, opts, mode, run, endpoints));

@@ -333,6 +333,35 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
     expect(timeline.restoredAt! - timeline.issuedAt!).toBe(NO_ELECTION_HOLD_MS);
   });
 
+  it.each(['kill', 'latency', 'quorum-loss'] as const)('awaitElection false (chaos): %s is held exactly restoreAfterMs, no election awaited', async (kind) => {
+    const clock = new FakeClock();
+    const ac = new AbortController();
+    const phases: FaultPhase[] = [];
+    // An election wait would fail the sequence: it must not be called.
+    const { driver, calls } = fakeDriver(clock, { election: 'timeout' });
+    const ctx = { signal: ac.signal, log: () => undefined } as unknown as Context;
+    const h = startLeaderFault(ctx, { vhost: '/', queue: 'q' }, kind, {
+      restoreAfterMs: 3_000,
+      awaitElection: false,
+      electionTimeoutMs: 0,
+      rejoinTimeoutMs: 120_000,
+      clock,
+      driver,
+      onPhase: (p) => phases.push(p),
+    });
+    await settle();
+    expect(phases).toEqual(['faulting', 'holding']);
+    clock.advance(2_999);
+    await settle();
+    expect(calls.restore).toBe(0);
+    clock.advance(1);
+    const { timeline, error } = await h.done;
+    expect(error).toBeUndefined();
+    expect(phases).toEqual(['faulting', 'holding', 'restoring', 'rejoining', 'rejoined']);
+    expect(timeline.restoredAt! - timeline.issuedAt!).toBe(3_000);
+    expect(timeline.electionMs).toBeNull();
+  });
+
   it.each([
     ['kill', true],
     ['stop', true],

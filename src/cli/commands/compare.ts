@@ -1,11 +1,10 @@
 import { Option } from 'commander';
-import { commandInjector, FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
-import { EnvironmentError, InterruptedError, UsageError } from '../../errors.js';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { InterruptedError } from '../../errors.js';
 import { renderCompare } from '../../report/compare.js';
 import { runCompare, type CompareMode, type CompareOptions } from '../../scenarios/compare.js';
-import { maskUrlsIn } from '../../url.js';
-import { loadExeca } from '../../util/exec.js';
 import { defineCommand, managementOverride } from '../command.js';
+import { checkedFault, faultCmdOption, faultCmdOverride, restoreCmdOption } from '../fault-command.js';
 import {
   countOption,
   durationOption,
@@ -67,28 +66,6 @@ interface RawOptions {
   loss?: number;
 }
 
-/** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
-function checkedFault(fault: FaultKind | 'none', faultCmd: string | undefined, restoreCmd: string | undefined): FaultKind | 'none' {
-  if (restoreCmd !== undefined && faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
-  if (faultCmd !== undefined && fault === 'none') throw new UsageError('--fault-cmd with --fault none applies nothing');
-  return fault;
-}
-
-async function runShell(command: string): Promise<void> {
-  const execa = await loadExeca();
-  const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
-  if (r.exitCode !== 0) {
-    throw new EnvironmentError(
-      `'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${
-        String(r.all ?? '')
-          .trim()
-          .split('\n')
-          .pop() ?? ''
-      }`,
-    );
-  }
-}
-
 export const compare = defineCommand({
   name: 'compare',
   register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
@@ -113,11 +90,8 @@ export const compare = defineCommand({
       .addOption(heartbeatOption())
       .addOption(urlsOption())
       .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
-      .option(
-        '--fault-cmd <command>',
-        "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'",
-      )
-      .option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)')
+      .addOption(faultCmdOption())
+      .addOption(restoreCmdOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions) =>
@@ -152,7 +126,7 @@ export const compare = defineCommand({
   // A cluster that is not ours: its management API and a fault command instead of dockerode.
   overrides: (o, config) => ({
     ...managementOverride(o.managementUrls, config),
-    ...(o.faultCmd ? { faults: commandInjector(o.faultCmd, o.restoreCmd, runShell) } : {}),
+    ...faultCmdOverride(o.faultCmd, o.restoreCmd),
   }),
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, ...rest } = o;

@@ -1,11 +1,11 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { UsageError } from '../../errors.js';
 import { renderProducerCrash } from '../../report/producer-crash.js';
 import { PRODUCER_CRASH_MODES, runProducerCrash, type ProducerCrashMode, type ProducerCrashOptions } from '../../scenarios/producer-crash.js';
 import { maxKills } from '../../scenarios/producer-crash-plan.js';
 import { defineCommand } from '../command.js';
-import { choiceList, countOption, htmlOption, jsonOption, nonNegativeInt, positiveInt, rateOption, runsOption } from '../options.js';
+import { choiceList, countOption, htmlOption, jsonOption, positiveInt, randomSeed, rateOption, runsOption, seedValue } from '../options.js';
 import { emit } from '../output.js';
 
 /**
@@ -31,12 +31,6 @@ interface RawOptions {
   printEvery: number;
   seed?: number;
   fault: FaultKind | 'none';
-}
-
-function seed(value: string): number {
-  const n = nonNegativeInt(value);
-  if (n > 0xffff_ffff) throw new InvalidArgumentError(`'${value}' is above 4294967295`);
-  return n;
 }
 
 const MAX_KILLS = 50;
@@ -81,7 +75,7 @@ export const producerCrash = defineCommand({
           .argParser(positiveInt)
           .default(100),
       )
-      .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seed))
+      .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seedValue))
       .addOption(
         new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)')
           .choices([...FAULT_KINDS, 'none'])
@@ -93,7 +87,7 @@ export const producerCrash = defineCommand({
   async run(ctx, o) {
     const { json, html, seed, ...rest } = o;
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.
-    const options: ProducerCrashOptions = { ...rest, seed: seed ?? Math.floor(Math.random() * 0x1_0000_0000) };
+    const options: ProducerCrashOptions = { ...rest, seed: seed ?? randomSeed() };
     ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
     const r = await runProducerCrash(ctx, options);
     emit({ json, html }, 'producer-crash', r, renderProducerCrash(r));

@@ -1,0 +1,171 @@
+import { Option } from 'commander';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { renderChaos } from '../../report/chaos.js';
+import { runChaos, type ChaosRunOptions } from '../../scenarios/chaos.js';
+import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
+import { defineCommand, managementOverride } from '../command.js';
+import { faultCmdOption, faultCmdOverride, restoreCmdOption } from '../fault-command.js';
+import {
+  choiceList,
+  durationOption,
+  heartbeatOption,
+  heartbeatSeconds,
+  htmlOption,
+  jitterOption,
+  jsonOption,
+  latencyOption,
+  lossOption,
+  managementUrlOption,
+  netemFrom,
+  positiveInt,
+  positiveNumber,
+  prefetchOption,
+  randomSeed,
+  seedValue,
+  sizeOption,
+  urlsOption,
+  vhostOption,
+  windowOption,
+  writableFile,
+} from '../options.js';
+import { emit } from '../output.js';
+
+/** `rmq-bench chaos`: a long run under a nemesis, every message reconciled (issue #13). */
+export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'> {
+  seed: number | undefined;
+  json: boolean;
+  html: string | undefined;
+  managementUrls: string[] | undefined;
+  faultCmd: string | undefined;
+  restoreCmd: string | undefined;
+}
+
+interface RawOptions {
+  duration: number;
+  interval: number;
+  hold: number;
+  faults?: FaultKind[];
+  targets: ChaosTarget[];
+  seed?: number;
+  producers: number;
+  consumers: number;
+  queues: number;
+  queuePrefix: string;
+  vhost: string;
+  rate: number;
+  window: number;
+  size: number;
+  confirmTimeout: number;
+  heartbeat: number;
+  prefetch: number;
+  control: boolean;
+  latency?: number;
+  jitter?: number;
+  loss?: number;
+  store?: string;
+  urls?: string[];
+  managementUrl?: string[];
+  faultCmd?: string;
+  restoreCmd?: string;
+  json: boolean;
+  html?: string;
+}
+
+/** Option combinations a parser cannot check, as one-line UsageErrors. */
+export function chaosOptions(o: RawOptions): ChaosCliOptions {
+  if (o.restoreCmd !== undefined && o.faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
+  if (o.hold >= o.interval) throw new UsageError(`--hold ${o.hold / 1000}s must be shorter than --interval ${o.interval / 1000}s`);
+  if (o.interval > o.duration) throw new UsageError(`--interval ${o.interval / 1000}s is longer than --duration ${o.duration / 1000}s: no fault would run`);
+  if (o.consumers < o.queues) throw new UsageError(`--consumers ${o.consumers} leaves some of the ${o.queues} queues without a consumer`);
+  const faults = o.faults ?? [...FAULT_KINDS];
+  const netemKind = faults.includes('latency') ? 'latency' : 'none';
+  if (netemKind === 'none' && (o.latency !== undefined || o.jitter !== undefined || o.loss !== undefined))
+    throw new UsageError('--latency, --jitter and --loss are for the latency fault, which --faults leaves out');
+  return {
+    durationMs: o.duration,
+    intervalMs: o.interval,
+    holdMs: o.hold,
+    faults,
+    faultsGiven: o.faults !== undefined,
+    targets: o.targets,
+    seed: o.seed,
+    producers: o.producers,
+    consumers: o.consumers,
+    queues: o.queues,
+    queuePrefix: o.queuePrefix,
+    vhost: o.vhost,
+    ratePerSec: o.rate,
+    window: o.window,
+    sizeBytes: o.size,
+    confirmTimeoutMs: o.confirmTimeout,
+    heartbeatS: heartbeatSeconds(o.heartbeat),
+    prefetch: o.prefetch,
+    control: o.control,
+    netem: netemFrom(netemKind, o),
+    urls: o.urls,
+    rejoinTimeoutMs: 180_000,
+    drainIdleMs: 5_000,
+    storeFile: o.store,
+    managementUrls: o.managementUrl,
+    faultCmd: o.faultCmd,
+    restoreCmd: o.restoreCmd,
+    json: o.json,
+    html: o.html,
+  };
+}
+
+const listOf =
+  <T extends string>(allowed: readonly T[]) =>
+  (value: string): T[] =>
+    choiceList(value, allowed);
+
+export const chaos = defineCommand({
+  name: 'chaos',
+  register: (command, dispatch: (o: ChaosCliOptions) => Promise<void>) =>
+    command
+      .description('a long run under a nemesis: producers with confirms, consumers with an idempotent store, faults on a schedule, every message reconciled')
+      .addOption(durationOption('--duration <duration>', 'how long traffic flows and faults are injected', '5m'))
+      .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
+      .addOption(durationOption('--hold <duration>', 'how long each fault stays on before it is healed', '8s'))
+      .addOption(
+        new Option('--faults <list>', `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`).argParser(
+          listOf(FAULT_KINDS),
+        ),
+      )
+      .addOption(new Option('--targets <list>', `whom a fault hits: ${CHAOS_TARGETS.join(', ')}`).argParser(listOf(CHAOS_TARGETS)).default([...CHAOS_TARGETS], CHAOS_TARGETS.join(',')))
+      .addOption(new Option('--seed <n>', 'seed of the schedule: the same seed, the same faults and targets').argParser(seedValue))
+      .addOption(new Option('--producers <n>', 'producers with confirms').argParser(positiveInt).default(3))
+      .addOption(new Option('--consumers <n>', 'consumers (manual ack, one idempotent store)').argParser(positiveInt).default(3))
+      .addOption(new Option('--queues <n>', 'quorum queues, leaders spread over the nodes').argParser(positiveInt).default(3))
+      .addOption(new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default('rmq-bench.chaos'))
+      .addOption(vhostOption())
+      .addOption(new Option('-r, --rate <n>', 'messages per second, per producer').argParser(positiveNumber).default(200))
+      .addOption(windowOption('async confirm window, per producer'))
+      .addOption(sizeOption())
+      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '5s'))
+      .addOption(heartbeatOption())
+      .addOption(prefetchOption('consumer prefetch', 100))
+      .addOption(new Option('--control', 'one more producer, without confirms, on its own queue, for contrast').default(false))
+      .addOption(latencyOption())
+      .addOption(jitterOption())
+      .addOption(lossOption())
+      .addOption(new Option('--store <file>', "the consumers' idempotent store (SQLite; default: a temporary file)").argParser(writableFile))
+      .addOption(urlsOption())
+      .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
+      .addOption(faultCmdOption())
+      .addOption(restoreCmdOption())
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: RawOptions) => dispatch(chaosOptions(o))),
+  overrides: (o, config) => ({ ...managementOverride(o.managementUrls, config), ...faultCmdOverride(o.faultCmd, o.restoreCmd) }),
+  async run(ctx, o) {
+    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;
+    const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
+    ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
+    const r = await runChaos(ctx, options);
+    emit({ json, html }, 'chaos', r, renderChaos(r));
+    if (r.interrupted) throw new InterruptedError('interrupted: the nemesis healed its fault; the figures above are what was measured until Ctrl+C');
+    return { ok: r.ok };
+  },
+});

@@ -1,0 +1,48 @@
+import { Option } from 'commander';
+import { commandInjector, type FaultKind } from '../cluster/faults.js';
+import type { ContextOverrides } from '../context.js';
+import { EnvironmentError, UsageError } from '../errors.js';
+import { maskUrlsIn } from '../url.js';
+import { loadExeca } from '../util/exec.js';
+
+/**
+ * A cluster that is not ours: --fault-cmd and --restore-cmd fault its nodes with the user's
+ * shell commands (kubectl, ssh, a cloud CLI) instead of dockerode. Shared by every command that
+ * takes --fault (compare, chaos).
+ */
+
+export const faultCmdOption = (): Option =>
+  new Option(
+    '--fault-cmd <command>',
+    "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'",
+  );
+
+export const restoreCmdOption = (): Option => new Option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)');
+
+/** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
+export function checkedFault(fault: FaultKind | 'none', faultCmd: string | undefined, restoreCmd: string | undefined): FaultKind | 'none' {
+  if (restoreCmd !== undefined && faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
+  if (faultCmd !== undefined && fault === 'none') throw new UsageError('--fault-cmd with --fault none applies nothing');
+  return fault;
+}
+
+/** Run a user's fault or restore command; a non-zero exit is an EnvironmentError with its last line. */
+export async function runShell(command: string): Promise<void> {
+  const execa = await loadExeca();
+  const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
+  if (r.exitCode !== 0) {
+    throw new EnvironmentError(
+      `'${maskUrlsIn(command)}' failed (exit ${r.exitCode ?? 'timeout'}): ${
+        String(r.all ?? '')
+          .trim()
+          .split('\n')
+          .pop() ?? ''
+      }`,
+    );
+  }
+}
+
+/** The context's fault injector when --fault-cmd is given. */
+export function faultCmdOverride(faultCmd: string | undefined, restoreCmd: string | undefined): ContextOverrides {
+  return faultCmd ? { faults: commandInjector(faultCmd, restoreCmd, runShell) } : {};
+}
