@@ -6,9 +6,11 @@ import type { DurabilityDemoResult } from '../scenarios/durability-demo.js';
 import type { PrefetchDemoResult } from '../scenarios/prefetch-demo.js';
 import type { RetryDemoResult } from '../scenarios/retry-demo.js';
 import type { RetryLadderResult } from '../scenarios/retry-ladder.js';
-import type { PublisherSample } from '../amqp/publisher.js';
+import type { FaultKind } from '../cluster/faults.js';
+import type { ChaosResult } from '../scenarios/chaos-plan.js';
+import { chaosTotalsTable, nemesisTable } from './chaos.js';
 import { toJsonDocument } from './json.js';
-import { PALETTE, barChart, dotTimeline, escapeHtml, lineChart, type Marker } from './svg.js';
+import { PALETTE, barChart, dotTimeline, escapeHtml, lineChart, type Band, type Marker } from './svg.js';
 
 /**
  * `--html <file>`: one self-contained page (inline styles, inline SVG, no network fetches) with
@@ -92,19 +94,22 @@ function chartsFor(kind: string, data: object): string[] {
       return durabilityCharts(data as DurabilityDemoResult);
     case 'bench':
       return benchCharts(data as BenchLike);
+    case 'chaos':
+      return chaosCharts(data as ChaosResult);
     default:
       return [];
   }
 }
 
-function countsTable(headers: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+/** `cls`: another class beside "counts" (chaos's nemesis history: left-aligned, unwrapped text). */
+function countsTable(headers: readonly string[], rows: readonly (readonly (string | number)[])[], cls = ''): string {
   const th = headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
   const trs = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(typeof c === 'number' ? c.toLocaleString('en-US') : c)}</td>`).join('')}</tr>`).join('');
-  return `<table class="counts"><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
+  return `<table class="counts${cls === '' ? '' : ` ${cls}`}"><thead><tr>${th}</tr></thead><tbody>${trs}</tbody></table>`;
 }
 
-/** Per-second rates from cumulative counter samples. Pure. */
-export function ratesFrom(samples: readonly PublisherSample[], field: 'written' | 'confirmed'): [number, number][] {
+/** Per-second rates from cumulative counter samples (a producer's, chaos's), at each sample's time in seconds. Pure. */
+export function ratesFrom<K extends string>(samples: readonly ({ readonly tMs: number } & { readonly [k in K]: number })[], field: K): [number, number][] {
   const out: [number, number][] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
@@ -345,4 +350,55 @@ function durabilityCharts(d: DurabilityDemoResult): string[] {
       yLabel: 'messages',
     }),
   ];
+}
+
+const FAULT_COLOR: Record<FaultKind, string> = {
+  kill: '#dc2626',
+  stop: '#d97706',
+  pause: '#7c3aed',
+  disconnect: '#0891b2',
+  partition: '#db2777',
+  latency: '#ca8a04',
+  'quorum-loss': '#991b1b',
+};
+
+/** Each fault as a band, from its issue until the cluster was whole again (or the heal, or the end), in seconds. Pure. */
+export function faultBands(r: Pick<ChaosResult, 'faults' | 'durationMs' | 'samples'>): Band[] {
+  const endMs = Math.max(r.durationMs, r.samples.at(-1)?.tMs ?? 0);
+  return r.faults.map((f) => ({
+    from: f.issuedAtMs / 1000,
+    to: Math.max(f.issuedAtMs, f.wholeAtMs ?? f.restoredAtMs ?? endMs) / 1000,
+    label: `${f.kind} ${f.nodes.length > 0 ? f.nodes.join('+') : '(not applied)'}`,
+    color: FAULT_COLOR[f.kind],
+  }));
+}
+
+function chaosCharts(r: ChaosResult): string[] {
+  const totals = chaosTotalsTable(r);
+  const out = ['<h2>Totals</h2>', countsTable(totals.headers, totals.rows), '<h2>Timeline</h2>'];
+  const t = r.totals;
+  out.push(
+    lineChart({
+      title: `all producers and consumers, each fault shaded until the cluster was whole again: lost ${t.lost.toLocaleString('en-US')} of ${t.confirmed.toLocaleString('en-US')} confirmed, duplicated ${t.duplicated.toLocaleString('en-US')}`,
+      series: [
+        { name: 'written /s', points: ratesFrom(r.samples, 'written') },
+        { name: 'confirmed /s', points: ratesFrom(r.samples, 'confirmed') },
+        { name: 'consumed /s', points: ratesFrom(r.samples, 'consumed') },
+        { name: 'in flight', points: r.samples.map((s): [number, number] => [s.tMs / 1000, s.inFlight]), rightAxis: true },
+      ],
+      bands: faultBands(r),
+      xLabel: 'seconds since the run started',
+      yLabel: 'messages per second',
+      yRightLabel: 'in flight',
+    }),
+  );
+  out.push('<h2>Nemesis</h2>');
+  if (r.faults.length === 0) out.push('<p>No fault was injected.</p>');
+  else {
+    const history = nemesisTable(r);
+    // Scoped here so that the other kinds' pages stay as they were.
+    out.push('<style>table.history td,table.history th{text-align:left;white-space:nowrap}</style>');
+    out.push(`<div style="overflow-x:auto">${countsTable(history.headers, history.rows, 'history')}</div>`);
+  }
+  return out;
 }

@@ -28,6 +28,39 @@ export interface Marker {
   color?: string;
 }
 
+/** A stretch of time shaded behind the series (a fault, from its issue until the cluster was whole again). */
+export interface Band {
+  from: number;
+  to: number;
+  label: string;
+  color?: string;
+}
+
+/** Band labels: rows at the top of the plot, each label in the first row where it does not overlap the one before. */
+const BAND_ROWS = 4;
+const BAND_CHAR_PX = 6;
+
+/** Shaded bands, clamped to [0, xMax], with staggered labels. Pure. */
+function bandsMarkup(bands: readonly Band[], xMax: number, pw: number, ph: number): string {
+  const rowEnds: number[] = Array.from({ length: BAND_ROWS }, () => Number.NEGATIVE_INFINITY);
+  const at = (v: number): number => M.left + (Math.min(xMax, Math.max(0, Number.isNaN(v) ? 0 : v)) / xMax) * pw;
+  return bands
+    .map((b, i) => {
+      const x1 = at(b.from);
+      const x2 = Math.max(x1, at(b.to));
+      const color = b.color ?? PALETTE[3]!;
+      // A label near the right edge is moved left so that it stays inside the plot.
+      const labelW = b.label.length * BAND_CHAR_PX;
+      const labelX = Math.max(M.left, Math.min(x1 + 3, M.left + pw - labelW));
+      let row = rowEnds.findIndex((end) => end <= labelX);
+      if (row < 0) row = i % BAND_ROWS;
+      rowEnds[row] = labelX + labelW + 4;
+      const y = M.top + 10 + row * 12;
+      return `<rect class="band" data-band="${escapeHtml(b.label)}" x="${x1.toFixed(1)}" y="${M.top}" width="${(x2 - x1).toFixed(1)}" height="${ph}" fill="${color}" fill-opacity="0.12"><title>${escapeHtml(b.label)}</title></rect><text class="tick band-label" x="${labelX.toFixed(1)}" y="${y}" fill="${color}">${escapeHtml(b.label)}</text>`;
+    })
+    .join('');
+}
+
 /** Round tick steps: 1, 2, 5 × 10^k. Pure. */
 export function niceTicks(max: number, count = 5): number[] {
   if (!(max > 0) || !Number.isFinite(max)) return [0, 1];
@@ -80,11 +113,13 @@ function legend(items: readonly { name: string; color: string; dashed?: boolean 
     .join('');
 }
 
-/** Lines over time with vertical event markers (fault, election, restore). Pure. */
+/** Lines over time with vertical event markers (fault, election, restore) and shaded bands beneath. Pure. */
 export function lineChart(o: {
   title: string;
   series: readonly Series[];
   markers?: readonly Marker[];
+  /** Drawn beneath the series; the x range reaches the last band's end. */
+  bands?: readonly Band[];
   xLabel: string;
   yLabel: string;
   yRightLabel?: string;
@@ -93,7 +128,9 @@ export function lineChart(o: {
   const ph = H - M.top - M.bottom;
   const all = o.series.flatMap((s) => s.points);
   // The data sets the range; a marker past it (a node that rejoined long after the run) is drawn at the edge.
-  const xMaxRaw = all.length > 0 ? Math.max(0.001, ...all.map((p) => p[0])) : Math.max(1, ...(o.markers ?? []).map((m) => m.x));
+  const xMaxData = all.length > 0 ? Math.max(0.001, ...all.map((p) => p[0])) : Math.max(1, ...(o.markers ?? []).map((m) => m.x));
+  const bands = o.bands ?? [];
+  const xMaxRaw = Math.max(xMaxData, ...bands.map((b) => b.to).filter((v) => Number.isFinite(v)));
   const xTicks = niceTicks(xMaxRaw);
   const xMax = xTicks[xTicks.length - 1]!;
   const left = o.series.filter((s) => !s.rightAxis);
@@ -109,6 +146,7 @@ export function lineChart(o: {
       parts.push(`<text class="tick right" x="${M.left + pw + 6}" y="${(y + 4).toFixed(1)}">${fmt(t)}</text>`);
     }
   }
+  if (bands.length > 0) parts.push(bandsMarkup(bands, xMax, pw, ph));
   const colors = o.series.map((s, i) => s.color ?? PALETTE[i % PALETTE.length]!);
   o.series.forEach((s, i) => {
     const max = s.rightAxis ? rMax : yMax;

@@ -79,19 +79,36 @@ export interface PlannedFault {
  * per round (a 10-minute run sees each kind about equally often); targets are drawn at random.
  */
 export function nemesisSchedule(seed: number, faults: readonly FaultKind[], targets: readonly ChaosTarget[], count: number): PlannedFault[] {
-  void seededRandom;
-  void seed;
-  void faults;
-  void targets;
-  void count;
-  throw new Error('not implemented');
+  if (faults.length === 0) throw new RangeError('the nemesis needs at least one fault kind');
+  if (targets.length === 0) throw new RangeError('the nemesis needs at least one target');
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`${count} faults: not a non-negative integer`);
+  // One stream of draws, always taken in the same order: a round's shuffle, then per fault its target, pick and pick2.
+  const r = seededRandom(seed);
+  const out: PlannedFault[] = [];
+  let round: FaultKind[] = [];
+  while (out.length < count) {
+    if (round.length === 0) round = shuffled(faults, r);
+    const kind = round.shift()!;
+    const target = targets[pickIndex(r(), targets.length)]!;
+    out.push({ index: out.length + 1, kind, target, pick: r(), pick2: r() });
+  }
+  return out;
+}
+
+/** Fisher–Yates with the given draws: a new array, `items` untouched. */
+function shuffled<T>(items: readonly T[], r: () => number): T[] {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = pickIndex(r(), i + 1);
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
 }
 
 /** floor(draw × n), kept within 0..n-1 (draw may be 1 - ε). Pure. */
 export function pickIndex(draw: number, n: number): number {
-  void draw;
-  void n;
-  throw new Error('not implemented');
+  if (!(n >= 1)) throw new RangeError(`cannot pick among ${n} items`);
+  return Math.min(n - 1, Math.max(0, Math.floor(draw * n)));
 }
 
 /** One fault as it happened. Times in ms since the run started. */
@@ -137,10 +154,19 @@ export interface FaultAvailability {
 
 /** What each fault cost: pure, from the fault records and the producers' confirm gaps. */
 export function availability(faults: readonly FaultRecord[], gaps: readonly ConfirmGap[], endMs: number): FaultAvailability[] {
-  void faults;
-  void gaps;
-  void endMs;
-  throw new Error('not implemented');
+  return faults.map((f) => {
+    const windowEnd = f.wholeAtMs ?? endMs;
+    let stallMs = 0;
+    for (const g of gaps) if (g.fromMs < windowEnd && g.toMs > f.issuedAtMs) stallMs = Math.max(stallMs, g.toMs - g.fromMs);
+    let healToConfirmMs: number | null = null;
+    const healedAt = f.restoredAtMs;
+    if (healedAt !== null) {
+      for (const g of gaps) {
+        if (g.fromMs <= healedAt && healedAt < g.toMs) healToConfirmMs = Math.max(healToConfirmMs ?? 0, g.toMs - healedAt);
+      }
+    }
+    return { index: f.index, stallMs, healToConfirmMs };
+  });
 }
 
 /** One producer's run, reconciled against what the consumers recorded. */
@@ -189,8 +215,38 @@ export interface ChaosTotals {
 
 /** Pure: the sum of the producers' reconciliations. */
 export function chaosTotals(producers: readonly ChaosProducer[]): ChaosTotals {
-  void producers;
-  throw new Error('not implemented');
+  const t: ChaosTotals = {
+    producers: producers.length,
+    attempted: 0,
+    written: 0,
+    confirmed: 0,
+    read: 0,
+    lost: 0,
+    silentlyLost: 0,
+    knownFailed: 0,
+    indeterminateUnread: 0,
+    neverWritten: 0,
+    recovered: 0,
+    duplicated: 0,
+    duplicateDeliveries: 0,
+    republished: 0,
+  };
+  for (const { reconciliation: r } of producers) {
+    t.attempted += r.counts.attempted;
+    t.written += r.counts.written;
+    t.confirmed += r.counts.confirmed;
+    t.read += r.counts.readDistinct;
+    t.republished += r.counts.republished;
+    t.lost += r.lost;
+    t.silentlyLost += r.silentlyLost;
+    t.knownFailed += r.knownFailed;
+    t.indeterminateUnread += r.indeterminateUnread;
+    t.neverWritten += r.neverWritten;
+    t.recovered += r.recovered;
+    t.duplicated += r.duplicated;
+    t.duplicateDeliveries += r.duplicateDeliveries;
+  }
+  return t;
 }
 
 /** Per-second counters of the whole run (all producers and consumers), for the live line and the HTML timeline. */
@@ -246,7 +302,11 @@ export interface ChaosResult {
 
 /** The verdict: ok, and why not. Pure. */
 export function chaosVerdict(totals: ChaosTotals, unexpected: number): { ok: boolean; reasons: string[] } {
-  void totals;
-  void unexpected;
-  throw new Error('not implemented');
+  const reasons: string[] = [];
+  const lost = totals.lost;
+  if (lost === 1) reasons.push('1 confirmed message lost: the broker confirmed it and no consumer ever received it');
+  else if (lost > 0) reasons.push(`${lost} confirmed messages lost: the broker confirmed them and no consumer ever received them`);
+  if (unexpected === 1) reasons.push('1 unexpected message consumed: an id from no producer of this run');
+  else if (unexpected > 0) reasons.push(`${unexpected} unexpected messages consumed: ids from no producer of this run`);
+  return { ok: reasons.length === 0, reasons };
 }
