@@ -76,11 +76,9 @@ const controlQueue = (opts: ChaosOptions): string => `${opts.queuePrefix}.contro
 async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints: Endpoints, names: readonly string[]): Promise<void> {
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
-    await ctx.management
-      .request('DELETE', `/api/queues/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(name)}`)
-      .catch((err: unknown) => {
-        if (!/404|not found/i.test(errorMessage(err))) throw err;
-      });
+    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
+      if (!/404|not found/i.test(errorMessage(err))) throw err;
+    });
     const c = await connectAny(endpoints.urls, i % endpoints.urls.length, { heartbeatS: opts.heartbeatS, timeoutMs: 15_000, signal: ctx.signal });
     try {
       const ch = await c.connection.createChannel();
@@ -98,7 +96,8 @@ async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints: Endpoi
         timeoutMs: 60_000,
         intervalMs: 500,
         signal: ctx.signal,
-        describe: (l) => `queue '${name}' not ready (${l.value ? `${l.value.online.length} of ${l.value.members.length} members online` : errorMessage(l.error)})`,
+        describe: (l) =>
+          `queue '${name}' not ready (${l.value ? `${l.value.online.length} of ${l.value.members.length} members online` : errorMessage(l.error)})`,
       },
     );
   }
@@ -230,7 +229,10 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
             if (ms === undefined) return;
             const phase = phaseNow();
             let rec = latency.get(phase);
-            if (!rec) latency.set(phase, (rec = new LatencyRecorder()));
+            if (!rec) {
+              rec = new LatencyRecorder();
+              latency.set(phase, rec);
+            }
             rec.recordMs(ms);
           },
           onEvent: (e) => {
@@ -246,7 +248,9 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
   }
 
   const consumerCount = opts.consumers + (opts.control ? 1 : 0);
-  const consumerQueues = Array.from({ length: consumerCount }, (_, c) => (opts.control && c === opts.consumers ? controlQueue(opts) : names[c % names.length]!));
+  const consumerQueues = Array.from({ length: consumerCount }, (_, c) =>
+    opts.control && c === opts.consumers ? controlQueue(opts) : names[c % names.length]!,
+  );
   const consumerRuns: Promise<ConsumerResult>[] = consumerQueues.map((queue, c) =>
     runConsumer(
       {
@@ -341,7 +345,8 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
     if (storeDir) rmSync(storeDir, { recursive: true, force: true });
   }
   const endMs = performance.now() - t0;
-  for (let p = 0; p < opts.producers; p++) if (endMs - (lastConfirmAt[p]! - t0) >= GAP_MIN_MS) gaps.push({ producer: p + 1, fromMs: lastConfirmAt[p]! - t0, toMs: endMs });
+  for (let p = 0; p < opts.producers; p++)
+    if (endMs - (lastConfirmAt[p]! - t0) >= GAP_MIN_MS) gaps.push({ producer: p + 1, fromMs: lastConfirmAt[p]! - t0, toMs: endMs });
 
   const chaosProducers: ChaosProducer[] = producers.map((r, p) => ({
     producer: p + 1,

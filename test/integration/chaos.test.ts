@@ -28,7 +28,16 @@ interface ChaosJson {
     };
   }[];
   consumers: { consumer: number; queue: string; processed: number; duplicatesSkipped: number }[];
-  faults: { index: number; kind: string; target: string; nodes: string[]; appliedAtMs: number | null; restoredAtMs: number | null; wholeAtMs: number | null; error: string | null }[];
+  faults: {
+    index: number;
+    kind: string;
+    target: string;
+    nodes: string[];
+    appliedAtMs: number | null;
+    restoredAtMs: number | null;
+    wholeAtMs: number | null;
+    error: string | null;
+  }[];
   availability: { index: number; stallMs: number }[];
   latency: { phase: string; summary: { count: number } }[];
   samples: { tMs: number; written: number; confirmed: number; consumed: number }[];

@@ -129,16 +129,25 @@ export const chaos = defineCommand({
       .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
       .addOption(durationOption('--hold <duration>', 'how long each fault stays on before it is healed', '8s'))
       .addOption(
-        new Option('--faults <list>', `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`).argParser(
-          listOf(FAULT_KINDS),
-        ),
+        new Option(
+          '--faults <list>',
+          `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`,
+        ).argParser(listOf(FAULT_KINDS)),
       )
-      .addOption(new Option('--targets <list>', `whom a fault hits: ${CHAOS_TARGETS.join(', ')}`).argParser(listOf(CHAOS_TARGETS)).default([...CHAOS_TARGETS], CHAOS_TARGETS.join(',')))
+      .addOption(
+        new Option('--targets <list>', `whom a fault hits: ${CHAOS_TARGETS.join(', ')}`)
+          .argParser(listOf(CHAOS_TARGETS))
+          .default([...CHAOS_TARGETS], CHAOS_TARGETS.join(',')),
+      )
       .addOption(new Option('--seed <n>', 'seed of the schedule: the same seed, the same faults and targets').argParser(seedValue))
       .addOption(new Option('--producers <n>', 'producers with confirms').argParser(positiveInt).default(3))
       .addOption(new Option('--consumers <n>', 'consumers (manual ack, one idempotent store)').argParser(positiveInt).default(3))
       .addOption(new Option('--queues <n>', 'quorum queues, leaders spread over the nodes').argParser(positiveInt).default(3))
-      .addOption(new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default('rmq-bench.chaos'))
+      .addOption(
+        new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default(
+          'rmq-bench.chaos',
+        ),
+      )
       .addOption(vhostOption())
       .addOption(new Option('-r, --rate <n>', 'messages per second, per producer').argParser(positiveNumber).default(200))
       .addOption(windowOption('async confirm window, per producer'))
