@@ -1,0 +1,115 @@
+import { CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ChaosCliOptions } from '../../src/cli/commands/chaos.js';
+import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { FAULT_KINDS } from '../../src/cluster/faults.js';
+import { UsageError } from '../../src/errors.js';
+
+/** argv → options for `rmq-bench chaos`, and its usage errors (one line, nothing dispatched). */
+
+async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
+  const calls: Invocation[] = [];
+  const err = await createProgram(async (i) => {
+    calls.push(i);
+  })
+    .parseAsync(['node', 'rmq-bench', 'chaos', ...args])
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  return { calls, err };
+}
+
+let stderr: string[];
+beforeEach(() => {
+  stderr = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const defaults: ChaosCliOptions = {
+  durationMs: 300_000,
+  intervalMs: 20_000,
+  holdMs: 8_000,
+  faults: [...FAULT_KINDS],
+  faultsGiven: false,
+  targets: ['leader', 'random', 'producer'],
+  seed: undefined,
+  producers: 3,
+  consumers: 3,
+  queues: 3,
+  queuePrefix: 'rmq-bench.chaos',
+  vhost: '/',
+  ratePerSec: 200,
+  window: 256,
+  sizeBytes: 100,
+  confirmTimeoutMs: 5_000,
+  heartbeatS: 5,
+  prefetch: 100,
+  control: false,
+  netem: { delayMs: 200, jitterMs: 0, lossPct: 0 },
+  urls: undefined,
+  rejoinTimeoutMs: 180_000,
+  drainIdleMs: 5_000,
+  storeFile: undefined,
+  managementUrls: undefined,
+  faultCmd: undefined,
+  restoreCmd: undefined,
+  json: false,
+  html: undefined,
+};
+
+describe('chaos: argv → options', () => {
+  const cases: { args: string[]; expected: Partial<ChaosCliOptions> }[] = [
+    { args: [], expected: {} },
+    { args: ['--duration', '10m', '--interval', '15s', '--hold', '5s'], expected: { durationMs: 600_000, intervalMs: 15_000, holdMs: 5_000 } },
+    // Naming the faults: a kind this host cannot apply is then refused, not left out.
+    { args: ['--faults', 'kill,partition'], expected: { faults: ['kill', 'partition'], faultsGiven: true, netem: undefined } },
+    { args: ['--faults', 'latency', '--latency', '50ms', '--loss', '2%'], expected: { faults: ['latency'], faultsGiven: true, netem: { delayMs: 50, jitterMs: 0, lossPct: 2 } } },
+    { args: ['--targets', 'leader'], expected: { targets: ['leader'] } },
+    { args: ['--seed', '42'], expected: { seed: 42 } },
+    { args: ['--producers', '5', '--consumers', '4', '--queues', '2'], expected: { producers: 5, consumers: 4, queues: 2 } },
+    { args: ['--rate', '50', '--window', '64', '-s', '512', '--prefetch', '10'], expected: { ratePerSec: 50, window: 64, sizeBytes: 512, prefetch: 10 } },
+    { args: ['--control', '--json', '--queue-prefix', 'x.y'], expected: { control: true, json: true, queuePrefix: 'x.y' } },
+    {
+      args: ['--faults', 'kill', '--fault-cmd', 'kubectl delete pod {host}', '--management-url', 'http://u:p@h:15672'],
+      expected: { faults: ['kill'], faultsGiven: true, netem: undefined, faultCmd: 'kubectl delete pod {host}', managementUrls: ['http://u:p@h:15672'] },
+    },
+  ];
+  it.each(cases)('chaos $args', async ({ args, expected }) => {
+    const { calls, err } = await parse(args);
+    expect(err).toBeUndefined();
+    expect(calls).toStrictEqual([{ command: 'chaos', options: { ...defaults, ...expected } }]);
+    expect(stderr).toEqual([]);
+  });
+});
+
+describe('chaos: usage errors', () => {
+  const cases: { args: string[]; error: 'usage' | 'commander'; text: string }[] = [
+    { args: ['--faults', 'kill,nuke'], error: 'commander', text: "'nuke' is not one of kill" },
+    { args: ['--targets', 'everyone'], error: 'commander', text: "'everyone' is not one of leader, random, producer" },
+    { args: ['--rate', '0'], error: 'commander', text: "'0' is not a number above 0" },
+    { args: ['--producers', '0'], error: 'commander', text: "'0' is not a positive whole number" },
+    { args: ['--duration', 'forever'], error: 'commander', text: "'forever' is not a duration" },
+    { args: ['--seed', '4294967296'], error: 'commander', text: 'above 4294967295' },
+    { args: ['--hold', '20s', '--interval', '20s'], error: 'usage', text: '--hold 20s must be shorter than --interval 20s' },
+    { args: ['--duration', '10s'], error: 'usage', text: '--interval 20s is longer than --duration 10s' },
+    { args: ['--consumers', '2', '--queues', '3'], error: 'usage', text: '--consumers 2 leaves some of the 3 queues without a consumer' },
+    { args: ['--restore-cmd', 'true'], error: 'usage', text: '--restore-cmd needs --fault-cmd' },
+    { args: ['--faults', 'kill', '--latency', '10ms'], error: 'usage', text: 'for the latency fault' },
+  ];
+  it.each(cases)('chaos $args', async ({ args, error, text }) => {
+    const { calls, err } = await parse(args);
+    expect(calls).toEqual([]);
+    if (error === 'usage') {
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as Error).message).toContain(text);
+    } else {
+      expect(err).toBeInstanceOf(CommanderError);
+      expect(stderr.join('')).toContain(text);
+    }
+  });
+});
