@@ -32,6 +32,8 @@ export interface FailureSpec {
 
 export interface ConsumerOptions {
   urls: readonly string[];
+  /** Index in urls to connect to first (default 0). */
+  startIndex?: number;
   queue: string;
   /** 0 = unlimited. Ignored by the broker with autoack. */
   prefetch: number;
@@ -165,7 +167,7 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
     hooks.onDelivery?.(d);
   };
 
-  let startIndex = 0;
+  let startIndex = opts.startIndex ?? 0;
   while (!stoppedBecause) {
     if (hooks.signal.aborted) {
       stoppedBecause = 'interrupted';

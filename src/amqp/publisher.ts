@@ -92,6 +92,8 @@ export interface PublisherHooks {
    * runs bounded by time rather than by count.
    */
   stop?: AbortSignal;
+  /** Called once at the start with a reader of the live counters (chaos's per-second line and timeline). */
+  onStart?: (snapshot: () => PublisherSnapshot) => void;
 }
 
 export interface PublisherResult {
@@ -201,6 +203,13 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     },
     ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
   });
+  hooks.onStart?.(() => ({
+    written: distinctWritten,
+    confirmed: confirmsSoFar,
+    inFlight: book.inFlight,
+    reconnects: loop.reconnects,
+    retryBacklog: book.retrying,
+  }));
 
   const stopHere = (): void => {
     limit = Math.min(limit, nextSeq);

@@ -76,7 +76,7 @@ export function nemesisTable(r: Pick<ChaosResult, 'faults' | 'availability' | 'o
       f.index,
       (f.issuedAtMs / 1000).toFixed(1),
       f.kind,
-      f.reason === '' || f.reason === f.target ? f.target : `${f.target} (${f.reason})`,
+      f.reason === '' ? f.target : f.reason,
       f.nodes.length > 0 ? f.nodes.join('+') : '-',
       span(f.appliedAtMs, f.restoredAtMs),
       span(f.restoredAtMs, f.wholeAtMs),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Endpoints, endpointsFor } from '../amqp/locate.js';
 import { connectAny, closeWithin } from '../amqp/connect.js';
 import { runConsumer, type ConsumerResult } from '../amqp/consumer.js';
-import { newRunId, runPublisher, type PublisherResult } from '../amqp/publisher.js';
+import { newRunId, runPublisher, type PublisherResult, type PublisherSnapshot } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/cluster.js';
 import type { FaultKind } from '../cluster/faults.js';
 import { currentLeader, type QueueRef } from '../cluster/leader-fault.js';
@@ -15,6 +15,7 @@ import { Ledger, parseMessageId } from '../ledger/ledger.js';
 import { reconcile } from '../ledger/reconcile.js';
 import { LatencyRecorder } from '../measure/histogram.js';
 import { openProcessedStore } from '../store/processed.js';
+import { renderChaosLive } from '../report/chaos.js';
 import { maskUrl } from '../url.js';
 import { retryUntil, systemClock } from '../util/retry.js';
 import { startNemesis, type NemesisHandle } from './chaos-nemesis.js';
@@ -164,13 +165,10 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
   const consumerSignal = AbortSignal.any([ctx.signal, stopConsumers.signal]);
   const latency = new Map<LatencyPhase, LatencyRecorder>();
   const gaps: ConfirmGap[] = [];
-  let written = 0;
-  let confirmed = 0;
   let consumed = 0;
   let lastDeliveryAt = performance.now();
   const producerCount = opts.producers + (opts.control ? 1 : 0);
-  const writtenBy = new Array<number>(producerCount).fill(0);
-  const confirmedBy = new Array<number>(producerCount).fill(0);
+  const snapshots: (() => PublisherSnapshot)[] = [];
   const lastConfirmAt = new Array<number>(producerCount).fill(t0);
   const nodeOf = new Array<string | undefined>(producerCount).fill(undefined);
   const connectedTo: string[][] = Array.from({ length: producerCount }, () => []);
@@ -216,14 +214,11 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
         {
           signal: producerSignal,
           stop: stopProducers.signal,
-          onWritten: (n) => {
-            written += n - writtenBy[p]!;
-            writtenBy[p] = n;
+          onStart: (snapshot) => {
+            snapshots[p] = snapshot;
           },
           onConfirm: (ms) => {
             const now = performance.now();
-            confirmed++;
-            confirmedBy[p]!++;
             if (now - lastConfirmAt[p]! >= GAP_MIN_MS) gaps.push({ producer: p + 1, fromMs: lastConfirmAt[p]! - t0, toMs: now - t0 });
             lastConfirmAt[p] = now;
             if (ms === undefined) return;
@@ -255,6 +250,8 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
     runConsumer(
       {
         urls: endpoints.urls,
+        // Spread over the nodes, as the producers are: a fault hits some consumers, not all.
+        startIndex: (c + 1) % endpoints.urls.length,
         queue,
         prefetch: opts.prefetch,
         autoAck: false,
@@ -272,7 +269,8 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
         signal: consumerSignal,
         onDelivery: (d) => {
           if (d.outcome !== 'processed' && d.outcome !== 'duplicate-skipped') return;
-          consumed++;
+          // The timeline's consumed counts the confirming producers' queues; the control queue is apart.
+          if (queue !== controlQueue(opts)) consumed++;
           lastDeliveryAt = performance.now();
           ledgers.read(d.messageId);
         },
@@ -284,23 +282,39 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
   );
 
   const samples: ChaosSample[] = [];
-  const inFlightNow = (): number => {
-    let n = 0;
-    for (let p = 0; p < opts.producers; p++) n += writtenBy[p]! - confirmedBy[p]!;
-    return Math.max(0, n);
+  /** The confirming producers' live counters, summed (the control producer's are apart). */
+  const counters = (): { written: number; confirmed: number; inFlight: number; control: number } => {
+    const c = { written: 0, confirmed: 0, inFlight: 0, control: 0 };
+    snapshots.forEach((snap, p) => {
+      const s = snap();
+      if (p === opts.producers) c.control += s.written;
+      else {
+        c.written += s.written;
+        c.confirmed += s.confirmed;
+        c.inFlight += s.inFlight;
+      }
+    });
+    return c;
   };
   const sample = (): void => {
-    samples.push({ tMs: Math.round(performance.now() - t0), written, confirmed, consumed, inFlight: inFlightNow() });
+    const { written, confirmed, inFlight } = counters();
+    samples.push({ tMs: Math.round(performance.now() - t0), written, confirmed, consumed, inFlight });
   };
   let stage = 'traffic';
   const ticker = setInterval(() => {
     sample();
     const a = nemesis?.active();
-    const elapsed = (performance.now() - t0) / 1000;
+    const c = counters();
     progress.update(
-      `chaos ${elapsed.toFixed(0)}/${(opts.durationMs / 1000).toFixed(0)} s: written ${written}, confirmed ${confirmed}, consumed ${consumed}, in flight ${inFlightNow()}, ${
-        a ? `now: ${a.kind} ${a.nodes.join('+') || '…'} (${a.phase})` : stage === 'traffic' ? 'calm' : stage
-      }`,
+      renderChaosLive({
+        elapsedMs: performance.now() - t0,
+        durationMs: opts.durationMs,
+        written: c.written,
+        confirmed: c.confirmed,
+        consumed,
+        inFlight: c.inFlight,
+        phase: a ? `${a.kind} ${a.nodes.join('+') || '…'} (${a.phase})` : stage === 'traffic' ? 'calm' : stage,
+      }) + (opts.control ? `, control written ${c.control}` : ''),
     );
   }, 1_000);
 
@@ -378,7 +392,8 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
   const leadersAtEnd = await Promise.all(allQueues.map((queue) => leaderOrNull(ctx, { vhost: opts.vhost, queue })));
   if (!interrupted && verdict.ok) await deleteQueues(ctx, opts.vhost, allQueues);
   return {
-    options: opts.urls ? { ...stripRun(opts), urls: opts.urls.map(maskUrl) } : stripRun(opts),
+    // The kinds that ran (a default list without the ones this host cannot apply); never a password.
+    options: { ...stripRun(opts), faults: kinds, ...(opts.urls ? { urls: opts.urls.map(maskUrl) } : {}) },
     startedAtIso,
     durationMs: Math.round(endMs),
     queues: allQueues.map((name, i) => ({ name, leaderAtStart: leadersAtStart[i] ?? null, leaderAtEnd: leadersAtEnd[i] ?? null })),

@@ -68,7 +68,10 @@ describe('chaos: argv → options', () => {
     { args: ['--duration', '10m', '--interval', '15s', '--hold', '5s'], expected: { durationMs: 600_000, intervalMs: 15_000, holdMs: 5_000 } },
     // Naming the faults: a kind this host cannot apply is then refused, not left out.
     { args: ['--faults', 'kill,partition'], expected: { faults: ['kill', 'partition'], faultsGiven: true, netem: undefined } },
-    { args: ['--faults', 'latency', '--latency', '50ms', '--loss', '2%'], expected: { faults: ['latency'], faultsGiven: true, netem: { delayMs: 50, jitterMs: 0, lossPct: 2 } } },
+    {
+      args: ['--faults', 'latency', '--latency', '50ms', '--loss', '2%'],
+      expected: { faults: ['latency'], faultsGiven: true, netem: { delayMs: 50, jitterMs: 0, lossPct: 2 } },
+    },
     { args: ['--targets', 'leader'], expected: { targets: ['leader'] } },
     { args: ['--seed', '42'], expected: { seed: 42 } },
     { args: ['--producers', '5', '--consumers', '4', '--queues', '2'], expected: { producers: 5, consumers: 4, queues: 2 } },
