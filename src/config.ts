@@ -4,8 +4,10 @@ import { UsageError } from './errors.js';
 
 /** One node of the bench cluster: the compose service, its container and its loopback ports. */
 export interface NodeSpec {
-  /** Service, container and host name: rabbit1..rabbit3. */
+  /** Compose service and host name: rabbit1..rabbit3 (the same in every cluster: each has its own network). */
   readonly name: string;
+  /** Docker container: rabbit1 for the default cluster, <name>-rabbit1 for a cluster named otherwise. */
+  readonly container: string;
   /** Erlang node name: rabbit@rabbit1. */
   readonly nodeName: string;
   readonly amqpPort: number;
@@ -36,6 +38,8 @@ export interface Config {
   readonly password: string;
   readonly vhost: string;
   readonly erlangCookie: string;
+  /** RMQ_BENCH_NAME: 'rmq-bench' for the default cluster; another name runs a second cluster beside it. */
+  readonly clusterName: string;
   readonly nodes: readonly NodeSpec[];
   readonly prometheusPort: number;
 }
@@ -47,12 +51,51 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/config.js and src/config.ts both sit one level below the project root. */
 export const PROJECT_ROOT = path.resolve(here, '..');
 
-export const NODES: readonly NodeSpec[] = [1, 2, 3].map((i) => ({
-  name: `rabbit${i}`,
-  nodeName: `rabbit@rabbit${i}`,
-  amqpPort: 5671 + i,
-  managementPort: 15671 + i,
-}));
+export const DEFAULT_CLUSTER_NAME = 'rmq-bench';
+export const DEFAULT_PORTS = { amqp: 5672, management: 15672, prometheus: 15692 } as const;
+
+/**
+ * The three nodes of a cluster: node i listens on amqpPort + i - 1 and managementPort + i - 1 on
+ * loopback. The default cluster's containers are rabbit1..3; another cluster's are <name>-rabbit1..3.
+ */
+export function nodesFor(clusterName: string, amqpPort: number, managementPort: number): NodeSpec[] {
+  return [1, 2, 3].map((i) => ({
+    name: `rabbit${i}`,
+    container: clusterName === DEFAULT_CLUSTER_NAME ? `rabbit${i}` : `${clusterName}-rabbit${i}`,
+    nodeName: `rabbit@rabbit${i}`,
+    amqpPort: amqpPort + i - 1,
+    managementPort: managementPort + i - 1,
+  }));
+}
+
+export const NODES: readonly NodeSpec[] = nodesFor(DEFAULT_CLUSTER_NAME, DEFAULT_PORTS.amqp, DEFAULT_PORTS.management);
+
+/** A first port of three (the nodes take port, port + 1, port + 2). */
+function portFrom(name: string, value: string | undefined, fallback: number, span = 3): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n + span - 1 > 65_535) throw new UsageError(`${name}=${value} is not a port from 1 to ${65_536 - span}`);
+  return n;
+}
+
+function clusterNameFrom(value: string | undefined): string {
+  if (value === undefined || value === '') return DEFAULT_CLUSTER_NAME;
+  // It names containers and a compose project: docker's and compose's rules, both.
+  if (!/^[a-z0-9][a-z0-9_-]{0,40}$/.test(value))
+    throw new UsageError(`RMQ_BENCH_NAME=${value} is not a name of lower-case letters, digits, '-' and '_' (at most 41)`);
+  return value;
+}
+
+/** The variables docker-compose.yml reads for one cluster's container names and ports. Pure. */
+export function composeEnv(config: Config): Record<string, string> {
+  const env: Record<string, string> = { RMQ_BENCH_PROMETHEUS_PORT: String(config.prometheusPort) };
+  config.nodes.forEach((n, i) => {
+    env[`RMQ_BENCH_CONTAINER_${i + 1}`] = n.container;
+    env[`RMQ_BENCH_AMQP_PORT_${i + 1}`] = String(n.amqpPort);
+    env[`RMQ_BENCH_MANAGEMENT_PORT_${i + 1}`] = String(n.managementPort);
+  });
+  return env;
+}
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined || value === '') return fallback;
@@ -70,10 +113,14 @@ function composeToolFrom(value: string | undefined): 'v2' | 'v1' | undefined {
 /** Every RMQ_BENCH_* variable, read when called (never at import time). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const projectRoot = env.RMQ_BENCH_PROJECT_ROOT ? path.resolve(env.RMQ_BENCH_PROJECT_ROOT) : PROJECT_ROOT;
+  const clusterName = clusterNameFrom(env.RMQ_BENCH_NAME);
+  const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, DEFAULT_PORTS.amqp);
+  const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, DEFAULT_PORTS.management);
+  const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, DEFAULT_PORTS.prometheus, 1);
   return {
     projectRoot,
     composeFile: path.join(projectRoot, 'docker-compose.yml'),
-    composeProject: env.RMQ_BENCH_COMPOSE_PROJECT || 'rmq-bench',
+    composeProject: env.RMQ_BENCH_COMPOSE_PROJECT || clusterName,
     composeTool: composeToolFrom(env.RMQ_BENCH_COMPOSE),
     definitionsFile: path.join(projectRoot, 'cluster', 'definitions.json'),
     defaultImage: DEFAULT_IMAGE,
@@ -87,8 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     password: env.RMQ_BENCH_PASSWORD || 'demo',
     vhost: '/',
     erlangCookie: env.RMQ_BENCH_ERLANG_COOKIE || 'rmq-bench-erlang-cookie',
-    nodes: NODES,
-    prometheusPort: 15692,
+    clusterName,
+    nodes: nodesFor(clusterName, amqpPort, managementPort),
+    prometheusPort,
   };
 }
 

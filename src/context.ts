@@ -42,7 +42,7 @@ export function createContext(config: Config, progress: Progress, signal: AbortS
   };
 }
 
-/** Faults on this project's containers: the node's host name is its container name. */
+/** Faults on this project's containers (a node's container: NodeSpec.container). */
 function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInjector {
   return {
     kind: 'docker',
@@ -52,10 +52,10 @@ function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInj
         throw new NotFoundError(
           `${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`,
         );
-      return injectFault(await docker(), node.name, kind, options);
+      return injectFault(await docker(), node.container, kind, options);
     },
     async check(kind) {
-      await checkFaultSupported(await docker(), config.nodes[0]!.name, kind);
+      await checkFaultSupported(await docker(), config.nodes[0]!.container, kind);
     },
   };
 }

@@ -223,20 +223,27 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
     // Deliveries are processed one at a time, in order: a local FIFO fed by amqplib.
     const inbox: ConsumeMessage[] = [];
     let wake: (() => void) | undefined;
-    await ch.consume(
-      opts.queue,
-      (msg) => {
-        if (!msg) {
-          closed = true; // consumer cancelled by the broker (queue deleted)
-          closedResolve();
-          return;
-        }
-        inbox.push(msg);
-        maxHeld = Math.max(maxHeld, inbox.length + unackedCount + (inProcess ? 1 : 0));
-        wake?.();
-      },
-      { noAck: opts.autoAck },
-    );
+    try {
+      await ch.consume(
+        opts.queue,
+        (msg) => {
+          if (!msg) {
+            closed = true; // consumer cancelled by the broker (queue deleted)
+            closedResolve();
+            return;
+          }
+          inbox.push(msg);
+          maxHeld = Math.max(maxHeld, inbox.length + unackedCount + (inProcess ? 1 : 0));
+          wake?.();
+        },
+        { noAck: opts.autoAck },
+      );
+    } catch {
+      // The connection went while subscribing (a node killed or cut off just then): connect again.
+      await closeWithin(conn);
+      hooks.onEvent?.('connection lost while subscribing; reconnecting');
+      continue;
+    }
     hooks.onSubscribed?.();
 
     let crashed = false;

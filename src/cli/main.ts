@@ -37,6 +37,9 @@ export function reportError(err: unknown, write: (s: string) => void = (s) => pr
   return ExitCode.internal;
 }
 
+/** After an internal error: how long the clean-up (undoing faults) may take before the process exits. */
+const CRASH_CLEANUP_MS = 60_000;
+
 export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
@@ -52,6 +55,20 @@ export async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', onSigint);
   // A CI job's timeout or `kill` sends SIGTERM: clean up the same way (faults, temporary policies).
   process.on('SIGTERM', onSigint);
+  // A bug that escapes every handler (an unhandled rejection, an uncaught exception): one line,
+  // then the same clean-up as Ctrl+C (a fault left on would outlive the run), exit 70.
+  let crashed = false;
+  const onCrash = (err: unknown): void => {
+    if (crashed) return;
+    crashed = true;
+    reportError(err);
+    process.stderr.write('rmq-bench: undoing faults and cleaning up after the internal error\n');
+    controller.abort();
+    // The clean-up has a deadline too.
+    setTimeout(() => process.exit(ExitCode.internal), CRASH_CLEANUP_MS).unref();
+  };
+  process.on('unhandledRejection', onCrash);
+  process.on('uncaughtException', onCrash);
   let code: number = ExitCode.ok;
   const program = createProgram(async (invocation) => {
     code = await run(invocation, controller.signal);
@@ -64,6 +81,8 @@ export async function main(argv: string[]): Promise<void> {
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    process.off('unhandledRejection', onCrash);
+    process.off('uncaughtException', onCrash);
   }
-  process.exitCode = code;
+  process.exitCode = crashed ? ExitCode.internal : code;
 }

@@ -28,7 +28,7 @@ export interface UpResult {
 }
 
 export function endpoints(ctx: Context): NodeEndpoint[] {
-  return ctx.config.nodes.map((n) => ({ name: n.name, amqpUrl: maskUrl(amqpUrl(ctx.config, n)), managementUrl: managementUrl(ctx.config, n) }));
+  return ctx.config.nodes.map((n) => ({ name: n.container, amqpUrl: maskUrl(amqpUrl(ctx.config, n)), managementUrl: managementUrl(ctx.config, n) }));
 }
 
 /** Resolves true when nothing listens on host:port. */
@@ -41,7 +41,7 @@ export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
 }
 
 async function containers(docker: Docker, nodes: readonly NodeSpec[]): Promise<ContainerInfo[]> {
-  return Promise.all(nodes.map((n) => inspectContainer(docker, n.name)));
+  return Promise.all(nodes.map((n) => inspectContainer(docker, n.container)));
 }
 
 /** The queues a definitions file declares as quorum queues, with their leadership now. */
@@ -76,7 +76,7 @@ export async function clusterIsReady(ctx: Context, defs: Definitions): Promise<b
 async function heal(ctx: Context, docker: Docker): Promise<void> {
   const network = `${ctx.config.composeProject.replace(/[^a-z0-9_-]/gi, '').toLowerCase()}_default`;
   for (const node of ctx.config.nodes) {
-    const c = docker.getContainer(node.name);
+    const c = docker.getContainer(node.container);
     let info: Awaited<ReturnType<typeof c.inspect>>;
     try {
       info = await c.inspect();
@@ -98,7 +98,7 @@ async function heal(ctx: Context, docker: Docker): Promise<void> {
   }
   await healNetFaults(
     docker,
-    ctx.config.nodes.map((n) => n.name),
+    ctx.config.nodes.map((n) => n.container),
     ctx.log,
     (line) => ctx.progress.info(line),
   );
@@ -128,7 +128,7 @@ async function checkPorts(ctx: Context, cs: ContainerInfo[]): Promise<void> {
 async function growQueues(ctx: Context, docker: Docker): Promise<void> {
   const first = ctx.config.nodes[0]!;
   for (const node of ctx.config.nodes) {
-    const r = await execIn(docker, first.name, ['rabbitmq-queues', 'grow', node.nodeName, 'all'], 60_000);
+    const r = await execIn(docker, first.container, ['rabbitmq-queues', 'grow', node.nodeName, 'all'], 60_000);
     if (r.exitCode !== 0) ctx.log(`rabbitmq-queues grow ${node.nodeName} failed (exit ${r.exitCode}): ${r.output.trim().split('\n').pop() ?? ''}`);
   }
 }
@@ -316,8 +316,7 @@ export async function clusterStatus(ctx: Context): Promise<StatusResult> {
   const docker = await ctx.docker();
   const { config, management } = ctx;
   const cs = await containers(docker, config.nodes);
-  const live = cs.filter((c) => c.state === 'running').map((c) => c.name);
-  const exclude = config.nodes.map((n) => n.name).filter((n) => !live.includes(n));
+  const exclude = config.nodes.filter((_, i) => cs[i]!.state !== 'running').map((n) => n.name);
   let reachable = true;
   const nodeInfos = await management.nodes(exclude).catch(() => {
     reachable = false;
@@ -331,7 +330,7 @@ export async function clusterStatus(ctx: Context): Promise<StatusResult> {
       const overview = c.state === 'running' ? await management.overviewOn(managementUrl(config, n)).catch(() => undefined) : undefined;
       const alarms = [...(info?.mem_alarm ? ['memory'] : []), ...(info?.disk_free_alarm ? ['disk'] : [])];
       return {
-        name: n.name,
+        name: n.container,
         container: c.state,
         health: c.health,
         running: info ? info.running : undefined,

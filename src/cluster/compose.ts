@@ -1,5 +1,5 @@
 import { loadExeca } from '../util/exec.js';
-import type { Config } from '../config.js';
+import { composeEnv, type Config } from '../config.js';
 import { EnvironmentError, PortTakenError, RmqBenchError, errorMessage } from '../errors.js';
 
 export type ComposeKind = 'v2' | 'v1';
@@ -78,7 +78,8 @@ class ExecaComposeClient implements ComposeClient {
     const [file, argv] = composeCommand(this.kind, this.config.composeProject, this.config.composeFile, args);
     const r = await execa(file, argv, {
       cwd: this.config.projectRoot,
-      env: { ...env, RMQ_BENCH_ERLANG_COOKIE: this.config.erlangCookie },
+      // Container names and ports of this cluster: docker-compose.yml reads them (every call parses the file).
+      env: { ...composeEnv(this.config), ...env, RMQ_BENCH_ERLANG_COOKIE: this.config.erlangCookie },
       timeout: timeoutMs,
       reject: false,
       stdin: 'ignore',
@@ -109,7 +110,7 @@ class ExecaComposeClient implements ComposeClient {
     const args = ['logs', '--no-color', ...(options.follow ? ['--follow'] : []), ...(options.tail ? ['--tail', String(options.tail)] : [])];
     if (options.service) args.push(options.service);
     const [file, argv] = composeCommand(this.kind, this.config.composeProject, this.config.composeFile, args);
-    await execa(file, argv, { cwd: this.config.projectRoot, stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' });
+    await execa(file, argv, { cwd: this.config.projectRoot, env: composeEnv(this.config), stdout: 'inherit', stderr: 'inherit', stdin: 'ignore' });
   }
 }
 

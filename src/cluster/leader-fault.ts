@@ -105,7 +105,7 @@ export async function leaderViaCli(ctx: Context, survivor: string, ref: QueueRef
  * poll of the source that saw it.
  */
 export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number; pollMs?: number }): Promise<Election> {
-  const survivors = ctx.config.nodes.map((n) => n.name).filter((n) => n !== lf.oldLeader);
+  const survivors = ctx.config.nodes.filter((n) => n.name !== lf.oldLeader).map((n) => n.container);
   const withCli = ctx.faults.kind === 'docker';
   const quickMgmt = new ManagementClient(
     ctx.management.endpoints.filter((e) => e.node !== lf.oldLeader),
@@ -170,13 +170,13 @@ export async function waitForRejoin(
   const queues: readonly QueueRef[] = Array.isArray(refs) ? refs : [refs as QueueRef];
   const stableMs = options.stableMs ?? 3_000;
   const nodeName = lf.node ?? lf.before.leader;
-  const container = ctx.faults.kind === 'docker' ? nodeByName(ctx.config, nodeName)?.name : undefined;
+  const container = ctx.faults.kind === 'docker' ? nodeByName(ctx.config, nodeName)?.container : undefined;
   const docker = container ? await ctx.docker() : undefined;
   const node = { name: lf.oldLeader, nodeName };
   let streakSince: number | undefined;
   const check = async (): Promise<{ ok: boolean; why: string; qs: QueueLeadership[] }> => {
     if (docker && container) {
-      for (const name of [container, ...lf.alsoFaulted]) {
+      for (const name of [container, ...lf.alsoFaulted.map((n) => nodeByName(ctx.config, n)?.container ?? n)]) {
         const c = await inspectContainer(docker, name);
         if (c.state !== 'running') return { ok: false, why: `container ${name} ${c.state}`, qs: [] };
       }

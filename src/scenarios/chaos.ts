@@ -281,6 +281,9 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
     ),
   );
 
+  // Awaited only at the end: a failure before then must not be an unhandled rejection.
+  for (const run of [...producerRuns, ...consumerRuns]) run.catch(() => undefined);
+
   const samples: ChaosSample[] = [];
   /** The confirming producers' live counters, summed (the control producer's are apart). */
   const counters = (): { written: number; confirmed: number; inFlight: number; control: number } => {

@@ -139,7 +139,7 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
     `restart every node: ${o.how === 'stop' ? 'docker stop (SIGTERM: RabbitMQ shuts down cleanly)' : 'docker kill (SIGKILL: a crash)'}, all three, then start them again`,
   );
   const started = performance.now();
-  const containers = config.nodes.map((n) => docker.getContainer(n.name));
+  const containers = config.nodes.map((n) => docker.getContainer(n.container));
   try {
     await Promise.all(
       containers.map((ct) =>

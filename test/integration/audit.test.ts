@@ -1,7 +1,7 @@
 import amqp from 'amqplib';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel } from './cli.js';
+import { eventually, mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, MGMT, NODES, AMQP_URLS } from './cli.js';
 
 interface Item {
   id: string;
@@ -21,7 +21,7 @@ interface AuditJson {
 
 const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
 async function mgmt(method: string, path: string, body?: unknown): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:15672${path}`, {
+  const res = await fetch(`${MGMT}${path}`, {
     method,
     headers: { authorization: auth, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -95,7 +95,7 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
     const { exitCode, doc, stderr } = await audit();
 
     expect(doc.kind).toBe('audit');
-    expect(doc.answeredBy).toEqual({ node: 'rabbit1', url: 'http://127.0.0.1:15672' });
+    expect(doc.answeredBy).toEqual({ node: NODES[0], url: MGMT });
     expect(exitCode, stderr).toBe(doc.ok ? 0 : 1);
     expect(doc.ok).toBe(doc.counts.fail === 0);
 
@@ -242,7 +242,7 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
   });
 
   it('unacked: a consumer holding messages without acking them', async () => {
-    const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+    const conn = await amqp.connect(AMQP_URLS[0]!);
     try {
       const ch = await conn.createConfirmChannel();
       for (let i = 0; i < 3; i++) ch.sendToQueue(q('busy'), Buffer.from(`m${i}`), { persistent: true });
@@ -277,7 +277,7 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
       ch.sendToQueue(q('work'), Buffer.from('poison'), { persistent: true, messageId: 'poison' });
       await ch.waitForConfirms();
     });
-    const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+    const conn = await amqp.connect(AMQP_URLS[0]!);
     try {
       // Two consumers that crash (their channel closes with the message unacked): delivery-limit 1 is exceeded.
       for (let attempt = 0; attempt < 2; attempt++) {

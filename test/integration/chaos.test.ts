@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nemesisSchedule } from '../../src/scenarios/chaos-plan.js';
-import { eventually, mgmtGet, parseJson, ROOT, runCli, uniqueName } from './cli.js';
+import { eventually, mgmtGet, parseJson, ROOT, runCli, uniqueName, NODES, containerOf, MGMT } from './cli.js';
 
 /** The parts of chaos's JSON document these tests read. */
 interface ChaosJson {
@@ -44,7 +44,6 @@ interface ChaosJson {
   queues: { name: string }[];
 }
 
-const NODES = ['rabbit1', 'rabbit2', 'rabbit3'];
 const docker = new Docker();
 
 async function queueNames(): Promise<string[]> {
@@ -129,7 +128,7 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
 
     // Nothing is left behind: every node runs unpaused, and a run that passed deleted its queues.
     for (const n of NODES) {
-      const st = (await docker.getContainer(n).inspect()).State;
+      const st = (await docker.getContainer(containerOf(n)).inspect()).State;
       expect({ n, running: st.Running, paused: st.Paused }).toEqual({ n, running: true, paused: false });
     }
     const left = (await queueNames()).filter((q) => q.startsWith(prefix));
@@ -169,7 +168,7 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     try {
       paused = await eventually(
         async () => {
-          for (const n of NODES) if ((await docker.getContainer(n).inspect()).State.Paused) return n;
+          for (const n of NODES) if ((await docker.getContainer(containerOf(n)).inspect()).State.Paused) return n;
           throw new Error('no node paused yet');
         },
         60_000,
@@ -185,7 +184,7 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
     // Healed at once, not after the 90 s hold.
-    expect((await docker.getContainer(paused).inspect()).State.Paused).toBe(false);
+    expect((await docker.getContainer(containerOf(paused)).inspect()).State.Paused).toBe(false);
     expect(Date.now() - sentAt).toBeLessThan(60_000);
     const doc = JSON.parse(String(r.stdout)) as ChaosJson;
     expect(doc.interrupted).toBe(true);
@@ -195,7 +194,7 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     expect(String(r.stderr)).toMatch(/interrupted/);
     // The run did not pass, so its queue stays for inspection: remove it here.
     for (const q of (await queueNames()).filter((n) => n.startsWith(prefix)))
-      await fetch(`http://127.0.0.1:15672/api/queues/%2F/${encodeURIComponent(q)}`, {
+      await fetch(`${MGMT}/api/queues/%2F/${encodeURIComponent(q)}`, {
         method: 'DELETE',
         headers: { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` },
       });

@@ -2,6 +2,7 @@ import amqp from 'amqplib';
 import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin', 'rmq-bench.js');
@@ -34,8 +35,29 @@ export function parseJson<T>(r: CliResult): T {
 
 export const USER = 'demo';
 export const PASSWORD = 'demo';
-export const AMQP_PORTS = [5672, 5673, 5674];
-export const MGMT = 'http://127.0.0.1:15672';
+
+/**
+ * The cluster these tests run against, from the same RMQ_BENCH_NAME and RMQ_BENCH_*_PORT
+ * variables the binary reads: the default one (rabbit1..3 on 5672-5674), or a second one beside
+ * it (scripts/test.sh runs the integration tests in two shards, one per cluster).
+ */
+const cluster = loadConfig(process.env);
+/** The nodes' host names, as the broker and rmq-bench's reports name them: rabbit1..3. */
+export const NODES = cluster.nodes.map((n) => n.name);
+/** Their Docker containers: rabbit1..3, or <name>-rabbit1..3 for a second cluster. */
+export const CONTAINERS = cluster.nodes.map((n) => n.container);
+/** A node's container, from its host name (rabbit2) or Erlang name (rabbit@rabbit2). */
+export function containerOf(node: string): string {
+  const host = node.includes('@') ? node.slice(node.indexOf('@') + 1) : node;
+  const i = NODES.indexOf(host);
+  if (i === -1) throw new Error(`${node} is not a node of this cluster (${NODES.join(', ')})`);
+  return CONTAINERS[i]!;
+}
+export const AMQP_PORTS = cluster.nodes.map((n) => n.amqpPort);
+export const MGMT_PORTS = cluster.nodes.map((n) => n.managementPort);
+export const MGMT = `http://127.0.0.1:${MGMT_PORTS[0]}`;
+export const AMQP_URLS = AMQP_PORTS.map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`);
+export const MGMT_URLS = MGMT_PORTS.map((p) => `http://${USER}:${PASSWORD}@127.0.0.1:${p}`);
 
 export async function mgmtGet<T>(p: string): Promise<T> {
   const res = await fetch(`${MGMT}${p}`, {
@@ -68,7 +90,7 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, in
 
 /** A confirm channel on rabbit1 for the test's own setup and checks; the connection is always closed. */
 export async function withChannel<T>(fn: (ch: amqp.ConfirmChannel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:5672`);
+  const conn = await amqp.connect(AMQP_URLS[0]!);
   try {
     return await fn(await conn.createConfirmChannel());
   } finally {

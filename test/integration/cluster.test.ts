@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { AMQP_PORTS, PASSWORD, ROOT, USER, eventually, mgmtGet, parseJson, runCli } from './cli.js';
+import { AMQP_PORTS, PASSWORD, ROOT, USER, eventually, mgmtGet, parseJson, runCli, CONTAINERS } from './cli.js';
 
 interface Status {
   reachable: boolean;
@@ -18,7 +18,7 @@ describe('the cluster', { timeout: 180_000 }, () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const s = parseJson<Status>(r);
     expect(s.reachable).toBe(true);
-    expect(s.nodes.map((n) => n.name)).toEqual(['rabbit1', 'rabbit2', 'rabbit3']);
+    expect(s.nodes.map((n) => n.name)).toEqual(CONTAINERS);
     for (const n of s.nodes) {
       expect(n.container).toBe('running');
       expect(n.running).toBe(true);
@@ -69,15 +69,15 @@ describe('the cluster', { timeout: 180_000 }, () => {
 
   it('treats cluster up on a running cluster as a no-op', async () => {
     const docker = new Docker();
-    const before = await Promise.all(['rabbit1', 'rabbit2', 'rabbit3'].map(async (n) => (await docker.getContainer(n).inspect()).State.StartedAt));
+    const before = await Promise.all(CONTAINERS.map(async (n) => (await docker.getContainer(n).inspect()).State.StartedAt));
     const r = await runCli(['cluster', 'up', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const up = parseJson<{ alreadyUp: boolean; nodes: { amqpUrl: string }[] }>(r);
     expect(up.alreadyUp).toBe(true);
     // Passwords never printed.
-    expect(up.nodes[0]?.amqpUrl).toBe('amqp://demo:***@127.0.0.1:5672');
+    expect(up.nodes[0]?.amqpUrl).toBe(`amqp://demo:***@127.0.0.1:${AMQP_PORTS[0]}`);
     expect(r.stdout + r.stderr).not.toContain(':demo@');
-    const after = await Promise.all(['rabbit1', 'rabbit2', 'rabbit3'].map(async (n) => (await docker.getContainer(n).inspect()).State.StartedAt));
+    const after = await Promise.all(CONTAINERS.map(async (n) => (await docker.getContainer(n).inspect()).State.StartedAt));
     expect(after).toEqual(before);
   });
 });

@@ -2,11 +2,10 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel } from './cli.js';
+import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, NODES, containerOf, AMQP_URLS, MGMT_URLS } from './cli.js';
 
 const queue = uniqueName('compare-extra');
 const docker = new Docker();
-const NODES = ['rabbit1', 'rabbit2', 'rabbit3'];
 
 /** compare --mode on at 500 msg/s on this file's queue, faulting the leader after 1%: a child to interrupt. */
 function compareChild(fault: string, restoreAfter: string) {
@@ -39,7 +38,7 @@ function compareChild(fault: string, restoreAfter: string) {
 function faultedNode(isFaulted: (state: { Paused: boolean; Running: boolean }) => boolean, what: string): Promise<string> {
   return eventually(
     async () => {
-      for (const n of NODES) if (isFaulted((await docker.getContainer(n).inspect()).State)) return n;
+      for (const n of NODES) if (isFaulted((await docker.getContainer(containerOf(n)).inspect()).State)) return n;
       throw new Error(`no node ${what} yet`);
     },
     60_000,
@@ -77,7 +76,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     expect(doc.interrupted).toBe(true);
     expect(doc.partial?.producer.interrupted).toBe(true);
     expect(doc.partial?.producer.written).toBeGreaterThan(0);
-    expect((await docker.getContainer(paused).inspect()).State.Paused).toBe(false);
+    expect((await docker.getContainer(containerOf(paused)).inspect()).State.Paused).toBe(false);
     // Let the cluster heal before the next test.
     const up = await runCli(['cluster', 'up']);
     expect(up.exitCode, up.stderr).toBe(0);
@@ -105,7 +104,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
         25_000,
         200,
       );
-      expect((await docker.getContainer(killed).inspect()).State.Running).toBe(false);
+      expect((await docker.getContainer(containerOf(killed)).inspect()).State.Running).toBe(false);
       child.kill('SIGINT');
       const r = await child;
       expect(r.exitCode, String(r.stderr)).toBe(130);
@@ -122,7 +121,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       expect(doc.partial?.fault?.newLeader).not.toBeNull();
       expect(doc.partial?.fault?.restoredAtMs).not.toBeNull();
       // Started again before the hold would have ended: the kill and the start, as Docker recorded them.
-      const state = (await docker.getContainer(killed).inspect()).State;
+      const state = (await docker.getContainer(containerOf(killed)).inspect()).State;
       expect(state.Running).toBe(true);
       const downMs = Date.parse(state.StartedAt) - Date.parse(state.FinishedAt);
       expect(downMs).toBeGreaterThan(0);
@@ -137,8 +136,8 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
   });
 
   it('--urls, --management-url and --fault-cmd run the same experiment without dockerode', async () => {
-    const urls = [5672, 5673, 5674].map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
-    const mgmt = [15672, 15673, 15674].map((p) => `http://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
+    const urls = AMQP_URLS.join(',');
+    const mgmt = MGMT_URLS.join(',');
     const r = await runCli([
       'compare',
       '--mode',

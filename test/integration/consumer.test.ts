@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, type CliResult as CliJson } from './cli.js';
+import { eventually, parseJson, runCli, uniqueName, withChannel, type CliResult as CliJson, AMQP_URLS, CONTAINERS } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 interface DeliveryJson {
@@ -231,13 +231,13 @@ describe('consumer under interruption and node failure', { timeout: 300_000 }, (
     const ids = Array.from({ length: 400 }, (_, i) => `node-${i}`);
     await publish(queue, ids);
     const store = path.join(dir, 'resilience.sqlite');
-    const urls = [5672, 5673, 5674].map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`).join(',');
+    const urls = AMQP_URLS.join(',');
     const args = ['consumer', '--queue', queue, '--urls', urls, '--work-ms', '10', '--store', store, '--idle-timeout', '4s', '--heartbeat', '2s', '--json'];
     const pending = runCli(args);
     // Kill the node once the consumer is under way (it has taken messages), not after a guessed sleep.
     await eventually(async () => expect((await withChannel((ch) => ch.checkQueue(queue))).messageCount).toBeLessThanOrEqual(350), 30_000, 100);
     const { default: Docker } = await import('dockerode');
-    await new Docker().getContainer('rabbit1').kill({ signal: 'SIGKILL' });
+    await new Docker().getContainer(CONTAINERS[0]!).kill({ signal: 'SIGKILL' });
     let first: CliJson;
     try {
       first = await pending;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PASSWORD, USER, mgmtGet, parseJson, runCli } from './cli.js';
+import { PASSWORD, USER, mgmtGet, parseJson, runCli, MGMT } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 interface DlqJson {
@@ -9,7 +9,7 @@ interface DlqJson {
 
 const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
 async function mgmt(method: string, path: string, body?: unknown): Promise<void> {
-  const res = await fetch(`http://127.0.0.1:15672${path}`, {
+  const res = await fetch(`${MGMT}${path}`, {
     method,
     headers: { authorization: auth, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { loadConfig } from '../../src/config.js';
 
 /**
  * One cluster for all integration tests: `rmq-bench cluster up` (the real binary), which
@@ -43,11 +44,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 async function removeTestQueues(): Promise<void> {
   const auth = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` };
+  // This session's cluster (RMQ_BENCH_NAME and the ports): the default one, or a shard's second one.
+  const mgmt = `http://127.0.0.1:${loadConfig(process.env).nodes[0]!.managementPort}`;
   try {
-    const res = await fetch('http://127.0.0.1:15672/api/queues/%2F?columns=name', { headers: auth, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${mgmt}/api/queues/%2F?columns=name`, { headers: auth, signal: AbortSignal.timeout(10_000) });
     const queues = ((await res.json()) as { name: string }[]).map((q) => q.name).filter((n) => n.startsWith('it.'));
     for (const q of queues) {
-      await fetch(`http://127.0.0.1:15672/api/queues/%2F/${encodeURIComponent(q)}`, { method: 'DELETE', headers: auth, signal: AbortSignal.timeout(10_000) });
+      await fetch(`${mgmt}/api/queues/%2F/${encodeURIComponent(q)}`, { method: 'DELETE', headers: auth, signal: AbortSignal.timeout(10_000) });
     }
     if (queues.length > 0) process.stderr.write(`integration: removed ${queues.length} test queues (it.*)\n`);
   } catch (err) {

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import { access } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, mgmtGet, PASSWORD, parseJson, runCli, USER, uniqueName, withChannel } from './cli.js';
+import { eventually, mgmtGet, PASSWORD, parseJson, runCli, USER, uniqueName, withChannel, NODES, containerOf, CONTAINERS } from './cli.js';
 
 interface FailoverJson {
   fault: string;
@@ -15,13 +15,12 @@ interface FailoverJson {
   onlineAfter: string[] | null;
 }
 
-const NODES = ['rabbit1', 'rabbit2', 'rabbit3'];
 const queue = uniqueName('netfaults');
 const docker = new Docker();
 
 /** A command in the container's network namespace, from the host (as rmq-bench applies the faults). */
 async function inNetns(container: string, cmd: string[]): Promise<string> {
-  const pid = (await docker.getContainer(container).inspect()).State.Pid;
+  const pid = (await docker.getContainer(containerOf(container)).inspect()).State.Pid;
   const r = await execa('nsenter', ['-t', String(pid), '-n', ...cmd], { reject: false });
   if (r.exitCode !== 0) throw new Error(`nsenter ${cmd.join(' ')} in ${container}: exit ${r.exitCode}: ${r.stderr}`);
   return r.stdout;
@@ -47,7 +46,7 @@ async function hostCanNetFault(): Promise<boolean> {
   for (const tool of ['nsenter', 'iptables', 'tc', 'ip']) {
     if ((await execa('sh', ['-c', `command -v ${tool}`], { reject: false })).exitCode !== 0) return false;
   }
-  const pid = (await docker.getContainer('rabbit1').inspect()).State.Pid;
+  const pid = (await docker.getContainer(CONTAINERS[0]!).inspect()).State.Pid;
   return access(`/proc/${pid}/ns/net`).then(
     () => true,
     () => false,

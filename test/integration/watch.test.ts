@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel } from './cli.js';
+import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, MGMT, NODES } from './cli.js';
 
 interface WatchJson {
   kind: string;
@@ -59,7 +59,7 @@ describe('watch', { timeout: 180_000 }, () => {
       1_000,
     );
     expect(doc.kind).toBe('watch');
-    expect(doc.answeredBy).toEqual({ node: 'rabbit1', url: 'http://127.0.0.1:15672' });
+    expect(doc.answeredBy).toEqual({ node: NODES[0], url: MGMT });
     expect(doc.unanswered).toEqual([]);
     const [q] = doc.queues;
     expect(q).toMatchObject({

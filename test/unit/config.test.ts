@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { amqpUrl, composeEnv, loadConfig, managementUrl, nodeByName } from '../../src/config.js';
+import { UsageError } from '../../src/errors.js';
+
+/** RMQ_BENCH_NAME and the RMQ_BENCH_*_PORT variables: a cluster on other ports, beside the default one. */
+
+describe('loadConfig: the cluster name and ports', () => {
+  it('by default: containers rabbit1..3, project rmq-bench, ports 5672-5674, 15672-15674, 15692', () => {
+    const c = loadConfig({});
+    expect(c.clusterName).toBe('rmq-bench');
+    expect(c.composeProject).toBe('rmq-bench');
+    expect(c.nodes.map((n) => [n.name, n.container, n.nodeName, n.amqpPort, n.managementPort])).toEqual([
+      ['rabbit1', 'rabbit1', 'rabbit@rabbit1', 5672, 15672],
+      ['rabbit2', 'rabbit2', 'rabbit@rabbit2', 5673, 15673],
+      ['rabbit3', 'rabbit3', 'rabbit@rabbit3', 5674, 15674],
+    ]);
+    expect(c.prometheusPort).toBe(15692);
+  });
+
+  it('a second cluster: its own containers and compose project, the same host and Erlang node names, other ports', () => {
+    const c = loadConfig({ RMQ_BENCH_NAME: 'b2', RMQ_BENCH_AMQP_PORT: '6672', RMQ_BENCH_MANAGEMENT_PORT: '16672', RMQ_BENCH_PROMETHEUS_PORT: '16692' });
+    expect(c.composeProject).toBe('b2');
+    expect(c.nodes.map((n) => [n.name, n.container, n.nodeName, n.amqpPort, n.managementPort])).toEqual([
+      ['rabbit1', 'b2-rabbit1', 'rabbit@rabbit1', 6672, 16672],
+      ['rabbit2', 'b2-rabbit2', 'rabbit@rabbit2', 6673, 16673],
+      ['rabbit3', 'b2-rabbit3', 'rabbit@rabbit3', 6674, 16674],
+    ]);
+    expect(amqpUrl(c, c.nodes[1]!)).toBe('amqp://demo:demo@127.0.0.1:6673');
+    expect(managementUrl(c, c.nodes[2]!)).toBe('http://127.0.0.1:16674');
+    // The broker names its nodes by host: rabbit@rabbit2 is this cluster's second node.
+    expect(nodeByName(c, 'rabbit@rabbit2')?.container).toBe('b2-rabbit2');
+    expect(composeEnv(c)).toEqual({
+      RMQ_BENCH_CONTAINER_1: 'b2-rabbit1',
+      RMQ_BENCH_CONTAINER_2: 'b2-rabbit2',
+      RMQ_BENCH_CONTAINER_3: 'b2-rabbit3',
+      RMQ_BENCH_AMQP_PORT_1: '6672',
+      RMQ_BENCH_AMQP_PORT_2: '6673',
+      RMQ_BENCH_AMQP_PORT_3: '6674',
+      RMQ_BENCH_MANAGEMENT_PORT_1: '16672',
+      RMQ_BENCH_MANAGEMENT_PORT_2: '16673',
+      RMQ_BENCH_MANAGEMENT_PORT_3: '16674',
+      RMQ_BENCH_PROMETHEUS_PORT: '16692',
+    });
+  });
+
+  it('RMQ_BENCH_COMPOSE_PROJECT still names the project', () => {
+    expect(loadConfig({ RMQ_BENCH_NAME: 'b2', RMQ_BENCH_COMPOSE_PROJECT: 'other' }).composeProject).toBe('other');
+  });
+
+  it.each([
+    [{ RMQ_BENCH_NAME: 'B2' }, 'RMQ_BENCH_NAME=B2 is not a name'],
+    [{ RMQ_BENCH_NAME: '-x' }, 'RMQ_BENCH_NAME=-x is not a name'],
+    [{ RMQ_BENCH_NAME: 'a/b' }, 'RMQ_BENCH_NAME=a/b is not a name'],
+    [{ RMQ_BENCH_AMQP_PORT: 'x' }, 'RMQ_BENCH_AMQP_PORT=x is not a port from 1 to 65533'],
+    [{ RMQ_BENCH_AMQP_PORT: '65534' }, 'RMQ_BENCH_AMQP_PORT=65534 is not a port from 1 to 65533'],
+    [{ RMQ_BENCH_MANAGEMENT_PORT: '0' }, 'RMQ_BENCH_MANAGEMENT_PORT=0 is not a port'],
+    [{ RMQ_BENCH_PROMETHEUS_PORT: '70000' }, 'RMQ_BENCH_PROMETHEUS_PORT=70000 is not a port from 1 to 65535'],
+    [{ RMQ_BENCH_AMQP_PORT: '5672.5' }, 'is not a port'],
+  ])('%o: one line, a UsageError', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(UsageError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
