@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: a Docker engine (installed and started on Debian
-# as root when missing), the npm dependencies, then unit and integration tests against the
-# real 3-node cluster (brought up, and its image built, by the tests' global setup), and the
+# as root when missing), the npm dependencies, then unit and integration tests against real
+# 3-node clusters (two, side by side: the image is built once, when missing), and the
 # HTML reports opened in headless Chromium (Debian's package, installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +13,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 # Formatter and linter first (seconds): a style slip fails fast, before the long tests.
 npm run lint
-npm test
+# Type checks and the unit tests (under a minute), then the integration tests in two shards, each
+# against its own cluster (scripts/test-integration.sh). `npm test` runs the same in one session.
+npx tsc -p tsconfig.json
+npx tsc -p tsconfig.test.json --noEmit
+npx vitest run --project unit
+bash scripts/test-integration.sh

@@ -50,6 +50,13 @@ export function chaosTotalsTable(r: Pick<ChaosResult, 'totals' | 'control'>): Ta
   };
 }
 
+/** The nodes a producer connected to, in order; a long list as its first two and last two (the JSON has all). */
+export function connections(nodes: readonly string[]): string {
+  if (nodes.length === 0) return '-';
+  if (nodes.length <= 5) return nodes.join(' → ');
+  return `${nodes.slice(0, 2).join(' → ')} → … (${nodes.length - 4} more) → ${nodes.slice(-2).join(' → ')}`;
+}
+
 /** "q.2" for "<queuePrefix>.2"; any other name as it is. */
 function shortQueue(name: string, prefix: string): string {
   return name.startsWith(`${prefix}.`) ? `q.${name.slice(prefix.length + 1)}` : name;
@@ -99,7 +106,7 @@ function producersTable(r: ChaosResult): Table {
       p.confirms ? 'yes' : 'no',
       p.reconnects,
       formatMs(p.longestStallMs),
-      p.connectedTo.length > 0 ? p.connectedTo.join(' → ') : '-',
+      connections(p.connectedTo),
       p.confirms ? count(p.reconciliation.lost) : '-',
       count(p.reconciliation.silentlyLost),
       count(p.reconciliation.duplicated),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/chaos.js';
+import { connections, leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/chaos.js';
 import { faultBands, ratesFrom, renderHtmlReport } from '../../src/report/html.js';
 import { type Band, lineChart } from '../../src/report/svg.js';
 import type { ChaosResult } from '../../src/scenarios/chaos-plan.js';
@@ -375,5 +375,16 @@ describe('lineChart bands', () => {
     const svg = lineChart({ ...base, series, bands: [{ from: 1, to: 2, label: '<x>&' }] });
     expect(svg).toContain('data-band="&lt;x&gt;&amp;"');
     expect(svg).not.toContain('<x>');
+  });
+});
+
+describe('connections: the nodes a producer connected to', () => {
+  it.each([
+    [[], '-'],
+    [['rabbit1'], 'rabbit1'],
+    [['rabbit1', 'rabbit2', 'rabbit3', 'rabbit1', 'rabbit2'], 'rabbit1 → rabbit2 → rabbit3 → rabbit1 → rabbit2'],
+    [['rabbit1', 'rabbit2', 'rabbit3', 'rabbit1', 'rabbit2', 'rabbit3'], 'rabbit1 → rabbit2 → … (2 more) → rabbit2 → rabbit3'],
+  ])('%j → %s', (nodes, text) => {
+    expect(connections(nodes)).toBe(text);
   });
 });
