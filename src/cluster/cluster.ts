@@ -107,7 +107,7 @@ async function heal(ctx: Context, docker: Docker): Promise<void> {
 /** Ports the cluster needs that another process holds (ports of our own running containers are fine). */
 async function checkPorts(ctx: Context, cs: ContainerInfo[]): Promise<void> {
   for (const node of ctx.config.nodes) {
-    const c = cs.find((x) => x.name === node.name);
+    const c = cs.find((x) => x.name === node.container);
     if (c && (c.state === 'running' || c.state === 'paused')) continue;
     const ports: [number, string][] = [
       [node.amqpPort, `${node.name} AMQP`],

@@ -1,7 +1,7 @@
 import amqp from 'amqplib';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, MGMT, NODES, AMQP_URLS } from './cli.js';
+import { eventually, mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, MGMT, NODES, AMQP_URLS, MGMT_PORTS } from './cli.js';
 
 interface Item {
   id: string;
@@ -132,11 +132,11 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
 
   it('--management-url: credentials from the URL, the next endpoint when one does not answer, masked everywhere', async () => {
     const port = await closedPort();
-    const r = await runCli(['audit', '--json', '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15674`], {
+    const r = await runCli(['audit', '--json', '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:${MGMT_PORTS[2]}`], {
       timeoutMs: 60_000,
     });
     const doc = parseJson<AuditJson>(r);
-    expect(doc.answeredBy).toEqual({ node: '127.0.0.1:15674', url: 'http://127.0.0.1:15674' });
+    expect(doc.answeredBy).toEqual({ node: `127.0.0.1:${MGMT_PORTS[2]}`, url: `http://127.0.0.1:${MGMT_PORTS[2]}` });
     expect(doc.unanswered).toEqual([expect.objectContaining({ node: `127.0.0.1:${port}`, error: 'ECONNREFUSED' })]);
     expect(r.stdout + r.stderr).not.toContain(`${USER}:${PASSWORD}@`);
   });

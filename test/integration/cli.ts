@@ -53,6 +53,8 @@ export function containerOf(node: string): string {
   if (i === -1) throw new Error(`${node} is not a node of this cluster (${NODES.join(', ')})`);
   return CONTAINERS[i]!;
 }
+/** What a container name adds to a host name: '' for the default cluster, 'rmq-bench-b-' for the second. */
+export const CONTAINER_PREFIX = CONTAINERS[0]!.slice(0, CONTAINERS[0]!.length - NODES[0]!.length);
 export const AMQP_PORTS = cluster.nodes.map((n) => n.amqpPort);
 export const MGMT_PORTS = cluster.nodes.map((n) => n.managementPort);
 export const MGMT = `http://127.0.0.1:${MGMT_PORTS[0]}`;

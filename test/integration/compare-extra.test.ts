@@ -2,7 +2,22 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, NODES, containerOf, AMQP_URLS, MGMT_URLS } from './cli.js';
+import {
+  CONTAINER_PREFIX,
+  eventually,
+  parseJson,
+  PASSWORD,
+  ROOT,
+  runCli,
+  uniqueName,
+  USER,
+  withChannel,
+  NODES,
+  containerOf,
+  AMQP_URLS,
+  MGMT_URLS,
+  MGMT_PORTS,
+} from './cli.js';
 
 const queue = uniqueName('compare-extra');
 const docker = new Docker();
@@ -91,7 +106,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       // The election is over: the hold (--restore-after) is what keeps the node down now.
       // Asked of a survivor's management API (the killed node's own does not answer).
       const survivor = NODES.find((n) => n !== killed)!;
-      const port = 15671 + Number(survivor.slice(-1));
+      const port = MGMT_PORTS[NODES.indexOf(survivor)];
       await eventually(
         async () => {
           const res = await fetch(`http://127.0.0.1:${port}/api/queues/%2F/${encodeURIComponent(queue)}`, {
@@ -153,9 +168,10 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       '--management-url',
       mgmt,
       '--fault-cmd',
-      'docker kill --signal KILL {host}',
+      // This shard's containers only ({host} is rabbit1..3; the second cluster's are prefixed).
+      `docker kill --signal KILL ${CONTAINER_PREFIX}{host}`,
       '--restore-cmd',
-      'docker start {host}',
+      `docker start ${CONTAINER_PREFIX}{host}`,
       '--json',
     ]);
     expect(r.exitCode, r.stderr).toBe(0);

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import { access } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, mgmtGet, PASSWORD, parseJson, runCli, USER, uniqueName, withChannel, NODES, containerOf, CONTAINERS } from './cli.js';
+import { eventually, mgmtGet, PASSWORD, parseJson, runCli, USER, uniqueName, withChannel, NODES, containerOf, CONTAINERS, AMQP_PORTS } from './cli.js';
 
 interface FailoverJson {
   fault: string;
@@ -83,7 +83,7 @@ describe('network faults: partition and latency, applied and healed', { timeout:
     const leader = await leaderOf(queue);
     const { default: amqplib } = await import('amqplib');
     // A client of the leader's node, on its own port: the partition must not cut it off.
-    const conn: amqp.ChannelModel = await amqplib.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:${5671 + Number(leader.slice(-1))}?heartbeat=2`);
+    const conn: amqp.ChannelModel = await amqplib.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:${AMQP_PORTS[NODES.indexOf(leader)]}?heartbeat=2`);
     let closed: string | undefined;
     conn.on('error', () => undefined);
     conn.on('close', (err?: Error) => {

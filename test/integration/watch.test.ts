@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, MGMT, NODES } from './cli.js';
+import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, MGMT, NODES, MGMT_PORTS } from './cli.js';
 
 interface WatchJson {
   kind: string;
@@ -88,11 +88,11 @@ describe('watch', { timeout: 180_000 }, () => {
       '--match',
       match,
       '--management-url',
-      `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:15673`,
+      `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:${MGMT_PORTS[1]}`,
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const doc = parseJson<WatchJson>(r);
-    expect(doc.answeredBy).toEqual({ node: '127.0.0.1:15673', url: 'http://127.0.0.1:15673' });
+    expect(doc.answeredBy).toEqual({ node: `127.0.0.1:${MGMT_PORTS[1]}`, url: `http://127.0.0.1:${MGMT_PORTS[1]}` });
     expect(doc.unanswered).toEqual([expect.objectContaining({ node: `127.0.0.1:${port}`, url: `http://127.0.0.1:${port}`, error: 'ECONNREFUSED' })]);
     expect(doc.alerts.map((a) => a.kind)).toEqual(['endpoint-down']);
     expect(doc.queues.map((q) => q.name)).toEqual([queue]);
