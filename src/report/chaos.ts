@@ -85,7 +85,8 @@ export function nemesisTable(r: Pick<ChaosResult, 'faults' | 'availability' | 'o
       f.kind,
       f.reason === '' ? f.target : f.reason,
       f.nodes.length > 0 ? f.nodes.join('+') : '-',
-      span(f.appliedAtMs, f.restoredAtMs),
+      // Held from the issue: a stop is on while the node shuts down.
+      f.appliedAtMs === null ? '-' : span(f.issuedAtMs, f.restoredAtMs),
       span(f.restoredAtMs, f.wholeAtMs),
       changed.length > 0 ? changed.join(', ') : 'none',
       a ? formatMs(a.stallMs) : '-',

@@ -45,7 +45,8 @@ function compareChild(fault: string, restoreAfter: string) {
       restoreAfter,
       '--json',
     ],
-    { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
+    // Progress lines on (stderr is not a TTY: plain lines), so that a failure shows where the child was.
+    { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '0' } },
   );
 }
 
@@ -56,7 +57,9 @@ function faultedNode(isFaulted: (state: { Paused: boolean; Running: boolean }) =
       for (const n of NODES) if (isFaulted((await docker.getContainer(containerOf(n)).inspect()).State)) return n;
       throw new Error(`no node ${what} yet`);
     },
-    60_000,
+    // The child first waits (up to 30 s) for every queue member to be online; with the other shard
+    // busy on the same two cores that can take a while after a previous test's fault.
+    120_000,
     200,
   );
 }

@@ -80,7 +80,8 @@ describe('renderChaos', () => {
   it('the nemesis history: times, the target as resolved, held, heal → whole, leaders changed, stall, heal → first confirm', () => {
     const text = renderChaos(chaosResult());
     expect(text).toContain('nemesis (times since the run started):');
-    expect(row(text, '1 ')).toEqual(['10.0', 'kill', 'leader of rmq-bench.chaos.1', 'rabbit1', '5.00 s', '2.95 s', 'q.1 rabbit1→rabbit3', '4.20 s', '750 ms']);
+    // held: from the fault's issue (10.00 s) to the restore (15.05 s).
+    expect(row(text, '1 ')).toEqual(['10.0', 'kill', 'leader of rmq-bench.chaos.1', 'rabbit1', '5.05 s', '2.95 s', 'q.1 rabbit1→rabbit3', '4.20 s', '750 ms']);
     // Never healed: '-' for what did not happen; reason 'random' is not repeated.
     expect(row(text, '2 ')).toEqual(['30.0', 'pause', 'random', 'rabbit2', '-', '-', 'none', '0 ms', '-']);
     expect(text).not.toMatch(/ error$/m);
