@@ -33,6 +33,7 @@ interface ChaosJson {
     kind: string;
     target: string;
     nodes: string[];
+    issuedAtMs: number;
     appliedAtMs: number | null;
     restoredAtMs: number | null;
     wholeAtMs: number | null;
