@@ -67,6 +67,15 @@ export function renderCompare(c: CompareResult): string {
   const fault = o.fault === 'none' ? 'no fault' : `fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
   const head = `compare: ${o.count} messages per run to ${o.queue}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; ${fault}`;
   const lines = [head, '', renderTotals(c.totals), '', 'timeline (since the producer started):', ...c.runs.map(timeline), ''];
+  const late = c.runs.filter((r) => r.lateCopies.length > 0);
+  if (late.length > 0) {
+    const n = late.reduce((a, r) => a + r.lateCopies.length, 0);
+    lines.push(
+      `late copies: ${n} message${n === 1 ? '' : 's'} of an earlier run read in a later run's drain (${late.map((r) => `run ${r.run}: ${r.lateCopies.join(', ')}`).join('; ')}).`,
+      "  Each was already read in its own run: published again after the producer gave up a silent connection, the first copy reached the queue after that run's drain. Counted as duplicates of their run, not as unexpected.",
+      '',
+    );
+  }
   const on = c.runs.filter((r) => r.mode === 'confirms-on');
   if (on.length > 0) {
     lines.push(`confirm latency (confirms on, run 1): ${latencyLine(on[0]!.producer.confirmLatency)}`);

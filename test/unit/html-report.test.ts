@@ -144,6 +144,7 @@ function modeTotals(mode: ModeTotals['mode'], overrides: Partial<ModeTotals> = {
     recovered: 0,
     reconnects: 0,
     unexpected: 0,
+    lateCopies: 0,
     maxStallMs: 0,
     runsWithLoss: 0,
     ...overrides,

@@ -20,6 +20,7 @@ function totals(mode: ModeTotals['mode'], overrides: Partial<ModeTotals> = {}): 
     recovered: 0,
     reconnects: 0,
     unexpected: 0,
+    lateCopies: 0,
     maxStallMs: 0,
     runsWithLoss: 0,
     ...overrides,
@@ -427,5 +428,27 @@ describe('renderReconciliation', () => {
     expect(counts(out).get('lost (confirmed, never read)')).toBe(0);
     expect(out).not.toContain('sequences');
     expect(out.split('\n').at(-1)).toBe('verdict: OK');
+  });
+});
+
+describe('renderCompare: late copies of an earlier run', () => {
+  it('names them per run and says why they are not unexpected', () => {
+    const rec = reconciliationOf('r2', [['acw', 1, 3]], 1);
+    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-6905'] };
+    const text = renderCompare({
+      options: COMPARE_OPTIONS,
+      runs: [run],
+      interrupted: false,
+      partial: null,
+      totals: [totals('confirms-on', { lateCopies: 1 })],
+      ok: true,
+    });
+    expect(text).toContain("late copies: 1 message of an earlier run read in a later run's drain (run 2: r1-6905).");
+    expect(text).toContain('not as unexpected');
+  });
+  it('says nothing when there are none', () => {
+    const run = compareRun('confirms-on', 1, reconciliationOf('r1', [['acw', 1, 3]]));
+    const text = renderCompare({ options: COMPARE_OPTIONS, runs: [run], interrupted: false, partial: null, totals: [totals('confirms-on')], ok: true });
+    expect(text).not.toContain('late copies');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { totalsFor, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/compare.js';
-import { compareRun, reconciliationOf } from './fixtures/runs.js';
+import { lateCopiesOf, totalsFor, unexplained, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/compare.js';
+import { compareRun, ledgerOf, reconciliationOf } from './fixtures/runs.js';
 
 // Runs of both modes, interleaved as runCompare records them. Ledger steps: a attempt,
 // w written, c confirm, i indeterminate; then how often each message was read, and how many.
@@ -76,6 +76,7 @@ const ZERO: Omit<ModeTotals, 'mode'> = {
   recovered: 0,
   reconnects: 0,
   unexpected: 0,
+  lateCopies: 0,
   maxStallMs: 0,
   runsWithLoss: 0,
 };
@@ -99,6 +100,7 @@ describe('totalsFor', () => {
         recovered: 1,
         reconnects: 1 + 2 + 0,
         unexpected: 1,
+        lateCopies: 0,
         maxStallMs: 2_500,
         runsWithLoss: 2,
       },
@@ -120,6 +122,7 @@ describe('totalsFor', () => {
         recovered: 0,
         reconnects: 0 + 3 + 1,
         unexpected: 0,
+        lateCopies: 0,
         maxStallMs: 5_000,
         runsWithLoss: 1,
       },
@@ -146,5 +149,33 @@ describe('totalsFor', () => {
   it('does not depend on the order of the runs', () => {
     const reversed = [...runs].reverse();
     for (const mode of ['confirms-on', 'confirms-off'] as const) expect(totalsFor(mode, reversed)).toEqual(totalsFor(mode, runs));
+  });
+});
+
+describe('late copies: an earlier run’s message read in a later drain', () => {
+  // run r1 published 0..2 and read 0 and 1; r2 is the run now being drained.
+  const r1 = ledgerOf('r1', [
+    ['acw', 1, 2],
+    ['aw', 0],
+  ]);
+  const earlier = new Map([['r1', r1]]);
+  it.each([
+    { name: 'a message r1 read in its own drain: a late copy', ids: ['r1-0'], late: ['r1-0'] },
+    { name: 'two of them', ids: ['r1-1', 'r1-0'], late: ['r1-1', 'r1-0'] },
+    { name: 'one r1 never read: still unexpected (where was it?)', ids: ['r1-2'], late: [] },
+    { name: 'a run this compare does not know: unexpected', ids: ['zz-0'], late: [] },
+    { name: 'not a message id of ours at all', ids: ['hello', 'undefined'], late: [] },
+  ])('$name', ({ ids, late }) => {
+    expect(lateCopiesOf(ids, earlier)).toEqual(late);
+  });
+
+  it('late copies are taken off the unexpected count (and so off the verdict), and totalled apart', () => {
+    const rec = reconciliationOf('r2', [['acw', 1, 3]], 2);
+    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-0'] };
+    expect(rec.counts.unexpected).toBe(2);
+    expect(unexplained(run)).toBe(1);
+    const t = totalsFor('confirms-on', [run]);
+    expect(t.unexpected).toBe(1);
+    expect(t.lateCopies).toBe(1);
   });
 });
