@@ -56,7 +56,7 @@ export async function checkFaultSupported(docker: Docker, container: string, kin
 /** Apply a fault to a container with dockerode (and nsenter for the network faults). */
 export async function injectFault(docker: Docker, container: string, kind: FaultKind, options: FaultOptions = {}): Promise<AppliedFault> {
   const c = docker.getContainer(container);
-  const issuedAt = performance.now();
+  let issuedAt = performance.now();
   let undo: () => Promise<void>;
   switch (kind) {
     case 'kill':
@@ -72,7 +72,8 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
       };
       break;
     case 'pause':
-      await c.pause();
+      // A retried freeze began at its last attempt: the election is timed from there.
+      issuedAt = await pauseWithRetry(c);
       undo = async () => {
         await c.unpause();
       };
@@ -106,6 +107,28 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
       throw new Error("'quorum-loss' is applied to a queue's leader and a follower (faultLeader), not to one container");
   }
   return appliedFault(kind, container, issuedAt, undo);
+}
+
+/**
+ * The cgroup freezer gives up ("OCI runtime pause failed: unable to freeze") when a process of
+ * the container does not stop in time, typically one blocked in the kernel on disk I/O (an
+ * fsync) on a busy machine; seen here with two clusters running. The next attempt usually
+ * succeeds: try up to PAUSE_ATTEMPTS times, 500 ms apart, before reporting it. Resolves with
+ * performance.now() at the start of the attempt that froze it: when the fault really began.
+ */
+export const PAUSE_ATTEMPTS = 10;
+
+export async function pauseWithRetry(c: { pause(): Promise<unknown> }, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const startedAt = performance.now();
+    try {
+      await c.pause();
+      return startedAt;
+    } catch (err) {
+      if (attempt >= PAUSE_ATTEMPTS || !/unable to freeze/i.test(errorMessage(err))) throw err;
+      await sleep(500);
+    }
+  }
 }
 
 /** The record of a fault that has just been applied; restore() runs undo once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandInjector, expandFaultCommand } from '../../src/cluster/faults.js';
+import { commandInjector, expandFaultCommand, PAUSE_ATTEMPTS, pauseWithRetry } from '../../src/cluster/faults.js';
 import { ManagementClient } from '../../src/cluster/management.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from '../../src/cli/options.js';
 
@@ -72,4 +72,44 @@ describe('maskCredentialsLoosely', () => {
     ["argument 'http://u:secret@h:15672' is invalid", "argument 'http://u:***@h:15672' is invalid"],
     ['no credentials here: a:b c', 'no credentials here: a:b c'],
   ])('%s', (input, expected) => expect(maskCredentialsLoosely(input)).toBe(expected));
+});
+
+describe('pauseWithRetry: the cgroup freezer that gives up under load', () => {
+  const FREEZE = new Error('(HTTP code 500) server error - Cannot pause container x: OCI runtime pause failed: unable to freeze: unknown');
+  const container = (failures: Error[]) => {
+    let calls = 0;
+    return {
+      get calls() {
+        return calls;
+      },
+      async pause() {
+        calls++;
+        const e = failures.shift();
+        if (e) throw e;
+      },
+    };
+  };
+  const noSleep = async () => undefined;
+
+  it.each([
+    { name: 'paused at once', failures: 0, calls: 1 },
+    { name: 'paused on the third try', failures: 2, calls: 3 },
+    { name: `paused on the last of ${PAUSE_ATTEMPTS} tries`, failures: PAUSE_ATTEMPTS - 1, calls: PAUSE_ATTEMPTS },
+  ])('$name', async ({ failures, calls }) => {
+    const c = container(Array.from({ length: failures }, () => FREEZE));
+    await pauseWithRetry(c, noSleep);
+    expect(c.calls).toBe(calls);
+  });
+
+  it(`gives up after ${PAUSE_ATTEMPTS} freeze failures, with the engine's error`, async () => {
+    const c = container(Array.from({ length: PAUSE_ATTEMPTS + 2 }, () => FREEZE));
+    await expect(pauseWithRetry(c, noSleep)).rejects.toThrow('unable to freeze');
+    expect(c.calls).toBe(PAUSE_ATTEMPTS);
+  });
+
+  it('any other error at once (no such container, already paused)', async () => {
+    const c = container([new Error('(HTTP code 409) Container x is already paused')]);
+    await expect(pauseWithRetry(c, noSleep)).rejects.toThrow('already paused');
+    expect(c.calls).toBe(1);
+  });
 });
