@@ -42,6 +42,18 @@ export async function runShell(command: string): Promise<void> {
   }
 }
 
+/** What compare and chaos take besides their own options: the outputs, and a cluster that is not ours. */
+export interface ReportAndClusterOptions {
+  json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
+  /** A cluster that is not ours: its management API... */
+  managementUrls: string[] | undefined;
+  /** ...and how to fault (and restore) one of its nodes: '{node}', '{host}', '{fault}' are filled in. */
+  faultCmd: string | undefined;
+  restoreCmd: string | undefined;
+}
+
 /** The context's fault injector when --fault-cmd is given. */
 export function faultCmdOverride(faultCmd: string | undefined, restoreCmd: string | undefined): ContextOverrides {
   return faultCmd ? { faults: commandInjector(faultCmd, restoreCmd, runShell) } : {};

@@ -1,4 +1,4 @@
-import { combineFaults, type AppliedFault, type FaultKind } from '../cluster/faults.js';
+import { combineFaults, restoreQuietly, type AppliedFault, type FaultKind } from '../cluster/faults.js';
 import {
   currentLeader,
   type FaultPhase,
@@ -13,7 +13,6 @@ import { shortNodeName } from '../cluster/leader.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
-import { restoreQuietly } from '../cluster/faults.js';
 import { systemClock } from '../util/retry.js';
 import { type FaultRecord, type PlannedFault, pickIndex } from './chaos-plan.js';
 
@@ -113,7 +112,7 @@ export async function resolveTarget(
     reason = 'random';
   }
   const led = list.find((q) => q.leader === nodeName);
-  const before = led ?? { ...list[0]!, leader: list[0]!.leader };
+  const before = led ?? list[0]!;
   let second: string | undefined;
   if (planned.kind === 'quorum-loss') {
     // A second member of a queue the node is in: that queue loses its majority.

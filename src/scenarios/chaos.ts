@@ -43,7 +43,7 @@ import {
 
 export type { ChaosOptions, ChaosResult };
 
-/** How a run of the default fault list treats a kind this host cannot apply: left out, with the reason. */
+/** chaos's options, and whether the user named the faults (a kind this host cannot apply is then refused, not left out). */
 export interface ChaosRunOptions extends ChaosOptions {
   /** The user named the faults: one this host cannot apply is refused (exit 69), not left out. */
   faultsGiven: boolean;
@@ -161,7 +161,6 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
   const ledgers = new Ledgers();
   const stopProducers = new AbortController();
   const stopConsumers = new AbortController();
-  const producerSignal = ctx.signal;
   const consumerSignal = AbortSignal.any([ctx.signal, stopConsumers.signal]);
   const latency = new Map<LatencyPhase, LatencyRecorder>();
   const gaps: ConfirmGap[] = [];
@@ -212,7 +211,7 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
         },
         ledger,
         {
-          signal: producerSignal,
+          signal: ctx.signal,
           stop: stopProducers.signal,
           onStart: (snapshot) => {
             snapshots[p] = snapshot;

@@ -57,8 +57,8 @@ function faultedNode(isFaulted: (state: { Paused: boolean; Running: boolean }) =
       for (const n of NODES) if (isFaulted((await docker.getContainer(containerOf(n)).inspect()).State)) return n;
       throw new Error(`no node ${what} yet`);
     },
-    // The child first waits (up to 30 s) for every queue member to be online; with the other shard
-    // busy on the same two cores that can take a while after a previous test's fault.
+    // The child first waits (up to 30 s) for every queue member to be online, and a pause the
+    // cgroup freezer refuses under load is tried again (up to 10 times): room for both.
     120_000,
     200,
   );

@@ -5,7 +5,7 @@ import { renderChaos } from '../../report/chaos.js';
 import { runChaos, type ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
 import { defineCommand, managementOverride } from '../command.js';
-import { faultCmdOption, faultCmdOverride, restoreCmdOption } from '../fault-command.js';
+import { faultCmdOption, faultCmdOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
 import {
   choiceList,
   durationOption,
@@ -32,13 +32,9 @@ import {
 import { emit } from '../output.js';
 
 /** `rmq-bench chaos`: a long run under a nemesis, every message reconciled (issue #13). */
-export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'> {
+export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'>, ReportAndClusterOptions {
+  /** undefined: a random one, shown in the report. */
   seed: number | undefined;
-  json: boolean;
-  html: string | undefined;
-  managementUrls: string[] | undefined;
-  faultCmd: string | undefined;
-  restoreCmd: string | undefined;
 }
 
 interface RawOptions {

@@ -4,7 +4,7 @@ import { InterruptedError } from '../../errors.js';
 import { renderCompare } from '../../report/compare.js';
 import { runCompare, type CompareMode, type CompareOptions } from '../../scenarios/compare.js';
 import { defineCommand, managementOverride } from '../command.js';
-import { checkedFault, faultCmdOption, faultCmdOverride, restoreCmdOption } from '../fault-command.js';
+import { checkedFault, faultCmdOption, faultCmdOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
 import {
   countOption,
   durationOption,
@@ -29,16 +29,7 @@ import {
 import { emit } from '../output.js';
 
 /** `rmq-bench compare`, the main demo: confirms on vs off, each under a fault on the queue leader. */
-export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'> {
-  json: boolean;
-  /** --html: also write a self-contained HTML report here. */
-  html: string | undefined;
-  /** A cluster that is not ours: its management API... */
-  managementUrls: string[] | undefined;
-  /** ...and how to fault (and restore) one of its nodes: '{node}', '{host}', '{fault}' are filled in. */
-  faultCmd: string | undefined;
-  restoreCmd: string | undefined;
-}
+export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'>, ReportAndClusterOptions {}
 
 interface RawOptions {
   json: boolean;
