@@ -17,17 +17,25 @@ interface OutboxJson {
 }
 
 const queue = uniqueName('outbox');
+/** Events a second the killed producers write: the relay keeps up, so a kill at 700 published lands before 1,200 are written. */
+const WRITE_RATE = 300;
 let dir: string;
 
 /** Start `producer --outbox` and SIGKILL it once it reports `at >= n` (rows published); resolves with the last position it printed. */
 async function killProducerAt(file: string, n: number, count: number): Promise<number> {
-  const child = execa('node', [BIN, 'producer', '--outbox', file, '-n', String(count), '-r', '0', '--queue', queue, '--exchange', '', '--progress-lines'], {
-    cwd: ROOT,
-    reject: false,
-    stdin: 'ignore',
-    env: { RMQ_BENCH_QUIET: '1' },
-    timeout: 120_000,
-  });
+  // Paced: unpaced, the writer can commit every event before the relay has published 700
+  // (seen under two busy clusters), and the kills would no longer land mid-write.
+  const child = execa(
+    'node',
+    [BIN, 'producer', '--outbox', file, '-n', String(count), '-r', String(WRITE_RATE), '--queue', queue, '--exchange', '', '--progress-lines'],
+    {
+      cwd: ROOT,
+      reject: false,
+      stdin: 'ignore',
+      env: { RMQ_BENCH_QUIET: '1' },
+      timeout: 120_000,
+    },
+  );
   let last = -1;
   child.stdout?.on('data', (chunk: Buffer | string) => {
     for (const line of String(chunk).split('\n')) {
