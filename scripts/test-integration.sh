@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 shard_a=(
   workshop consumer producer delayed-retry-demo durability-demo retry-demo dlq-demo html-report
-  outbox watch dlq-tools
+  outbox watch dlq-tools consumer-timeout-demo
 )
 shard_b=(
   netfaults failover producer-crash compare-extra quorum-loss chaos audit bench cluster

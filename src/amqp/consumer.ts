@@ -35,6 +35,8 @@ export interface ConsumerOptions {
   /** Index in urls to connect to first (default 0). */
   startIndex?: number;
   queue: string;
+  /** basic.consume arguments (for example x-consumer-timeout). */
+  consumeArguments?: Record<string, unknown>;
   /** 0 = unlimited. Ignored by the broker with autoack. */
   prefetch: number;
   autoAck: boolean;
@@ -42,6 +44,8 @@ export interface ConsumerOptions {
   crashOnDelivery: boolean;
   failure: FailureSpec | undefined;
   workMs: number;
+  /** The work of one delivery, in ms, when it differs by message (a slow message among fast ones); workMs otherwise. */
+  workMsOf?: (messageId: string) => number;
   /** Manual ack: one multiple-ack every N messages (1 = ack each). A wider window for duplicates after a crash. */
   ackEvery: number;
   /** Stop after this many deliveries processed (or skipped as duplicates). */
@@ -84,6 +88,12 @@ export interface ConsumerResult {
   crashes: number;
   byOutcome: Record<string, number>;
   reconnects: number;
+  /**
+   * basic.cancel from the broker: a consumer timeout (RabbitMQ 4.3 quorum queues), or the queue
+   * deleted. Each time the connection is closed (the broker's consumer with it) and the
+   * consumer subscribes again; a deleted queue then ends the run.
+   */
+  cancels: number;
   /** The most deliveries held at once by this consumer, unacked or (autoack) unprocessed. */
   maxHeld: number;
   /** ms since start of the last message processed. */
@@ -101,6 +111,8 @@ export interface ConsumerHooks {
   onEvent?: (line: string) => void;
   /** After each basic.consume is in place. */
   onSubscribed?: () => void;
+  /** The moment the broker's basic.cancel arrives (the consumer subscribes again once its current work is over). */
+  onCancelled?: () => void;
 }
 
 const MAX_RECORDS = 100_000;
@@ -142,6 +154,7 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
   let rejected = 0;
   let crashes = 0;
   let reconnects = 0;
+  let cancels = 0;
   let maxHeld = 0;
   let lastProcessedAtMs: number | null = null;
   let connections = 0;
@@ -197,6 +210,8 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
     const conn = c.connection;
     conn.on('error', () => undefined);
     let closed = false;
+    /** The broker cancelled this consumer: no more deliveries, and no acks on this channel (see below). */
+    let cancelled = false;
     let closedResolve!: () => void;
     const closedP = new Promise<void>((r) => (closedResolve = r));
     conn.on('close', () => {
@@ -228,15 +243,22 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
         opts.queue,
         (msg) => {
           if (!msg) {
-            closed = true; // consumer cancelled by the broker (queue deleted)
+            // basic.cancel from the broker. On 4.3 a quorum queue sends it when a delivery outlives
+            // the consumer timeout: that message is back in the queue, and the broker keeps the
+            // consumer in a "timeout" state until it is settled. An ack of it would wake the consumer
+            // at the broker while amqplib has already forgotten its tag (the next delivery closes the
+            // channel: "Unknown consumer"). So: no more acks here; close this connection and subscribe again.
+            cancelled = true;
+            closed = true;
             closedResolve();
+            hooks.onCancelled?.();
             return;
           }
           inbox.push(msg);
           maxHeld = Math.max(maxHeld, inbox.length + unackedCount + (inProcess ? 1 : 0));
           wake?.();
         },
-        { noAck: opts.autoAck },
+        { noAck: opts.autoAck, ...(opts.consumeArguments ? { arguments: opts.consumeArguments } : {}) },
       );
     } catch {
       // The connection went while subscribing (a node killed or cut off just then): connect again.
@@ -284,9 +306,13 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
         crashed = true;
         break;
       }
-      if (opts.workMs > 0) {
+      const id = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : `no-id-${received}`;
+      // A message the idempotent store already has is not worked on again (the store check below records it as skipped):
+      // otherwise a redelivered slow message would do its slow work again, and time out again.
+      const workMs = opts.store?.alreadyProcessed(id) ? 0 : opts.workMsOf ? opts.workMsOf(id) : opts.workMs;
+      if (workMs > 0) {
         try {
-          await systemClock.sleep(opts.workMs, hooks.signal);
+          await systemClock.sleep(workMs, hooks.signal);
         } catch {
           stoppedBecause = 'interrupted';
           break;
@@ -311,7 +337,6 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
         }
         continue;
       }
-      const id = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : `no-id-${received}`;
       const deliveryCount = numberHeader((msg.properties.headers as Record<string, unknown> | undefined)?.['x-delivery-count']) ?? 0;
       const outcome = opts.store ? opts.store.process(id, deliveryCount, () => undefined) : 'processed';
       if (outcome === 'duplicate') duplicatesSkipped++;
@@ -323,6 +348,8 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
         if (unackedCount >= Math.max(1, opts.ackEvery)) flushAcks();
       }
       inProcess = false;
+      // Idle counts from the end of the work: a slow message is activity, not silence.
+      lastActivity = performance.now();
       record(msg, outcome === 'duplicate' ? 'duplicate-skipped' : 'processed');
     }
     // Leaving this connection: deliberately (crash), or because we stop.
@@ -331,7 +358,16 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
       await closeWithin(conn, 2_000);
       continue;
     }
-    if (!closed) {
+    if (cancelled) {
+      cancels++;
+      const dropped = inbox.length;
+      hooks.onEvent?.(
+        `the broker cancelled the consumer (a consumer timeout, or the queue deleted); closing this connection${dropped > 0 ? ` (${dropped} prefetched deliveries go back)` : ''} and subscribing again`,
+      );
+      await closeWithin(conn);
+      // The returned message comes back on the next subscription: the wait for it is not idleness.
+      lastActivity = performance.now();
+    } else if (!closed) {
       flushAcks();
       await closeChannelWithin(ch, 5_000);
       await closeWithin(conn);
@@ -352,6 +388,7 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
     crashes,
     byOutcome,
     reconnects,
+    cancels,
     maxHeld,
     lastProcessedAtMs,
     durationMs: performance.now() - t0,

@@ -26,6 +26,7 @@ export const CHECK_IDS = [
   'dlq-messages',
   'unacked',
   'no-consumers',
+  'consumer-timeout',
 ] as const;
 export type CheckId = (typeof CHECK_IDS)[number];
 

@@ -2,6 +2,7 @@ import type { BrokerSnapshot } from '../cluster/snapshot.js';
 import { Topology } from '../cluster/topology.js';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type AuditStatus, type Check, type CheckId } from './check.js';
 import { alarms, clusterSize, nodeRunning, partitions } from './checks/cluster.js';
+import { consumerTimeout } from './checks/consumers.js';
 import { deliveryLimit, dlxConfigured, dlxRoute, retryLoop } from './checks/dead-letters.js';
 import { exchangeDurable } from './checks/exchanges.js';
 import { mirroringPolicy, policyShadowed } from './checks/policies.js';
@@ -29,6 +30,7 @@ export const CHECKS: readonly Check[] = [
   dlqMessages,
   unacked,
   noConsumers,
+  consumerTimeout,
 ];
 
 export function checkById(id: CheckId): Check | undefined {

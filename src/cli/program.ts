@@ -8,6 +8,7 @@ import { chaos } from './commands/chaos.js';
 import { compare } from './commands/compare.js';
 import { consumerCrash } from './commands/consumer-crash.js';
 import { consumer } from './commands/consumer.js';
+import { consumerTimeoutDemo } from './commands/consumer-timeout-demo.js';
 import { delayedRetryDemo } from './commands/delayed-retry-demo.js';
 import { dlqDemo } from './commands/dlq-demo.js';
 import { dlq } from './commands/dlq.js';
@@ -36,6 +37,7 @@ const COMMANDS = [
   retryDemo,
   durabilityDemo,
   delayedRetryDemo,
+  consumerTimeoutDemo,
   dlq,
   bench,
   audit,

@@ -66,6 +66,18 @@ export interface EffectiveQueue {
   dlRoutingKey: string | undefined;
   messageTtlMs: number | undefined;
   deliveryLimit: DeliveryLimit | undefined;
+  /** Quorum queues: the consumer timeout the queue sets (a consumer argument still overrides it). */
+  consumerTimeout: ConsumerTimeout | undefined;
+}
+
+/**
+ * RabbitMQ 4.3 (rabbitmq-server consumer_timeouts.md): the smaller of the queue argument
+ * x-consumer-timeout and the policy key consumer-timeout; neither set: the broker's
+ * consumer_timeout (rabbitmq.conf, 30 minutes by default), which the management API does not show.
+ */
+export interface ConsumerTimeout {
+  ms: number | null;
+  source: 'argument' | 'policy' | 'argument and policy' | 'broker setting';
 }
 
 function resolveLimit(arg: number | undefined, pol: number | undefined): number | undefined {
@@ -109,6 +121,15 @@ export function effectiveQueue(q: QueueInfo, policies: readonly PolicyInfo[], ov
       deliveryLimit = major !== undefined && major >= 4 ? { limit: 20, source: 'broker default' } : { limit: null, source: 'not set' };
     }
   }
+  let consumerTimeout: ConsumerTimeout | undefined;
+  if (type === 'quorum') {
+    const a = num(args['x-consumer-timeout']);
+    const p = num(def['consumer-timeout']);
+    consumerTimeout =
+      a === undefined && p === undefined
+        ? { ms: null, source: 'broker setting' }
+        : { ms: minDefined(a, p)!, source: a !== undefined && p !== undefined ? 'argument and policy' : a !== undefined ? 'argument' : 'policy' };
+  }
   return {
     queue: q,
     key: objectKey(q.vhost, q.name),
@@ -120,6 +141,7 @@ export function effectiveQueue(q: QueueInfo, policies: readonly PolicyInfo[], ov
     dlRoutingKey: str(args['x-dead-letter-routing-key']) ?? str(def['dead-letter-routing-key']),
     messageTtlMs: minDefined(num(args['x-message-ttl']), num(def['message-ttl'])),
     deliveryLimit,
+    consumerTimeout,
   };
 }
 

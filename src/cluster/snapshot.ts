@@ -61,6 +61,14 @@ export interface PolicyInfo {
   definition: Record<string, unknown>;
 }
 
+/** One consumer (/api/consumers): the queue it reads, and the arguments it subscribed with. */
+export interface ConsumerInfo {
+  queue: { name: string; vhost: string };
+  consumer_tag: string;
+  ack_required?: boolean;
+  arguments?: Record<string, unknown>;
+}
+
 export interface OverviewInfo {
   cluster_name?: string;
   rabbitmq_version?: string;
@@ -75,6 +83,8 @@ export interface BrokerSnapshot {
   exchanges: ExchangeInfo[];
   bindings: BindingInfo[];
   policies: PolicyInfo[];
+  /** Absent in snapshots made before consumers were read (test fixtures): none. */
+  consumers?: ConsumerInfo[];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -165,14 +175,14 @@ export class SnapshotReader {
   }
 }
 
-export const SNAPSHOT_PATHS = ['/api/overview', '/api/nodes', '/api/queues', '/api/exchanges', '/api/bindings', '/api/policies'] as const;
+export const SNAPSHOT_PATHS = ['/api/overview', '/api/nodes', '/api/queues', '/api/exchanges', '/api/bindings', '/api/policies', '/api/consumers'] as const;
 
 function list<T>(v: unknown): T[] {
   return Array.isArray(v) ? (v as T[]) : [];
 }
 
 export function snapshotOf(bodies: readonly unknown[]): BrokerSnapshot {
-  const [overview, nodes, queues, exchanges, bindings, policies] = bodies;
+  const [overview, nodes, queues, exchanges, bindings, policies, consumers] = bodies;
   return {
     overview: (overview ?? {}) as OverviewInfo,
     nodes: list<NodeInfo>(nodes),
@@ -180,6 +190,7 @@ export function snapshotOf(bodies: readonly unknown[]): BrokerSnapshot {
     exchanges: list<ExchangeInfo>(exchanges),
     bindings: list<BindingInfo>(bindings),
     policies: list<PolicyInfo>(policies),
+    consumers: list<ConsumerInfo>(consumers),
   };
 }
 

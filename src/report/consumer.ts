@@ -29,6 +29,7 @@ export function renderConsumer(r: ConsumerResult, failure: FailureAction | undef
     ['rejected', String(r.rejected)],
     ['simulated crashes', String(r.crashes)],
     ['reconnects', String(r.reconnects)],
+    ...(r.cancels > 0 ? ([['cancelled by the broker', `${r.cancels} (subscribed again each time)`]] as [string, string][]) : []),
     [
       'by outcome',
       Object.entries(r.byOutcome)

@@ -178,8 +178,12 @@ export function dotTimeline(o: {
   title: string;
   lanes: readonly { name: string; dots: readonly { x: number; label: string; color?: string }[] }[];
   xLabel: string;
+  /** Lane names up to this many characters are shown whole (the plot starts further right); longer ones are cut. Default 10. */
+  laneChars?: number;
 }): string {
-  const pw = W - M.left - M.right;
+  const laneChars = o.laneChars ?? 10;
+  const left = o.laneChars === undefined ? M.left : Math.max(M.left, laneChars * 6.5 + 12);
+  const pw = W - left - M.right;
   const xMaxRaw = Math.max(1, ...o.lanes.flatMap((l) => l.dots.map((d) => d.x)));
   const xTicks = niceTicks(xMaxRaw);
   const xMax = xTicks[xTicks.length - 1]!;
@@ -187,19 +191,19 @@ export function dotTimeline(o: {
   const height = M.top + M.bottom + laneH * o.lanes.length;
   const parts: string[] = [];
   for (const t of xTicks) {
-    const x = M.left + (t / xMax) * pw;
+    const x = left + (t / xMax) * pw;
     parts.push(`<line class="grid" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${M.top}" y2="${height - M.bottom}"/>`);
     parts.push(`<text class="tick" x="${x.toFixed(1)}" y="${height - M.bottom + 16}" text-anchor="middle">${fmt(t)}</text>`);
   }
-  parts.push(`<text class="label" x="${M.left + pw / 2}" y="${height - 6}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
+  parts.push(`<text class="label" x="${left + pw / 2}" y="${height - 6}" text-anchor="middle">${escapeHtml(o.xLabel)}</text>`);
   o.lanes.forEach((lane, i) => {
     const y = M.top + laneH * i + laneH / 2;
     parts.push(
-      `<text class="tick" x="${M.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${escapeHtml(lane.name.length > 10 ? `…${lane.name.slice(-9)}` : lane.name)}</text>`,
+      `<text class="tick" x="${left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${escapeHtml(lane.name.length > laneChars ? `…${lane.name.slice(-(laneChars - 1))}` : lane.name)}</text>`,
     );
-    parts.push(`<line class="axis" x1="${M.left}" x2="${M.left + pw}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>`);
+    parts.push(`<line class="axis" x1="${left}" x2="${left + pw}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}"/>`);
     for (const d of lane.dots) {
-      const x = M.left + (d.x / xMax) * pw;
+      const x = left + (d.x / xMax) * pw;
       parts.push(
         `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="5" fill="${d.color ?? PALETTE[0]}"><title>${escapeHtml(d.label)}</title></circle>`,
       );

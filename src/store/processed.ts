@@ -11,6 +11,8 @@ export interface ProcessedStore {
   process(messageId: string, deliveryCount: number, work: () => void): 'processed' | 'duplicate';
   /** message id → how many times it was processed (the log), for reconciliation. */
   processedCounts(): Map<string, number>;
+  /** Idempotent and already processed: the consumer skips the work itself, not only its record. Always false otherwise. */
+  alreadyProcessed(messageId: string): boolean;
   skippedDuplicates(): number;
   close(): void;
 }
@@ -53,6 +55,10 @@ export function openProcessedStore(file: string, options: { idempotent: boolean;
     process(messageId, deliveryCount, work) {
       if (!processTx) throw new DataError(`the store ${file} is open read-only`);
       return processTx(messageId, deliveryCount, work);
+    },
+    alreadyProcessed(messageId) {
+      if (!options.idempotent) return false;
+      return db.prepare('SELECT 1 FROM processed WHERE message_id = ?').get(messageId) !== undefined;
     },
     processedCounts() {
       const rows = db.prepare('SELECT message_id AS id, COUNT(*) AS n FROM processing_log GROUP BY message_id').all() as { id: string; n: number }[];

@@ -117,6 +117,37 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
     expect(item(doc, 'quorum-members', 'queue demo.orders').message).toMatch(/^3\/3 members online, leader rabbit@rabbit[123]$/);
     expect(item(doc, 'exchange-durable', 'exchange demo.dlx').status).toBe('pass');
     expect(item(doc, 'retry-loop', 'queues demo.orders → demo.retry → demo.orders').message).toMatch(/demo\.retry holds them 5000 ms/);
+    expect(item(doc, 'consumer-timeout', 'queue demo.orders').message).toMatch(/^consumer timeout the broker's consumer_timeout \(rabbitmq\.conf/);
+  });
+
+  it("consumer-timeout: a queue's two days are flagged; a consumer's own x-consumer-timeout is shown as the override it is", async () => {
+    const long = uniqueName('ct-long');
+    const short = uniqueName('ct-short');
+    const conn = await amqp.connect(AMQP_URLS[0]!);
+    try {
+      const ch = await conn.createChannel();
+      await ch.assertQueue(long, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-consumer-timeout': 172_800_000 } });
+      await ch.assertQueue(short, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-consumer-timeout': 60_000 } });
+      await ch.consume(short, () => undefined, { consumerTag: 'it-slow-worker', arguments: { 'x-consumer-timeout': 86_400_000 } });
+      // /api/consumers lists a consumer once the channel's statistics have been emitted (about 5 s).
+      await eventually(
+        async () => expect((await mgmtGet<{ consumer_tag: string }[]>('/api/consumers')).map((c) => c.consumer_tag)).toContain('it-slow-worker'),
+        30_000,
+      );
+      const { doc } = await audit();
+      const l = item(doc, 'consumer-timeout', `queue ${long}`);
+      expect(l.status).toBe('warn');
+      expect(l.message).toMatch(/^consumer timeout 48 h \(queue argument\): the queue's 48 h is as good as none/);
+      const sh = item(doc, 'consumer-timeout', `queue ${short}`);
+      expect(sh.status).toBe('warn');
+      expect(sh.message).toContain(
+        "1 min (queue argument); 1 consumer(s) override it with x-consumer-timeout: it-slow-worker 24 h: consumer it-slow-worker's 24 h",
+      );
+      await ch.deleteQueue(long);
+      await ch.deleteQueue(short);
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
   });
 
   it('bad input: an unreachable management URL is one line on stderr and exit 68; the password never shows', async () => {

@@ -57,6 +57,19 @@ describe('audit of the stock topology (cluster/definitions.json)', () => {
 
 type Case = { name: string; change: (s: BrokerSnapshot) => void; id: string; object: string; status: 'pass' | 'warn' | 'fail'; message?: RegExp };
 
+describe('consumer-timeout: quorum queues only', () => {
+  it('a classic queue with x-consumer-timeout gets no consumer-timeout item', () => {
+    const s = stockSnapshot();
+    s.queues.push(classicQueue('t.classic-ct', { arguments: { 'x-consumer-timeout': 1_000 } }));
+    expect(itemsOf(s).filter((i) => i.id === 'consumer-timeout' && i.object === 'queue t.classic-ct')).toEqual([]);
+    expect(
+      itemsOf(s)
+        .filter((i) => i.id === 'consumer-timeout')
+        .map((i) => i.object),
+    ).toEqual(['queue demo.orders', 'queue demo.retry']);
+  });
+});
+
 describe('one broken topology per check', () => {
   const cases: Case[] = [
     {
@@ -324,6 +337,56 @@ describe('one broken topology per check', () => {
       id: 'no-consumers',
       object: 'queue t.idle',
       status: 'pass',
+    },
+    {
+      name: 'a quorum queue without a consumer timeout of its own: the broker setting, named as unseen',
+      change: (s) => s.queues.push(quorumQueue('t.ct')),
+      id: 'consumer-timeout',
+      object: 'queue t.ct',
+      status: 'pass',
+      message: /^consumer timeout the broker's consumer_timeout \(rabbitmq\.conf; 30 min unless set there, which the management API does not show\)$/,
+    },
+    {
+      name: 'queue argument and policy: the smaller one is in force',
+      change: (s) => {
+        s.queues.push(quorumQueue('t.ct', { arguments: { 'x-queue-type': 'quorum', 'x-consumer-timeout': 600_000 } }));
+        s.policies.push(policy('ct', '^t\\.ct$', { 'consumer-timeout': 120_000 }));
+      },
+      id: 'consumer-timeout',
+      object: 'queue t.ct',
+      status: 'pass',
+      message: /^consumer timeout 2 min \(the smaller of the queue argument and the policy\)$/,
+    },
+    {
+      name: 'a policy of two days: as good as none',
+      change: (s) =>
+        s.policies.push(policy('ct', '^demo\\.orders$', { 'consumer-timeout': 172_800_000, 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5 }, 5)),
+      id: 'consumer-timeout',
+      object: 'queue demo.orders',
+      status: 'warn',
+      message: /^consumer timeout 48 h \(policy ct\): the queue's 48 h is as good as none/,
+    },
+    {
+      name: "a consumer's argument overrides the queue's, and a day is flagged",
+      change: (s) => {
+        s.queues.push(quorumQueue('t.ct', { arguments: { 'x-queue-type': 'quorum', 'x-consumer-timeout': 60_000 } }));
+        s.consumers = [
+          { queue: { name: 't.ct', vhost: '/' }, consumer_tag: 'slow-worker', arguments: { 'x-consumer-timeout': 86_400_000 } },
+          { queue: { name: 't.ct', vhost: '/' }, consumer_tag: 'plain', arguments: {} },
+        ];
+      },
+      id: 'consumer-timeout',
+      object: 'queue t.ct',
+      status: 'warn',
+      message:
+        /^consumer timeout 1 min \(queue argument\); 1 consumer\(s\) override it with x-consumer-timeout: slow-worker 24 h: consumer slow-worker's 24 h is as good as none/,
+    },
+    {
+      name: 'classic queues have no consumer timeout item (4.3 enforces it on quorum queues)',
+      change: (s) => s.queues.push(classicQueue('t.classic-ct', { arguments: { 'x-consumer-timeout': 1_000 } })),
+      id: 'queue-type',
+      object: 'queue t.classic-ct',
+      status: 'warn',
     },
     {
       name: 'another vhost is named',

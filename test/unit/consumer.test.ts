@@ -77,6 +77,7 @@ describe('renderConsumer', () => {
     crashes: 0,
     byOutcome: { processed: 3, 'duplicate-skipped': 1, 'nack-requeue': 1 },
     reconnects: 0,
+    cancels: 0,
     maxHeld: 5,
     lastProcessedAtMs: 10,
     durationMs: 1500,
@@ -90,6 +91,13 @@ describe('renderConsumer', () => {
     expect(text).toContain('nack-requeue: basic.nack requeue=true');
     expect(text).toMatch(/duplicates skipped\s+1/);
     expect(text).toContain('processed 3, duplicate-skipped 1, nack-requeue 1');
+  });
+  it.each([
+    [0, false],
+    [2, true],
+  ])('broker cancels (%i) are shown only when there were some', (cancels, shown) => {
+    const text = renderConsumer({ ...r, cancels }, undefined);
+    expect(new RegExp(`cancelled by the broker\\s+${cancels} \\(subscribed again each time\\)`).test(text)).toBe(shown);
   });
   it('autoack has no ack count', () => {
     expect(renderConsumer({ ...r, autoAck: true }, undefined)).toMatch(/acked\s+- \(autoack\)/);

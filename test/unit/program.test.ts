@@ -316,7 +316,7 @@ describe('createProgram: composition', () => {
 
   it('each command commander can dispatch has one definition to run, under the same name', () => {
     const names = leaves(createProgram(recorder().dispatch));
-    expect(names).toHaveLength(24);
+    expect(names).toHaveLength(25);
     for (const name of names) {
       const def = commandOf({ command: name } as Invocation);
       expect(def.name).toBe(name);

@@ -1,0 +1,88 @@
+import { Option } from 'commander';
+import { UsageError } from '../../errors.js';
+import { renderConsumerTimeoutDemo } from '../../report/consumer-timeout.js';
+import { runConsumerTimeoutDemo } from '../../scenarios/consumer-timeout-demo.js';
+import { TIMEOUT_VIAS, type ConsumerTimeoutDemoOptions, type TimeoutVia } from '../../scenarios/consumer-timeout-plan.js';
+import { defineCommand } from '../command.js';
+import { autoOption, choiceList, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
+import { emit } from '../output.js';
+import { createStepper } from '../steps.js';
+
+/** `rmq-bench consumer-timeout-demo`: what RabbitMQ 4.3 does to a consumer that holds a delivery too long. */
+export type ConsumerTimeoutDemoCliOptions = ConsumerTimeoutDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+
+interface RawOptions {
+  json: boolean;
+  html?: string;
+  auto: boolean;
+  via: TimeoutVia[];
+  timeout: number;
+  count: number;
+  slow: number;
+  work: number;
+  slowWork?: number;
+  observe: number;
+  tolerance: number;
+}
+
+/** --via: a comma-separated list of the ways, or all. */
+export function timeoutVias(value: string): TimeoutVia[] {
+  if (value.split(',').some((v) => v.trim() === 'all')) return [...TIMEOUT_VIAS];
+  const list = choiceList(value, TIMEOUT_VIAS);
+  return TIMEOUT_VIAS.filter((v) => list.includes(v));
+}
+
+/** The extra work of the slow message over the timeout, unless --slow-work says otherwise. */
+export const DEFAULT_OVERRUN_MS = 2_000;
+
+export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCliOptions {
+  if (o.timeout < 100) throw new UsageError(`--timeout ${o.timeout} ms is too short to tell a timeout from the work (at least 100ms)`);
+  if (o.slow > o.count) throw new UsageError(`--slow ${o.slow} is past the last message (-n ${o.count})`);
+  const slowWorkMs = o.slowWork ?? o.timeout + DEFAULT_OVERRUN_MS;
+  if (slowWorkMs <= o.timeout) throw new UsageError(`--slow-work ${slowWorkMs} ms is not longer than --timeout ${o.timeout} ms: no delivery would time out`);
+  if (o.work >= o.timeout) throw new UsageError(`--work ${o.work} ms is not shorter than --timeout ${o.timeout} ms: every delivery would time out`);
+  return {
+    json: o.json,
+    html: o.html,
+    auto: o.auto,
+    vias: o.via,
+    timeoutMs: o.timeout,
+    count: o.count,
+    slowIndex: o.slow,
+    workMs: o.work,
+    slowWorkMs,
+    observeMs: o.observe,
+    toleranceMs: o.tolerance,
+  };
+}
+
+export const consumerTimeoutDemo = defineCommand({
+  name: 'consumer-timeout-demo',
+  register: (command, dispatch: (o: ConsumerTimeoutDemoCliOptions) => Promise<void>) =>
+    command
+      .description(
+        'a consumer that holds a delivery past the quorum queue consumer timeout: what RabbitMQ 4.3 does, a naive consumer beside one that handles it',
+      )
+      .addOption(
+        new Option('--via <ways>', `how the timeout is set, comma-separated: ${TIMEOUT_VIAS.join(', ')}, or all`)
+          .argParser(timeoutVias)
+          .default([...TIMEOUT_VIAS], 'all'),
+      )
+      .addOption(durationOption('--timeout <duration>', 'the consumer timeout set on the queues', '3s'))
+      .addOption(countOption('messages per queue', 5))
+      .addOption(new Option('--slow <k>', 'which message (1-based) takes longer than the timeout').argParser(positiveInt).default(2))
+      .addOption(durationOption('--work <duration>', 'the work of every other message', '100ms'))
+      .addOption(durationOption('--slow-work <duration>', `the work of the slow message (default: the timeout + ${DEFAULT_OVERRUN_MS / 1000}s)`))
+      .addOption(durationOption('--observe <duration>', 'how long both consumers are watched once the slow work is over', '4s'))
+      .addOption(durationOption('--tolerance <duration>', "accepted lateness of the broker's cancel past the timeout", '2s'))
+      .addOption(autoOption())
+      .addOption(jsonOption())
+      .addOption(htmlOption())
+      .action((o: RawOptions) => dispatch(consumerTimeoutDemoOptions(o))),
+  async run(ctx, o) {
+    const { json, html, auto, ...options } = o;
+    const r = await runConsumerTimeoutDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+    emit({ json, html }, 'consumer-timeout-demo', r, renderConsumerTimeoutDemo(r));
+    return { ok: r.ok };
+  },
+});

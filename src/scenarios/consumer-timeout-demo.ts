@@ -1,0 +1,384 @@
+import type { Channel, ConfirmChannel, ConsumeMessage } from 'amqplib';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { closeWithin, connectAny } from '../amqp/connect.js';
+import { runConsumer } from '../amqp/consumer.js';
+import { requireCluster } from '../cluster/cluster.js';
+import { amqpUrl } from '../config.js';
+import type { Context } from '../context.js';
+import { DeadlineError, InterruptedError, errorMessage } from '../errors.js';
+import { openProcessedStore } from '../store/processed.js';
+import { systemClock } from '../util/retry.js';
+import {
+  VIA_DESCRIPTIONS,
+  assessVia,
+  messageIdsFor,
+  timeoutSetting,
+  type ConsumerTimeoutDemoOptions,
+  type ConsumerTimeoutDemoResult,
+  type HandlingRun,
+  type NaiveRun,
+  type QueueEnd,
+  type QueueSample,
+  type SeenDelivery,
+  type TimeoutVia,
+  type ViaResult,
+} from './consumer-timeout-plan.js';
+
+/**
+ * consumer-timeout-demo: a quorum queue's consumer timeout on RabbitMQ 4.3, measured. For each
+ * way of setting it, two queues get the same messages; one of them takes longer than the
+ * timeout. A naive consumer (amqplib defaults, ack when done) reads one queue, rmq-bench's own
+ * consumer (re-subscribes on a cancel, idempotent store) the other, side by side. Returns
+ * data; never prints. Queues and the temporary policy are removed on every way out.
+ */
+
+export const QUEUE_PREFIX = 'rmq-bench.consumer-timeout';
+export const TEMP_POLICY = 'rmq-bench-consumer-timeout-demo';
+
+type Step = (title: string) => Promise<void>;
+
+export function queuesOf(via: TimeoutVia): { naive: string; handling: string } {
+  return { naive: `${QUEUE_PREFIX}.${via}.naive`, handling: `${QUEUE_PREFIX}.${via}.handling` };
+}
+
+function numberHeader(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  return 0;
+}
+
+function seen(msg: ConsumeMessage, atMs: number): SeenDelivery {
+  const h = (msg.properties.headers ?? {}) as Record<string, unknown>;
+  return {
+    atMs,
+    messageId: String(msg.properties.messageId),
+    redelivered: msg.fields.redelivered,
+    deliveryCount: numberHeader(h['x-delivery-count']),
+    acquiredCount: numberHeader(h['x-acquired-count']),
+  };
+}
+
+interface NaiveHandle {
+  run: NaiveRun;
+  /** Resolves when the slow message's work has ended (acked or not). */
+  slowDone: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The consumer most tutorials write: prefetch 1, manual ack once the work is done. A null
+ * message (amqplib's form of basic.cancel) is skipped. It listens to 'error' and 'close' only
+ * to record them (without a listener amqplib rethrows the error); it does nothing about them.
+ */
+async function startNaive(
+  ctx: Context,
+  urls: string[],
+  queue: string,
+  o: ConsumerTimeoutDemoOptions,
+  slowId: string,
+  consumerArguments: Record<string, number>,
+  now: () => number,
+): Promise<NaiveHandle> {
+  const c = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench consumer-timeout-demo naive' });
+  c.connection.on('error', () => undefined);
+  const run: NaiveRun = {
+    queue,
+    deliveries: [],
+    processed: {},
+    slowDeliveredAtMs: null,
+    cancelAtMs: null,
+    channelOpenAfterCancel: null,
+    lateAckAtMs: null,
+    channelClosedAtMs: null,
+    channelError: null,
+    lastProcessedAtMs: null,
+  };
+  let slowResolve!: () => void;
+  const slowDone = new Promise<void>((r) => (slowResolve = r));
+  const timers = new Set<NodeJS.Timeout>();
+  const ch: Channel = await c.connection.createChannel();
+  ch.on('error', (err: unknown) => {
+    run.channelError ??= errorMessage(err);
+  });
+  ch.on('close', () => {
+    run.channelClosedAtMs ??= now();
+  });
+  await ch.prefetch(1);
+  await ch.consume(
+    queue,
+    (msg) => {
+      if (!msg) {
+        run.cancelAtMs ??= now();
+        ctx.progress.info(
+          `  ${queue}: the naive consumer got basic.cancel at ${(run.cancelAtMs / 1000).toFixed(2)} s (amqplib: a null message); it does nothing about it`,
+        );
+        // Is the channel still open? A passive declare on it answers, or fails with the channel.
+        const answered = (open: boolean): void => {
+          run.channelOpenAfterCancel ??= open;
+        };
+        ch.checkQueue(queue).then(
+          () => answered(true),
+          () => answered(false),
+        );
+        return;
+      }
+      const d = seen(msg, now());
+      run.deliveries.push(d);
+      const slow = d.messageId === slowId && run.slowDeliveredAtMs === null;
+      if (slow) run.slowDeliveredAtMs = d.atMs;
+      const t = setTimeout(
+        () => {
+          timers.delete(t);
+          run.processed[d.messageId] = (run.processed[d.messageId] ?? 0) + 1;
+          run.lastProcessedAtMs = now();
+          try {
+            ch.ack(msg);
+            if (run.cancelAtMs !== null) run.lateAckAtMs ??= now();
+          } catch (err) {
+            run.channelError ??= errorMessage(err);
+          }
+          if (slow) slowResolve();
+        },
+        slow ? o.slowWorkMs : o.workMs,
+      );
+      timers.add(t);
+    },
+    { arguments: consumerArguments },
+  );
+  return {
+    run,
+    slowDone,
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      slowResolve();
+      await closeWithin(c.connection);
+    },
+  };
+}
+
+async function declareFresh(ch: ConfirmChannel, queue: string, args: Record<string, number>): Promise<void> {
+  await ch.deleteQueue(queue);
+  await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', ...args } });
+}
+
+async function waitForPolicy(ctx: Context, queues: string[]): Promise<void> {
+  const vh = encodeURIComponent(ctx.config.vhost);
+  const deadlineMs = 15_000;
+  const deadline = performance.now() + deadlineMs;
+  for (const q of queues) {
+    for (;;) {
+      const info = (await ctx.management.get(`/api/queues/${vh}/${encodeURIComponent(q)}`)) as { policy?: string };
+      if (info.policy === TEMP_POLICY) break;
+      if (performance.now() > deadline) throw new DeadlineError(`queue ${q} did not report policy ${TEMP_POLICY} within ${deadlineMs} ms`, deadlineMs);
+      await systemClock.sleep(200, ctx.signal);
+    }
+  }
+}
+
+async function queueEnd(ch: ConfirmChannel, queue: string): Promise<QueueEnd> {
+  const q = await ch.checkQueue(queue);
+  return { ready: q.messageCount, consumers: q.consumerCount };
+}
+
+export async function runConsumerTimeoutDemo(ctx: Context, o: ConsumerTimeoutDemoOptions, step: Step): Promise<ConsumerTimeoutDemoResult> {
+  await requireCluster(ctx);
+  const { config, management: m } = ctx;
+  const vh = encodeURIComponent(config.vhost);
+  const overview = (await m.get('/api/overview')) as { rabbitmq_version?: string };
+  const brokerVersion = overview.rabbitmq_version ?? 'unknown';
+  const urls = config.nodes.map((n) => amqpUrl(config, n));
+  const admin = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench consumer-timeout-demo' });
+  admin.connection.on('error', () => undefined);
+  const storeDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-consumer-timeout-'));
+  const declared: string[] = [];
+  let policySet = false;
+  const naives: NaiveHandle[] = [];
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  try {
+    const ch = await admin.connection.createConfirmChannel();
+    ch.on('error', () => undefined);
+    const slowOf = (via: TimeoutVia): string => messageIdsFor(via, o.count)[o.slowIndex - 1]!;
+
+    await step(
+      `setup: for ${o.vias.join(', ')}, two fresh quorum queues with a consumer timeout of ${o.timeoutMs} ms: ${o.vias.map((v) => VIA_DESCRIPTIONS[v]).join('; ')}`,
+    );
+    for (const via of o.vias) {
+      const q = queuesOf(via);
+      const set = timeoutSetting(via, o.timeoutMs);
+      for (const name of [q.naive, q.handling]) {
+        declared.push(name);
+        await declareFresh(ch, name, set.queueArguments);
+      }
+    }
+    if (o.vias.includes('policy')) {
+      const q = queuesOf('policy');
+      policySet = true;
+      await m.request('PUT', `/api/policies/${vh}/${TEMP_POLICY}`, {
+        body: {
+          pattern: `^${q.naive.replace(/\./g, '\\.')}$|^${q.handling.replace(/\./g, '\\.')}$`,
+          'apply-to': 'queues',
+          priority: 50,
+          definition: timeoutSetting('policy', o.timeoutMs).policy,
+        },
+      });
+      await waitForPolicy(ctx, [q.naive, q.handling]);
+    }
+
+    await step(
+      `publish ${o.count} messages to each queue; message ${o.slowIndex} takes ${o.slowWorkMs} ms of work, the others ${o.workMs} ms (the timeout is ${o.timeoutMs} ms)`,
+    );
+    for (const via of o.vias) {
+      const q = queuesOf(via);
+      for (const id of messageIdsFor(via, o.count)) {
+        for (const name of [q.naive, q.handling]) ch.sendToQueue(name, Buffer.from(`consumer-timeout-demo ${id}`), { messageId: id, persistent: true });
+      }
+    }
+    await ch.waitForConfirms();
+
+    await step('the naive consumer and rmq-bench consumer, side by side on their own queues; watching until both are done and then for the observation window');
+    const t0 = performance.now();
+    const now = (): number => performance.now() - t0;
+    const samples: QueueSample[] = [];
+    const sampler = (async () => {
+      while (!signal.aborted) {
+        const ready: Record<string, number> = {};
+        for (const name of declared) ready[name] = (await ch.checkQueue(name)).messageCount;
+        samples.push({ tMs: now(), ready });
+        await systemClock.sleep(250, signal).catch(() => undefined);
+      }
+    })().catch(() => undefined);
+
+    const aborted = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    const deadlineMs = o.slowWorkMs + o.count * o.workMs + o.timeoutMs + 2 * o.observeMs + 60_000;
+    const deadline = setTimeout(() => stop.abort(), deadlineMs);
+    try {
+      const perVia = await Promise.all(
+        o.vias.map(async (via) => {
+          const q = queuesOf(via);
+          const set = timeoutSetting(via, o.timeoutMs);
+          const slowId = slowOf(via);
+          const naive = await startNaive(ctx, urls, q.naive, o, slowId, set.consumerArguments, now);
+          naives.push(naive);
+          const store = openProcessedStore(path.join(storeDir, `${via}.sqlite`), { idempotent: true });
+          const handling: HandlingRun = {
+            queue: q.handling,
+            deliveries: [],
+            processed: {},
+            duplicatesAbsorbed: 0,
+            cancels: 0,
+            cancelAtMs: null,
+            resubscribedAtMs: null,
+            finishedAtMs: 0,
+          };
+          try {
+            const r = await runConsumer(
+              {
+                urls,
+                queue: q.handling,
+                consumeArguments: set.consumerArguments,
+                prefetch: 1,
+                autoAck: false,
+                crashOnDelivery: false,
+                failure: undefined,
+                workMs: o.workMs,
+                workMsOf: (id) => (id === slowId ? o.slowWorkMs : o.workMs),
+                ackEvery: 1,
+                count: undefined,
+                idleTimeoutMs: o.observeMs,
+                heartbeatS: 5,
+                reconnectTimeoutMs: 30_000,
+                store,
+              },
+              {
+                signal,
+                onDelivery: (d) =>
+                  handling.deliveries.push({
+                    atMs: now(),
+                    messageId: d.messageId ?? '?',
+                    redelivered: d.redelivered,
+                    deliveryCount: d.deliveryCount ?? 0,
+                    acquiredCount: d.acquiredCount ?? 0,
+                  }),
+                onCancelled: () => {
+                  handling.cancelAtMs ??= now();
+                  ctx.progress.info(
+                    `  ${via}: rmq-bench's consumer cancelled by the broker at ${(now() / 1000).toFixed(2)} s; it subscribes again when its work is done`,
+                  );
+                },
+                onSubscribed: () => {
+                  if (handling.cancelAtMs !== null) handling.resubscribedAtMs ??= now();
+                },
+              },
+            );
+            handling.processed = Object.fromEntries(store.processedCounts());
+            handling.duplicatesAbsorbed = store.skippedDuplicates();
+            handling.cancels = r.cancels;
+            handling.finishedAtMs = now();
+          } finally {
+            store.close();
+          }
+          await Promise.race([naive.slowDone, aborted]);
+          // The observation window: the naive consumer has had its chance to go on.
+          await systemClock.sleep(Math.max(0, o.observeMs - (now() - (naive.run.lastProcessedAtMs ?? 0))), signal).catch(() => undefined);
+          return { via, q, slowId, naive, handling };
+        }),
+      );
+      if (ctx.signal.aborted) throw new InterruptedError();
+      const timedOut = stop.signal.aborted;
+      const runs: ViaResult[] = [];
+      for (const x of perVia) {
+        const endAtMs = now();
+        const r = assessVia(o, {
+          via: x.via,
+          setBy: VIA_DESCRIPTIONS[x.via],
+          timeoutMs: o.timeoutMs,
+          messageIds: messageIdsFor(x.via, o.count),
+          slowId: x.slowId,
+          naive: x.naive.run,
+          handling: x.handling,
+          naiveEnd: await queueEnd(ch, x.q.naive),
+          handlingEnd: await queueEnd(ch, x.q.handling),
+          endAtMs,
+        });
+        if (timedOut) r.problems.push(`the demo did not finish within ${deadlineMs} ms`);
+        runs.push({ ...r, ok: r.ok && !timedOut });
+      }
+      stop.abort();
+      await sampler;
+      const { vias: _, ...ranWith } = o;
+      return {
+        ...ranWith,
+        brokerVersion,
+        runs,
+        samples,
+        ok: runs.every((r) => r.ok),
+      };
+    } finally {
+      clearTimeout(deadline);
+      stop.abort();
+    }
+  } finally {
+    for (const n of naives) await n.close().catch(() => undefined);
+    if (policySet) {
+      await m
+        .request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`)
+        .catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
+    }
+    if (declared.length > 0) {
+      try {
+        const ch = await admin.connection.createChannel();
+        for (const q of declared) await ch.deleteQueue(q);
+      } catch (err) {
+        ctx.log(`could not delete the demo's queues (${declared.join(', ')}): ${errorMessage(err)}`);
+      }
+    }
+    await closeWithin(admin.connection);
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}
