@@ -26,7 +26,6 @@ describe('consumer-timeout-demo (RabbitMQ 4.3 quorum queue consumer timeouts)', 
       const all = r.messageIds;
       // The broker's side, measured (the claims table held, each one for a reason):
       expect(r.checks.map((c) => [c.claim, c.held])).toEqual(r.checks.map((c) => [c.claim, true]));
-      expect(r.measuredTimeoutMs).toBeGreaterThanOrEqual(d.timeoutMs - 100);
       expect(r.naive.channelOpenAfterCancel).toBe(true);
       const again = r.handling.deliveries.filter((x) => x.messageId === r.slowId);
       expect(again).toHaveLength(2);
