@@ -2,6 +2,7 @@ import type { CompareResult, CompareRun } from '../scenarios/compare.js';
 import type { ConsumerCrashResult } from '../scenarios/consumer-crash.js';
 import type { ConsumerTimeoutDemoResult } from '../scenarios/consumer-timeout-plan.js';
 import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-demo.js';
+import type { DlxStrategyResult } from '../scenarios/dlx-strategy-plan.js';
 import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
 import type { DurabilityDemoResult } from '../scenarios/durability-demo.js';
 import type { PrefetchDemoResult } from '../scenarios/prefetch-demo.js';
@@ -86,7 +87,7 @@ function chartsFor(kind: string, data: object): string[] {
     case 'prefetch-demo':
       return prefetchCharts(data as PrefetchDemoResult);
     case 'dlq-demo':
-      return dlqDemoCharts(data as DlqDemoResult);
+      return (data as { mode?: string }).mode === 'strategy' ? dlxStrategyCharts(data as DlxStrategyResult) : dlqDemoCharts(data as DlqDemoResult);
     case 'retry-demo':
       return 'mode' in data ? ladderCharts(data as RetryLadderResult) : retryCharts(data as RetryDemoResult);
     case 'delayed-retry-demo':
@@ -346,6 +347,23 @@ export function consumerTimeoutCharts(r: ConsumerTimeoutDemoResult): string[] {
       markers: r.runs.filter((x) => x.naive.cancelAtMs !== null).map((x) => ({ x: x.naive.cancelAtMs! / 1000, label: `${x.via} cancel` })),
       xLabel: 'seconds since the consumers started',
       yLabel: 'ready',
+    }),
+  ];
+}
+
+/** dlq-demo --strategy: where each run's dead letters ended, per strategy. */
+export function dlxStrategyCharts(r: DlxStrategyResult): string[] {
+  return [
+    '<h2>Dead letters per run</h2>',
+    barChart({
+      title: `${r.count} messages rejected a run while the DLQ's leader was under '${r.fault}': in the DLQ, still in the source, lost`,
+      categories: r.runs.map((x) => `${x.variant} #${x.run}`),
+      series: [
+        { name: 'in the DLQ', values: r.runs.map((x) => x.inDlq), color: PALETTE[1] },
+        { name: 'left in the source', values: r.runs.map((x) => x.leftInSource), color: PALETTE[2] },
+        { name: 'lost', values: r.runs.map((x) => x.lost), color: PALETTE[3] },
+      ],
+      yLabel: 'messages',
     }),
   ];
 }

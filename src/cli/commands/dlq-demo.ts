@@ -1,13 +1,33 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../../errors.js';
 import { renderDlqDemo } from '../../report/dlq.js';
+import { renderDlxStrategy } from '../../report/dlx-strategy.js';
 import { DLQ_REASONS, runDlqDemo, type DlqDemoOptions, type DlqReason } from '../../scenarios/dlq-demo.js';
+import { runDlxStrategy } from '../../scenarios/dlx-strategy.js';
+import {
+  DLX_VARIANTS,
+  STRATEGY_FAULTS,
+  strategyVariants,
+  type DlxStrategyOptions,
+  type DlxVariant,
+  type StrategyFault,
+} from '../../scenarios/dlx-strategy-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
-/** `rmq-bench dlq-demo`: every way a message reaches demo.dlq, verified by x-first-death-reason. */
-export type DlqDemoCliOptions = DlqDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+/**
+ * `rmq-bench dlq-demo`: every way a message reaches demo.dlq, verified by x-first-death-reason;
+ * with --strategy, dead letters sent while the DLQ's leader is faulted, per dead-lettering strategy.
+ */
+export type DlqDemoCliOptions = DlqDemoOptions & {
+  json: boolean;
+  html: string | undefined;
+  auto: boolean;
+  /** --strategy: the dead-lettering strategies under a fault, instead of the reasons. */
+  strategy?: DlxStrategyOptions;
+};
 
 /** --reason: a comma-separated list of reasons, or all (in the demo's order). */
 function dlqReasons(value: string): DlqReason[] {
@@ -19,28 +39,81 @@ function dlqReasons(value: string): DlqReason[] {
   return DLQ_REASONS.filter((r) => parts.includes(r));
 }
 
+function strategyList(value: string): DlxVariant[] {
+  const v = strategyVariants(value.trim());
+  if (!v) throw new InvalidArgumentError(`'${value}' is not one of ${DLX_VARIANTS.join(', ')}, both, all`);
+  return v;
+}
+
+interface RawOptions {
+  json: boolean;
+  html?: string;
+  auto: boolean;
+  reason?: DlqReason[];
+  count?: number;
+  ttl: number;
+  maxLength: number;
+  strategy?: DlxVariant[];
+  fault?: StrategyFault;
+  hold?: number;
+  runs?: number;
+}
+
+const REASON_COUNT = 3;
+const STRATEGY_COUNT = 200;
+
+export function dlqDemoOptions(o: RawOptions): DlqDemoCliOptions {
+  const base = { json: o.json, html: o.html, auto: o.auto, ttlMs: o.ttl, maxLength: o.maxLength };
+  if (o.strategy === undefined) {
+    const stray = (['fault', 'hold', 'runs'] as const).filter((k) => o[k] !== undefined);
+    if (stray.length > 0) throw new UsageError(`${stray.map((k) => `--${k}`).join(', ')} go(es) with --strategy`);
+    return { ...base, reasons: o.reason ?? ['delivery_limit'], count: o.count ?? REASON_COUNT };
+  }
+  if (o.reason !== undefined) throw new UsageError('--reason and --strategy are two demos: give one');
+  const count = o.count ?? STRATEGY_COUNT;
+  return {
+    ...base,
+    reasons: [],
+    count,
+    strategy: { variants: o.strategy, fault: o.fault ?? 'pause', count, holdMs: o.hold ?? 15_000, runs: o.runs ?? 1 },
+  };
+}
+
 export const dlqDemo = defineCommand({
   name: 'dlq-demo',
   register: (command, dispatch: (o: DlqDemoCliOptions) => Promise<void>) =>
     command
-      .description('every way a message reaches demo.dlq (delivery limit, reject, TTL, max-length), verified by x-first-death-reason')
-      .addOption(
-        new Option('--reason <reasons>', `which ways, comma-separated: ${DLQ_REASONS.join(', ')}, or all`)
-          .argParser(dlqReasons)
-          .default(['delivery_limit'], 'delivery_limit'),
+      .description(
+        "every way a message reaches demo.dlq (delivery limit, reject, TTL, max-length), verified by x-first-death-reason; --strategy: dead letters sent while the DLQ's leader is faulted, at-most-once against at-least-once",
       )
-      .addOption(countOption('messages per reason', 3))
+      .addOption(
+        new Option('--reason <reasons>', `which ways, comma-separated: ${DLQ_REASONS.join(', ')}, or all (default: delivery_limit)`).argParser(dlqReasons),
+      )
+      .addOption(countOption(`messages per reason (default ${REASON_COUNT}); with --strategy, per run (default ${STRATEGY_COUNT})`))
       .addOption(durationOption('--ttl <duration>', 'expired: per-message expiration', '1s'))
       .addOption(new Option('--max-length <n>', 'maxlen: x-max-length of the temporary policy').argParser(positiveInt).default(2))
+      .addOption(
+        new Option(
+          '--strategy <which>',
+          `dead-lettering under a fault of the DLQ's leader: ${DLX_VARIANTS.join(', ')}, both (the two strategies) or all (the three)`,
+        ).argParser(strategyList),
+      )
+      .addOption(new Option('--fault <kind>', "with --strategy: what happens to the DLQ's leader (default: pause)").choices(STRATEGY_FAULTS))
+      .addOption(durationOption('--hold <duration>', 'with --strategy: how long the fault lasts; the messages are rejected within it (default: 15s)'))
+      .addOption(new Option('--runs <k>', 'with --strategy: runs of each strategy (default: 1)').argParser(positiveInt))
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; auto: boolean; reason: DlqReason[]; count: number; ttl: number; maxLength: number }) =>
-        dispatch({ json: o.json, html: o.html, auto: o.auto, reasons: o.reason, count: o.count, ttlMs: o.ttl, maxLength: o.maxLength }),
-      ),
+      .action((o: RawOptions) => dispatch(dlqDemoOptions(o))),
   async run(ctx, o) {
-    const { json, html, auto, ...options } = o;
-    const r = await runDlqDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+    const { json, html, auto, strategy, ...options } = o;
+    const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
+    if (strategy) {
+      const r = await runDlxStrategy(ctx, strategy, step);
+      emit({ json, html }, 'dlq-demo', r, renderDlxStrategy(r));
+      return { ok: r.ok };
+    }
+    const r = await runDlqDemo(ctx, options, step);
     emit({ json, html }, 'dlq-demo', r, renderDlqDemo(r));
     return { ok: r.ok };
   },

@@ -1,0 +1,226 @@
+import type { ConsumeMessage } from 'amqplib';
+import { closeWithin, connectAny } from '../amqp/connect.js';
+import { requireCluster } from '../cluster/cluster.js';
+import { execIn } from '../cluster/engine.js';
+import { currentLeader, startLeaderFault, type LeaderFaultHandle } from '../cluster/leader-fault.js';
+import { shortNodeName } from '../cluster/leader.js';
+import { amqpUrl } from '../config.js';
+import type { Context } from '../context.js';
+import { BrokerUnavailableError, EnvironmentError, InterruptedError, errorMessage } from '../errors.js';
+import { systemClock } from '../util/retry.js';
+import {
+  VARIANT_DESCRIPTIONS,
+  DEFAULT_WORKER_RETRY_MS,
+  countLost,
+  dlxNames,
+  settleTimeoutMs,
+  sourceArguments,
+  summarizeStrategies,
+  type DlxStrategyOptions,
+  type DlxStrategyResult,
+  type DlxVariant,
+  type StrategyRun,
+} from './dlx-strategy-plan.js';
+
+/**
+ * dlq-demo --strategy: dead letters sent while the DLQ's leader is faulted, counted, for each
+ * dead-lettering strategy. The DLQ is led from the last node, the source queue from the first
+ * (client-local placement, checked), so that the fault takes the target away and leaves the
+ * source and its consumer alone. Returns data; never prints. Queues and exchanges are deleted
+ * on every way out; the fault is undone on every way out (startLeaderFault).
+ */
+
+type Step = (title: string) => Promise<void>;
+
+interface QueueCounts {
+  /** Dead letters the source holds for the DLQ (at-least-once), as the management API reports them. */
+  messagesDlx: number;
+}
+
+async function sourceCounts(ctx: Context, queue: string): Promise<QueueCounts> {
+  const q = (await ctx.management.get(`/api/queues/${encodeURIComponent(ctx.config.vhost)}/${encodeURIComponent(queue)}`)) as { messages_dlx?: number };
+  return { messagesDlx: q.messages_dlx ?? 0 };
+}
+
+async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, run: number, workerRetryMs: number): Promise<StrategyRun> {
+  const { config } = ctx;
+  const names = dlxNames(variant);
+  const first = config.nodes[0]!;
+  const last = config.nodes[config.nodes.length - 1]!;
+  const connectOptions = { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal };
+  const src = await connectAny([amqpUrl(config, first)], 0, { ...connectOptions, connectionName: 'rmq-bench dlq-demo --strategy (source)' });
+  src.connection.on('error', () => undefined);
+  let fault: LeaderFaultHandle | undefined;
+  const problems: string[] = [];
+  try {
+    const ch = await src.connection.createConfirmChannel();
+    ch.on('error', () => undefined);
+    await ch.deleteQueue(names.source);
+    await ch.deleteQueue(names.dlq);
+    await ch.assertExchange(names.dlx, 'fanout', { durable: true });
+    // The DLQ first, declared through the last node so that it leads it.
+    const far = await connectAny([amqpUrl(config, last)], 0, { ...connectOptions, connectionName: 'rmq-bench dlq-demo --strategy (dlq)' });
+    far.connection.on('error', () => undefined);
+    try {
+      const fch = await far.connection.createChannel();
+      await fch.assertQueue(names.dlq, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' } });
+      await fch.bindQueue(names.dlq, names.dlx, '');
+    } finally {
+      await closeWithin(far.connection);
+    }
+    await ch.assertQueue(names.source, { durable: true, arguments: { ...sourceArguments(variant, names.dlx), 'x-queue-leader-locator': 'client-local' } });
+    const dlqLeader = shortNodeName((await currentLeader(ctx, { vhost: config.vhost, queue: names.dlq })).leader);
+    const sourceLeader = shortNodeName((await currentLeader(ctx, { vhost: config.vhost, queue: names.source })).leader);
+    if (dlqLeader === sourceLeader) throw new BrokerUnavailableError(`the DLQ and the source queue are both led from ${dlqLeader}; the demo needs them apart`);
+
+    const t0 = performance.now();
+    const since = (t: number | null): number | null => (t === null ? null : t - t0);
+    for (let i = 0; i < o.count; i++)
+      ch.sendToQueue(names.source, Buffer.from(`dlq-demo --strategy ${variant} ${i}`), { messageId: `${variant}-${run}-${i}`, persistent: true });
+    await ch.waitForConfirms();
+
+    // Fault the DLQ's leader; reject everything while it is down.
+    let applied!: () => void;
+    const appliedP = new Promise<void>((r) => (applied = r));
+    fault = startLeaderFault(ctx, { vhost: config.vhost, queue: names.dlq }, o.fault, {
+      restoreAfterMs: o.holdMs,
+      electionTimeoutMs: 60_000,
+      rejoinTimeoutMs: 180_000,
+      awaitElection: false,
+      onPhase: (phase, t) => {
+        if (t.appliedAt !== null) applied();
+        if (phase === 'holding')
+          ctx.progress.info(`  ${variant} run ${run}: '${o.fault}' on ${t.node} (the DLQ's leader) for ${o.holdMs} ms; rejecting ${o.count} messages`);
+        if (phase === 'rejoined') ctx.progress.info(`  ${variant} run ${run}: ${t.node} back, ${Math.round(t.rejoinMs ?? 0)} ms after the restore`);
+      },
+    });
+    const outcome = fault.done;
+    await Promise.race([appliedP, outcome.then(() => undefined)]);
+    if (fault.timeline.appliedAt === null) {
+      const { error } = await outcome;
+      throw error ?? new BrokerUnavailableError('the fault was not applied');
+    }
+
+    let rejected = 0;
+    let rejectedDuringFault = 0;
+    const all = new Promise<void>((resolve) => {
+      const consumer = src.connection.createChannel().then(async (c) => {
+        c.on('error', () => undefined);
+        await c.prefetch(100);
+        await c.consume(names.source, (m: ConsumeMessage | null) => {
+          if (!m) return;
+          c.reject(m, false);
+          rejected++;
+          if (fault?.timeline.restoredAt === null) rejectedDuringFault++;
+          if (rejected >= o.count) resolve();
+        });
+      });
+      // A channel that could not consume: the checks below report the shortfall.
+      void consumer.catch(() => resolve());
+    });
+    await Promise.race([all, outcome.then(() => undefined)]);
+    const { timeline, error } = await outcome;
+    if (error) throw error;
+    if (rejected < o.count) problems.push(`only ${rejected} of ${o.count} rejected by the time the node was back`);
+    if (rejectedDuringFault < rejected) problems.push(`${rejected - rejectedDuringFault} rejected after the restore: a longer --hold would fault them all`);
+
+    // After the restore: the source hands over what it held; wait until it holds nothing.
+    const restoredAt = timeline.restoredAt ?? performance.now();
+    const settleMs = settleTimeoutMs(workerRetryMs);
+    const deadline = performance.now() + settleMs;
+    let counts = await sourceCounts(ctx, names.source);
+    while (counts.messagesDlx > 0 && performance.now() < deadline) {
+      await systemClock.sleep(500, ctx.signal);
+      counts = await sourceCounts(ctx, names.source);
+    }
+    const settledMs = counts.messagesDlx === 0 ? performance.now() - restoredAt : null;
+    // Read the DLQ out (it is deleted after the run): at-least-once may deliver a dead letter twice.
+    const copies = new Map<string, number>();
+    for (let m = await ch.get(names.dlq, { noAck: true }); m; m = await ch.get(names.dlq, { noAck: true })) {
+      const id = String(m.properties.messageId);
+      copies.set(id, (copies.get(id) ?? 0) + 1);
+    }
+    const inDlq = copies.size;
+    const duplicatesInDlq = [...copies.values()].reduce((a, n) => a + n - 1, 0);
+    // What is left in the source: the dead letters it still holds, and anything ready (a passive
+    // declare: the management API's message count lags, once by a whole 200 after the DLQ had them).
+    const leftInSource = counts.messagesDlx + (await ch.checkQueue(names.source)).messageCount;
+    if (inDlq + leftInSource > o.count) problems.push(`${inDlq + leftInSource} messages counted for ${o.count} published`);
+    return {
+      variant,
+      run,
+      fault: o.fault,
+      dlqLeader,
+      sourceLeader,
+      published: o.count,
+      rejected,
+      rejectedDuringFault,
+      inDlq,
+      duplicatesInDlq,
+      leftInSource,
+      lost: countLost(o.count, inDlq, leftInSource),
+      faultAtMs: since(timeline.issuedAt),
+      restoredAtMs: since(timeline.restoredAt),
+      rejoinedAtMs: since(timeline.rejoinedAt),
+      settledMs,
+      heldAtEnd: counts.messagesDlx,
+      problems,
+    };
+  } finally {
+    await fault?.close();
+    try {
+      const ch = await src.connection.createChannel();
+      await ch.deleteQueue(names.source);
+      await ch.deleteQueue(names.dlq);
+      await ch.deleteExchange(names.dlx);
+    } catch (err) {
+      ctx.log(`could not delete ${names.source}, ${names.dlq} or ${names.dlx}: ${errorMessage(err)}`);
+    }
+    await closeWithin(src.connection);
+  }
+}
+
+const WORKER_RETRY_KEY = 'dead_letter_worker_publisher_confirm_timeout';
+
+/** rabbit's app env on one node, through rabbitmqctl eval; undefined when unset. */
+async function readWorkerRetry(ctx: Context, container: string): Promise<number | undefined> {
+  const r = await execIn(await ctx.docker(), container, ['rabbitmqctl', 'eval', `application:get_env(rabbit, ${WORKER_RETRY_KEY}).`], 30_000);
+  if (r.exitCode !== 0) throw new EnvironmentError(`rabbitmqctl eval on ${container} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
+  const m = /\{ok,\s*(\d+)\}/.exec(r.output);
+  return m ? Number(m[1]) : undefined;
+}
+
+export async function runDlxStrategy(ctx: Context, o: DlxStrategyOptions, step: Step): Promise<DlxStrategyResult> {
+  await requireCluster(ctx);
+  const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
+  const workerRetryMs = (await readWorkerRetry(ctx, ctx.config.nodes[0]!.container)) ?? DEFAULT_WORKER_RETRY_MS;
+  return runAll(ctx, o, step, overview.rabbitmq_version ?? 'unknown', workerRetryMs);
+}
+
+async function runAll(ctx: Context, o: DlxStrategyOptions, step: Step, brokerVersion: string, workerRetryMs: number): Promise<DlxStrategyResult> {
+  await step(
+    `for ${o.variants.map((v) => `${v} (${VARIANT_DESCRIPTIONS[v]})`).join('; ')}: ${o.runs} run(s) of ${o.count} messages rejected (requeue=false) while the DLQ's leader is under '${o.fault}' for ${o.holdMs} ms`,
+  );
+  const runs: StrategyRun[] = [];
+  for (let run = 1; run <= o.runs; run++) {
+    for (const variant of o.variants) {
+      if (ctx.signal.aborted) throw new InterruptedError();
+      const r = await oneRun(ctx, o, variant, run, workerRetryMs);
+      ctx.progress.info(`  ${variant} run ${run}: ${r.inDlq} in the DLQ, ${r.leftInSource} still in the source, ${r.lost} lost of ${r.published}`);
+      runs.push(r);
+    }
+  }
+  const { summaries, ok, problems } = summarizeStrategies(o.variants, runs);
+  return {
+    mode: 'strategy',
+    brokerVersion,
+    workerRetryMs,
+    fault: o.fault,
+    count: o.count,
+    holdMs: o.holdMs,
+    runs,
+    summaries,
+    ok,
+    problems,
+  };
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { DlxStrategyResult } from '../../src/scenarios/dlx-strategy-plan.js';
+import { mgmtGet, parseJson, runCli } from './cli.js';
+
+async function leftovers(): Promise<string[]> {
+  const queues = (await mgmtGet<{ name: string }[]>('/api/queues?columns=name')).map((q) => q.name);
+  const exchanges = (await mgmtGet<{ name: string }[]>('/api/exchanges?columns=name')).map((e) => e.name);
+  return [...queues, ...exchanges].filter((n) => n.startsWith('rmq-bench.dlx-strategy.'));
+}
+
+describe("dlq-demo --strategy: dead letters while the DLQ's leader is paused", { timeout: 300_000 }, () => {
+  it('at-least-once (with reject-publish): every dead letter kept; nothing left behind', async () => {
+    const r = await runCli(['dlq-demo', '--strategy', 'at-least-once', '-n', '50', '--hold', '8s', '--auto', '--json'], { timeoutMs: 290_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = parseJson<DlxStrategyResult>(r);
+    expect(d.ok, d.problems.join('\n')).toBe(true);
+    expect(d.workerRetryMs).toBe(180_000);
+    const [x] = d.runs;
+    expect(x!.dlqLeader).not.toBe(x!.sourceLeader);
+    expect([x!.rejected, x!.rejectedDuringFault]).toEqual([50, 50]);
+    expect(x!.lost).toBe(0);
+    expect(x!.inDlq + x!.leftInSource).toBe(50);
+    expect(x!.restoredAtMs! - x!.faultAtMs!).toBeGreaterThanOrEqual(8_000);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('at-most-once: every message accounted for (in the DLQ, or lost: none left in the source); the rejections all fell in the fault', async () => {
+    const r = await runCli(['dlq-demo', '--strategy', 'at-most-once', '-n', '50', '--hold', '8s', '--auto', '--json'], { timeoutMs: 240_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const d = parseJson<DlxStrategyResult>(r);
+    const [x] = d.runs;
+    expect(x!.rejectedDuringFault).toBe(50);
+    expect(x!.leftInSource).toBe(0);
+    expect(x!.inDlq + x!.lost).toBe(50);
+    expect(d.summaries.map((s) => [s.variant, s.lost])).toEqual([['at-most-once', x!.lost]]);
+    expect(await leftovers()).toEqual([]);
+  });
+
+  it('bad input: a stray --hold without --strategy is one line, exit 2, before anything runs', async () => {
+    const r = await runCli(['dlq-demo', '--hold', '5s']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --hold go(es) with --strategy']);
+  });
+});
