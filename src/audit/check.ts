@@ -16,6 +16,7 @@ export const CHECK_IDS = [
   'dlx-configured',
   'dlx-route',
   'delivery-limit',
+  'dead-letter-strategy',
   'policy-shadowed',
   'retry-loop',
   'cluster-size',

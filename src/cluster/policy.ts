@@ -68,6 +68,9 @@ export interface EffectiveQueue {
   deliveryLimit: DeliveryLimit | undefined;
   /** Quorum queues: the consumer timeout the queue sets (a consumer argument still overrides it). */
   consumerTimeout: ConsumerTimeout | undefined;
+  /** Quorum queues: x-dead-letter-strategy (argument first, then policy; at-most-once when neither) and x-overflow (drop-head when neither). */
+  deadLetterStrategy: string | undefined;
+  overflow: string | undefined;
 }
 
 /**
@@ -142,6 +145,8 @@ export function effectiveQueue(q: QueueInfo, policies: readonly PolicyInfo[], ov
     messageTtlMs: minDefined(num(args['x-message-ttl']), num(def['message-ttl'])),
     deliveryLimit,
     consumerTimeout,
+    deadLetterStrategy: type === 'quorum' ? (str(args['x-dead-letter-strategy']) ?? str(def['dead-letter-strategy']) ?? 'at-most-once') : undefined,
+    overflow: type === 'quorum' ? (str(args['x-overflow']) ?? str(def.overflow) ?? 'drop-head') : undefined,
   };
 }
 

@@ -28,9 +28,13 @@ function find(items: AuditItem[], id: string, object: string): AuditItem {
 const problems = (items: AuditItem[]): string[] => items.filter((i) => i.status !== 'pass').map((i) => `${i.status} ${i.id} ${i.object}`);
 
 describe('audit of the stock topology (cluster/definitions.json)', () => {
-  it('fails only on the retry loop: demo.orders ⇄ demo.retry with no DLQ bound to demo.dlx', () => {
+  it('fails only on the retry loop: demo.orders ⇄ demo.retry with no DLQ bound to demo.dlx; both dead-letter at most once', () => {
     const items = itemsOf(stockSnapshot());
-    expect(problems(items)).toEqual(['fail retry-loop queues demo.orders → demo.retry → demo.orders']);
+    expect(problems(items)).toEqual([
+      'fail retry-loop queues demo.orders → demo.retry → demo.orders',
+      'warn dead-letter-strategy queue demo.orders',
+      'warn dead-letter-strategy queue demo.retry',
+    ]);
     const loop = find(items, 'retry-loop', 'queues demo.orders → demo.retry → demo.orders');
     expect(loop.message).toContain('demo.retry holds them 5000 ms');
     expect(loop.message).toContain('no copy anywhere');
@@ -48,7 +52,12 @@ describe('audit of the stock topology (cluster/definitions.json)', () => {
 
   it('with demo.dlq bound to demo.dlx (after dlq-demo): the loop is a warning, and a non-empty DLQ is one', () => {
     const items = itemsOf(stockWithDlq(3));
-    expect(problems(items)).toEqual(['warn retry-loop queues demo.orders → demo.retry → demo.orders', 'warn dlq-messages queue demo.dlq']);
+    expect(problems(items)).toEqual([
+      'warn dead-letter-strategy queue demo.orders',
+      'warn dead-letter-strategy queue demo.retry',
+      'warn retry-loop queues demo.orders → demo.retry → demo.orders',
+      'warn dlq-messages queue demo.dlq',
+    ]);
     expect(find(items, 'retry-loop', 'queues demo.orders → demo.retry → demo.orders').message).toContain('also reaches demo.dlq, so none is lost');
     expect(find(items, 'dlq-messages', 'queue demo.dlq').message).toBe('dead-letter queue holds 3 messages: each one failed somewhere');
     expect(auditResultOf(stockWithDlq(0), { answeredBy: { node: 'rabbit1', url: 'http://127.0.0.1:15672' }, unanswered: [] }, OPTIONS).ok).toBe(true);
@@ -337,6 +346,41 @@ describe('one broken topology per check', () => {
       id: 'no-consumers',
       object: 'queue t.idle',
       status: 'pass',
+    },
+    {
+      name: 'at-least-once with reject-publish: the dead letter stays until confirmed',
+      change: (s) =>
+        s.policies.push(
+          policy(
+            'dlx-orders-alo',
+            '^demo\\.orders$',
+            { 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5, 'dead-letter-strategy': 'at-least-once', overflow: 'reject-publish' },
+            5,
+          ),
+        ),
+      id: 'dead-letter-strategy',
+      object: 'queue demo.orders',
+      status: 'pass',
+      message: /^at-least-once with overflow reject-publish/,
+    },
+    {
+      name: 'at-least-once without reject-publish: it runs at most once',
+      change: (s) =>
+        s.queues.push(
+          quorumQueue('t.alo', { arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': 'demo.dlx', 'x-dead-letter-strategy': 'at-least-once' } }),
+        ),
+      id: 'dead-letter-strategy',
+      object: 'queue t.alo',
+      status: 'fail',
+      message: /^dead-letter-strategy at-least-once with overflow drop-head: RabbitMQ falls back to at-most-once/,
+    },
+    {
+      name: 'a quorum queue without a DLX has no dead-letter strategy item (dlx-configured speaks for it)',
+      change: (s) => s.queues.push(quorumQueue('t.nodlx')),
+      id: 'dead-letter-strategy',
+      object: 'queue demo.orders',
+      status: 'warn',
+      message: /^dead-lettering at-most-once \(the default\): a dead letter leaves without a confirm/,
     },
     {
       name: 'a quorum queue without a consumer timeout of its own: the broker setting, named as unseen',
