@@ -33,7 +33,7 @@ export function renderDlxStrategy(r: DlxStrategyResult): string {
   );
   return [
     `dlq-demo --strategy on RabbitMQ ${r.brokerVersion}: ${r.count} messages a run rejected (requeue=false) while the DLQ's leader is under '${r.fault}' for ${s(r.holdMs)}`,
-    `restore → settled: until the source holds no dead letter for the DLQ (its worker resends what is unconfirmed every ${s(r.workerRetryMs)}, dead_letter_worker_publisher_confirm_timeout); waited up to a minute past that`,
+    `restore → settled: at-least-once, until every rejected message is in the DLQ (its worker resends what is unconfirmed every ${s(r.workerRetryMs)}, dead_letter_worker_publisher_confirm_timeout; waited up to a minute past that); the others, until the DLQ's count stood still for 10 s`,
     '',
     runs,
     '',

@@ -50,9 +50,10 @@ export interface DlxStrategyOptions {
 export const DEFAULT_WORKER_RETRY_MS = 180_000;
 
 /**
- * After the restore, how long to wait for the source to hand over what it holds: the worker's
- * retry period and a minute (measured after a pause: 8.9 to 65 s, also with the period set to
- * 3 s, so it is not what sets the pace). What it still holds then is counted as held, not lost. Pure.
+ * at-least-once, after the restore: how long to wait for every dead letter to reach the DLQ:
+ * the worker's retry period and a minute (measured after a pause: 8.9 to 65 s, also with the
+ * period set to 3 s, so it is not what sets the pace). What is missing then is counted as held
+ * if the source still reports it, lost otherwise. Pure.
  */
 export function settleTimeoutMs(workerRetryMs: number): number {
   return workerRetryMs + 60_000;
