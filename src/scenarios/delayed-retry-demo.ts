@@ -286,10 +286,13 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
       await admin.purgeQueue(queue);
       if (!o.skipSetup) {
         policySet = true;
-        await m.request('PUT', `/api/policies/${vh}/${TEMP_POLICY}`, {
-          body: { pattern: '^demo\\.orders$', 'apply-to': 'queues', priority: POLICY_PRIORITY, definition },
-        });
-        setup.effective = await waitForPolicy(ctx, qPath);
+        const put = async (): Promise<void> => {
+          await m.request('PUT', `/api/policies/${vh}/${TEMP_POLICY}`, {
+            body: { pattern: '^demo\\.orders$', 'apply-to': 'queues', priority: POLICY_PRIORITY, definition },
+          });
+        };
+        await put();
+        setup.effective = await waitForPolicy(ctx, qPath, put);
       }
     } else {
       await step(
@@ -440,16 +443,32 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
   }
 }
 
-/** Wait until the queue reports the temporary policy; returns its effective definition. */
-async function waitForPolicy(ctx: Context, qPath: string): Promise<Record<string, unknown>> {
-  // 30 s: a CI run saw more than 15 s right after leader faults on the same cluster.
-  const deadlineMs = 30_000;
-  const deadline = performance.now() + deadlineMs;
+/**
+ * Wait until the queue reports the temporary policy; returns its effective definition. Two CI
+ * runs saw demo.orders keep reporting dlx-orders for more than 30 s after the PUT (right after
+ * leader faults on the same cluster, with a second cluster busy beside it): after
+ * POLICY_RETRY_AFTER_MS the policy is set again, and the wait goes on to POLICY_DEADLINE_MS.
+ */
+const POLICY_RETRY_AFTER_MS = 20_000;
+const POLICY_DEADLINE_MS = 60_000;
+
+async function waitForPolicy(ctx: Context, qPath: string, put: () => Promise<void>): Promise<Record<string, unknown>> {
+  const started = performance.now();
+  let retried = false;
   for (;;) {
     const q = (await ctx.management.get(qPath)) as { policy?: string; effective_policy_definition?: Record<string, unknown> };
     if (q.policy === TEMP_POLICY && q.effective_policy_definition?.['delayed-retry-type'] !== undefined) return q.effective_policy_definition;
-    if (performance.now() > deadline)
-      throw new DeadlineError(`queue did not report policy ${TEMP_POLICY} within ${deadlineMs} ms (it reports ${q.policy ?? 'none'})`, deadlineMs);
+    const waited = performance.now() - started;
+    if (!retried && waited > POLICY_RETRY_AFTER_MS) {
+      retried = true;
+      ctx.progress.info(`the queue still reports policy ${q.policy ?? 'none'} ${Math.round(waited / 1000)} s after the PUT; setting ${TEMP_POLICY} again`);
+      await put();
+    }
+    if (waited > POLICY_DEADLINE_MS)
+      throw new DeadlineError(
+        `queue did not report policy ${TEMP_POLICY} within ${POLICY_DEADLINE_MS} ms, set twice (it reports ${q.policy ?? 'none'})`,
+        POLICY_DEADLINE_MS,
+      );
     await systemClock.sleep(200, ctx.signal);
   }
 }
