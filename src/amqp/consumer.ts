@@ -117,7 +117,8 @@ export interface ConsumerHooks {
 
 const MAX_RECORDS = 100_000;
 
-function numberHeader(v: unknown): number | undefined {
+/** A numeric header as amqplib decodes it (a number, a bigint, or a typed { value }). Pure. */
+export function numberHeader(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'object' && v !== null && 'value' in v && typeof (v as { value: unknown }).value === 'number') return (v as { value: number }).value;

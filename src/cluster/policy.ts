@@ -13,7 +13,8 @@ import { objectKey, type ExchangeInfo, type OverviewInfo, type PolicyInfo, type 
  */
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** A finite number, or undefined. Pure. */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 function minDefined(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined) return b;

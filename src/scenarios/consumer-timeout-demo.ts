@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { runConsumer } from '../amqp/consumer.js';
+import { numberHeader, runConsumer } from '../amqp/consumer.js';
 import { requireCluster } from '../cluster/cluster.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
@@ -43,20 +43,14 @@ export function queuesOf(via: TimeoutVia): { naive: string; handling: string } {
   return { naive: `${QUEUE_PREFIX}.${via}.naive`, handling: `${QUEUE_PREFIX}.${via}.handling` };
 }
 
-function numberHeader(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  return 0;
-}
-
 function seen(msg: ConsumeMessage, atMs: number): SeenDelivery {
   const h = (msg.properties.headers ?? {}) as Record<string, unknown>;
   return {
     atMs,
     messageId: String(msg.properties.messageId),
     redelivered: msg.fields.redelivered,
-    deliveryCount: numberHeader(h['x-delivery-count']),
-    acquiredCount: numberHeader(h['x-acquired-count']),
+    deliveryCount: numberHeader(h['x-delivery-count']) ?? 0,
+    acquiredCount: numberHeader(h['x-acquired-count']) ?? 0,
   };
 }
 

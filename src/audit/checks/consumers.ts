@@ -1,3 +1,4 @@
+import { num } from '../../cluster/policy.js';
 import { auditedQueues, pass, warn, type Check } from '../check.js';
 
 /** The checks of a queue's consumers as the broker sees them. */
@@ -12,8 +13,6 @@ function duration(ms: number): string {
   return `${ms} ms`;
 }
 
-const number = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
 export const consumerTimeout: Check = {
   id: 'consumer-timeout',
   title: 'quorum queues bound how long a consumer may hold a delivery',
@@ -24,7 +23,7 @@ export const consumerTimeout: Check = {
         const ct = eq.consumerTimeout!;
         const overrides = (s.consumers ?? [])
           .filter((c) => c.queue.name === q.name && c.queue.vhost === q.vhost)
-          .map((c) => ({ tag: c.consumer_tag, ms: number(c.arguments?.['x-consumer-timeout']) }))
+          .map((c) => ({ tag: c.consumer_tag, ms: num(c.arguments?.['x-consumer-timeout']) }))
           .filter((c): c is { tag: string; ms: number } => c.ms !== undefined);
         const queueLevel =
           ct.ms === null
