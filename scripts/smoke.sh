@@ -36,6 +36,7 @@ step retry-demo retry-demo --auto
 step retry-ladder retry-demo --backoff 5s,30s,5m --time-scale 0.05 --auto
 step delayed-retry-demo delayed-retry-demo --auto
 step consumer-timeout-demo consumer-timeout-demo --auto
+step alarm-demo alarm-demo --auto
 step dlq-strategy dlq-demo --strategy both --auto
 step dlq-inspect dlq inspect
 # A minute under the nemesis (kill, stop, pause, disconnect and, where this host can, the network faults).

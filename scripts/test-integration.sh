@@ -14,10 +14,10 @@ cd "$(dirname "$0")/.."
 
 shard_a=(
   workshop consumer producer delayed-retry-demo durability-demo retry-demo dlq-demo html-report
-  outbox watch dlq-tools consumer-timeout-demo
+  outbox watch dlq-tools consumer-timeout-demo alarm-demo
 )
 shard_b=(
-  netfaults failover producer-crash compare-extra quorum-loss chaos audit bench cluster dlq-strategy
+  netfaults failover producer-crash compare-extra quorum-loss chaos audit bench cluster dlq-strategy alarm
 )
 
 files() { for f in "$@"; do echo "test/integration/$f.test.ts"; done; }

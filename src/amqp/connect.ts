@@ -126,9 +126,13 @@ export async function closeWithin(connection: ChannelModel, timeoutMs = 2_000): 
       ),
       timedOut,
     ]);
-    if (r === 'timeout') {
-      (connection as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    }
+    const stream = (connection as unknown as { connection?: { stream?: { destroy(): void; unref?(): void } } }).connection?.stream;
+    if (r === 'timeout') stream?.destroy();
+    // amqplib closes a blocked connection at once, with a half-close that the blocked broker reads
+    // only when its alarm clears. Left as it is, that socket keeps the process alive after its
+    // work is done; destroyed, it can reset, and the broker drop what it had not read. Unref'd,
+    // what the kernel holds is still delivered while this process lives, and the process can end.
+    else if ((connection as unknown as { connection?: { blocked?: boolean } }).connection?.blocked === true) stream?.unref?.();
   } finally {
     clearTimeout(timer);
   }

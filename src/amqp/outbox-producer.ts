@@ -4,7 +4,7 @@ import type { OutboxCounts, OutboxStore } from '../store/outbox.js';
 import { systemClock } from '../util/retry.js';
 import { RelayBook } from './outbox-relay.js';
 import { Pacer } from './pacer.js';
-import { PublishLoop, type LoopSession, type TimelineEvent } from './publish-loop.js';
+import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type LoopSession, type TimelineEvent } from './publish-loop.js';
 
 /**
  * The outbox producer: the "application" writes its events into the outbox, one transaction
@@ -30,6 +30,8 @@ export interface OutboxProducerOptions {
   reconnectTimeoutMs: number;
   /** At the end: how long to wait for the channel to close (the broker has read every publish). */
   flushTimeoutMs?: number;
+  /** How long the relay's connection may stay blocked by a resource alarm before it gives up (the rows stay pending in the outbox). */
+  blockedTimeoutMs?: number;
 }
 
 export interface OutboxProducerHooks {
@@ -110,6 +112,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
     signal: hooks.signal,
     connectSignal: signal,
     flushTimeoutMs: opts.flushTimeoutMs ?? 15_000,
+    blockedTimeoutMs: opts.blockedTimeoutMs ?? DEFAULT_BLOCKED_TIMEOUT_MS,
     createChannel: (connection) => connection.createConfirmChannel(),
     extra: () => ({ id: ++sessions }),
     onLost: (s) => {
@@ -169,6 +172,7 @@ export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducer
 
   const sweeper = setInterval(
     () => {
+      if (loop.timeoutsSuspended(opts.confirmTimeoutMs)) return;
       const late = book.timeouts(clock.now(), opts.confirmTimeoutMs);
       if (late.length > 0) {
         timedOut += late.length;

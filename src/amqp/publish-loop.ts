@@ -16,7 +16,7 @@ import { openPublishSession, type PublishSession } from './session.js';
 export interface TimelineEvent {
   /** ms since the producer started. */
   atMs: number;
-  type: 'connected' | 'connection-lost' | 'publish-failed' | 'nack' | 'confirm-timeout' | 'gave-up';
+  type: 'connected' | 'connection-lost' | 'publish-failed' | 'nack' | 'confirm-timeout' | 'blocked' | 'unblocked' | 'gave-up';
   detail: string;
 }
 
@@ -36,6 +36,12 @@ export interface PublishLoopOptions<C extends Channel, E extends object> {
   connectSignal?: AbortSignal;
   /** At the end: how long the channel may take to close (the broker has read every publish). */
   flushTimeoutMs: number;
+  /**
+   * How long a connection may stay blocked by the broker (a memory or disk alarm) before the loop
+   * gives up (gaveUp). While blocked nothing is written: the broker reads nothing from a blocked
+   * connection, and another node would not help (alarms block publishers cluster-wide).
+   */
+  blockedTimeoutMs: number;
   createChannel: (connection: ChannelModel) => Promise<C>;
   /** Fields of each new session, there before any callback sees it. */
   extra: () => E;
@@ -45,8 +51,25 @@ export interface PublishLoopOptions<C extends Channel, E extends object> {
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to say returns nothing
   onLost: (s: LoopSession<C, E>, why: string) => string | void;
   onEvent?: (event: TimelineEvent) => void;
+  /** connection.blocked (its reason) and connection.unblocked (null), after the event is recorded. */
+  onBlocked?: (s: LoopSession<C, E>, reason: string | null) => void;
   clock?: Clock;
 }
+
+/** How the end went: whether the broker acknowledged reading every publish (the channel's close-ok), and what was left. */
+export interface FlushOutcome {
+  /** closed: the broker has read every publish; timeout: no close-ok within flushTimeoutMs; lost: the connection went first; skipped: blocked past its deadline, not waited for. */
+  channel: 'closed' | 'timeout' | 'lost' | 'skipped';
+  /** The connection was blocked by the broker at the end (its reason). */
+  blockedBy: string | null;
+  /** Bytes still in this process's socket buffer when the connection was closed: they never left it. */
+  bufferedBytes: number;
+  /** All bytes handed to the socket per publish call, on average (to turn bufferedBytes into messages, roughly). */
+  bytesPerPublish: number;
+}
+
+/** A connection may stay blocked by a resource alarm this long by default before a producer gives up. */
+export const DEFAULT_BLOCKED_TIMEOUT_MS = 60_000;
 
 /** A wait when publish() said the buffer is full: 'drain' ends it early. */
 const DRAIN_WAIT_MS = 1_000;
@@ -60,9 +83,17 @@ export class PublishLoop<C extends Channel, E extends object = object> {
   interrupted = false;
   gaveUp: string | null = null;
   session: LoopSession<C, E> | undefined;
+  /** Time spent blocked by the broker, over all sessions (ms); a block still on at close() counts to then. */
+  blockedMs = 0;
+  /** connection.blocked notifications received. */
+  blocks = 0;
+  /** Publish calls, counted by the caller (publishes()) for the flush's bytes per publish. */
+  publishCalls = 0;
   readonly #clock: Clock;
   readonly #t0: number;
   #startIndex: number;
+  /** When the last block ended (clock), for timeoutsSuspended. */
+  #unblockedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: PublishLoopOptions<C, E>) {
     this.#clock = opts.clock ?? systemClock;
@@ -123,6 +154,17 @@ export class PublishLoop<C extends Channel, E extends object = object> {
       const s = this.session ?? (await this.#open());
       if (s === undefined) return;
       if (s.lost) continue; // lost before its first step: open another
+      // Blocked by a resource alarm: write nothing until unblocked, within the deadline.
+      if (s.blockedBy !== null) {
+        const blockedForMs = this.#clock.now() - s.blockedAt;
+        if (blockedForMs >= this.opts.blockedTimeoutMs) {
+          this.gaveUp = `the broker blocked the connection to ${maskUrl(s.url)} (${s.blockedBy}) for ${(blockedForMs / 1000).toFixed(1)} s, past the blocked timeout (${this.opts.blockedTimeoutMs} ms): a resource alarm; clear it (rabbitmq-diagnostics alarms) or raise --blocked-timeout`;
+          this.event('gave-up', this.gaveUp);
+          return;
+        }
+        await this.wait(s, Math.min(250, this.opts.blockedTimeoutMs - blockedForMs));
+        continue;
+      }
       // Backpressure: the client library's buffer is full; a well-behaved producer waits.
       if (s.needDrain) {
         await this.wait(s, DRAIN_WAIT_MS);
@@ -130,6 +172,32 @@ export class PublishLoop<C extends Channel, E extends object = object> {
       }
       await step(s);
     }
+  }
+
+  /**
+   * Whether confirm deadlines are suspended: the session is blocked (the broker reads nothing,
+   * so a confirm cannot be late), or was unblocked less than graceMs ago (the broker is reading
+   * what waited). Without this, a block longer than the confirm timeout would republish every
+   * message in flight, and give up a connection that another node could not replace.
+   */
+  timeoutsSuspended(graceMs: number): boolean {
+    if (this.session?.blockedBy != null) return true;
+    return this.#clock.now() - this.#unblockedAt < graceMs;
+  }
+
+  #blocked(s: LoopSession<C, E>, reason: string | null): void {
+    const now = this.#clock.now();
+    if (reason !== null) {
+      s.blockedAt = now;
+      this.blocks++;
+      this.event('blocked', `${maskUrl(s.url)}: ${reason}`);
+    } else {
+      this.blockedMs += now - s.blockedAt;
+      this.#unblockedAt = now;
+      this.event('unblocked', `${maskUrl(s.url)}: after ${Math.round(now - s.blockedAt)} ms`);
+    }
+    this.opts.onBlocked?.(s, reason);
+    this.changed.notify();
   }
 
   async #open(): Promise<LoopSession<C, E> | undefined> {
@@ -142,7 +210,11 @@ export class PublishLoop<C extends Channel, E extends object = object> {
         ...(o.connectionName === undefined ? {} : { connectionName: o.connectionName }),
       });
       this.#startIndex = c.index;
-      const s = await openPublishSession(c, o.createChannel, o.extra(), { onLost: (lost, why) => this.lose(lost, why), onDrain: () => this.changed.notify() });
+      const s = await openPublishSession(c, o.createChannel, o.extra(), {
+        onLost: (lost, why) => this.lose(lost, why),
+        onDrain: () => this.changed.notify(),
+        onBlocked: (b, reason) => this.#blocked(b, reason),
+      });
       o.onOpen?.(s);
       this.connectedTo.push(maskUrl(c.url));
       this.event('connected', maskUrl(c.url));
@@ -167,14 +239,33 @@ export class PublishLoop<C extends Channel, E extends object = object> {
    * heartbeat ends the wait (the connection closes) first. beforeClose sees the session while
    * acks can still arrive; afterChannelClose once they cannot.
    */
-  async close(hooks: { beforeClose?: (s: LoopSession<C, E>) => void; afterChannelClose?: (s: LoopSession<C, E>) => void } = {}): Promise<void> {
+  async close(
+    hooks: { beforeClose?: (s: LoopSession<C, E>) => void; afterChannelClose?: (s: LoopSession<C, E>) => void } = {},
+  ): Promise<FlushOutcome | undefined> {
     const s = this.session;
-    if (!s) return;
+    if (!s) return undefined;
     this.session = undefined;
     hooks.beforeClose?.(s);
     s.lost = true;
-    await Promise.race([closeChannelWithin(s.channel, this.opts.flushTimeoutMs), s.lostPromise]);
+    // Blocked past its deadline: no close-ok can come until the alarm clears; do not wait for it again.
+    const skip = s.blockedBy !== null && this.gaveUp !== null;
+    const channel = skip
+      ? 'skipped'
+      : await Promise.race([
+          closeChannelWithin(s.channel, this.opts.flushTimeoutMs),
+          // The connection (not this channel's own close) going first: a dead peer, the heartbeat.
+          new Promise<'lost'>((resolve) => s.connection.once('close', () => resolve('lost'))),
+        ]);
     hooks.afterChannelClose?.(s);
+    if (s.blockedBy !== null) this.blockedMs += this.#clock.now() - s.blockedAt;
+    const stream = (s.connection as unknown as { connection?: { stream?: { writableLength?: number; bytesWritten?: number } } }).connection?.stream;
+    const outcome: FlushOutcome = {
+      channel,
+      blockedBy: s.blockedBy,
+      bufferedBytes: stream?.writableLength ?? 0,
+      bytesPerPublish: this.publishCalls > 0 && stream?.bytesWritten !== undefined ? stream.bytesWritten / this.publishCalls : 0,
+    };
     await closeWithin(s.connection);
+    return outcome;
   }
 }

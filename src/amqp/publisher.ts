@@ -5,7 +5,7 @@ import { LatencyRecorder, type LatencySummary } from '../measure/histogram.js';
 import { systemClock } from '../util/retry.js';
 import { ConfirmBook, type AckVisitor, type NackVisitor } from './confirm-book.js';
 import { Pacer } from './pacer.js';
-import { PublishLoop, type LoopSession, type TimelineEvent } from './publish-loop.js';
+import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type FlushOutcome, type LoopSession, type TimelineEvent } from './publish-loop.js';
 import { commitTx, createModeChannel, modeRules, propertiesFor, type PublishMode } from './publish-modes.js';
 
 /**
@@ -16,7 +16,7 @@ import { commitTx, createModeChannel, modeRules, propertiesFor, type PublishMode
  * producer only knows what it wrote to the socket. Returns data; never prints.
  */
 
-export type { PublishMode, TimelineEvent };
+export type { FlushOutcome, PublishMode, TimelineEvent };
 
 export interface PublisherOptions {
   urls: readonly string[];
@@ -42,6 +42,8 @@ export interface PublisherOptions {
   runId: string;
   /** At the end: how long to wait for the client library to hand buffered publishes to the broker. */
   flushTimeoutMs?: number;
+  /** How long the connection may stay blocked by the broker (a resource alarm) before the run gives up (default 60 s). */
+  blockedTimeoutMs?: number;
   /**
    * Also carry x-rmq-bench-published-at-us: microseconds, performance.timeOrigin + performance.now(),
    * so that a consumer in the same process can measure end-to-end latency finer than Date.now()'s ms.
@@ -119,6 +121,14 @@ export interface PublisherResult {
   confirmLatencyAroundFault: LatencySummary;
   /** Longest stretch with no message written and no confirm received. */
   longestStallMs: number;
+  /** connection.blocked notifications (resource alarms), and the time spent blocked (ms). */
+  blocks: number;
+  blockedMs: number;
+  /**
+   * How the end went (undefined: no connection was open at the end). Without confirms, a channel
+   * close that timed out means the broker had not read everything written.
+   */
+  flush: FlushOutcome | undefined;
   /** Every message ended confirmed (confirm modes) or written (none); false when the run gave up or was interrupted. */
   completed: boolean;
   /** Ctrl+C stopped it: the figures are what was measured until then. */
@@ -183,6 +193,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     reconnectTimeoutMs: opts.reconnectTimeoutMs,
     signal: hooks.signal,
     flushTimeoutMs: opts.flushTimeoutMs ?? 15_000,
+    blockedTimeoutMs: opts.blockedTimeoutMs ?? DEFAULT_BLOCKED_TIMEOUT_MS,
     createChannel: (connection) => createModeChannel(connection, rules),
     extra: () => ({ epoch: 0 }),
     onOpen: (s) => {
@@ -200,6 +211,10 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     onLost: () => {
       // Unconfirmed (tx: uncommitted) on the lost connection: indeterminate, published again.
       for (const seq of book.connectionLost()) ledger.indeterminate(seq);
+    },
+    // Unblocked: confirms are due again from now (timeoutsSuspended covers the grace).
+    onBlocked: (_s, reason) => {
+      if (reason === null) lastAckAtMs = clock.now();
     },
     ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
   });
@@ -272,6 +287,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
    * that connection is given up and the next node tried.
    */
   const sweepTimeouts = (): void => {
+    if (loop.timeoutsSuspended(opts.confirmTimeoutMs)) return;
     const now = clock.now();
     const late = book.timeouts(now, opts.confirmTimeoutMs);
     if (late.length === 0) return;
@@ -306,6 +322,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     if (fromRetry) ledger.republish(seq);
     else ledger.attempt(seq);
     publishes++;
+    loop.publishCalls++;
     const at = clock.now();
     let ok: boolean;
     try {
@@ -354,6 +371,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     if (tx && !s.lost && txDue()) await commit(s);
   };
 
+  let flush: FlushOutcome | undefined;
   const sweeper = confirms ? setInterval(sweepTimeouts, Math.min(250, opts.confirmTimeoutMs)) : undefined;
   const sampler = setInterval(sample, SAMPLE_EVERY_MS);
   try {
@@ -362,7 +380,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     hooks.stop?.removeEventListener('abort', stopHere);
     if (sweeper) clearInterval(sweeper);
     clearInterval(sampler);
-    await loop.close({
+    flush = await loop.close({
       // Interrupted with confirms outstanding: nobody knows what became of them (acks during the close still count).
       beforeClose: () => {
         const left = book.connectionLost();
@@ -404,6 +422,9 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     confirmLatency: latency.summary(),
     confirmLatencyAroundFault: latencyFault.summary(),
     longestStallMs,
+    blocks: loop.blocks,
+    blockedMs: loop.blockedMs,
+    flush,
     completed: loop.gaveUp === null && !loop.interrupted && done(),
     gaveUp: loop.gaveUp,
     interrupted: loop.interrupted,

@@ -23,6 +23,7 @@ export const CHECK_IDS = [
   'node-running',
   'partitions',
   'alarms',
+  'unroutable-dropped',
   'quorum-members',
   'dlq-messages',
   'unacked',

@@ -1,7 +1,7 @@
 import type { BrokerSnapshot } from '../cluster/snapshot.js';
 import { Topology } from '../cluster/topology.js';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type AuditStatus, type Check, type CheckId } from './check.js';
-import { alarms, clusterSize, nodeRunning, partitions } from './checks/cluster.js';
+import { alarms, clusterSize, nodeRunning, partitions, unroutableDropped } from './checks/cluster.js';
 import { consumerTimeout } from './checks/consumers.js';
 import { deadLetterStrategy, deliveryLimit, dlxConfigured, dlxRoute, retryLoop } from './checks/dead-letters.js';
 import { exchangeDurable } from './checks/exchanges.js';
@@ -27,6 +27,7 @@ export const CHECKS: readonly Check[] = [
   nodeRunning,
   partitions,
   alarms,
+  unroutableDropped,
   quorumMembers,
   dlqMessages,
   unacked,

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { createRequire } from 'node:module';
 import type { CommandDef, CommandGroup } from './command.js';
+import { alarmDemo } from './commands/alarm-demo.js';
 import { audit } from './commands/audit.js';
 import { bench } from './commands/bench.js';
 import { cluster } from './commands/cluster.js';
@@ -38,6 +39,7 @@ const COMMANDS = [
   durabilityDemo,
   delayedRetryDemo,
   consumerTimeoutDemo,
+  alarmDemo,
   dlq,
   bench,
   audit,

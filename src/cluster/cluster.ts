@@ -5,6 +5,7 @@ import { BrokerUnavailableError, PortTakenError, errorMessage } from '../errors.
 import { maskUrl } from '../url.js';
 import { retryUntil } from '../util/retry.js';
 import { loadDefinitions, quorumQueues, type Definitions } from './definitions.js';
+import { healAlarms } from './alarms.js';
 import { execIn, inspectContainer, type ContainerInfo, type Docker } from './engine.js';
 import { ensureImage, type ImageResult } from './image.js';
 import { healNetFaults } from './netfaults.js';
@@ -102,6 +103,26 @@ async function heal(ctx: Context, docker: Docker): Promise<void> {
     ctx.log,
     (line) => ctx.progress.info(line),
   );
+}
+
+/** A watermark below this is not a real configuration: alarm-demo's 1 MB, left behind. */
+const LEFT_BEHIND_WATERMARK_BYTES = 64 * 1024 * 1024;
+
+/**
+ * An alarm in force, or a limit that alarm-demo sets (a killed run leaves it): reset to this
+ * project's configuration (healAlarms). The management API's node figures lag by up to 5 s; the
+ * common case costs that one request.
+ */
+async function clearAlarmsLeftBehind(ctx: Context, docker: Docker): Promise<void> {
+  const nodes = await ctx.management.nodes().catch(() => []);
+  const suspect = nodes.some(
+    (n) =>
+      n.mem_alarm === true ||
+      n.disk_free_alarm === true ||
+      (n.mem_limit !== undefined && n.mem_limit < LEFT_BEHIND_WATERMARK_BYTES) ||
+      (n.disk_free_limit !== undefined && n.disk_free !== undefined && n.disk_free_limit > n.disk_free),
+  );
+  if (suspect) await healAlarms(docker, ctx.config.nodes, ctx.log, (line) => ctx.progress.info(line));
 }
 
 /** Ports the cluster needs that another process holds (ports of our own running containers are fine). */
@@ -242,12 +263,14 @@ export async function clusterUp(ctx: Context, options: WaitOptions): Promise<UpR
   const base = { nodes: endpoints(ctx), prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics` };
 
   if (await clusterIsReady(ctx, defs)) {
+    await clearAlarmsLeftBehind(ctx, docker);
     progress.succeed('cluster already up');
     return { alreadyUp: true, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
   }
 
   await heal(ctx, docker);
   if (await clusterIsReady(ctx, defs)) {
+    await clearAlarmsLeftBehind(ctx, docker);
     progress.succeed('cluster up again (faults left behind were undone)');
     return { alreadyUp: false, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
   }
@@ -267,6 +290,8 @@ export async function clusterUp(ctx: Context, options: WaitOptions): Promise<UpR
   await waitForHealthyAndClustered(ctx, remaining());
   await ensureReplicated(ctx, defs);
   await waitForReplicated(ctx, defs, remaining());
+  // A node compose did not restart keeps a limit a killed run set (a restarted one reads rabbitmq.conf again).
+  await clearAlarmsLeftBehind(ctx, docker);
   const version = await versionOf(ctx);
   progress.succeed(`cluster up: 3 nodes, RabbitMQ ${version ?? '?'}, in ${Math.round((performance.now() - started) / 1000)} s`);
   return {

@@ -23,6 +23,10 @@ export interface NodeInfo {
   running: boolean;
   mem_alarm?: boolean;
   disk_free_alarm?: boolean;
+  /** Bytes: the memory high watermark in force, the disk free limit and the free space. */
+  mem_limit?: number;
+  disk_free_limit?: number;
+  disk_free?: number;
   partitions?: string[];
   uptime?: number;
 }

@@ -74,6 +74,14 @@ export interface OverviewInfo {
   rabbitmq_version?: string;
   product_version?: string;
   node?: string;
+  /**
+   * Totals over the cluster since its nodes started (each node's share is reset when it
+   * restarts), with *_details rates beside them. A key is absent until its count is non-zero
+   * (drop_unroutable: non-mandatory messages no binding matched; return_unroutable: mandatory
+   * ones returned with basic.return); the whole object is absent when the management agent
+   * collects no metrics (management_agent.disable_metrics_collector).
+   */
+  message_stats?: { drop_unroutable?: number; return_unroutable?: number } & Record<string, unknown>;
 }
 
 export interface BrokerSnapshot {

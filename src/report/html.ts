@@ -1,3 +1,4 @@
+import type { AlarmDemoResult } from '../scenarios/alarm-plan.js';
 import type { CompareResult, CompareRun } from '../scenarios/compare.js';
 import type { ConsumerCrashResult } from '../scenarios/consumer-crash.js';
 import type { ConsumerTimeoutDemoResult } from '../scenarios/consumer-timeout-plan.js';
@@ -94,6 +95,8 @@ function chartsFor(kind: string, data: object): string[] {
       return delayedRetryCharts(data as DelayedRetryDemoResult);
     case 'consumer-timeout-demo':
       return consumerTimeoutCharts(data as ConsumerTimeoutDemoResult);
+    case 'alarm-demo':
+      return alarmCharts(data as AlarmDemoResult);
     case 'durability-demo':
       return durabilityCharts(data as DurabilityDemoResult);
     case 'bench':
@@ -285,6 +288,39 @@ function delayedRetryCharts(r: DelayedRetryDemoResult): string[] {
       ],
       yLabel: 'ms',
     }),
+  ];
+}
+
+/** alarm-demo: what each publisher had sent, and the consumer's deliveries, over time; the alarm as a band, the blocks as markers. */
+export function alarmCharts(r: AlarmDemoResult): string[] {
+  const a = r.alarm;
+  const bands: Band[] = a.clearAtMs === null ? [] : [{ from: a.raiseAtMs / 1000, to: a.clearAtMs / 1000, label: `${r.kind} alarm on ${r.node}` }];
+  const markers: Marker[] = r.publishers.flatMap((p) => [
+    ...(p.blockedAtMs === null ? [] : [{ x: p.blockedAtMs / 1000, label: `${p.role} blocked` }]),
+    ...(p.unblockedAtMs === null ? [] : [{ x: p.unblockedAtMs / 1000, label: `${p.role} unblocked`, color: PALETTE[1] }]),
+    ...(p.gaveUpAtMs === null ? [] : [{ x: p.gaveUpAtMs / 1000, label: `${p.role} gave up`, color: PALETTE[3] }]),
+  ]);
+  const series = r.publishers.map((p, i) => ({
+    name: `${p.role} sent`,
+    points: r.samples.filter((x) => x.sent[p.role] !== undefined).map((x) => [x.tMs / 1000, x.sent[p.role] ?? 0] as [number, number]),
+    color: PALETTE[i % PALETTE.length],
+  }));
+  series.push({ name: 'delivered to the consumer', points: r.samples.map((x) => [x.tMs / 1000, x.delivered] as [number, number]), color: '#444' });
+  return [
+    '<h2>Sent and delivered</h2>',
+    lineChart({
+      title: `messages each publisher reports sent, and the consumer's deliveries (all publishers and the backlog); the alarm shaded`,
+      series,
+      markers,
+      bands,
+      xLabel: 'seconds since the publishers started',
+      yLabel: 'messages',
+    }),
+    '<h2>What each publisher reported, and what arrived</h2>',
+    countsTable(
+      ['publisher', 'node', 'sent', 'confirmed', 'indeterminate', 'arrived', 'lost'],
+      r.publishers.map((p) => [p.role, p.node, p.sent, p.confirmed ?? '-', p.indeterminate ?? '-', p.arrived, p.missing]),
+    ),
   ];
 }
 

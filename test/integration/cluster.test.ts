@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { AMQP_PORTS, PASSWORD, ROOT, USER, eventually, mgmtGet, parseJson, runCli, CONTAINERS } from './cli.js';
+import { clusterAlarms } from '../../src/cluster/alarms.js';
+import { execIn } from '../../src/cluster/engine.js';
+import { AMQP_PORTS, PASSWORD, ROOT, USER, eventually, mgmtGet, parseJson, runCli, CONTAINERS, NODES } from './cli.js';
 
 interface Status {
   reachable: boolean;
@@ -79,6 +81,61 @@ describe('the cluster', { timeout: 180_000 }, () => {
     expect(r.stdout + r.stderr).not.toContain(':demo@');
     const after = await Promise.all(CONTAINERS.map(async (n) => (await docker.getContainer(n).inspect()).State.StartedAt));
     expect(after).toEqual(before);
+  });
+});
+
+interface NodeLimits {
+  name: string;
+  mem_alarm: boolean;
+  mem_limit: number;
+}
+
+const nodeLimits = (): Promise<NodeLimits[]> => mgmtGet<NodeLimits[]>('/api/nodes?columns=name,mem_alarm,mem_limit');
+
+describe('cluster up resets an alarm left behind', { timeout: 180_000 }, () => {
+  it('a 1 MB memory watermark on node 1 (an alarm-demo killed mid-run): cluster up resets it to 0.6 without a restart', async () => {
+    const docker = new Docker();
+    const container = CONTAINERS[0]!;
+    const nodeName = `rabbit@${NODES[0]}`;
+    const startedAt = async (): Promise<string[]> => Promise.all(CONTAINERS.map(async (n) => (await docker.getContainer(n).inspect()).State.StartedAt));
+    const before = await nodeLimits();
+    expect(before.map((n) => n.mem_alarm)).toEqual([false, false, false]);
+    const started = await startedAt();
+    try {
+      const set = await execIn(docker, container, ['rabbitmqctl', 'set_vm_memory_high_watermark', 'absolute', '1MB'], 30_000);
+      expect(set.exitCode, set.output).toBe(0);
+      await eventually(async () => expect(await clusterAlarms(docker, container)).toEqual([{ kind: 'memory', node: nodeName }]), 15_000, 200);
+      // cluster up only looks for alarms in what the management API shows, which lags up to 5 s.
+      await eventually(
+        async () => expect((await nodeLimits()).find((n) => n.name === nodeName)).toMatchObject({ mem_alarm: true, mem_limit: 1_000_000 }),
+        30_000,
+        500,
+      );
+
+      const r = await runCli(['cluster', 'up', '--json'], { env: { RMQ_BENCH_QUIET: '0' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(parseJson<{ alreadyUp: boolean }>(r).alreadyUp).toBe(true);
+      expect(r.stderr).toContain(`${NODES[0]} had a memory alarm: reset vm_memory_high_watermark to 0.6, and it cleared`);
+      // healAlarms waited for the node to drop the alarm: it is gone at once, and no node was restarted for it.
+      expect(await clusterAlarms(docker, container)).toEqual([]);
+      expect(await startedAt()).toEqual(started);
+      // The management API catches up: the watermark the other nodes run with (RabbitMQ's default, 0.6), more than 1 GB.
+      await eventually(
+        async () => {
+          const after = await nodeLimits();
+          expect(after.map((n) => n.mem_alarm)).toEqual([false, false, false]);
+          expect(after.find((n) => n.name === nodeName)?.mem_limit).toBeGreaterThan(1_000_000_000);
+          expect(after.map((n) => n.mem_limit)).toEqual(before.map((n) => n.mem_limit));
+        },
+        30_000,
+        500,
+      );
+    } finally {
+      // Whatever happened above: an alarm left on would block every publisher of the cluster.
+      await execIn(docker, container, ['rabbitmqctl', 'set_vm_memory_high_watermark', '0.6'], 30_000)
+        .then((reset) => reset.exitCode === 0 || Promise.reject(new Error(`exit ${reset.exitCode}: ${reset.output}`)))
+        .catch((err: unknown) => process.stderr.write(`could not reset the memory watermark on ${container}: ${String(err)}\n`));
+    }
   });
 });
 

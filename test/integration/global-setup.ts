@@ -33,27 +33,30 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('sessionDir', sessionDir);
   return async () => {
     rmSync(sessionDir, { recursive: true, force: true });
-    if (process.env.RMQ_BENCH_KEEP_TEST_QUEUES !== '1') await removeTestQueues();
+    if (process.env.RMQ_BENCH_KEEP_TEST_QUEUES !== '1') await removeTestObjects();
   };
 }
 
 /**
- * Teardown: the tests name their own queues it.<something>; delete those left behind (a test
- * that failed half-way, or one that keeps its queue for inspection), so a later `audit` or
- * `watch` of the cluster shows only the demo topology.
+ * Teardown: the tests name their own queues and exchanges it.<something>; delete those left
+ * behind (a test that failed half-way, or one that keeps its queue for inspection), so a later
+ * `audit` or `watch` of the cluster shows only the demo topology (an exchange left behind fails
+ * the workshop's audit: exchange-durable, dlx-route).
  */
-async function removeTestQueues(): Promise<void> {
+async function removeTestObjects(): Promise<void> {
   const auth = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` };
   // This session's cluster (RMQ_BENCH_NAME and the ports): the default one, or a shard's second one.
   const mgmt = `http://127.0.0.1:${loadConfig(process.env).nodes[0]!.managementPort}`;
   try {
-    const res = await fetch(`${mgmt}/api/queues/%2F?columns=name`, { headers: auth, signal: AbortSignal.timeout(10_000) });
-    const queues = ((await res.json()) as { name: string }[]).map((q) => q.name).filter((n) => n.startsWith('it.'));
-    for (const q of queues) {
-      await fetch(`${mgmt}/api/queues/%2F/${encodeURIComponent(q)}`, { method: 'DELETE', headers: auth, signal: AbortSignal.timeout(10_000) });
+    for (const kind of ['queues', 'exchanges'] as const) {
+      const res = await fetch(`${mgmt}/api/${kind}/%2F?columns=name`, { headers: auth, signal: AbortSignal.timeout(10_000) });
+      const names = ((await res.json()) as { name: string }[]).map((q) => q.name).filter((n) => n.startsWith('it.'));
+      for (const n of names) {
+        await fetch(`${mgmt}/api/${kind}/%2F/${encodeURIComponent(n)}`, { method: 'DELETE', headers: auth, signal: AbortSignal.timeout(10_000) });
+      }
+      if (names.length > 0) process.stderr.write(`integration: removed ${names.length} test ${kind} (it.*)\n`);
     }
-    if (queues.length > 0) process.stderr.write(`integration: removed ${queues.length} test queues (it.*)\n`);
   } catch (err) {
-    process.stderr.write(`integration: could not remove the test queues: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`integration: could not remove the test queues and exchanges: ${err instanceof Error ? err.message : String(err)}\n`);
   }
 }

@@ -39,9 +39,9 @@ const WITHOUT_VERDICT: Record<string, (doc: Doc) => void> = {
 };
 
 describe('docs/WORKSHOP.md: every command, in order, passes its verdict', { timeout: WORKSHOP_TIMEOUT_MS }, () => {
-  it("has the article's steps and the consumer timeout, each with a command", () => {
+  it("has the article's steps, the consumer timeout and the resource alarm, each with a command", () => {
     const sections = [...new Set(WORKSHOP_COMMANDS.map((c) => c.section))];
-    expect(sections.map((s) => s.split('.')[0])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(sections.map((s) => s.split('.')[0])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']);
   });
 
   it('names a check for every command that reports without a verdict, and only for workshop commands', () => {

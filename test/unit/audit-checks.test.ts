@@ -3,7 +3,7 @@ import { CHECK_IDS, type AuditItem, type AuditOptions, type CheckId } from '../.
 import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
 import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
 import { Topology } from '../../src/cluster/topology.js';
-import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
+import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq, unroutableStats } from './audit.fixtures.js';
 
 const OPTIONS: AuditOptions = { maxUnacked: 1_000 };
 
@@ -27,7 +27,17 @@ function broken(): BrokerSnapshot {
   );
   s.exchanges.push(exchange('t.x', 'topic', { durable: false }));
   s.policies.push(policy('ha-legacy', '^legacy\\.', { 'ha-mode': 'all' }), policy('low', '^demo\\.orders$', { 'message-ttl': 1_000 }, 1));
+  s.overview.message_stats = unroutableStats(7, 2);
   return s;
+}
+
+/** The stock snapshot with the overview's message_stats replaced (undefined: none at all). */
+function withStats(stats: BrokerSnapshot['overview']['message_stats']): () => BrokerSnapshot {
+  return () => {
+    const s = stockSnapshot();
+    s.overview.message_stats = stats;
+    return s;
+  };
 }
 
 describe('the checklist', () => {
@@ -99,6 +109,55 @@ describe('single checks, run directly', () => {
     const [item] = run('retry-loop', stockSnapshot());
     expect(item?.message).toContain('dead letters go round demo.orders → demo.retry → demo.orders (demo.retry holds them 5000 ms)');
     expect(item?.fix).toContain("bind a DLQ to 'demo.dlx'");
+  });
+
+  describe('unroutable-dropped: one item on the cluster, from /api/overview message_stats', () => {
+    const FIX =
+      'publish with mandatory (and handle basic.return) or give the exchange an alternate-exchange; find the publisher with a routing key that matches no binding';
+    const SINCE = 'counted since the nodes started (a restart resets it): a publisher used neither mandatory nor an alternate exchange, and no binding matched';
+    type StatsCase = [name: string, snapshot: () => BrokerSnapshot, status: string, message: string, fix: string | null];
+    const statsCases: StatsCase[] = [
+      ['a fresh cluster: neither key yet', stockSnapshot, 'pass', 'no message dropped as unroutable since the nodes started', null],
+      [
+        'returned only (mandatory publishers)',
+        withStats(unroutableStats(0, 2)),
+        'pass',
+        'no message dropped as unroutable since the nodes started (2 messages returned to a mandatory publisher)',
+        null,
+      ],
+      [
+        'an explicit zero is a zero',
+        withStats({ drop_unroutable: 0, return_unroutable: 1 }),
+        'pass',
+        'no message dropped as unroutable since the nodes started (1 message returned to a mandatory publisher)',
+        null,
+      ],
+      [
+        'one dropped, none returned',
+        withStats(unroutableStats(1, 0)),
+        'fail',
+        `1 message dropped as unroutable (0 messages returned to a mandatory publisher), ${SINCE}`,
+        FIX,
+      ],
+      ['dropped and returned: both numbers', broken, 'fail', `7 messages dropped as unroutable (2 messages returned to a mandatory publisher), ${SINCE}`, FIX],
+      [
+        'no message_stats at all: metrics collection is off, nothing to count with',
+        withStats(undefined),
+        'warn',
+        'the management API reports no message statistics (metrics collection is off), so messages dropped as unroutable cannot be counted',
+        'turn metrics collection back on (management_agent.disable_metrics_collector = false), or read rabbitmq_global_messages_unroutable_dropped_total on every node’s Prometheus endpoint',
+      ],
+    ];
+    it.each(statsCases)('%s → %s', (_name, snapshot, status, message, fix) => {
+      expect(run('unroutable-dropped', snapshot())).toEqual([{ id: 'unroutable-dropped', status, object: 'cluster rabbit@rabbit1', message, fix }]);
+    });
+
+    it('names the cluster as cluster-size does (the node answering when there is no cluster_name)', () => {
+      const s = withStats(unroutableStats(3, 0))();
+      delete s.overview.cluster_name;
+      expect(brief(run('unroutable-dropped', s))).toEqual(['fail cluster rabbit@rabbit1']);
+      expect(run('unroutable-dropped', s)[0]?.object).toBe(run('cluster-size', s)[0]?.object);
+    });
   });
 
   it('policy-shadowed: a lower-priority policy whose keys are lost is a failure on the queue', () => {

@@ -86,7 +86,14 @@ const BUILT_IN: ExchangeInfo[] = [
 /** cluster/definitions.json as loaded: demo.orders (policy dlx-orders) → demo.dlx (fanout) → demo.retry (TTL 5 s) → demo.orders. */
 export function stockSnapshot(): BrokerSnapshot {
   return {
-    overview: { cluster_name: 'rabbit@rabbit1', rabbitmq_version: '4.3.6', product_version: '4.3.6', node: 'rabbit@rabbit1' },
+    overview: {
+      cluster_name: 'rabbit@rabbit1',
+      rabbitmq_version: '4.3.6',
+      product_version: '4.3.6',
+      node: 'rabbit@rabbit1',
+      // A fresh cluster's: no drop_unroutable or return_unroutable key until one is counted.
+      message_stats: { disk_reads: 0, disk_writes: 0, disk_reads_details: { rate: 0 }, disk_writes_details: { rate: 0 } },
+    },
     nodes: MEMBERS.map((n) => node(n)),
     queues: [
       quorumQueue('demo.orders', {
@@ -115,4 +122,12 @@ export function stockWithDlq(dlqMessages = 0): BrokerSnapshot {
   s.queues.push(quorumQueue('demo.dlq', { messages: dlqMessages, messages_ready: dlqMessages }));
   s.bindings.push(defaultBinding('demo.dlq'), binding('demo.dlx', 'demo.dlq'));
   return s;
+}
+
+/** /api/overview's message_stats once messages were dropped and returned as unroutable (keys as 4.3.6 names them). */
+export function unroutableStats(dropped: number, returned: number): NonNullable<BrokerSnapshot['overview']['message_stats']> {
+  const stats: NonNullable<BrokerSnapshot['overview']['message_stats']> = { disk_reads: 0, disk_writes: 0 };
+  if (dropped > 0) Object.assign(stats, { drop_unroutable: dropped, drop_unroutable_details: { rate: 0.6 } });
+  if (returned > 0) Object.assign(stats, { return_unroutable: returned, return_unroutable_details: { rate: 0.2 } });
+  return stats;
 }

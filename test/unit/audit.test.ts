@@ -5,7 +5,19 @@ import { effectiveQueue } from '../../src/cluster/policy.js';
 import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
 import { topicMatches, Topology } from '../../src/cluster/topology.js';
 import { auditResultOf } from '../../src/scenarios/audit.js';
-import { binding, classicQueue, defaultBinding, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
+import {
+  binding,
+  classicQueue,
+  defaultBinding,
+  exchange,
+  MEMBERS,
+  node,
+  policy,
+  quorumQueue,
+  stockSnapshot,
+  stockWithDlq,
+  unroutableStats,
+} from './audit.fixtures.js';
 
 const OPTIONS = { maxUnacked: 1_000 };
 
@@ -292,6 +304,22 @@ describe('one broken topology per check', () => {
       object: 'node rabbit@rabbit3',
       status: 'fail',
       message: /^disk alarm/,
+    },
+    {
+      name: 'messages dropped as unroutable',
+      change: (s) => (s.overview.message_stats = unroutableStats(3, 1)),
+      id: 'unroutable-dropped',
+      object: 'cluster rabbit@rabbit1',
+      status: 'fail',
+      message: /^3 messages dropped as unroutable \(1 message returned to a mandatory publisher\), counted since the nodes started/,
+    },
+    {
+      name: 'messages returned to mandatory publishers only',
+      change: (s) => (s.overview.message_stats = unroutableStats(0, 4)),
+      id: 'unroutable-dropped',
+      object: 'cluster rabbit@rabbit1',
+      status: 'pass',
+      message: /^no message dropped as unroutable since the nodes started \(4 messages returned/,
     },
     {
       name: 'a quorum queue with a member offline',

@@ -50,6 +50,8 @@ const producerDefaults: ProducerCliOptions = {
   confirmTimeoutMs: 5_000,
   heartbeatS: 5,
   reconnectTimeoutMs: 60_000,
+  blockedTimeoutMs: 60_000,
+  flushTimeoutMs: 15_000,
   reportFile: undefined,
 };
 
@@ -316,7 +318,7 @@ describe('createProgram: composition', () => {
 
   it('each command commander can dispatch has one definition to run, under the same name', () => {
     const names = leaves(createProgram(recorder().dispatch));
-    expect(names).toHaveLength(25);
+    expect(names).toHaveLength(26);
     for (const name of names) {
       const def = commandOf({ command: name } as Invocation);
       expect(def.name).toBe(name);

@@ -74,6 +74,15 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['bench', '--mode', 'none', '--window', '64'], line: 'rmq-bench: --window applies to async confirms: add async to --mode' },
     { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50' },
     { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10' },
+    {
+      args: ['alarm-demo', '--hold', '2s', '--deadline', '3s'],
+      line: 'rmq-bench: --deadline 3000 ms is not shorter than --hold 2000 ms: the deadline publisher would never give up',
+    },
+    { args: ['alarm-demo', '--alarm', 'cpu'], line: "error: option '--alarm <kind>' argument 'cpu' is invalid. Allowed choices are memory, disk." },
+    {
+      args: ['producer', '--blocked-timeout', 'soon'],
+      line: expect.stringMatching(/^error: option '--blocked-timeout <duration>' argument 'soon' is invalid\./) as unknown as string,
+    },
     // commander's own messages (it prints them; main maps them to 2).
     { args: ['frobnicate'], line: "error: unknown command 'frobnicate'" },
     { args: ['verify'], line: "error: required option '--report <file>' not specified" },

@@ -1,12 +1,16 @@
-import { fail, pass, plural, type Check } from '../check.js';
+import type { BrokerSnapshot } from '../../cluster/snapshot.js';
+import { fail, pass, plural, warn, type Check } from '../check.js';
 
 /** The checks of the cluster and its nodes. */
+
+/** The object of a cluster-wide item: `cluster rabbit@rabbit1` (its cluster_name). */
+export const clusterObject = (s: BrokerSnapshot): string => `cluster ${s.overview.cluster_name ?? s.overview.node ?? ''}`.trim();
 
 export const clusterSize: Check = {
   id: 'cluster-size',
   title: 'the cluster has at least 3 nodes',
   run: (s) => {
-    const cluster = `cluster ${s.overview.cluster_name ?? s.overview.node ?? ''}`.trim();
+    const cluster = clusterObject(s);
     return [
       s.nodes.length >= 3
         ? pass('cluster-size', cluster, `${s.nodes.length} nodes`)
@@ -72,4 +76,45 @@ export const alarms: Check = {
           )
         : pass('alarms', `node ${n.name}`, 'no memory or disk alarm');
     }),
+};
+
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/**
+ * Messages the broker dropped because no binding matched and the publisher used neither
+ * mandatory nor an alternate exchange. /api/overview's message_stats, not Prometheus: /metrics
+ * is per node (and only node 1's port is published here), while the overview sums every node.
+ * Its counts run from each node's start; a key is absent until it is non-zero.
+ */
+export const unroutableDropped: Check = {
+  id: 'unroutable-dropped',
+  title: 'no message was dropped as unroutable',
+  run: (s) => {
+    const cluster = clusterObject(s);
+    const stats = s.overview.message_stats;
+    if (stats === undefined) {
+      // Nothing to count with: not a pass (the audit did not see), not a failure (nothing is known lost).
+      return [
+        warn(
+          'unroutable-dropped',
+          cluster,
+          'the management API reports no message statistics (metrics collection is off), so messages dropped as unroutable cannot be counted',
+          'turn metrics collection back on (management_agent.disable_metrics_collector = false), or read rabbitmq_global_messages_unroutable_dropped_total on every node’s Prometheus endpoint',
+        ),
+      ];
+    }
+    const dropped = count(stats.drop_unroutable);
+    const returned = count(stats.return_unroutable);
+    const returnedText = `${plural(returned, 'message')} returned to a mandatory publisher`;
+    return [
+      dropped > 0
+        ? fail(
+            'unroutable-dropped',
+            cluster,
+            `${plural(dropped, 'message')} dropped as unroutable (${returnedText}), counted since the nodes started (a restart resets it): a publisher used neither mandatory nor an alternate exchange, and no binding matched`,
+            'publish with mandatory (and handle basic.return) or give the exchange an alternate-exchange; find the publisher with a routing key that matches no binding',
+          )
+        : pass('unroutable-dropped', cluster, `no message dropped as unroutable since the nodes started${returned > 0 ? ` (${returnedText})` : ''}`),
+    ];
+  },
 };

@@ -55,6 +55,10 @@ export interface ProducerCliOptions {
   confirmTimeoutMs: number;
   heartbeatS: number;
   reconnectTimeoutMs: number;
+  /** How long the broker may block the connection (a resource alarm) before the run gives up. */
+  blockedTimeoutMs: number;
+  /** At the end: how long to wait for the broker to have read every publish. */
+  flushTimeoutMs: number;
   reportFile: string | undefined;
   /** --outbox: each event goes to this SQLite outbox first; a relay publishes it (issue #8). Absent without it. */
   outboxFile?: string;
@@ -104,6 +108,8 @@ interface RawOptions {
   confirmTimeout: number;
   heartbeat: number;
   reconnectTimeout: number;
+  blockedTimeout: number;
+  flushTimeout: number;
   report?: string;
   outbox?: string;
   runId?: string;
@@ -146,6 +152,8 @@ function producerOptions(o: RawOptions): ProducerCliOptions {
     confirmTimeoutMs: o.confirmTimeout,
     heartbeatS: heartbeatSeconds(o.heartbeat),
     reconnectTimeoutMs: o.reconnectTimeout,
+    blockedTimeoutMs: o.blockedTimeout,
+    flushTimeoutMs: o.flushTimeout,
     reportFile: o.report,
     ...(o.outbox === undefined ? {} : { outboxFile: o.outbox }),
     ...(harness ? { harness: { runId: o.runId, startAt: o.startAt ?? 0, printSentEvery: o.printSent, progressLines: o.progressLines === true } } : {}),
@@ -179,6 +187,16 @@ export const producer = defineCommand({
       .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate', '5s'))
       .addOption(heartbeatOption('AMQP heartbeat, so a half-open connection is noticed'))
       .addOption(reconnectTimeoutOption())
+      .addOption(
+        durationOption(
+          '--blocked-timeout <duration>',
+          'give up when the broker blocks the connection (a memory or disk alarm) for this long; what is unconfirmed is indeterminate',
+          '60s',
+        ),
+      )
+      .addOption(
+        durationOption('--flush-timeout <duration>', 'at the end (or on Ctrl+C/SIGTERM): how long to wait for the broker to read what was written', '15s'),
+      )
       .option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`')
       .option(
         '--outbox <file>',
@@ -203,7 +221,17 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
   const { progress } = ctx;
   progress.start(`publishing ${o.count} messages to ${o.exchange} (${o.routingKey})`);
   let latest = { written: 0, lost: 0 };
-  const ticker = setInterval(() => progress.update(`published ${latest.written}/${o.count}, connection losses ${latest.lost}`), 250);
+  /** connection.blocked: its reason and since when (performance.now()); the status line says so, with the deadline. */
+  let blocked: { reason: string; since: number } | undefined;
+  const ticker = setInterval(
+    () =>
+      progress.update(
+        blocked
+          ? `blocked by the broker (${blocked.reason}: a resource alarm) for ${((performance.now() - blocked.since) / 1000).toFixed(0)} s of --blocked-timeout ${Math.round(o.blockedTimeoutMs / 1000)} s; published ${latest.written}/${o.count}`
+          : `published ${latest.written}/${o.count}, connection losses ${latest.lost}`,
+      ),
+    250,
+  );
   let result: PublisherResult;
   try {
     result = await runPublisher(
@@ -223,6 +251,8 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
         confirmTimeoutMs: o.confirmTimeoutMs,
         heartbeatS: o.heartbeatS,
         reconnectTimeoutMs: o.reconnectTimeoutMs,
+        blockedTimeoutMs: o.blockedTimeoutMs,
+        flushTimeoutMs: o.flushTimeoutMs,
         runId,
         startSeq,
       },
@@ -235,6 +265,8 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
         },
         onEvent: (e) => {
           if (e.type === 'connection-lost') latest = { ...latest, lost: latest.lost + 1 };
+          if (e.type === 'blocked') blocked = { reason: e.detail.replace(/^.*: /, ''), since: performance.now() };
+          if (e.type === 'unblocked' || e.type === 'connection-lost') blocked = undefined;
           if (e.type !== 'connected' || latest.lost > 0) progress.info(`${(e.atMs / 1000).toFixed(2)} s ${e.type}: ${e.detail}`);
         },
       },
@@ -263,6 +295,11 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
     throw new BrokerUnavailableError(`the producer gave up after ${result.written} of ${o.count} messages: ${result.gaveUp}`, {
       ...(o.reportFile ? { hint: `what happened so far is in ${o.reportFile}` } : {}),
     });
+  }
+  if (result.flush !== undefined && result.flush.channel !== 'closed') {
+    throw new BrokerUnavailableError(
+      `the broker had not read everything written when the producer closed (--flush-timeout ${o.flushTimeoutMs} ms${result.flush.blockedBy ? `; blocked: ${result.flush.blockedBy}` : ''})`,
+    );
   }
 }
 
@@ -318,6 +355,8 @@ async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxF
           confirmTimeoutMs: o.confirmTimeoutMs,
           heartbeatS: o.heartbeatS,
           reconnectTimeoutMs: o.reconnectTimeoutMs,
+          blockedTimeoutMs: o.blockedTimeoutMs,
+          flushTimeoutMs: o.flushTimeoutMs,
         },
         {
           signal: ctx.signal,
