@@ -2,6 +2,7 @@ import type { Channel, ConfirmChannel, Message } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { type Ledger, parseMessageId } from '../ledger/ledger.js';
 import { LatencyRecorder, type LatencySummary } from '../measure/histogram.js';
+import { AdaptiveSamples } from '../measure/samples.js';
 import { systemClock } from '../util/retry.js';
 import { ConfirmBook, type AckVisitor, type NackVisitor } from './confirm-book.js';
 import { Pacer } from './pacer.js';
@@ -136,7 +137,7 @@ export interface PublisherResult {
   gaveUp: string | null;
   events: TimelineEvent[];
   connectedTo: string[];
-  /** Every SAMPLE_EVERY_MS, and once at the end: for timelines (HTML reports). */
+  /** For timelines (HTML reports): at most MAX_SAMPLES, at an interval from 10 ms up, chosen by the run's length; and once at the end. */
   samples: PublisherSample[];
 }
 
@@ -148,7 +149,10 @@ export interface PublisherSample {
   inFlight: number;
 }
 
-export const SAMPLE_EVERY_MS = 100;
+/** The most samples a run keeps (AdaptiveSamples: a 0.1 s run and a 60 s one both read well). */
+export const MAX_SAMPLES = 1_000;
+/** How often the sampler looks; it records a sample when its current interval has passed. */
+const SAMPLER_TICK_MS = 10;
 
 /** A live connection with no confirm for this many confirm timeouts is given up (see sweepTimeouts). */
 export const STUCK_AFTER_TIMEOUTS = 2;
@@ -166,7 +170,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
   const propertiesOf = propertiesFor(opts);
   const book = new ConfirmBook();
   const pacer = new Pacer(opts.ratePerSec, clock);
-  const samples: PublisherSample[] = [];
+  const sampled = new AdaptiveSamples<PublisherSample>(MAX_SAMPLES, SAMPLER_TICK_MS);
   const latency = new LatencyRecorder();
   const latencyFault = new LatencyRecorder();
   const recordLatency = opts.recordConfirmLatency ?? true;
@@ -300,9 +304,8 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     }
     loop.changed.notify();
   };
-  const sample = (): void => {
-    samples.push({ tMs: clock.now() - t0, written: distinctWritten, confirmed: confirmsSoFar, inFlight: book.inFlight });
-  };
+  const snapshot = (): PublisherSample => ({ tMs: clock.now() - t0, written: distinctWritten, confirmed: confirmsSoFar, inFlight: book.inFlight });
+  const sample = (): void => sampled.offer(clock.now() - t0, snapshot);
 
   /** What the loop does next: publish, wait (a full window, a batch's confirms, the last confirms), or commit. */
   const next = (): 'publish' | 'wait' | 'commit' => {
@@ -373,7 +376,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
 
   let flush: FlushOutcome | undefined;
   const sweeper = confirms ? setInterval(sweepTimeouts, Math.min(250, opts.confirmTimeoutMs)) : undefined;
-  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
+  const sampler = setInterval(sample, SAMPLER_TICK_MS);
   try {
     await loop.run(done, step);
   } finally {
@@ -389,7 +392,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     });
   }
 
-  sample();
+  sampled.push(snapshot());
   const durationMs = clock.now() - t0;
   let confirmedCount = 0;
   let nacked = 0;
@@ -430,7 +433,7 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     interrupted: loop.interrupted,
     events: loop.events,
     connectedTo: loop.connectedTo,
-    samples,
+    samples: sampled.samples,
   };
 }
 

@@ -21,7 +21,7 @@ function ending(p: PublisherRun): string {
 
 /** alarm-demo result → text. Pure. */
 export function renderAlarmDemo(r: AlarmDemoResult): string {
-  const a = r.alarm;
+  const a = r.timeline;
   const table = renderTable(
     ['publisher', 'node', 'its account', 'blocked at', 'unblocked at', 'end', 'arrived', 'lost', 'of it confirmed'],
     r.publishers.map((p) => [
@@ -41,7 +41,7 @@ export function renderAlarmDemo(r: AlarmDemoResult): string {
     r.checks.map((c) => [c.claim, c.measured, c.held ? 'yes' : 'NO']),
   );
   return [
-    `alarm-demo on RabbitMQ ${r.brokerVersion}: a ${r.kind} alarm on ${r.node}, held ${s(r.holdMs)}; ${r.ratePerSec} msg/s per publisher into ${r.queue}`,
+    `alarm-demo on RabbitMQ ${r.brokerVersion}: a ${r.alarm} alarm on ${r.node}, held ${s(r.holdMs)}; ${r.ratePerSec} msg/s per publisher into ${r.queue}`,
     `alarm: rabbitmqctl at ${s(a.raiseAtMs)}, reported at ${s(a.raisedAtMs)}, cleared at ${s(a.clearAtMs)} (gone at ${s(a.clearedAtMs)}); times are since the publishers started`,
     '',
     table,

@@ -1,6 +1,7 @@
 import type { AlarmDemoResult } from '../scenarios/alarm-plan.js';
 import type { CompareResult, CompareRun } from '../scenarios/compare.js';
 import type { ConsumerCrashResult } from '../scenarios/consumer-crash.js';
+import type { ProducerCrashResult } from '../scenarios/producer-crash.js';
 import type { ConsumerTimeoutDemoResult } from '../scenarios/consumer-timeout-plan.js';
 import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-demo.js';
 import type { DlxStrategyResult } from '../scenarios/dlx-strategy-plan.js';
@@ -21,17 +22,18 @@ import { PALETTE, barChart, dotTimeline, escapeHtml, lineChart, type Band, type 
  * <script type="application/json" id="rmq-bench-data">. Pure: data in, markup out.
  */
 
-const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:980px;color:#111827;background:#fff}
+export const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:980px;padding:0 12px;color:#111827;background:#fff}
+h1,h2,.meta,figcaption{overflow-wrap:anywhere}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
 .meta{color:#4b5563;margin-bottom:16px}
 .verdict{display:inline-block;padding:3px 10px;border-radius:4px;font-weight:600;color:#fff}
 .verdict.ok{background:#16a34a}.verdict.failed{background:#dc2626}
 pre{background:#f3f4f6;padding:12px;overflow-x:auto;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;border-radius:4px}
 figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}
-svg.chart{max-width:100%;height:auto;background:#fff}
+svg.chart{max-width:100%;height:auto;background:#fff;overflow:hidden}
 .grid{stroke:#e5e7eb}.axis{stroke:#9ca3af}.tick{font-size:11px;fill:#374151}.label{font-size:12px;fill:#111827}
-table.counts{border-collapse:collapse;margin:6px 0 12px}table.counts td,table.counts th{border:1px solid #d1d5db;padding:3px 8px;text-align:right}
+table.counts{border-collapse:collapse;margin:6px 0 12px;display:block;max-width:100%;overflow-x:auto}table.counts td,table.counts th{border:1px solid #d1d5db;padding:3px 8px;text-align:right}
 table.counts th{background:#f9fafb}table.counts td:first-child,table.counts th:first-child{text-align:left}
 details summary{cursor:pointer;color:#2563eb}
 `;
@@ -79,12 +81,15 @@ ${sections.join('\n')}
 `;
 }
 
-function chartsFor(kind: string, data: object): string[] {
+/** The charts of one --json document of this kind (none for a kind without charts). Pure. */
+export function chartsFor(kind: string, data: object): string[] {
   switch (kind) {
     case 'compare':
       return compareCharts(data as CompareResult);
     case 'consumer-crash':
       return consumerCrashCharts(data as ConsumerCrashResult);
+    case 'producer-crash':
+      return producerCrashCharts(data as ProducerCrashResult);
     case 'prefetch-demo':
       return prefetchCharts(data as PrefetchDemoResult);
     case 'dlq-demo':
@@ -128,6 +133,74 @@ export function ratesFrom<K extends string>(samples: readonly ({ readonly tMs: n
   return out;
 }
 
+/** The median of a list (the mean of the two middle values for an even count); 0 for none. Pure. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const v = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+/**
+ * How a count varied from run to run (the reason --runs exists): a bar per run and measure, the
+ * median of each in the title. Nothing for a single run. Pure.
+ */
+export function lossPerRunChart(
+  title: string,
+  runs: readonly { run: number }[],
+  measures: readonly { name: string; of: (i: number) => number; color?: string }[],
+): string[] {
+  if (runs.length < 2) return [];
+  const medians = measures.map((m) => `${m.name} ${fmtCount(median(runs.map((_, i) => m.of(i))))}`).join(', ');
+  return [
+    barChart({
+      title: `${title}, per run (median: ${medians})`,
+      categories: runs.map((r) => `run ${r.run}`),
+      series: measures.map((m) => ({ name: m.name, values: runs.map((_, i) => m.of(i)), ...(m.color ? { color: m.color } : {}) })),
+      yLabel: 'messages',
+    }),
+  ];
+}
+
+const fmtCount = (n: number): string => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+
+/** The fault's last moment (the rejoin, else the restore, the election, the fault), ms since the producer started; null without a fault. Pure. */
+export function lastFaultEventMs(run: Pick<CompareRun, 'fault'>): number | null {
+  const f = run.fault;
+  if (!f) return null;
+  return f.rejoinedAtMs ?? f.restoredAtMs ?? f.electedAtMs ?? f.faultAtMs;
+}
+
+/**
+ * A producer's samples carried on, flat, to `untilMs` (the last event of its run): the producer had
+ * finished, and a rate of 0 until the rejoin is data, not an empty axis. One flat sample per
+ * sampling interval of the run (at least one), so the rate line drops to 0 and stays there. Pure.
+ */
+export function samplesUntil<S extends { tMs: number }>(samples: readonly S[], untilMs: number | null): S[] {
+  const last = samples[samples.length - 1];
+  if (!last || untilMs === null || untilMs <= last.tMs) return [...samples];
+  const stepMs = samples.length > 1 ? Math.max(1, (last.tMs - samples[0]!.tMs) / (samples.length - 1)) : untilMs - last.tMs;
+  const out = [...samples];
+  const n = Math.min(2_000, Math.ceil((untilMs - last.tMs) / stepMs));
+  for (let i = 1; i <= n; i++) out.push({ ...last, tMs: Math.min(untilMs, last.tMs + i * stepMs) });
+  return out;
+}
+
+/** The fault window as a band: from the fault to the rejoin (or the last moment known). Pure. */
+export function faultWindow(run: Pick<CompareRun, 'fault'>): Band[] {
+  const f = run.fault;
+  const end = lastFaultEventMs(run);
+  if (!f || end === null || end <= f.faultAtMs) return [];
+  return [
+    {
+      from: f.faultAtMs / 1000,
+      to: end / 1000,
+      label: `${f.kind} ${f.node}: fault until ${f.rejoinedAtMs === null ? 'the last event' : 'rejoin'}`,
+      color: '#dc2626',
+    },
+  ];
+}
+
 /** The fault's moments as chart markers, in seconds since the producer started. Pure. */
 export function faultMarkers(run: Pick<CompareRun, 'fault'>): Marker[] {
   const f = run.fault;
@@ -147,9 +220,19 @@ function compareCharts(c: CompareResult): string[] {
       c.totals.map((t) => [t.mode, t.runs, t.attempted, t.reportedSent, t.confirmed, t.read, t.lost, t.silentlyLost, t.duplicated, t.recovered]),
     ),
   );
+  const modes = [...new Set(c.runs.map((r) => r.mode))];
+  const perRun = modes.flatMap((mode) => {
+    const runs = c.runs.filter((r) => r.mode === mode);
+    return lossPerRunChart(`${mode}: lost, silently lost and duplicated`, runs, [
+      { name: 'lost', of: (i) => runs[i]!.reconciliation.lost, color: PALETTE[3] },
+      { name: 'silently lost', of: (i) => runs[i]!.reconciliation.silentlyLost, color: PALETTE[2] },
+      { name: 'duplicated', of: (i) => runs[i]!.reconciliation.duplicated, color: PALETTE[4] },
+    ]);
+  });
+  if (perRun.length > 0) out.push('<h2>Loss per run</h2>', ...perRun);
   out.push('<h2>Timelines</h2>');
   for (const run of c.runs) {
-    const samples = run.producer.samples ?? [];
+    const samples = samplesUntil(run.producer.samples ?? [], lastFaultEventMs(run));
     const series = [
       { name: 'publish rate /s', points: ratesFrom(samples, 'written') },
       ...(run.mode === 'confirms-off' ? [] : [{ name: 'confirm rate /s', points: ratesFrom(samples, 'confirmed') }]),
@@ -161,6 +244,7 @@ function compareCharts(c: CompareResult): string[] {
         title: `${run.mode}, run ${run.run}: lost ${r.lost.toLocaleString('en-US')}, silently lost ${r.silentlyLost.toLocaleString('en-US')}, duplicated ${r.duplicated.toLocaleString('en-US')}, recovered ${r.recovered.toLocaleString('en-US')}`,
         series,
         markers: faultMarkers(run),
+        bands: faultWindow(run),
         xLabel: 'seconds since the producer started',
         yLabel: 'messages per second',
         yRightLabel: 'in flight',
@@ -185,6 +269,39 @@ function consumerCrashCharts(c: ConsumerCrashResult): string[] {
         { name: 'duplicates skipped', values: modes.map((m) => sum(m, (r) => r.duplicatesSkipped)), color: PALETTE[1] },
       ],
       yLabel: 'messages',
+    }),
+    ...modes.flatMap((mode) => {
+      const runs = c.runs.filter((r) => r.mode === mode);
+      const charts = lossPerRunChart(`${mode}: lost and processed twice`, runs, [
+        { name: 'lost', of: (i) => runs[i]!.lost, color: PALETTE[3] },
+        { name: 'processed twice', of: (i) => runs[i]!.processedTwice, color: PALETTE[2] },
+      ]);
+      return charts.length > 0 ? [`<h2>Loss per run: ${escapeHtml(mode)}</h2>`, ...charts] : [];
+    }),
+  ];
+}
+
+/** producer-crash: per mode, what each run lost and read twice (--runs K). */
+export function producerCrashCharts(c: ProducerCrashResult): string[] {
+  const modes = [...new Set(c.runs.map((r) => r.mode))];
+  return [
+    '<h2>Lost and duplicated, per mode (all runs)</h2>',
+    barChart({
+      title: 'producer killed with SIGKILL mid-run',
+      categories: modes,
+      series: [
+        { name: 'lost', values: modes.map((m) => c.totals.find((t) => t.mode === m)?.lost ?? 0), color: PALETTE[3] },
+        { name: 'duplicated', values: modes.map((m) => c.totals.find((t) => t.mode === m)?.duplicated ?? 0), color: PALETTE[2] },
+      ],
+      yLabel: 'messages',
+    }),
+    ...modes.flatMap((mode) => {
+      const runs = c.runs.filter((r) => r.mode === mode);
+      const charts = lossPerRunChart(`${mode}: lost and duplicated`, runs, [
+        { name: 'lost', of: (i) => runs[i]!.lost, color: PALETTE[3] },
+        { name: 'duplicated', of: (i) => runs[i]!.duplicated, color: PALETTE[2] },
+      ]);
+      return charts.length > 0 ? [`<h2>Loss per run: ${escapeHtml(mode)}</h2>`, ...charts] : [];
     }),
   ];
 }
@@ -293,23 +410,27 @@ function delayedRetryCharts(r: DelayedRetryDemoResult): string[] {
 
 /** alarm-demo: what each publisher had sent, and the consumer's deliveries, over time; the alarm as a band, the blocks as markers. */
 export function alarmCharts(r: AlarmDemoResult): string[] {
-  const a = r.alarm;
-  const bands: Band[] = a.clearAtMs === null ? [] : [{ from: a.raiseAtMs / 1000, to: a.clearAtMs / 1000, label: `${r.kind} alarm on ${r.node}` }];
-  const markers: Marker[] = r.publishers.flatMap((p) => [
-    ...(p.blockedAtMs === null ? [] : [{ x: p.blockedAtMs / 1000, label: `${p.role} blocked` }]),
-    ...(p.unblockedAtMs === null ? [] : [{ x: p.unblockedAtMs / 1000, label: `${p.role} unblocked`, color: PALETTE[1] }]),
-    ...(p.gaveUpAtMs === null ? [] : [{ x: p.gaveUpAtMs / 1000, label: `${p.role} gave up`, color: PALETTE[3] }]),
-  ]);
+  const a = r.timeline;
+  const bands: Band[] = a.clearAtMs === null ? [] : [{ from: a.raiseAtMs / 1000, to: a.clearAtMs / 1000, label: `${r.alarm} alarm on ${r.node}` }];
+  // One marker per moment, not per publisher: the blocks (and the unblocks) come within a fraction of a second of each other.
+  const first = (xs: (number | null)[]): number | null => xs.reduce<number | null>((m, x) => (x === null ? m : m === null ? x : Math.min(m, x)), null);
+  const blockedAt = first(r.publishers.map((p) => p.blockedAtMs));
+  const unblockedAt = first(r.publishers.map((p) => p.unblockedAtMs));
+  const markers: Marker[] = [
+    ...(blockedAt === null ? [] : [{ x: blockedAt / 1000, label: 'publishers blocked' }]),
+    ...r.publishers.filter((p) => p.gaveUpAtMs !== null).map((p) => ({ x: p.gaveUpAtMs! / 1000, label: `${p.role} gave up`, color: PALETTE[3] })),
+    ...(unblockedAt === null ? [] : [{ x: unblockedAt / 1000, label: 'unblocked', color: PALETTE[1] }]),
+  ];
   const series = r.publishers.map((p, i) => ({
     name: `${p.role} sent`,
     points: r.samples.filter((x) => x.sent[p.role] !== undefined).map((x) => [x.tMs / 1000, x.sent[p.role] ?? 0] as [number, number]),
     color: PALETTE[i % PALETTE.length],
   }));
-  series.push({ name: 'delivered to the consumer', points: r.samples.map((x) => [x.tMs / 1000, x.delivered] as [number, number]), color: '#444' });
+  series.push({ name: 'delivered', points: r.samples.map((x) => [x.tMs / 1000, x.delivered] as [number, number]), color: '#444' });
   return [
     '<h2>Sent and delivered</h2>',
     lineChart({
-      title: `messages each publisher reports sent, and the consumer's deliveries (all publishers and the backlog); the alarm shaded`,
+      title: `messages each publisher reports sent, and the consumer's deliveries (all publishers and the backlog); the alarm shaded, from rabbitmqctl to the clear`,
       series,
       markers,
       bands,

@@ -41,10 +41,12 @@ const BAND_ROWS = 4;
 const BAND_CHAR_PX = 6;
 
 /** Shaded bands, clamped to [0, xMax], with staggered labels. Pure. */
-function bandsMarkup(bands: readonly Band[], xMax: number, pw: number, ph: number): string {
+/** The bands, and how many label rows they took at the top of the plot (markers label below them). */
+function bandsMarkup(bands: readonly Band[], xMax: number, pw: number, ph: number): { markup: string; rows: number } {
   const rowEnds: number[] = Array.from({ length: BAND_ROWS }, () => Number.NEGATIVE_INFINITY);
+  let rows = 0;
   const at = (v: number): number => M.left + (Math.min(xMax, Math.max(0, Number.isNaN(v) ? 0 : v)) / xMax) * pw;
-  return bands
+  const markup = bands
     .map((b, i) => {
       const x1 = at(b.from);
       const x2 = Math.max(x1, at(b.to));
@@ -55,10 +57,12 @@ function bandsMarkup(bands: readonly Band[], xMax: number, pw: number, ph: numbe
       let row = rowEnds.findIndex((end) => end <= labelX);
       if (row < 0) row = i % BAND_ROWS;
       rowEnds[row] = labelX + labelW + 4;
+      rows = Math.max(rows, row + 1);
       const y = M.top + 10 + row * 12;
       return `<rect class="band" data-band="${escapeHtml(b.label)}" x="${x1.toFixed(1)}" y="${M.top}" width="${(x2 - x1).toFixed(1)}" height="${ph}" fill="${color}" fill-opacity="0.12"><title>${escapeHtml(b.label)}</title></rect><text class="tick band-label" x="${labelX.toFixed(1)}" y="${y}" fill="${color}">${escapeHtml(b.label)}</text>`;
     })
     .join('');
+  return { markup, rows };
 }
 
 /** Round tick steps: 1, 2, 5 × 10^k. Pure. */
@@ -79,8 +83,9 @@ function fmt(v: number): string {
   return String(Number(v.toPrecision(4)));
 }
 
-function frame(kind: string, title: string, body: string): string {
-  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg class="chart" data-chart="${escapeHtml(kind)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}">${body}</svg></figure>`;
+/** `attrs`: more attributes of the <svg> (a line chart's data-x-max: its axis's end, in data units, for a browser test to check markers against). */
+function frame(kind: string, title: string, body: string, attrs = ''): string {
+  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg class="chart" data-chart="${escapeHtml(kind)}"${attrs} viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}">${body}</svg></figure>`;
 }
 
 function axes(xTicks: number[], xMax: number, yTicks: number[], yMax: number, xLabel: string, yLabel: string, fx: (x: number) => string = fmt): string {
@@ -127,10 +132,15 @@ export function lineChart(o: {
   const pw = W - M.left - M.right;
   const ph = H - M.top - M.bottom;
   const all = o.series.flatMap((s) => s.points);
-  // The data sets the range; a marker past it (a node that rejoined long after the run) is drawn at the edge.
-  const xMaxData = all.length > 0 ? Math.max(0.001, ...all.map((p) => p[0])) : Math.max(1, ...(o.markers ?? []).map((m) => m.x));
+  // The range covers the data, every marker (a node that rejoined long after the producer finished)
+  // and every band: each event lies inside the plot.
+  const xMaxData = all.length > 0 ? Math.max(0.001, ...all.map((p) => p[0])) : 1;
   const bands = o.bands ?? [];
-  const xMaxRaw = Math.max(xMaxData, ...bands.map((b) => b.to).filter((v) => Number.isFinite(v)));
+  const xMaxRaw = Math.max(
+    xMaxData,
+    ...(o.markers ?? []).map((m) => m.x).filter((v) => Number.isFinite(v)),
+    ...bands.map((b) => b.to).filter((v) => Number.isFinite(v)),
+  );
   const xTicks = niceTicks(xMaxRaw);
   const xMax = xTicks[xTicks.length - 1]!;
   const left = o.series.filter((s) => !s.rightAxis);
@@ -146,7 +156,8 @@ export function lineChart(o: {
       parts.push(`<text class="tick right" x="${M.left + pw + 6}" y="${(y + 4).toFixed(1)}">${fmt(t)}</text>`);
     }
   }
-  if (bands.length > 0) parts.push(bandsMarkup(bands, xMax, pw, ph));
+  const bandRows = bands.length > 0 ? bandsMarkup(bands, xMax, pw, ph) : { markup: '', rows: 0 };
+  parts.push(bandRows.markup);
   const colors = o.series.map((s, i) => s.color ?? PALETTE[i % PALETTE.length]!);
   o.series.forEach((s, i) => {
     const max = s.rightAxis ? rMax : yMax;
@@ -156,12 +167,12 @@ export function lineChart(o: {
     );
   });
   (o.markers ?? []).forEach((m, i) => {
-    const past = m.x > xMax;
-    const x = M.left + (Math.min(m.x, xMax) / xMax) * pw;
-    const label = past ? `${m.label} at ${fmt(m.x)} →` : m.label;
+    const x = M.left + (Math.max(0, Math.min(m.x, xMax)) / xMax) * pw;
+    // A label in the right third of the plot ends at its line instead of starting there: it stays inside.
+    const rightSide = x > M.left + (2 * pw) / 3;
     const color = m.color ?? '#111827';
     parts.push(
-      `<g class="marker" data-marker="${escapeHtml(m.label)}"><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${M.top}" y2="${M.top + ph}" stroke="${color}" stroke-dasharray="3 3"/><text class="tick" x="${(past ? x - 3 : x + 3).toFixed(1)}" y="${M.top + 10 + (i % 4) * 12}" fill="${color}"${past ? ' text-anchor="end"' : ''}>${escapeHtml(label)}</text></g>`,
+      `<g class="marker" data-marker="${escapeHtml(m.label)}" data-x="${Number(m.x.toFixed(4))}"><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${M.top}" y2="${M.top + ph}" stroke="${color}" stroke-dasharray="3 3"/><text class="tick" x="${(rightSide ? x - 3 : x + 3).toFixed(1)}" y="${M.top + 10 + (bandRows.rows + (i % 4)) * 12}" fill="${color}"${rightSide ? ' text-anchor="end"' : ''}>${escapeHtml(m.label)}</text></g>`,
     );
   });
   const legendItems = o.series.map((s, i) => ({
@@ -170,7 +181,7 @@ export function lineChart(o: {
     dashed: s.rightAxis === true,
   }));
   parts.push(legend(legendItems));
-  return frame('line', o.title, parts.join(''));
+  return frame('line', o.title, parts.join(''), ` data-x-max="${xMax}"`);
 }
 
 /** One row per lane (e.g. a message), a dot per event at its time. Pure. */

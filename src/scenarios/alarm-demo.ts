@@ -343,12 +343,12 @@ export async function runAlarmDemo(ctx: Context, o: AlarmDemoOptions, step: Step
 
     await systemClock.sleep(o.beforeMs, ctx.signal);
     await step(
-      `raise a ${o.kind} alarm on ${o.node} (${o.kind === 'memory' ? 'vm_memory_high_watermark 1 MB' : 'disk_free_limit 1,000,000 GB'}); rmq-bench's consumer starts reading on ${where.consumer.name}`,
+      `raise a ${o.alarm} alarm on ${o.node} (${o.alarm === 'memory' ? 'vm_memory_high_watermark 1 MB' : 'disk_free_limit 1,000,000 GB'}); rmq-bench's consumer starts reading on ${where.consumer.name}`,
     );
     const t = (at: number): number => at - t0;
-    alarm = await raiseAlarm(ctx, config.nodes.find((n) => n.name === o.node)!, o.kind);
+    alarm = await raiseAlarm(ctx, config.nodes.find((n) => n.name === o.node)!, o.alarm);
     const timeline: AlarmTimeline = { raiseAtMs: t(alarm.commandAt), raisedAtMs: t(alarm.raisedAt), clearAtMs: null, clearedAtMs: null };
-    ctx.progress.info(`${o.kind} alarm on ${o.node} reported ${((alarm.raisedAt - alarm.commandAt) / 1000).toFixed(2)} s after rabbitmqctl`);
+    ctx.progress.info(`${o.alarm} alarm on ${o.node} reported ${((alarm.raisedAt - alarm.commandAt) / 1000).toFixed(2)} s after rabbitmqctl`);
 
     const arrivals = new Map<string, { seq: number; atMs: number }[]>();
     let lastDeliveryAt = now();
@@ -389,7 +389,7 @@ export async function runAlarmDemo(ctx: Context, o: AlarmDemoOptions, step: Step
     ctx.progress.info(`SIGTERM and SIGKILL sent to the two producer children, ${(o.killAfterMs / 1000).toFixed(1)} s into the alarm`);
     await systemClock.sleep(Math.max(0, o.holdMs - o.killAfterMs), ctx.signal);
     await step(
-      `clear the alarm (${o.kind === 'memory' ? 'vm_memory_high_watermark back to 0.6' : 'disk_free_limit back to 200MB'}); publishing goes on for ${o.afterMs} ms`,
+      `clear the alarm (${o.alarm === 'memory' ? 'vm_memory_high_watermark back to 0.6' : 'disk_free_limit back to 200MB'}); publishing goes on for ${o.afterMs} ms`,
     );
     await alarm.clear();
     timeline.clearAtMs = t(alarm.clearCommandAt!);
@@ -425,14 +425,14 @@ export async function runAlarmDemo(ctx: Context, o: AlarmDemoOptions, step: Step
       verdict.problems.push(`deliveries were still coming 60 s after the publishers stopped: the counts are not final`);
       verdict.ok = false;
     }
-    return { ...o, brokerVersion, queue: ALARM_QUEUE, alarm: timeline, publishers, consumer: consumerRun, samples, ...verdict, interrupted: false };
+    return { ...o, brokerVersion, queue: ALARM_QUEUE, timeline, publishers, consumer: consumerRun, samples, ...verdict, interrupted: false };
   } finally {
     stopSampler();
     for (const c of children) c.kill('SIGKILL');
     stopPublishers.abort();
     stopConsumer.abort();
     if (alarm) {
-      await alarm.clear().catch((err: unknown) => ctx.log(`could not clear the ${o.kind} alarm on ${o.node}: ${errorMessage(err)}; run rmq-bench cluster up`));
+      await alarm.clear().catch((err: unknown) => ctx.log(`could not clear the ${o.alarm} alarm on ${o.node}: ${errorMessage(err)}; run rmq-bench cluster up`));
     }
     await Promise.allSettled([...lanes.map((l) => l.done), ...(consumer ? [consumer] : [])]);
     if (declared) {

@@ -20,7 +20,8 @@ export const ROLE_DESCRIPTIONS: Record<PublisherRole, string> = {
 };
 
 export interface AlarmDemoOptions {
-  kind: AlarmKind;
+  /** memory or disk (not `kind`: that is the JSON document's). */
+  alarm: AlarmKind;
   /** The node whose limit is changed (rabbit1). */
   node: string;
   /** Publishing before the alarm is raised, the alarm itself, and publishing after it cleared. */
@@ -128,7 +129,7 @@ export interface AlarmSample {
 export interface AlarmDemoResult extends AlarmDemoOptions {
   brokerVersion: string;
   queue: string;
-  alarm: AlarmTimeline;
+  timeline: AlarmTimeline;
   publishers: PublisherRun[];
   consumer: ConsumerRun;
   samples: AlarmSample[];
@@ -259,7 +260,7 @@ export function assessAlarmDemo(
     findings.push(`the naive publisher: ${naive.sent} sent, ${naive.arrived} arrived, ${naive.missing} lost (its process lived until its buffer drained)`);
 
   const problems: string[] = [];
-  if (alarm.clearedAtMs === null) problems.push(`the ${o.kind} alarm on ${o.node} was not seen clearing`);
+  if (alarm.clearedAtMs === null) problems.push(`the ${o.alarm} alarm on ${o.node} was not seen clearing`);
   for (const p of publishers) {
     if (p.confirmedMissing > 0) problems.push(`${p.role}: ${p.confirmedMissing} confirmed messages never arrived`);
   }

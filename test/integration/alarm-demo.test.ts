@@ -21,7 +21,7 @@ describe('alarm-demo (a memory alarm on rabbit1, as publishers and a consumer se
     expect(new Set([by.deadline!.node, by.waits!.node, by.naive!.node])).toEqual(new Set(['rabbit1', 'rabbit2', 'rabbit3']));
     for (const r of ['deadline', 'waits', 'naive'] as const) {
       expect(by[r]!.blockedAtMs, r).not.toBeNull();
-      expect(by[r]!.blockedAtMs!, r).toBeGreaterThan(d.alarm.raiseAtMs);
+      expect(by[r]!.blockedAtMs!, r).toBeGreaterThan(d.timeline.raiseAtMs);
     }
 
     // rmq-bench with a deadline: gave up, nothing confirmed is missing, the rest is indeterminate (not counted as lost by it).
@@ -37,7 +37,7 @@ describe('alarm-demo (a memory alarm on rabbit1, as publishers and a consumer se
     expect(w.confirmed).toBe(w.sent);
     expect(w.arrived).toBe(w.sent);
     expect(w.duplicates).toBe(0);
-    expect(w.unblockedAtMs!).toBeGreaterThan(d.alarm.clearAtMs!);
+    expect(w.unblockedAtMs!).toBeGreaterThan(d.timeline.clearAtMs!);
 
     // The naive publisher kept "sending" while blocked; none of that reached the queue before the clear, all of it after.
     const n = by.naive!;

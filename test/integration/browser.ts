@@ -20,6 +20,10 @@ export interface OpenedReport {
   consoleErrors: string[];
   failedRequests: string[];
   screenshot: string;
+  /** At 1280 px wide: the page scrolls sideways (something is wider than the window). */
+  horizontalScroll: boolean;
+  /** Line-chart markers whose line lies outside their chart's plot area (its x axis), as `label at x`. */
+  markersOutside: string[];
 }
 
 export async function openReport(file: string, screenshotName: string): Promise<OpenedReport> {
@@ -41,7 +45,7 @@ export async function openReport(file: string, screenshotName: string): Promise<
       ],
       timeout: 60_000,
     });
-    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const consoleErrors: string[] = [];
     const failedRequests: string[] = [];
     page.on('console', (m) => {
@@ -63,6 +67,27 @@ export async function openReport(file: string, screenshotName: string): Promise<
       dots: document.querySelectorAll('svg.chart circle.dot').length,
       markers: Array.from(document.querySelectorAll('svg.chart g.marker')).map((g) => g.getAttribute('data-marker') ?? ''),
       doc: JSON.parse(document.getElementById('rmq-bench-data')?.textContent ?? 'null') as Record<string, unknown>,
+      horizontalScroll: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+      markersOutside: Array.from(document.querySelectorAll('svg.chart[data-chart="line"]')).flatMap((svg) => {
+        // The x axis: the horizontal axis line; the plot spans it.
+        const axis = Array.from(svg.querySelectorAll('line.axis')).find((l) => l.getAttribute('y1') === l.getAttribute('y2'));
+        if (!axis) return ['(a line chart without an x axis)'];
+        const plot = axis.getBoundingClientRect();
+        const xMax = Number(svg.getAttribute('data-x-max'));
+        return Array.from(svg.querySelectorAll('g.marker')).flatMap((g) => {
+          const line = g.querySelector('line')?.getBoundingClientRect();
+          const x = Number(g.getAttribute('data-x'));
+          // Inside the plot, and where its time is on the axis (not clamped to an edge).
+          const expected = plot.left + (x / xMax) * plot.width;
+          const inside =
+            line !== undefined &&
+            x <= xMax &&
+            line.left >= plot.left - 0.5 &&
+            line.right <= plot.right + 0.5 &&
+            Math.abs(line.left + line.width / 2 - expected) <= 1.5;
+          return inside ? [] : [`${g.getAttribute('data-marker')} at ${x} (axis to ${xMax})`];
+        });
+      }),
     }));
     const screenshot = path.join(ARTIFACTS, screenshotName);
     await page.screenshot({ path: screenshot, fullPage: true });
@@ -75,6 +100,8 @@ export async function openReport(file: string, screenshotName: string): Promise<
       consoleErrors,
       failedRequests,
       screenshot,
+      horizontalScroll: info.horizontalScroll,
+      markersOutside: info.markersOutside,
     };
   } finally {
     await browser?.close();

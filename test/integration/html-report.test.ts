@@ -16,6 +16,8 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
     expect(r.stderr).toContain(`HTML report: ${file}`);
     const page = await openReport(file, 'compare-report.png');
     expect(page.consoleErrors).toEqual([]);
+    expect(page.horizontalScroll, 'the page scrolls sideways at 1280 px').toBe(false);
+    expect(page.markersOutside).toEqual([]);
     expect(page.failedRequests).toEqual([]);
     expect(page.kind).toBe('compare');
     expect(page.charts).toBe(2);
@@ -25,6 +27,10 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
     expect(page.counts.markers.filter((m) => m.startsWith('kill '))).toHaveLength(2);
     expect(page.counts.markers.filter((m) => m.startsWith('new leader'))).toHaveLength(2);
     expect(page.counts.markers.filter((m) => m === 'restored')).toHaveLength(2);
+    // The rejoin comes seconds after the producer finished: the axis reaches it, every marker is inside the plot.
+    expect(page.counts.markers.filter((m) => m === 'rejoined')).toHaveLength(2);
+    expect(page.markersOutside).toEqual([]);
+    expect(page.horizontalScroll).toBe(false);
     expect(page.doc).toEqual(parseJson(r));
     expect(statSync(page.screenshot).size).toBeGreaterThan(10_000);
   });
@@ -35,6 +41,8 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
     expect(r.exitCode, r.stderr).toBe(0);
     const page = await openReport(file, 'delayed-retry-report.png');
     expect(page.consoleErrors).toEqual([]);
+    expect(page.horizontalScroll, 'the page scrolls sideways at 1280 px').toBe(false);
+    expect(page.markersOutside).toEqual([]);
     expect(page.failedRequests).toEqual([]);
     expect(page.charts).toBe(2);
     // 2 messages × (first delivery + 3 returns: reject, close, then a nack back at once).
@@ -50,6 +58,8 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
     expect(r.exitCode).toBe(1);
     const page = await openReport(file, 'retry-ladder-report.png');
     expect(page.consoleErrors).toEqual([]);
+    expect(page.horizontalScroll, 'the page scrolls sideways at 1280 px').toBe(false);
+    expect(page.markersOutside).toEqual([]);
     expect(page.charts).toBe(1);
     // good: 2 attempts; poison: 3.
     expect(page.counts.dots).toBe(5);
@@ -62,6 +72,8 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
     expect(r.exitCode, r.stderr).toBe(0);
     const page = await openReport(file, 'bench-report.png');
     expect(page.consoleErrors).toEqual([]);
+    expect(page.horizontalScroll, 'the page scrolls sideways at 1280 px').toBe(false);
+    expect(page.markersOutside).toEqual([]);
     expect(page.failedRequests).toEqual([]);
     expect(page.charts).toBe(3);
     // 2 modes × (2 rates + 4 confirm percentiles + 4 end-to-end percentiles).

@@ -18,7 +18,7 @@ import {
 } from '../../src/scenarios/alarm-plan.js';
 
 const options: AlarmDemoOptions = {
-  kind: 'memory',
+  alarm: 'memory',
   node: 'rabbit1',
   beforeMs: 2000,
   holdMs: 8000,
@@ -219,7 +219,7 @@ function result(): AlarmDemoResult {
     ...options,
     brokerVersion: '4.3.6',
     queue: 'rmq-bench.alarm-demo',
-    alarm,
+    timeline: alarm,
     publishers,
     consumer,
     samples: [
@@ -248,12 +248,19 @@ describe('renderAlarmDemo', () => {
 });
 
 describe('alarm-demo HTML', () => {
-  it('one chart with the alarm as a band and every block, unblock and give-up as a marker', () => {
+  it('one chart with the alarm as a band, the first block, the give-up and the first unblock as markers', () => {
     const charts = alarmCharts(result()).join('\n');
     expect(charts).toContain('memory alarm on rabbit1');
-    for (const label of ['deadline blocked', 'deadline gave up', 'waits unblocked', 'naive blocked']) expect(charts).toContain(label);
+    const markers = [...charts.matchAll(/data-marker="([^"]*)" data-x="([^"]*)"/g)].map((m) => [m[1], m[2]]);
+    expect(markers).toEqual([
+      ['publishers blocked', '7.4'],
+      ['deadline gave up', '10.4'],
+      ['unblocked', '17.9'],
+    ]);
     const html = renderHtmlReport('alarm-demo', result(), renderAlarmDemo(result()));
     expect(html).toContain('<svg');
+    // The alarm's kind survives the JSON document (whose own `kind` is the command's).
+    expect(html).toContain('&quot;alarm&quot;: &quot;memory&quot;'.replace(/&quot;/g, '"'));
   });
 });
 
@@ -282,7 +289,7 @@ describe('alarm-demo options', () => {
   it('--alarm disk --node rabbit2', async () => {
     const calls: Invocation[] = [];
     await createProgram(async (i) => void calls.push(i)).parseAsync(['node', 'rmq-bench', 'alarm-demo', '--alarm', 'disk', '--node', 'rabbit2']);
-    expect(calls[0]?.options).toMatchObject({ kind: 'disk', node: 'rabbit2' });
+    expect(calls[0]?.options).toMatchObject({ alarm: 'disk', node: 'rabbit2' });
   });
   it.each([
     [{ rate: 0 }, '--rate must be above 0'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PublisherSample } from '../../src/amqp/publisher.js';
 import type { LatencySummary } from '../../src/measure/histogram.js';
 import { renderCompare } from '../../src/report/compare.js';
-import { embedJson, faultMarkers, ratesFrom, renderHtmlReport } from '../../src/report/html.js';
+import { embedJson, faultMarkers, lossPerRunChart, median, ratesFrom, renderHtmlReport } from '../../src/report/html.js';
 import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
 import type { CompareOptions, CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
 import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';
@@ -66,7 +66,7 @@ function markerLabels(svg: string): string[] {
 }
 
 function markerXs(svg: string): number[] {
-  return [...svg.matchAll(/<g class="marker" data-marker="[^"]*"><line x1="([^"]*)"/g)].map((m) => Number(m[1]));
+  return [...svg.matchAll(/<g class="marker" data-marker="[^"]*"(?: data-x="[^"]*")?><line x1="([^"]*)"/g)].map((m) => Number(m[1]));
 }
 
 function seriesNames(svg: string): string[] {
@@ -551,7 +551,8 @@ interface KindCase {
 
 const KINDS: KindCase[] = [
   { name: 'compare', kind: 'compare', data: compareWithFault(), charts: ['line', 'line'], ok: true },
-  { name: 'consumer-crash', kind: 'consumer-crash', data: consumerCrash, charts: ['bar'], ok: true },
+  // The totals, then a chart per mode of how each of its two runs went.
+  { name: 'consumer-crash', kind: 'consumer-crash', data: consumerCrash, charts: ['bar', 'bar', 'bar', 'bar'], ok: true },
   { name: 'prefetch-demo', kind: 'prefetch-demo', data: prefetch, charts: ['bar'] },
   { name: 'dlq-demo', kind: 'dlq-demo', data: dlqDemo, charts: ['bar'], ok: false },
   { name: 'retry-demo (single message)', kind: 'retry-demo', data: retryDemo, charts: ['timeline'], ok: true },
@@ -559,8 +560,8 @@ const KINDS: KindCase[] = [
   { name: 'delayed-retry-demo', kind: 'delayed-retry-demo', data: delayedRetry, charts: ['timeline', 'bar'], ok: true },
   { name: 'durability-demo', kind: 'durability-demo', data: durability, charts: ['bar'], ok: true },
   { name: 'bench', kind: 'bench', data: bench, charts: ['bar', 'bar', 'bar'] },
-  // producer-crash takes --html but has no charts (yet): the page is the report and the JSON.
-  { name: 'producer-crash', kind: 'producer-crash', data: producerCrash, charts: [], ok: true },
+  // One run: the totals only (a chart per run needs two or more).
+  { name: 'producer-crash', kind: 'producer-crash', data: producerCrash, charts: ['bar'], ok: true },
 ];
 
 const TEXT = 'a report line\nsecond line';
@@ -749,13 +750,22 @@ describe('renderHtmlReport compare: timelines', () => {
     for (let i = 0; i < expected.length; i++) expect(Math.abs(xs[i]! - expected[i]!)).toBeLessThanOrEqual(0.051);
   });
 
-  it('a rejoin after the last sample is drawn at the right edge, labelled with its time', () => {
+  it("a rejoin long after the last sample: the axis reaches it, the producer's rates go on at 0 until then, the fault window is a band", () => {
     const data = compareResult([
       compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, { ...killTimeline, rejoinedAtMs: 12_000 }),
     ]);
     const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
-    expect(markerXs(svg!).at(-1)).toBe(770);
-    expect(svg).toContain('rejoined at 12 →');
+    // The axis ends at the round tick past 12 s (15): the rejoin at 64 + 12 / 15 × 706.
+    expect(Math.abs(markerXs(svg!).at(-1)! - (64 + (12 / 15) * 706))).toBeLessThanOrEqual(0.051);
+    expect(svg).not.toContain('→');
+    // The publish rate line reaches the rejoin, at 0 from the producer's end.
+    const rate = /data-series="publish rate \/s"[^>]* points="([^"]*)"/
+      .exec(svg!)![1]!
+      .split(' ')
+      .map((p) => p.split(',').map(Number));
+    expect(Math.abs(rate.at(-1)![0]! - (64 + (12 / 15) * 706))).toBeLessThanOrEqual(0.051);
+    expect(rate.at(-1)![1]).toBe(rate.reduce((a, p) => Math.max(a, p[1]!), 0));
+    expect(svg).toMatch(/class="band"[^>]*>[^]*kill rabbit\d: fault until rejoin/);
   });
 });
 
@@ -1018,5 +1028,63 @@ describe('embedJson', () => {
     const out = embedJson(JSON.stringify(value, null, 2));
     expect(out).not.toMatch(/[<>&\u2028\u2029]/);
     expect(JSON.parse(out)).toEqual(value);
+  });
+});
+
+describe('loss per run (--runs K): a bar per run and measure, the medians in the title', () => {
+  it.each([
+    [[], 0],
+    [[5], 5],
+    [[9_200, 15_200, 18_789, 14_937, 11_000], 14_937],
+    [[1, 4], 2.5],
+    [[3, 1, 2, 10], 2.5],
+  ])('median(%j) = %d', (values, m) => expect(median(values)).toBe(m));
+
+  it('nothing for a single run', () => {
+    expect(lossPerRunChart('x', [{ run: 1 }], [{ name: 'lost', of: () => 3 }])).toEqual([]);
+  });
+
+  it("compare --runs 3: confirms-off's silent loss per run, its median; confirms-on's runs beside it", () => {
+    const off = [9_200, 15_200, 11_000].map((n, i) =>
+      compareRun(
+        'confirms-off',
+        i + 1,
+        reconciliationOf(`off-${i}`, [
+          ['aw', 0, n],
+          ['aw', 1, 20_000 - n],
+        ]),
+        { samples: samplesUntil(1_000) },
+      ),
+    );
+    const on = [33, 18, 177].map((n, i) =>
+      compareRun(
+        'confirms-on',
+        i + 1,
+        reconciliationOf(`on-${i}`, [
+          ['awc', 2, n],
+          ['awc', 1, 100 - n],
+        ]),
+        { samples: samplesUntil(1_000) },
+      ),
+    );
+    const page = renderHtmlReport('compare', compareResult([...on, ...off]), TEXT, AT);
+    const figs = svgs(page);
+    // Two per-run charts (one per mode), then a timeline per run.
+    expect(charts(page)).toEqual(['bar', 'bar', 'line', 'line', 'line', 'line', 'line', 'line']);
+    expect(page).toContain('confirms-off: lost, silently lost and duplicated, per run (median: lost 0, silently lost 11,000, duplicated 0)');
+    expect(page).toContain('confirms-on: lost, silently lost and duplicated, per run (median: lost 0, silently lost 0, duplicated 33)');
+    expect(bars(figs[1]!)).toMatchObject({ 'silently lost/run 1': 'run 1 silently lost: 9200', 'silently lost/run 2': 'run 2 silently lost: 15.2k' });
+  });
+
+  it('consumer-crash --runs 2: a chart per mode, with its medians', () => {
+    const page = renderHtmlReport('consumer-crash', consumerCrash, TEXT, AT);
+    expect(page).toContain('autoack: lost and processed twice, per run (median: lost 50, processed twice 0)');
+    expect(page).toContain('manual: lost and processed twice, per run (median: lost 0, processed twice 8)');
+  });
+
+  it('producer-crash --runs 2: lost and duplicated per run', () => {
+    const second = { ...producerCrash.runs[0]!, run: 2, runId: 'pc-2', lost: 0, duplicated: 41 };
+    const page = renderHtmlReport('producer-crash', { ...producerCrash, runs: [producerCrash.runs[0]!, second] }, TEXT, AT);
+    expect(page).toContain('naive: lost and duplicated, per run (median: lost 0, duplicated 35)');
   });
 });

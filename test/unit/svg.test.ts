@@ -15,11 +15,13 @@ function points(svg: string, series: string): [number, number][] {
 }
 
 function markers(svg: string): { label: string; x: number; text: string }[] {
-  return [...svg.matchAll(/<g class="marker" data-marker="([^"]*)"><line x1="([^"]*)"[^>]*\/><text[^>]*>([^<]*)<\/text><\/g>/g)].map((m) => ({
-    label: m[1]!,
-    x: Number(m[2]),
-    text: m[3]!,
-  }));
+  return [...svg.matchAll(/<g class="marker" data-marker="([^"]*)"(?: data-x="[^"]*")?><line x1="([^"]*)"[^>]*\/><text[^>]*>([^<]*)<\/text><\/g>/g)].map(
+    (m) => ({
+      label: m[1]!,
+      x: Number(m[2]),
+      text: m[3]!,
+    }),
+  );
 }
 
 function rect(svg: string, series: string, category: string): { x: number; y: number; width: number; height: number } {
@@ -179,7 +181,7 @@ describe('lineChart: scales', () => {
     expect(strokes).toEqual([PALETTE[0], '#123456', PALETTE[2]]);
   });
 
-  it('markers: at their x, in order, a marker past the data at the right edge with its time', () => {
+  it('markers: at their x, in order; one past the data (a rejoin after the run) widens the axis, so every marker is inside the plot', () => {
     const svg = lineChart({
       ...base,
       series: [
@@ -198,13 +200,20 @@ describe('lineChart: scales', () => {
         { x: 25, label: 'rejoined' },
       ],
     });
-    expect(markers(svg)).toEqual([
-      { label: 'start', x: LEFT, text: 'start' },
-      { label: 'kill rabbit1', x: (LEFT + RIGHT) / 2, text: 'kill rabbit1' },
-      { label: 'end', x: RIGHT, text: 'end' },
-      { label: 'rejoined', x: RIGHT, text: 'rejoined at 25 →' },
+    const m = markers(svg);
+    expect(m.map((x) => [x.label, x.text])).toEqual([
+      ['start', 'start'],
+      ['kill rabbit1', 'kill rabbit1'],
+      ['end', 'end'],
+      ['rejoined', 'rejoined'],
     ]);
-    expect(svg).toMatch(/data-marker="kill rabbit1"><line [^>]*stroke="#dc2626"/);
+    // The axis ends on the round tick at or past 25 (25 itself): x = LEFT + t / 25 × width.
+    const at = (t: number): number => LEFT + (t / 25) * (RIGHT - LEFT);
+    for (const [i, t] of [0, 5, 10, 25].entries()) expect(Math.abs(m[i]!.x - at(t))).toBeLessThanOrEqual(0.051);
+    for (const x of m) expect(x.x).toBeLessThanOrEqual(RIGHT);
+    expect(svg).toMatch(/data-marker="kill rabbit1" data-x="5"><line [^>]*stroke="#dc2626"/);
+    // A label in the right third ends at its line (text-anchor end), so it stays inside too.
+    expect(svg).toMatch(/data-marker="rejoined"[^]*?text-anchor="end">rejoined</);
   });
 
   it('with no data points the markers set the x range', () => {

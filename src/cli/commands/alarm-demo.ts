@@ -45,7 +45,7 @@ export function alarmDemoOptions(o: RawOptions): AlarmDemoCliOptions {
     json: o.json,
     html: o.html,
     auto: o.auto,
-    kind: o.alarm,
+    alarm: o.alarm,
     node: o.node,
     beforeMs: o.before,
     holdMs: o.hold,
