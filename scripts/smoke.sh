@@ -1,12 +1,39 @@
 #!/usr/bin/env bash
 # Smoke test for CI users: engine, dependencies, cluster, then every demo with --auto, stopping
 # at the first one whose verdict fails (its exit code is this script's). Each demo's JSON
-# document is kept in $SMOKE_OUT (default: smoke-results/). About 4.5 minutes on a warm machine.
+# document is kept in $SMOKE_OUT (default: smoke-results/), and $SMOKE_OUT/index.html sums up the
+# steps that ran (`rmq-bench report`), also when one failed. About 4.5 minutes on a warm machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${SMOKE_OUT:-smoke-results}"
 mkdir -p "$out"
+
+# The JSON of each step this run started, in order (a stale file from an earlier run stays out).
+ran=()
+# On every way out (a step failed, the end, Ctrl+C): the page for what ran, and the exit code the
+# script had (the failing step's; report's own exit 1 for that step's document adds nothing).
+write_index() {
+  local code=$?
+  trap - EXIT
+  if [ "${#ran[@]}" -gt 0 ]; then
+    local rc=0 said
+    # Its per-document lines would repeat the steps' own; only its error is shown.
+    said=$(node bin/rmq-bench.js report "${ran[@]}" -o "$out/index.html" 2>&1 >/dev/null) || rc=$?
+    if [ "$rc" -le 1 ]; then
+      echo "smoke: the steps that ran, in one page: $out/index.html" >&2
+    else
+      echo "smoke: could not write $out/index.html (rmq-bench report exit $rc): ${said##*$'\n'}" >&2
+    fi
+    # Every step passed, yet the page failed or disagrees: that is this run's failure.
+    if [ "$code" -eq 0 ] && [ "$rc" -ne 0 ]; then
+      [ "$rc" -eq 1 ] && echo "smoke: every step passed, yet rmq-bench report found a failed or malformed document" >&2
+      code=$rc
+    fi
+  fi
+  exit "$code"
+}
+trap write_index EXIT
 bash scripts/ensure-engine.sh
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
@@ -20,6 +47,7 @@ step() {
   local started=$SECONDS
   echo "smoke: $name: rmq-bench $*" >&2
   local code=0
+  ran+=("$out/$name.json")
   node bin/rmq-bench.js "$@" --json >"$out/$name.json" || code=$?
   if [ "$code" -ne 0 ]; then
     echo "smoke: FAILED at $name (exit $code after $((SECONDS - started)) s); its output: $out/$name.json" >&2

@@ -18,6 +18,7 @@ import { failover } from './commands/failover.js';
 import { prefetchDemo } from './commands/prefetch-demo.js';
 import { producerCrash } from './commands/producer-crash.js';
 import { producer } from './commands/producer.js';
+import { report } from './commands/report.js';
 import { retryDemo } from './commands/retry-demo.js';
 import { verify } from './commands/verify.js';
 import { watch } from './commands/watch.js';
@@ -45,6 +46,7 @@ const COMMANDS = [
   audit,
   watch,
   producerCrash,
+  report,
 ] as const;
 
 type Entry = (typeof COMMANDS)[number];

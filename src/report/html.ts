@@ -374,6 +374,8 @@ function ladderCharts(r: RetryLadderResult): string[] {
           })),
       })),
       xLabel: 'seconds since the publish',
+      // Message ids are long (run id and role): shown whole, up to 40 characters.
+      laneChars: Math.min(40, Math.max(10, ...ids.map((id) => id.length))),
     }),
   ];
 }

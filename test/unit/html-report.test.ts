@@ -765,7 +765,7 @@ describe('renderHtmlReport compare: timelines', () => {
       .map((p) => p.split(',').map(Number));
     expect(Math.abs(rate.at(-1)![0]! - (64 + (12 / 15) * 706))).toBeLessThanOrEqual(0.051);
     expect(rate.at(-1)![1]).toBe(rate.reduce((a, p) => Math.max(a, p[1]!), 0));
-    expect(svg).toMatch(/class="band"[^>]*>[^]*kill rabbit\d: fault until rejoin/);
+    expect(svg).toMatch(/class="band"[^>]*>[\s\S]*kill rabbit\d: fault until rejoin/);
   });
 });
 
@@ -816,8 +816,13 @@ describe('renderHtmlReport: per-kind content', () => {
     const page = renderHtmlReport('retry-demo', ladder, TEXT, AT);
     const [svg] = svgs(page);
     expect(page).toContain('<figcaption>each attempt at its measured time; rungs 100 ms, 400 ms</figcaption>');
-    const lanes = [...svg!.matchAll(/<text class="tick" x="58" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
+    const lanes = [...svg!.matchAll(/<text class="tick" x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
     expect(lanes).toEqual(['good-1', 'poison-1']);
+    // Real ids are long (`<run>.fq6q-good`): shown whole, the plot starting further right.
+    const long = { ...ladder, attempts: ladder.attempts.map((a) => ({ ...a, messageId: `rmq-bench-ladder-r2k9.fq6q-${a.messageId}` })) };
+    const [svgLong] = svgs(renderHtmlReport('retry-demo', long, TEXT, AT));
+    const longLanes = [...svgLong!.matchAll(/<text class="tick" x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(longLanes).toEqual(['rmq-bench-ladder-r2k9.fq6q-good-1', 'rmq-bench-ladder-r2k9.fq6q-poison-1']);
     expect(dotTitles(svg!)).toEqual([
       'attempt 1 (demo.backoff.orders) at 0.01 s: failed',
       'attempt 2 (demo.backoff.orders) at 0.11 s: processed',

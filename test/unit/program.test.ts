@@ -299,6 +299,14 @@ describe('createProgram: argv → invocation', () => {
         },
       },
     },
+    {
+      args: ['report', 'smoke-results', 'extra/compare.json', '-o', '/tmp/index.html'],
+      expected: { command: 'report', options: { json: false, inputs: ['smoke-results', 'extra/compare.json'], output: '/tmp/index.html' } },
+    },
+    {
+      args: ['report', '--output', '/tmp/r.html', '--json', 'a.json'],
+      expected: { command: 'report', options: { json: true, inputs: ['a.json'], output: '/tmp/r.html' } },
+    },
   ];
 
   it.each(cases)('$args', async ({ args, expected }) => {
@@ -318,7 +326,7 @@ describe('createProgram: composition', () => {
 
   it('each command commander can dispatch has one definition to run, under the same name', () => {
     const names = leaves(createProgram(recorder().dispatch));
-    expect(names).toHaveLength(26);
+    expect(names).toHaveLength(27);
     for (const name of names) {
       const def = commandOf({ command: name } as Invocation);
       expect(def.name).toBe(name);

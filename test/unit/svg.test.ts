@@ -213,7 +213,7 @@ describe('lineChart: scales', () => {
     for (const x of m) expect(x.x).toBeLessThanOrEqual(RIGHT);
     expect(svg).toMatch(/data-marker="kill rabbit1" data-x="5"><line [^>]*stroke="#dc2626"/);
     // A label in the right third ends at its line (text-anchor end), so it stays inside too.
-    expect(svg).toMatch(/data-marker="rejoined"[^]*?text-anchor="end">rejoined</);
+    expect(svg).toMatch(/data-marker="rejoined"[\s\S]*?text-anchor="end">rejoined</);
   });
 
   it('with no data points the markers set the x range', () => {

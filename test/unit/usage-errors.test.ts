@@ -91,6 +91,13 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect, partition, latency, quorum-loss.",
     },
     { args: ['dlq', 'replay', '--limit', '0'], line: "error: option '--limit <n>' argument '0' is invalid. '0' is not a positive whole number" },
+    { args: ['report', '-o', 'index.html'], line: "error: missing required argument 'files-or-folders'" },
+    { args: ['report', 'smoke-results'], line: "error: required option '-o, --output <file>' not specified" },
+    {
+      args: ['report', 'smoke-results', '-o', '/no/such/dir/index.html'],
+      line: "error: option '-o, --output <file>' argument '/no/such/dir/index.html' is invalid. cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable",
+    },
+    { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs' },
     {
       args: ['producer', '--urls', 'http://u:secret@h'],
       line: "error: option '--urls <list>' argument 'http://u:***@h' is invalid. the URL is not an amqp:// or amqps:// URL",

@@ -1,0 +1,51 @@
+import { Option } from 'commander';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { EnvironmentError, errorMessage, UsageError } from '../../errors.js';
+import { renderCombinedReport, renderReportLines, reportEntries, reportOk, reportSummary } from '../../report/combined.js';
+import { collectReportInputs } from '../../scenarios/report.js';
+import { defineCommand } from '../command.js';
+import { jsonOption, writableFile } from '../options.js';
+import { emit } from '../output.js';
+
+/**
+ * `rmq-bench report <files or folders...> -o index.html`: one self-contained page for a set of
+ * --json documents. Its verdict: every document read, and none failed (exit 1 otherwise, the page
+ * written all the same).
+ */
+export interface ReportCliOptions {
+  json: boolean;
+  inputs: string[];
+  output: string;
+}
+
+export const report = defineCommand({
+  name: 'report',
+  register: (command, dispatch: (o: ReportCliOptions) => Promise<void>) =>
+    command
+      .description("one self-contained HTML page for a set of --json documents: a summary table, then each one's charts and JSON")
+      .argument('<files-or-folders...>', 'JSON documents, or folders: every *.json file in one (not recursive), by name')
+      .addOption(
+        new Option('-o, --output <file>', 'the page to write (its directory must exist and be writable; an existing file is replaced)')
+          .argParser(writableFile)
+          .makeOptionMandatory(),
+      )
+      .addOption(jsonOption('print one JSON document on stdout: each input with its status (people-facing output stays on stderr)'))
+      .action((inputs: string[], o: { json: boolean; output: string }) => {
+        // Overwriting an input with the page would lose it; a folder's files are checked when listed.
+        if (inputs.some((i) => path.resolve(i) === path.resolve(o.output))) throw new UsageError(`the output ${o.output} is also one of the inputs`);
+        return dispatch({ json: o.json, inputs, output: o.output });
+      }),
+  async run(ctx, o) {
+    const { inputs, notes } = await collectReportInputs(o.inputs, o.output);
+    for (const note of notes) ctx.log(note);
+    const entries = reportEntries(inputs);
+    try {
+      writeFileSync(o.output, renderCombinedReport(entries, o.output));
+    } catch (err) {
+      throw new EnvironmentError(`could not write the HTML report ${o.output}: ${errorMessage(err)}`);
+    }
+    emit({ json: o.json }, 'report', reportSummary(entries, o.output), renderReportLines(entries, o.output));
+    return { ok: reportOk(entries) };
+  },
+});

@@ -1,0 +1,581 @@
+import path from 'node:path';
+import { chartsFor, embedJson, STYLE } from './html.js';
+import { SCHEMA_VERSION } from './json.js';
+import { escapeHtml } from './svg.js';
+
+/**
+ * `rmq-bench report`: one self-contained page for a set of --json documents (a summary table,
+ * then a section per input with its charts and its JSON). Pure: the files' texts in, entries and
+ * markup out; src/scenarios/report.ts reads the files.
+ */
+
+/** Every kind an rmq-bench command prints with --json (and `producer --report` writes). */
+export const KNOWN_KINDS: readonly string[] = [
+  'alarm-demo',
+  'audit',
+  'bench',
+  'chaos',
+  'cluster-down',
+  'cluster-image',
+  'cluster-reset',
+  'cluster-status',
+  'cluster-up',
+  'compare',
+  'consumer',
+  'consumer-crash',
+  'consumer-timeout-demo',
+  'delayed-retry-demo',
+  'dlq-demo',
+  'dlq-inspect',
+  'dlq-replay',
+  'durability-demo',
+  'failover',
+  'prefetch-demo',
+  'producer',
+  'producer-crash',
+  'producer-outbox',
+  'producer-report',
+  'report',
+  'retry-demo',
+  'verify',
+  'watch',
+];
+
+/** One input as read: its text, or why it could not be read. */
+export type ReportInput = { readonly file: string; readonly text: string } | { readonly file: string; readonly readError: string };
+
+/**
+ * ok, failed, no-verdict: a document this rmq-bench reads (its `ok`, or none). malformed: not JSON,
+ * not an object, no kind or schemaVersion. unreadable: the file could not be read. newer: a
+ * schemaVersion above the one this rmq-bench writes (its fields are not interpreted).
+ */
+export type EntryStatus = 'ok' | 'failed' | 'no-verdict' | 'malformed' | 'unreadable' | 'newer';
+
+export interface ReportEntry {
+  readonly file: string;
+  /** The id of its section in the page (unique within the page). */
+  readonly anchor: string;
+  readonly status: EntryStatus;
+  readonly kind: string | null;
+  readonly schemaVersion: number | null;
+  /** A kind some rmq-bench command prints (false for malformed inputs). */
+  readonly knownKind: boolean;
+  /** malformed, unreadable, newer: one line saying why it was not read. */
+  readonly problem: string | null;
+  readonly keyFigures: string;
+  /** failed: why, from the document (problems, reasons, claims not held); may be empty. */
+  readonly reasons: readonly string[];
+  readonly doc: Readonly<Record<string, unknown>> | null;
+  /** malformed: the start of the file, shown in its section. */
+  readonly excerpt: string | null;
+}
+
+type J = Record<string, unknown>;
+
+const isObj = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
+const objs = (v: unknown): J[] => (Array.isArray(v) ? v.filter(isObj) : []);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string' && s !== '') : []);
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** A figure as the terminal reports print it (12,345), or '?' when the field is missing. */
+const n = (v: unknown): string => (isNum(v) ? (Number.isInteger(v) ? v : Math.round(v * 10) / 10).toLocaleString('en-US') : '?');
+const s = (v: unknown): string => (typeof v === 'string' ? v : isNum(v) ? String(v) : '?');
+const sum = (list: readonly J[], field: string): number => list.reduce((a, x) => a + (isNum(x[field]) ? x[field] : 0), 0);
+const ms = (v: unknown): string => (isNum(v) ? `${n(Math.round(v))} ms` : '?');
+const held = (checks: readonly J[]): string => `${checks.filter((c) => c.held === true).length}/${checks.length}`;
+
+/** `list` grouped by `field`, the groups in first-seen order. */
+function groupBy(list: readonly J[], field: string): Map<string, J[]> {
+  const out = new Map<string, J[]>();
+  for (const x of list) {
+    const key = s(x[field]);
+    out.set(key, [...(out.get(key) ?? []), x]);
+  }
+  return out;
+}
+
+const GENERIC_FIELDS = 8;
+
+/** The fallback: the document's top-level numeric fields (schemaVersion aside), at most 8. Pure. */
+export function genericFigures(doc: Readonly<J>): string {
+  const figures = Object.entries(doc)
+    .filter(([k, v]) => k !== 'schemaVersion' && isNum(v))
+    .map(([k, v]) => `${k} ${n(v)}`);
+  if (figures.length === 0) return '-';
+  return figures.length > GENERIC_FIELDS ? `${figures.slice(0, GENERIC_FIELDS).join(', ')}, …` : figures.join(', ');
+}
+
+/** The figures one kind is about, in one line. */
+function figuresOf(kind: string, d: J): string {
+  switch (kind) {
+    case 'compare': {
+      const t = objs(d.totals).map((m) => `${s(m.mode)}: lost ${n(m.lost)}, silently lost ${n(m.silentlyLost)}, duplicated ${n(m.duplicated)}`);
+      return `${d.interrupted === true ? 'interrupted; ' : ''}${t.join('; ')}`;
+    }
+    case 'consumer-crash':
+      return [...groupBy(objs(d.runs), 'mode')]
+        .map(([mode, runs]) => `${mode}: lost ${n(sum(runs, 'lost'))}, processed twice ${n(sum(runs, 'processedTwice'))}`)
+        .join('; ');
+    case 'prefetch-demo':
+      return objs(d.rows)
+        .map((r) => `prefetch ${r.prefetch === 0 ? '0 (unlimited)' : n(r.prefetch)}: ${ms(r.totalMs)}, fast ${n(r.fastProcessed)} / slow ${n(r.slowProcessed)}`)
+        .join('; ');
+    case 'dlq-demo':
+      if (d.mode === 'strategy')
+        return objs(d.summaries)
+          .map((v) => `${s(v.variant)}: lost ${n(v.lost)} of ${n(v.published)}`)
+          .join('; ');
+      return objs(d.results)
+        .map((r) => `${s(r.reason)}: ${n(objs(r.dead).length)} of ${n(r.expectedInDlq)} dead-lettered`)
+        .join('; ');
+    case 'retry-demo': {
+      if (d.mode === 'ladder') {
+        const good = isObj(d.good) ? d.good : {};
+        const poison = isObj(d.poison) ? d.poison : {};
+        return `good: processed ${n(good.processedTimes)}× after ${n(good.failures)} failure${good.failures === 1 ? '' : 's'}; poison: ${n(poison.attempts)} attempts, ${poison.inDlq === true ? 'in' : 'not in'} the DLQ`;
+      }
+      return `${n(objs(d.attempts).length)} attempts, TTL ${ms(d.ttlMs)}, processed ${n(d.processedTimes)}×`;
+    }
+    case 'delayed-retry-demo': {
+      const rounds = objs(d.rounds);
+      return `${s(d.type)} via ${s(d.via)}: ${rounds.filter((r) => r.ok === true).length}/${rounds.length} rounds as expected, ${n(d.processed)} processed`;
+    }
+    case 'consumer-timeout-demo':
+      return objs(d.runs)
+        .map((r) => `${s(r.via)}: cancelled after ${ms(r.measuredTimeoutMs)} (timeout ${ms(r.timeoutMs)}), claims held ${held(objs(r.checks))}`)
+        .join('; ');
+    case 'alarm-demo': {
+      const pubs = objs(d.publishers);
+      const consumer = isObj(d.consumer) ? d.consumer : {};
+      return `${typeof d.alarm === 'string' ? `${d.alarm} alarm: ` : ''}claims held ${held(objs(d.checks))}; confirmed and never delivered ${n(sum(pubs, 'confirmedMissing'))}; sent and never delivered ${n(sum(pubs, 'missing'))}; backlog read during the alarm ${n(consumer.backlogDuringAlarm)}`;
+    }
+    case 'durability-demo':
+      return `${s(d.how)}: ${objs(d.rows)
+        .map((r) => `${s(r.queueType)} ${s(r.deliveryMode)} ${n(r.survived)} of ${n(r.confirmed)} survived`)
+        .join(', ')}`;
+    case 'bench':
+      return objs(d.runs)
+        .map((r) => `${s(r.label)}: ${n(isNum(r.publishRatePerSec) ? Math.round(r.publishRatePerSec) : r.publishRatePerSec)} msg/s`)
+        .join(', ');
+    case 'chaos': {
+      const t = isObj(d.totals) ? d.totals : {};
+      return `${n(objs(d.faults).length)} faults; lost ${n(t.lost)}, silently lost ${n(t.silentlyLost)}, duplicated ${n(t.duplicated)}, unexpected ${n(d.unexpected)}`;
+    }
+    case 'audit': {
+      const c = isObj(d.counts) ? d.counts : {};
+      return `pass ${n(c.pass)}, warn ${n(c.warn)}, fail ${n(c.fail)}`;
+    }
+    case 'producer-crash':
+      return objs(d.totals)
+        .map((t) => `${s(t.mode)}: lost ${n(t.lost)}, duplicated ${n(t.duplicated)}`)
+        .join('; ');
+    case 'producer':
+      return `written ${n(d.written)}, confirmed ${n(d.confirmed)}, nacked ${n(d.nacked)}, indeterminate ${n(d.indeterminate)}`;
+    case 'consumer':
+      return `received ${n(d.received)}, processed ${n(d.processed)}, duplicates skipped ${n(d.duplicatesSkipped)}`;
+    case 'verify': {
+      const r = isObj(d.reconciliation) ? d.reconciliation : {};
+      return `lost ${n(r.lost)}, silently lost ${n(r.silentlyLost)}, duplicated ${n(r.duplicated)}`;
+    }
+    case 'failover':
+      return `${s(d.fault)} ${s(d.oldLeader)}: new leader ${d.newLeader === null ? 'none' : s(d.newLeader)} after ${ms(d.electionMs)}`;
+    case 'dlq-inspect':
+      return `${n(d.total)} messages in ${s(d.queue)}`;
+    case 'dlq-replay':
+      return `replayed ${n(d.replayed)}, skipped ${n(d.skipped)}, left in the queue ${n(d.leftInQueue)}`;
+    case 'report': {
+      const docs = objs(d.documents);
+      const failed = docs.filter((x) => x.status !== 'ok' && x.status !== 'no-verdict').length;
+      return `${n(docs.length)} documents, ${n(failed)} failed or not read`;
+    }
+    default:
+      return '';
+  }
+}
+
+/**
+ * The figures a document of this kind is about, in one line (compare: lost, silently lost and
+ * duplicated per mode; alarm-demo: claims held and what never arrived...); any other kind, or a
+ * document without the fields its kind has: its top-level numeric fields. Pure; never throws.
+ */
+export function keyFigures(kind: string, doc: Readonly<Record<string, unknown>>): string {
+  try {
+    const f = figuresOf(kind, doc as J);
+    // No figure at all (its kind's fields missing, or a kind without a case): the fallback.
+    return /\d/.test(f) ? f : genericFigures(doc);
+  } catch {
+    return genericFigures(doc);
+  }
+}
+
+/**
+ * Why a document failed, in its own words: `problems` and `reasons` (top level, and each run's or
+ * result's, labelled), the claims not held, a failed audit's items, compare's and verify's
+ * reconciliation verdicts. Empty when the document says nothing. Pure.
+ */
+export function failureReasons(kind: string, doc: Readonly<Record<string, unknown>>): string[] {
+  const d = doc as J;
+  const out: string[] = [...strings(d.problems), ...strings(d.reasons)];
+  const notHeld = (checks: unknown, label = ''): string[] =>
+    objs(checks)
+      .filter((c) => c.held === false)
+      .map((c) => `${label}claim not held: ${s(c.claim)}${typeof c.measured === 'string' ? ` (measured: ${c.measured})` : ''}`);
+  out.push(...notHeld(d.checks));
+  for (const x of [...objs(d.runs), ...objs(d.results)]) {
+    const label =
+      typeof x.via === 'string' ? x.via : typeof x.reason === 'string' ? x.reason : typeof x.mode === 'string' ? `${x.mode} run ${s(x.run)}` : 'run';
+    out.push(...strings(x.problems).map((p) => `${label}: ${p}`));
+    out.push(...notHeld(x.checks, `${label}: `));
+  }
+  if (kind === 'compare') {
+    if (d.interrupted === true) out.push('interrupted (Ctrl+C): the runs until then');
+    for (const r of objs(d.runs)) {
+      const rec = isObj(r.reconciliation) ? r.reconciliation : {};
+      const verdict = isObj(rec.verdict) ? rec.verdict : {};
+      if (verdict.ok === false && (r.mode === 'confirms-on' || strings(verdict.reasons).some((x) => x.includes('unexpected'))))
+        out.push(`${s(r.mode)} run ${s(r.run)}: ${strings(verdict.reasons).join('; ')}`);
+    }
+  }
+  if (kind === 'verify') {
+    const rec = isObj(d.reconciliation) ? d.reconciliation : {};
+    out.push(...strings(isObj(rec.verdict) ? rec.verdict.reasons : undefined));
+  }
+  if (kind === 'audit')
+    out.push(
+      ...objs(d.items)
+        .filter((i) => i.status === 'fail')
+        .map((i) => `${s(i.object)}: ${s(i.message)}`),
+    );
+  return [...new Set(out)];
+}
+
+/** The verdict a document carries: its `ok` (verify: its reconciliation's); null when it has none. */
+function verdictOf(kind: string, d: J): boolean | null {
+  if (typeof d.ok === 'boolean') return d.ok;
+  if (kind === 'verify' && isObj(d.reconciliation) && isObj(d.reconciliation.verdict) && typeof d.reconciliation.verdict.ok === 'boolean')
+    return d.reconciliation.verdict.ok;
+  return null;
+}
+
+const MAX_REASON = 160;
+const EXCERPT_CHARS = 2_000;
+
+/** A message on one line, at most 160 characters. */
+function oneLine(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > MAX_REASON ? `${t.slice(0, MAX_REASON - 1)}…` : t;
+}
+
+const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+
+type Unanchored = Omit<ReportEntry, 'anchor'>;
+
+function bad(file: string, status: 'malformed' | 'unreadable', problem: string, text = ''): Unanchored {
+  return {
+    file,
+    status,
+    kind: null,
+    schemaVersion: null,
+    knownKind: false,
+    problem: oneLine(problem),
+    keyFigures: '-',
+    reasons: [],
+    doc: null,
+    excerpt: text === '' ? null : text.slice(0, EXCERPT_CHARS),
+  };
+}
+
+/** One input → its entry: read or not, malformed or not, newer or not, its verdict and figures. Pure. */
+export function classifyInput(input: ReportInput): Unanchored {
+  const { file } = input;
+  if ('readError' in input) return bad(file, 'unreadable', input.readError);
+  const { text } = input;
+  if (text.trim() === '') return bad(file, 'malformed', 'empty file: no JSON document (did the command fail before printing one?)');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return bad(file, 'malformed', `not JSON (${err instanceof Error ? err.message : String(err)})`, text);
+  }
+  if (!isObj(parsed)) return bad(file, 'malformed', `not a JSON object (${typeName(parsed)})`, text);
+  const missing = [...(parsed.schemaVersion === undefined ? ['schemaVersion'] : []), ...(parsed.kind === undefined ? ['kind'] : [])];
+  if (missing.length > 0) return bad(file, 'malformed', `no ${missing.join(' and no ')}: not a document rmq-bench --json prints`, text);
+  const v = parsed.schemaVersion;
+  if (!isNum(v) || !Number.isInteger(v) || v < 1)
+    return bad(file, 'malformed', `schemaVersion is not a whole number above 0 (${oneLine(JSON.stringify(v))})`, text);
+  if (typeof parsed.kind !== 'string' || parsed.kind.trim() === '')
+    return bad(file, 'malformed', `kind is not a name (${oneLine(JSON.stringify(parsed.kind))})`, text);
+  const kind = parsed.kind;
+  const knownKind = KNOWN_KINDS.includes(kind);
+  if (v > SCHEMA_VERSION)
+    return {
+      file,
+      status: 'newer',
+      kind,
+      schemaVersion: v,
+      knownKind,
+      problem: `written by a newer rmq-bench (schemaVersion ${v}; this one reads ${SCHEMA_VERSION})`,
+      keyFigures: '-',
+      reasons: [],
+      doc: parsed,
+      excerpt: null,
+    };
+  const ok = verdictOf(kind, parsed);
+  return {
+    file,
+    status: ok === null ? 'no-verdict' : ok ? 'ok' : 'failed',
+    kind,
+    schemaVersion: v,
+    knownKind,
+    problem: null,
+    keyFigures: keyFigures(kind, parsed),
+    reasons: ok === false ? failureReasons(kind, parsed) : [],
+    doc: parsed,
+    excerpt: null,
+  };
+}
+
+/** A section id from a file name: doc-<name without .json>, made unique with -2, -3... Pure. */
+export function anchorsFor(files: readonly string[]): string[] {
+  const used = new Set<string>();
+  return files.map((f) => {
+    const slug =
+      path
+        .basename(f)
+        .replace(/\.json$/i, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9_-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'file';
+    let id = `doc-${slug}`;
+    for (let k = 2; used.has(id); k++) id = `doc-${slug}-${k}`;
+    used.add(id);
+    return id;
+  });
+}
+
+/** The inputs, in order, each classified and given its section's anchor. Pure. */
+export function reportEntries(inputs: readonly ReportInput[]): ReportEntry[] {
+  const anchors = anchorsFor(inputs.map((i) => i.file));
+  return inputs.map((input, i) => ({ ...classifyInput(input), anchor: anchors[i]! }));
+}
+
+/** Every document read and none failed (no verdict is not a failure; malformed, unreadable and newer are). */
+export function reportOk(entries: readonly ReportEntry[]): boolean {
+  return entries.every((e) => e.status === 'ok' || e.status === 'no-verdict');
+}
+
+/** The verdict in words: OK, FAILED, no verdict, or why the file was not read. */
+export function statusText(e: Pick<ReportEntry, 'status' | 'problem'>): string {
+  switch (e.status) {
+    case 'ok':
+      return 'OK';
+    case 'failed':
+      return 'FAILED';
+    case 'no-verdict':
+      return 'no verdict';
+    case 'newer':
+      return e.problem ?? 'written by a newer rmq-bench';
+    default:
+      return `${e.status}: ${e.problem ?? '?'}`;
+  }
+}
+
+/** How many of each status, in the page's and stderr's words: "3 OK, 1 FAILED, 1 malformed". */
+export function countsLine(entries: readonly ReportEntry[]): string {
+  const label: Record<EntryStatus, string> = {
+    ok: 'OK',
+    failed: 'FAILED',
+    'no-verdict': 'no verdict',
+    malformed: 'malformed',
+    unreadable: 'unreadable',
+    newer: 'newer schema',
+  };
+  const counts = new Map<EntryStatus, number>();
+  for (const e of entries) counts.set(e.status, (counts.get(e.status) ?? 0) + 1);
+  const parts = (Object.keys(label) as EntryStatus[]).filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${label[k]}`);
+  return `${entries.length} document${entries.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+/** stderr: one line per document, then the page written. Pure. */
+export function renderReportLines(entries: readonly ReportEntry[], output: string): string {
+  const lines = entries.map((e) => {
+    const kind = e.kind === null ? '' : ` (${e.kind}${e.knownKind ? '' : ', unknown kind'})`;
+    const figures = e.keyFigures === '-' ? '' : ` — ${e.keyFigures}`;
+    const why = e.reasons.length > 0 ? ` — why: ${e.reasons.join('; ')}` : '';
+    return `${e.file}${kind}: ${statusText(e)}${figures}${why}`;
+  });
+  return [...lines, `report: ${output} (${countsLine(entries)})`].join('\n');
+}
+
+/** The --json document's data (and the page's embedded summary): no input's own document in it. Pure. */
+export function reportSummary(entries: readonly ReportEntry[], output: string): { output: string; ok: boolean; documents: object[] } {
+  return {
+    output,
+    ok: reportOk(entries),
+    documents: entries.map((e) => ({
+      file: e.file,
+      anchor: e.anchor,
+      kind: e.kind,
+      schemaVersion: e.schemaVersion,
+      knownKind: e.knownKind,
+      status: e.status,
+      problem: e.problem,
+      keyFigures: e.keyFigures,
+      reasons: e.reasons,
+    })),
+  };
+}
+
+const COMBINED_STYLE = `
+h3{font-size:15px;margin:20px 0 6px}
+table.summary{border-collapse:collapse;width:100%;margin:8px 0 16px;table-layout:fixed}
+table.summary th,table.summary td{border:1px solid #d1d5db;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+table.summary th{background:#f9fafb}
+.verdict.none{background:#6b7280}.bad-input{color:#9a3412;font-weight:600}
+section.doc{border-top:2px solid #e5e7eb;margin-top:32px}
+section.doc>h2{overflow-wrap:anywhere}
+.charts{overflow-x:auto}
+.note{background:#fef3c7;padding:6px 10px;border-radius:4px}
+ul.reasons{color:#991b1b;margin:6px 0}
+ul.reasons.short{margin:0;padding-left:18px}
+`;
+
+const MAX_ROW_REASONS = 3;
+
+function badge(e: ReportEntry): string {
+  switch (e.status) {
+    case 'ok':
+      return '<span class="verdict ok">OK</span>';
+    case 'failed':
+      return '<span class="verdict failed">FAILED</span>';
+    case 'no-verdict':
+      return '<span class="verdict none">no verdict</span>';
+    default:
+      return `<span class="bad-input">${escapeHtml(statusText(e))}</span>`;
+  }
+}
+
+function kindCell(e: ReportEntry): string {
+  if (e.kind === null) return '-';
+  return `${escapeHtml(e.kind)}${e.knownKind ? '' : ' <em>(unknown kind)</em>'}`;
+}
+
+function summaryRow(e: ReportEntry, withWhy: boolean): string {
+  const link = `<a href="#${e.anchor}">${escapeHtml(e.file)}</a>`;
+  let why = '';
+  if (e.status === 'failed') {
+    const shown = e.reasons.slice(0, MAX_ROW_REASONS).map((r) => `<li>${escapeHtml(r)}</li>`);
+    if (e.reasons.length > MAX_ROW_REASONS) shown.push(`<li>and ${e.reasons.length - MAX_ROW_REASONS} more</li>`);
+    why = `${shown.length > 0 ? `<ul class="reasons short">${shown.join('')}</ul>` : 'the document gives no reason'} <a href="#${e.anchor}">see its section</a>`;
+  }
+  return `<tr data-status="${e.status}"><td>${link}</td><td>${kindCell(e)}</td><td>${badge(e)}</td><td>${escapeHtml(e.keyFigures)}</td>${withWhy ? `<td>${why}</td>` : ''}</tr>`;
+}
+
+/** The summary's columns: "why it failed" only when one did. */
+function summaryHead(withWhy: boolean): string {
+  const cols: [string, number][] = withWhy
+    ? [
+        ['file', 18],
+        ['kind', 11],
+        ['verdict', 15],
+        ['key figures', 27],
+        ['why it failed', 29],
+      ]
+    : [
+        ['file', 24],
+        ['kind', 14],
+        ['verdict', 24],
+        ['key figures', 38],
+      ];
+  return `<colgroup>${cols.map(([, w]) => `<col style="width:${w}%">`).join('')}</colgroup><thead><tr>${cols.map(([h]) => `<th>${h}</th>`).join('')}</tr></thead>`;
+}
+
+/** A chart section's headings one level down (each input's own heading is the h2). */
+const demote = (markup: string): string => markup.replace(/<(\/?)h2>/g, '<$1h3>');
+
+function chartsOf(e: ReportEntry): string {
+  if (e.doc === null || e.kind === null || e.status === 'newer' || !e.knownKind) return '';
+  try {
+    const charts = chartsFor(e.kind, e.doc);
+    return charts.length === 0 ? '' : `<div class="charts">${demote(charts.join('\n'))}</div>`;
+  } catch (err) {
+    return `<p class="note">The charts could not be drawn from this document (${escapeHtml(oneLine(err instanceof Error ? err.message : String(err)))}).</p>`;
+  }
+}
+
+function section(e: ReportEntry): string {
+  const out: string[] = [`<section class="doc" id="${e.anchor}" data-status="${e.status}"${e.kind === null ? '' : ` data-kind="${escapeHtml(e.kind)}"`}>`];
+  // The reason a file was not read is in the note below; the heading says only which case it is.
+  const short = e.status === 'newer' ? 'newer schema' : e.status;
+  out.push(`<h2>${escapeHtml(e.file)} ${e.problem === null ? badge(e) : `<span class="bad-input">${short}</span>`}</h2>`);
+  if (e.kind !== null) {
+    const figures = e.keyFigures === '-' ? '' : ` · ${escapeHtml(e.keyFigures)}`;
+    out.push(`<div class="meta">kind ${kindCell(e)} · schemaVersion ${e.schemaVersion ?? '?'}${figures}</div>`);
+  }
+  if (e.status === 'failed')
+    out.push(
+      e.reasons.length > 0
+        ? `<ul class="reasons">${e.reasons.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>`
+        : '<p class="note">The document gives no reason for its failed verdict: see its JSON.</p>',
+    );
+  if (e.status === 'newer') out.push(`<p class="note">${escapeHtml(statusText(e))}: its fields are not interpreted; the JSON only.</p>`);
+  else if (e.kind !== null && !e.knownKind) out.push(`<p class="note">rmq-bench does not know the kind '${escapeHtml(e.kind)}': the JSON only.</p>`);
+  if (e.status === 'malformed' || e.status === 'unreadable') {
+    out.push(`<p class="note">${escapeHtml(statusText(e))}</p>`);
+    if (e.excerpt !== null) {
+      const more = e.excerpt.length >= EXCERPT_CHARS ? ` (its first ${EXCERPT_CHARS.toLocaleString('en-US')} characters)` : '';
+      out.push(`<details><summary>The file${more}</summary><pre>${escapeHtml(e.excerpt)}</pre></details>`);
+    }
+  }
+  out.push(chartsOf(e));
+  if (e.doc !== null) {
+    out.push(`<details><summary>The JSON document</summary><pre class="json-view" data-src="json-${e.anchor}"></pre></details>`);
+    out.push(`<script type="application/json" id="json-${e.anchor}">${embedJson(JSON.stringify(e.doc))}</script>`);
+  }
+  out.push('<p><a href="#summary">back to the summary</a></p>', '</section>');
+  return out.filter((x) => x !== '').join('\n');
+}
+
+/**
+ * The page: a summary table (one row per input: file, kind, verdict, key figures, why it failed,
+ * linking to its section), then one section per input with its charts and its JSON document.
+ * Self-contained like renderHtmlReport's pages (same CSP, inline styles and SVG); the summary is
+ * embedded in <script type="application/json" id="rmq-bench-data">. Pure: data in, markup out.
+ */
+export function renderCombinedReport(entries: readonly ReportEntry[], output: string, generatedAtIso = new Date().toISOString()): string {
+  const ok = reportOk(entries);
+  const withWhy = entries.some((e) => e.status === 'failed');
+  const overall = `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'all OK' : 'not all OK'}</span>`;
+  const summary = { schemaVersion: SCHEMA_VERSION, kind: 'report', ...reportSummary(entries, output) };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>rmq-bench report (${escapeHtml(countsLine(entries))})</title>
+<style>${STYLE}${COMBINED_STYLE}</style>
+</head>
+<body data-kind="report">
+<h1>rmq-bench report</h1>
+<div class="meta">generated ${escapeHtml(generatedAtIso)} · ${escapeHtml(countsLine(entries))} ${overall}</div>
+<h2 id="summary">Summary</h2>
+<table class="summary">${summaryHead(withWhy)}
+<tbody>
+${entries.map((e) => summaryRow(e, withWhy)).join('\n')}
+</tbody></table>
+${entries.map(section).join('\n')}
+<script type="application/json" id="rmq-bench-data">${embedJson(JSON.stringify(summary))}</script>
+<script>
+(function () {
+  var views = document.querySelectorAll('pre.json-view');
+  for (var i = 0; i < views.length; i++) {
+    var src = document.getElementById(views[i].getAttribute('data-src'));
+    views[i].textContent = JSON.stringify(JSON.parse(src.textContent), null, 2);
+  }
+  document.body.setAttribute('data-ready', String(document.querySelectorAll('svg.chart').length));
+})();
+</script>
+</body>
+</html>
+`;
+}
