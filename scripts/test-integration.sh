@@ -17,7 +17,7 @@ shard_a=(
   outbox watch dlq-tools consumer-timeout-demo alarm-demo
 )
 shard_b=(
-  netfaults failover producer-crash compare-extra quorum-loss chaos audit bench cluster dlq-strategy alarm report
+  netfaults failover producer-crash compare-extra quorum-loss chaos audit bench cluster dlq-strategy alarm report terminal
 )
 
 files() { for f in "$@"; do echo "test/integration/$f.test.ts"; done; }

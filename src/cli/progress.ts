@@ -9,6 +9,19 @@ import { silentProgress, type Progress } from '../progress.js';
 // ora (and what it pulls in) only when a spinner can be shown: off a TTY it would only cost memory.
 const ora: typeof import('ora').default | undefined = process.stderr.isTTY ? (await import('ora')).default : undefined;
 
+/**
+ * A spinner redraws by moving the cursor up over its own lines, which it counts from the
+ * terminal's width. A TTY that reports 0 columns (`docker run -t` from a script, some CI runners)
+ * makes that count endless: ora then writes cursor codes forever (4.6 MB in 4 s, measured, and
+ * the process never ends). Below this width, plain lines instead.
+ */
+export const MIN_SPINNER_COLUMNS = 20;
+
+/** Whether a spinner can be drawn on this stream now: a TTY, a usable width, a terminal that moves the cursor. Pure. */
+export function spinnerSafe(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && (stream.columns ?? 0) >= MIN_SPINNER_COLUMNS && env.TERM !== 'dumb';
+}
+
 /** Off a TTY, a long step still shows a line now and then: at most one every PLAIN_EVERY_MS. */
 const PLAIN_EVERY_MS = 10_000;
 
@@ -53,39 +66,87 @@ class PlainProgress implements Progress {
   }
 }
 
+/**
+ * The spinner, while the terminal can draw it: the width is checked at every call, so a window
+ * resized to nothing (or a pty that never had a width) falls back to plain lines for good.
+ */
 class SpinnerProgress implements Progress {
   private spinner: Ora | undefined;
+  private plain: PlainProgress | undefined;
   constructor(
     private readonly stream: NodeJS.WriteStream,
     private readonly ora: typeof import('ora').default,
   ) {}
+  /** The plain fallback once the spinner is no longer safe (the spinner stopped first). */
+  private fallback(): PlainProgress | undefined {
+    if (!this.plain && spinnerSafe(this.stream)) return undefined;
+    if (!this.plain) {
+      const text = this.spinner?.text;
+      this.spinner?.stop();
+      this.spinner = undefined;
+      this.plain = new PlainProgress(this.stream);
+      if (text) this.plain.start(text);
+    }
+    return this.plain;
+  }
   start(text: string): void {
+    const plain = this.fallback();
+    if (plain) {
+      plain.start(text);
+      return;
+    }
     this.spinner?.stop();
     this.spinner = this.ora({ text, stream: this.stream }).start();
   }
   update(text: string): void {
+    const plain = this.fallback();
+    if (plain) {
+      plain.update(text);
+      return;
+    }
     if (this.spinner) this.spinner.text = text;
     else this.start(text);
   }
   succeed(text?: string): void {
+    const plain = this.fallback();
+    if (plain) {
+      plain.succeed(text);
+      return;
+    }
     if (this.spinner) this.spinner.succeed(text);
     else if (text) this.ora({ stream: this.stream }).succeed(text);
     this.spinner = undefined;
   }
   fail(text?: string): void {
+    const plain = this.fallback();
+    if (plain) {
+      plain.fail(text);
+      return;
+    }
     if (this.spinner) this.spinner.fail(text);
     else if (text) this.ora({ stream: this.stream }).fail(text);
     this.spinner = undefined;
   }
   info(text: string): void {
+    const plain = this.fallback();
+    if (plain) {
+      plain.info(text);
+      return;
+    }
     this.withPaused(() => this.ora({ stream: this.stream }).info(text));
   }
   warn(text: string): void {
+    const plain = this.fallback();
+    if (plain) {
+      plain.warn(text);
+      return;
+    }
     this.withPaused(() => this.ora({ stream: this.stream }).warn(text));
   }
   stop(): void {
     this.spinner?.stop();
     this.spinner = undefined;
+    this.plain?.stop();
   }
   private withPaused(fn: () => void): void {
     const text = this.spinner?.text;
@@ -98,5 +159,5 @@ class SpinnerProgress implements Progress {
 export function createProgress(options: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Progress {
   if (options.quiet) return silentProgress;
   const stream = options.stream ?? process.stderr;
-  return stream.isTTY && ora ? new SpinnerProgress(stream, ora) : new PlainProgress(stream);
+  return spinnerSafe(stream) && ora ? new SpinnerProgress(stream, ora) : new PlainProgress(stream);
 }

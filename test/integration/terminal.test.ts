@@ -1,0 +1,54 @@
+import { execa } from 'execa';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './cli.js';
+
+const ESC = String.fromCharCode(27);
+/** Cursor up (ESC [ n A) and erase line (ESC [ 0 K): what a spinner redraws with. */
+const CURSOR_CODES = new RegExp(`${ESC}\\[\\d*A|${ESC}\\[0K`);
+const ERASE_LINE = `${ESC}[0K`;
+
+/*
+ * The progress on stderr in a real pseudo-terminal (util-linux `script`), with CI unset so that
+ * the spinner would run. A pty that reports 0 columns (`docker run -t` from a script) once made
+ * ora write cursor codes forever (4.6 MB in 4 s, 738 MB in 10 minutes, SIGTERM ignored). The
+ * command below needs no broker: nothing answers on port 1, so the producer gives up after 1 s.
+ */
+/** A queue name only this file's commands carry: a runaway one (the defect back) is found by it and killed. */
+const MARK = `it.pty-${process.pid}`;
+const COMMAND = `node ${path.join(ROOT, 'bin', 'rmq-bench.js')} producer -n 3 --queue ${MARK} --urls amqp://u:p@127.0.0.1:1 --reconnect-timeout 1s`;
+
+async function inPty(cols: number): Promise<{ exitCode: number | undefined; timedOut: boolean; output: string }> {
+  const env = { ...process.env };
+  delete env.CI;
+  delete env.RMQ_BENCH_QUIET;
+  const r = await execa('script', ['-qec', `stty cols ${cols}; ${COMMAND}; echo "EXIT=$?"`, '/dev/null'], {
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 30_000,
+    stdin: 'ignore',
+  });
+  // script ends on the timeout, its child may not: never leave one spinning (it grew to 4 GB here).
+  if (r.timedOut) await execa('pkill', ['-KILL', '-f', MARK], { reject: false });
+  return { exitCode: r.exitCode, timedOut: r.timedOut, output: String(r.stdout) };
+}
+
+describe('progress in a pseudo-terminal', { timeout: 60_000 }, () => {
+  it('0 columns: plain lines, no cursor codes, and the command ends with its own exit code', async () => {
+    const r = await inPty(0);
+    expect(r.timedOut).toBe(false);
+    expect(r.output).toContain('EXIT=68');
+    expect(r.output).toContain('rmq-bench: the producer gave up after 0 of 3 messages');
+    // Plain lines only: no cursor-up or erase-line codes (the loop wrote millions of them).
+    expect(r.output).not.toMatch(CURSOR_CODES);
+    expect(r.output.length).toBeLessThan(2_000);
+  });
+
+  it('80 columns: the spinner (cursor codes), and the same end', async () => {
+    const r = await inPty(80);
+    expect(r.timedOut).toBe(false);
+    expect(r.output).toContain('EXIT=68');
+    expect(r.output).toContain(ERASE_LINE);
+  });
+});
