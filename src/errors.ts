@@ -25,6 +25,8 @@ export const ExitCode = {
   timeout: 75,
   /** Ctrl+C. */
   interrupted: 130,
+  /** SIGTERM (a CI job's timeout, `kill`): the same clean-up as Ctrl+C, the shell's 128 + 15. */
+  terminated: 143,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

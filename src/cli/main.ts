@@ -43,18 +43,24 @@ const CRASH_CLEANUP_MS = 60_000;
 export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
-  const onSigint = (): void => {
+  /** The first signal: Ctrl+C ends with 130, SIGTERM with 143, as shells report them. */
+  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
+  const signalExit = (): number => (signalled === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted);
+  const onSignal = (sig: 'SIGINT' | 'SIGTERM'): void => {
     interrupts += 1;
+    signalled ??= sig;
     if (interrupts === 1) {
-      process.stderr.write('\nrmq-bench: interrupted; undoing faults and cleaning up (Ctrl+C again to quit at once)\n');
+      process.stderr.write(`\nrmq-bench: ${sig === 'SIGTERM' ? 'terminated' : 'interrupted'}; undoing faults and cleaning up (Ctrl+C again to quit at once)\n`);
       controller.abort();
     } else {
-      process.exit(ExitCode.interrupted);
+      process.exit(signalExit());
     }
   };
-  process.on('SIGINT', onSigint);
+  const onSigint = (): void => onSignal('SIGINT');
   // A CI job's timeout or `kill` sends SIGTERM: clean up the same way (faults, temporary policies).
-  process.on('SIGTERM', onSigint);
+  const onSigterm = (): void => onSignal('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   // A bug that escapes every handler (an unhandled rejection, an uncaught exception): one line,
   // then the same clean-up as Ctrl+C (a fault left on would outlive the run), exit 70.
   let crashed = false;
@@ -80,9 +86,9 @@ export async function main(argv: string[]): Promise<void> {
     if (controller.signal.aborted && err instanceof RmqBenchError && err.exitCode !== ExitCode.interrupted) reportError(err);
   } finally {
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
     process.off('unhandledRejection', onCrash);
     process.off('uncaughtException', onCrash);
   }
-  process.exitCode = crashed ? ExitCode.internal : code;
+  process.exitCode = crashed ? ExitCode.internal : code === ExitCode.interrupted ? signalExit() : code;
 }

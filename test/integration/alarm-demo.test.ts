@@ -45,8 +45,8 @@ describe('alarm-demo (a memory alarm on rabbit1, as publishers and a consumer se
     expect(n.blockedArrivedEarly).toBe(0);
     expect(n.arrived).toBe(n.sent);
 
-    // The children: SIGTERM exits 130 on its own and reports that it could not flush; SIGKILL reports nothing.
-    expect(by.sigterm!.exit).toBe('exit 130');
+    // The children: SIGTERM exits 143 on its own and reports that it could not flush; SIGKILL reports nothing.
+    expect(by.sigterm!.exit).toBe('exit 143');
     expect(by.sigterm!.flush).toMatchObject({ channel: 'timeout', blockedBy: 'low on memory' });
     expect(by.sigkill!.exit).toBe('SIGKILL');
     for (const r of ['sigterm', 'sigkill'] as const) expect(by[r]!.sent, r).toBeGreaterThan(0);

@@ -103,7 +103,7 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
     await eventually(async () => expect((await mgmtGet<{ messages?: number }>(`/api/queues/%2F/${q}`)).messages).toBe(300), 30_000);
   });
 
-  it('producer --confirms=false stopped with SIGTERM while blocked: exits 130 on its own, and says it could not flush', async () => {
+  it('producer --confirms=false stopped with SIGTERM while blocked: exits 143 (128 + SIGTERM) on its own, and says it could not flush', async () => {
     const q = await freshQueue();
     queues.push(q);
     await raise();
@@ -125,7 +125,7 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
     child.kill('SIGTERM');
     const r = await child;
     expect(r.timedOut).toBe(false);
-    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(r.exitCode, String(r.stderr)).toBe(143);
     const d = JSON.parse(String(r.stdout)) as PublisherResult;
     expect(d.interrupted).toBe(true);
     expect(d.flush).toMatchObject({ channel: 'timeout', blockedBy: 'low on memory' });

@@ -83,7 +83,7 @@ function healthy(): PublisherInput[] {
     pub('sigterm', {
       blockedAtMs: null,
       unblockedAtMs: null,
-      exit: 'exit 130',
+      exit: 'exit 143',
       completed: false,
       flush: { channel: 'timeout', blockedBy: 'low on memory', bufferedBytes: 0, bytesPerPublish: 312 },
     }),
@@ -143,7 +143,7 @@ describe('assessAlarmDemo', () => {
     expect(v.checks.map((c) => c.held)).toEqual([true, true, true, true, true]);
     expect(v.checks[0]!.measured).toBe('connection.blocked after rabbitmqctl: deadline on rabbit1: 4.00 s; waits on rabbit2: 4.00 s; naive on rabbit3: 4.00 s');
     expect(v.findings[0]).toMatch(
-      /^SIGTERM 4\.00 s into the alarm \(exit 130\): it reported 100 sent and no flush \(timeout, blocked: low on memory; 0 bytes left in the process\); 100 arrived, 0 lost$/,
+      /^SIGTERM 4\.00 s into the alarm \(exit 143\): it reported 100 sent and no flush \(timeout, blocked: low on memory; 0 bytes left in the process\); 100 arrived, 0 lost$/,
     );
     expect(v.findings[1]).toBe(
       'SIGKILL 4.00 s into the alarm: its last progress line said 90 sent; 100 arrived (10 beyond the last line), 0 of the reported lost',
@@ -181,7 +181,7 @@ describe('assessAlarmDemo', () => {
       mutate('sigterm', { flush: { channel: 'closed', blockedBy: null, bufferedBytes: 0, bytesPerPublish: 300 }, arrivals: seqs(0, 95, 18_000) }),
       /^sigterm: rmq-bench's producer reported a clean flush, yet 5 of what it reported sent never arrived$/,
     ],
-    ['SIGTERM said nothing', mutate('sigterm', { flush: null }), /^sigterm: rmq-bench's producer said nothing of its flush after SIGTERM \(exit 130\)$/],
+    ['SIGTERM said nothing', mutate('sigterm', { flush: null }), /^sigterm: rmq-bench's producer said nothing of its flush after SIGTERM \(exit 143\)$/],
   ])('%s: FAILED', (_name, inputs, problem) => {
     const v = assess(inputs);
     expect(v.ok).toBe(false);
@@ -236,7 +236,7 @@ describe('renderAlarmDemo', () => {
     const text = renderAlarmDemo(result());
     expect(text).toMatch(/^alarm-demo on RabbitMQ 4\.3\.6: a memory alarm on rabbit1, held 8\.00 s; 100 msg\/s per publisher into rmq-bench\.alarm-demo$/m);
     expect(text).toMatch(/^deadline +rabbit1 +100 confirmed, 2 indeterminate +7\.40 s +- +gave up at 10\.40 s +102 +0 +0$/m);
-    expect(text).toMatch(/^sigterm +rabbit2 +sent 100 +- +- +exit 130, not flushed \(timeout, low on memory\) +100 +0 +-$/m);
+    expect(text).toMatch(/^sigterm +rabbit2 +sent 100 +- +- +exit 143, not flushed \(timeout, low on memory\) +100 +0 +-$/m);
     expect(text).toMatch(/^sigkill +rabbit3 +sent 90 +- +- +killed: no report +100 \(10 beyond its last line\) +0 +-$/m);
     expect(text).toMatch(/^verdict: OK /m);
   });
