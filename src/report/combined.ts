@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { chartsFor, embedJson, STYLE } from './html.js';
+import { chartsFor, embedJson, pageHead } from './html.js';
 import { SCHEMA_VERSION } from './json.js';
 import { escapeHtml } from './svg.js';
 
@@ -546,15 +546,7 @@ export function renderCombinedReport(entries: readonly ReportEntry[], output: st
   const withWhy = entries.some((e) => e.status === 'failed');
   const overall = `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'all OK' : 'not all OK'}</span>`;
   const summary = { schemaVersion: SCHEMA_VERSION, kind: 'report', ...reportSummary(entries, output) };
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>rmq-bench report (${escapeHtml(countsLine(entries))})</title>
-<style>${STYLE}${COMBINED_STYLE}</style>
-</head>
+  return `${pageHead(`rmq-bench report (${countsLine(entries)})`, COMBINED_STYLE)}
 <body data-kind="report">
 <h1>rmq-bench report</h1>
 <div class="meta">generated ${escapeHtml(generatedAtIso)} · ${escapeHtml(countsLine(entries))} ${overall}</div>

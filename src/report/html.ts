@@ -22,7 +22,7 @@ import { PALETTE, barChart, dotTimeline, escapeHtml, lineChart, type Band, type 
  * <script type="application/json" id="rmq-bench-data">. Pure: data in, markup out.
  */
 
-export const STYLE = `
+const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:980px;padding:0 12px;color:#111827;background:#fff}
 h1,h2,.meta,figcaption{overflow-wrap:anywhere}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
@@ -48,19 +48,27 @@ export function embedJson(json: string): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-export function renderHtmlReport(kind: string, data: object, text: string, generatedAtIso = new Date().toISOString()): string {
-  const ok = (data as { ok?: unknown }).ok;
-  const verdict = typeof ok === 'boolean' ? `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'verdict: OK' : 'verdict: FAILED'}</span>` : '';
-  const sections = chartsFor(kind, data);
+/**
+ * The start of every page rmq-bench writes, up to <body>: self-contained (a CSP that allows no
+ * request, inline styles), the viewport for a phone, the title. Pure.
+ */
+export function pageHead(title: string, extraStyle = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>rmq-bench ${escapeHtml(kind)}</title>
-<style>${STYLE}</style>
-</head>
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}${extraStyle}</style>
+</head>`;
+}
+
+export function renderHtmlReport(kind: string, data: object, text: string, generatedAtIso = new Date().toISOString()): string {
+  const ok = (data as { ok?: unknown }).ok;
+  const verdict = typeof ok === 'boolean' ? `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'verdict: OK' : 'verdict: FAILED'}</span>` : '';
+  const sections = chartsFor(kind, data);
+  return `${pageHead(`rmq-bench ${kind}`)}
 <body data-kind="${escapeHtml(kind)}">
 <h1>rmq-bench ${escapeHtml(kind)}</h1>
 <div class="meta">generated ${escapeHtml(generatedAtIso)} ${verdict}</div>

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from './cli.js';
 
 /** Debian's Chromium (scripts/ensure-browser.sh installs it); a missing browser fails the test, never skips it. */
@@ -26,7 +26,20 @@ export interface OpenedReport {
   markersOutside: string[];
 }
 
-export async function openReport(file: string, screenshotName: string): Promise<OpenedReport> {
+/** A page as headless Chromium loaded it, with what went wrong on the way. */
+export interface LoadedPage {
+  page: Page;
+  consoleErrors: string[];
+  /** Requests that tried to leave the file (a self-contained page makes none). */
+  failedRequests: string[];
+}
+
+/**
+ * Open `file` in headless Chromium at 1280 × 900 and wait for the page's own script (data-ready),
+ * run `look` on it, and save a full-page screenshot under test-artifacts/. The browser is closed
+ * on every way out. A missing Chromium fails the test, never skips it.
+ */
+export async function inChromium<T>(file: string, screenshotName: string, look: (p: LoadedPage) => Promise<T>): Promise<T & { screenshot: string }> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-browser.sh (or set RMQ_BENCH_CHROMIUM)`);
   mkdirSync(ARTIFACTS, { recursive: true });
   let browser: Browser | undefined;
@@ -58,6 +71,17 @@ export async function openReport(file: string, screenshotName: string): Promise<
     });
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load', timeout: 30_000 });
     await page.waitForSelector('body[data-ready]', { timeout: 10_000 });
+    const result = await look({ page, consoleErrors, failedRequests });
+    const screenshot = path.join(ARTIFACTS, screenshotName);
+    await page.screenshot({ path: screenshot, fullPage: true });
+    return { ...result, screenshot };
+  } finally {
+    await browser?.close();
+  }
+}
+
+export async function openReport(file: string, screenshotName: string): Promise<OpenedReport> {
+  return inChromium(file, screenshotName, async ({ page, consoleErrors, failedRequests }) => {
     const info = await page.evaluate(() => ({
       kind: document.body.getAttribute('data-kind'),
       ready: document.body.getAttribute('data-ready'),
@@ -89,8 +113,6 @@ export async function openReport(file: string, screenshotName: string): Promise<
         });
       }),
     }));
-    const screenshot = path.join(ARTIFACTS, screenshotName);
-    await page.screenshot({ path: screenshot, fullPage: true });
     return {
       kind: info.kind,
       charts: info.charts,
@@ -99,11 +121,8 @@ export async function openReport(file: string, screenshotName: string): Promise<
       doc: info.doc,
       consoleErrors,
       failedRequests,
-      screenshot,
       horizontalScroll: info.horizontalScroll,
       markersOutside: info.markersOutside,
     };
-  } finally {
-    await browser?.close();
-  }
+  });
 }

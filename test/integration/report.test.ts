@@ -2,10 +2,8 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, CHROMIUM } from './browser.js';
+import { inChromium } from './browser.js';
 import { parseJson, runCli } from './cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-report-'));
@@ -19,33 +17,7 @@ interface Summary {
 
 /** The page as Chromium shows it at 1280 px: its sections, its rows, where the summary's links lead, whether it scrolls sideways. */
 async function openCombined(file: string, screenshotName: string) {
-  let browser: Browser | undefined;
-  try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 60_000,
-    });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const consoleErrors: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
-    page.on('request', (r) => {
-      if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) requests.push(r.url());
-    });
-    await page.goto(pathToFileURL(file).href, { waitUntil: 'load', timeout: 30_000 });
-    await page.waitForSelector('body[data-ready]', { timeout: 10_000 });
+  return inChromium(file, screenshotName, async ({ page, consoleErrors, failedRequests: requests }) => {
     const info = await page.evaluate(() => ({
       sections: Array.from(document.querySelectorAll('section.doc')).map((s) => ({
         id: s.id,
@@ -62,13 +34,8 @@ async function openCombined(file: string, screenshotName: string) {
       horizontalScroll: document.documentElement.scrollWidth > document.documentElement.clientWidth,
       scrollWidth: document.documentElement.scrollWidth,
     }));
-    const screenshot = path.join(ARTIFACTS, screenshotName);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: screenshot, fullPage: true });
-    return { ...info, consoleErrors, requests, screenshot };
-  } finally {
-    await browser?.close();
-  }
+    return { ...info, consoleErrors, requests };
+  });
 }
 
 describe('rmq-bench report: one page for demos run on the cluster, opened in headless Chromium', { timeout: 180_000 }, () => {
