@@ -7,9 +7,7 @@ import {
   anchorsFor,
   classifyInput,
   countsLine,
-  failureReasons,
   KNOWN_KINDS,
-  keyFigures,
   renderCombinedReport,
   renderReportLines,
   reportEntries,
@@ -18,6 +16,7 @@ import {
   type ReportEntry,
   type ReportInput,
 } from '../../src/report/combined.js';
+import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
 import { collectReportInputs, listReportFiles } from '../../src/scenarios/report.js';
 
 const doc = (o: Record<string, unknown>): string => JSON.stringify({ schemaVersion: 1, ...o });
