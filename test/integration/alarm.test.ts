@@ -152,6 +152,17 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
     });
     await eventually(async () => expect(stderr).toMatch(/memory alarm on rabbit1 reported/), 60_000, 100);
     expect((await clusterAlarms(docker, node1)).map((a) => a.kind)).toEqual(['memory']);
+    // Its own two producer children, by parent pid: another shard may run an alarm-demo at the same time.
+    let kids: number[] = [];
+    await eventually(
+      async () => {
+        const p = await execa('pgrep', ['-P', String(child.pid)], { reject: false });
+        kids = p.stdout.split(/\s+/).filter(Boolean).map(Number);
+        expect(kids.length).toBeGreaterThanOrEqual(2);
+      },
+      20_000,
+      100,
+    );
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
@@ -163,7 +174,14 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
       const conns = await mgmtGet<{ client_properties?: { connection_name?: string } }[]>('/api/connections');
       expect(conns.filter((c) => /alarm-demo/.test(c.client_properties?.connection_name ?? ''))).toEqual([]);
     }, 30_000);
-    const ps = await execa('pgrep', ['-f', 'rmq-bench.alarm-demo'], { reject: false });
-    expect(ps.stdout.trim()).toBe('');
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await eventually(async () => expect(kids.filter(alive)).toEqual([]), 10_000, 100);
   });
 });
