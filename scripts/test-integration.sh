@@ -1,56 +1,79 @@
 #!/usr/bin/env bash
-# The integration tests in two shards at once, each against its own 3-node cluster: the default
-# one (rabbit1..3 on 5672-5674) and a second one beside it (rmq-bench-b-rabbit1..3 on
-# 6672-6674 / 16672-16674 / 16692). Faults stay within a shard's cluster, so the shards never
-# disturb each other; within a shard the files run one at a time, as before.
+# The integration tests in four shards at once, each against its own 3-node cluster: the default
+# one (rabbit1..3 on 5672-5674 / 15672-15674 / 15692) and three beside it, rmq-bench-b, -c and
+# -d (rmq-bench-X-rabbit1..3 on 6672, 7672 and 8672 and the ports above them; management on
+# 16672, 17672, 18672; Prometheus on 16692, 17692, 18692). Faults stay within a shard's cluster,
+# so the shards never disturb each other; within a shard the files run one at a time. A shard's
+# global setup brings its cluster up (the first time: a minute, from the image the default one
+# built).
 #
-# Shard a holds every file that reads the workshop's one run (workshop-run.ts: the walkthrough
-# is run once per vitest session), the others go to shard b. Every test file must be in exactly
-# one shard: a new file that is in neither fails this script at once.
+# The workshop is run in three parts (workshop-run.ts), one per shard a..c, each with the files
+# that read its documents (a file elsewhere would only run that part again). The rest is spread
+# so the shards end together (each shard's time is printed when it ends).
+# Every test file must be in exactly one shard: a new file that is in neither fails at once.
 #
 # RMQ_BENCH_SHARDS=1 runs all of it in one session against the default cluster (slower, one cluster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-shard_a=(
-  workshop consumer producer delayed-retry-demo durability-demo retry-demo dlq-demo html-report
-  outbox watch dlq-tools consumer-timeout-demo alarm-demo
-)
-shard_b=(
-  netfaults failover producer-crash compare-extra quorum-loss chaos audit bench cluster dlq-strategy alarm report terminal
-)
+# Part 1 of the workshop (durability, confirms, transactions) and the producer's files.
+shard_a=(workshop-1 producer durability-demo netfaults terminal report)
+# Part 2 (consumers, dead letters, retry) and the consumer's files.
+shard_b=(workshop-2 consumer retry-demo dlq-demo failover dlq-tools bench)
+# Part 3 (delayed retry, consumer timeouts, alarms, the checklist) and theirs.
+shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo producer-crash compare-extra alarm)
+# No workshop part.
+shard_d=(html-report outbox watch quorum-loss chaos audit cluster dlq-strategy)
+
+SHARDS=(a b c d)
+declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d)
+declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672)
+declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672)
+declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692)
 
 files() { for f in "$@"; do echo "test/integration/$f.test.ts"; done; }
+shard_files() {
+  local -n list="shard_$1"
+  files "${list[@]}"
+}
 
 # Each file once, and no file left out.
 all=$(ls test/integration/*.test.ts | sort)
-listed=$( (files "${shard_a[@]}"; files "${shard_b[@]}") | sort)
+listed=$(for s in "${SHARDS[@]}"; do shard_files "$s"; done | sort)
 if [ "$all" != "$listed" ]; then
   echo "test-integration: the shards do not list every integration test file exactly once:" >&2
   diff <(echo "$all") <(echo "$listed") >&2 || true
   exit 1
 fi
 
-if [ "${RMQ_BENCH_SHARDS:-2}" = "1" ]; then
+if [ "${RMQ_BENCH_SHARDS:-4}" = "1" ]; then
   exec npx vitest run --project integration
 fi
 
-# The default cluster first: it builds the image when missing, which the second one then reuses.
+# The default cluster first: it builds the image when missing, which the others then reuse.
 node bin/rmq-bench.js cluster up
 
 started=$SECONDS
 prefix() { sed -u "s/^/[$1] /"; }
-(npx vitest run --project integration $(files "${shard_a[@]}") 2>&1 | prefix a; exit "${PIPESTATUS[0]}") &
-pid_a=$!
-(
-  export RMQ_BENCH_NAME=rmq-bench-b RMQ_BENCH_AMQP_PORT=6672 RMQ_BENCH_MANAGEMENT_PORT=16672 RMQ_BENCH_PROMETHEUS_PORT=16692
-  npx vitest run --project integration $(files "${shard_b[@]}") 2>&1 | prefix b
-  exit "${PIPESTATUS[0]}"
-) &
-pid_b=$!
-code_a=0
-code_b=0
-wait "$pid_a" || code_a=$?
-wait "$pid_b" || code_b=$?
-echo "test-integration: shard a exit $code_a, shard b exit $code_b, $((SECONDS - started)) s" >&2
-[ "$code_a" -eq 0 ] && [ "$code_b" -eq 0 ]
+declare -A PID
+for s in "${SHARDS[@]}"; do
+  (
+    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}"
+    # shellcheck disable=SC2046
+    npx vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
+    code="${PIPESTATUS[0]}"
+    echo "test-integration: shard $s ended (exit $code) after $((SECONDS - started)) s" >&2
+    exit "$code"
+  ) &
+  PID[$s]=$!
+done
+failed=0
+summary=""
+for s in "${SHARDS[@]}"; do
+  code=0
+  wait "${PID[$s]}" || code=$?
+  summary+=" shard $s exit $code,"
+  [ "$code" -eq 0 ] || failed=1
+done
+echo "test-integration:${summary} $((SECONDS - started)) s" >&2
+[ "$failed" -eq 0 ]

@@ -5,11 +5,14 @@ import { parseWorkshop, type WorkshopCommand } from '../../scripts/workshop.mjs'
 import { ROOT, runCli } from './cli.js';
 
 /**
- * docs/WORKSHOP.md's commands, run once per test session, in the document's order (later steps
- * build on earlier ones), each with --json. workshop.test.ts checks every verdict; the demo's own
- * test files check the details of the same documents instead of running the same demo again.
- * The outcomes are kept in the session's folder (from the global setup), so whichever file asks
- * first runs them, and every later file reads them.
+ * docs/WORKSHOP.md's commands, run once per test session, each with --json. The walkthrough is
+ * cut into parts (WORKSHOP_PARTS), each run in the document's order: later steps of a part build
+ * on earlier ones (dlq inspect reads what dlq-demo left), and no step needs another part's. A
+ * part runs when the first file of the session asks for one of its commands; workshop-N.test.ts
+ * checks every verdict of part N, and the demos' own test files check the details of the same
+ * documents instead of running the same demo again. scripts/test-integration.sh puts each part
+ * and the files that read it in one shard, so the three parts run at the same time, each on its
+ * own cluster. The outcomes are kept in the session's folder (from the global setup).
  */
 
 declare module 'vitest' {
@@ -24,43 +27,82 @@ export interface WorkshopOutcome extends WorkshopCommand {
   stderr: string;
   /** stdout as JSON, or null when it is not one JSON document. */
   doc: unknown;
+  durationMs: number;
 }
 
 export const WORKSHOP_COMMANDS: WorkshopCommand[] = parseWorkshop(readFileSync(path.join(ROOT, 'docs', 'WORKSHOP.md'), 'utf8')).flatMap((b) => b.commands);
 
-/** Long enough for the whole walkthrough on a slow machine (about 3.5 minutes here). */
+/**
+ * The parts, by section number. Part 1 restarts the cluster and kills a leader (durability,
+ * confirms, transactions); part 2 is the consumer's side and the dead letters; part 3 the 4.3
+ * features, the alarm and the checklist. workshop-1.test.ts checks that every section is in
+ * exactly one part.
+ */
+export const WORKSHOP_PARTS: readonly (readonly number[])[] = [
+  [1, 2, 3],
+  [4, 5, 6, 7],
+  [8, 9, 10, 11],
+];
+
+/** A command's section number: "6. Dead-letter queue" → 6. */
+export function sectionNumber(c: WorkshopCommand): number {
+  return Number.parseInt(c.section, 10);
+}
+
+/** The commands of part n (1-based), in the document's order. */
+export function partCommands(n: number): WorkshopCommand[] {
+  const sections = WORKSHOP_PARTS[n - 1];
+  if (!sections) throw new Error(`the workshop has parts 1 to ${WORKSHOP_PARTS.length}, not ${n}`);
+  return WORKSHOP_COMMANDS.filter((c) => sections.includes(sectionNumber(c)));
+}
+
+/** Long enough for the longest part on a slow machine (about 1.5 minutes each here). */
 export const WORKSHOP_TIMEOUT_MS = 900_000;
 
-let memo: Promise<WorkshopOutcome[]> | undefined;
+const memo = new Map<number, Promise<WorkshopOutcome[]>>();
 
-export function workshopRun(): Promise<WorkshopOutcome[]> {
-  memo ??= (async () => {
-    const dir = path.join(inject('sessionDir'), 'workshop');
-    const file = path.join(dir, 'outcomes.json');
-    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorkshopOutcome[];
-    mkdirSync(dir, { recursive: true });
-    const outcomes: WorkshopOutcome[] = [];
-    for (const c of WORKSHOP_COMMANDS) {
-      const r = await runCli([...c.args, '--json'], { timeoutMs: 600_000 });
-      let doc: unknown = null;
-      try {
-        doc = JSON.parse(r.stdout);
-      } catch {
-        doc = null;
-      }
-      outcomes.push({ ...c, ...r, doc });
+/** Part n's outcomes: run once per session, by whichever file asks first. */
+export function workshopPart(n: number): Promise<WorkshopOutcome[]> {
+  let run = memo.get(n);
+  if (!run) {
+    run = runPart(n);
+    memo.set(n, run);
+  }
+  return run;
+}
+
+async function runPart(n: number): Promise<WorkshopOutcome[]> {
+  const commands = partCommands(n);
+  const dir = path.join(inject('sessionDir'), 'workshop');
+  const file = path.join(dir, `part-${n}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorkshopOutcome[];
+  mkdirSync(dir, { recursive: true });
+  const outcomes: WorkshopOutcome[] = [];
+  for (const c of commands) {
+    const started = performance.now();
+    const r = await runCli([...c.args, '--json'], { timeoutMs: 600_000 });
+    const durationMs = Math.round(performance.now() - started);
+    process.stderr.write(`workshop part ${n}: rmq-bench ${c.args.join(' ')} --json: exit ${r.exitCode} in ${(durationMs / 1000).toFixed(1)} s\n`);
+    let doc: unknown = null;
+    try {
+      doc = JSON.parse(r.stdout);
+    } catch {
+      doc = null;
     }
-    writeFileSync(file, JSON.stringify(outcomes));
-    return outcomes;
-  })();
-  return memo;
+    outcomes.push({ ...c, ...r, doc, durationMs });
+  }
+  writeFileSync(file, JSON.stringify(outcomes));
+  return outcomes;
 }
 
 /** The outcome of the workshop's command `rmq-bench <line>` (exactly as written in the document). */
 export async function workshopOutcome(line: string): Promise<WorkshopOutcome> {
-  const all = await workshopRun();
-  const found = all.find((o) => o.args.join(' ') === line);
-  if (!found) throw new Error(`docs/WORKSHOP.md has no command 'rmq-bench ${line}' (it has: ${all.map((o) => o.args.join(' ')).join('; ')})`);
+  const c = WORKSHOP_COMMANDS.find((x) => x.args.join(' ') === line);
+  if (!c) throw new Error(`docs/WORKSHOP.md has no command 'rmq-bench ${line}' (it has: ${WORKSHOP_COMMANDS.map((o) => o.args.join(' ')).join('; ')})`);
+  const part = WORKSHOP_PARTS.findIndex((sections) => sections.includes(sectionNumber(c))) + 1;
+  if (part === 0) throw new Error(`rmq-bench ${line} (section '${c.section}') is in no part of WORKSHOP_PARTS`);
+  const found = (await workshopPart(part)).find((o) => o.args.join(' ') === line);
+  if (!found) throw new Error(`part ${part} of the workshop did not run 'rmq-bench ${line}'`);
   return found;
 }
 
