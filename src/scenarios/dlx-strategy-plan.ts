@@ -1,4 +1,5 @@
 import type { FaultKind } from '../cluster/faults.js';
+import { median } from '../measure/median.js';
 
 /**
  * dlq-demo --strategy, the pure part: the queue arguments of each dead-lettering variant, what
@@ -139,13 +140,6 @@ export interface DlxStrategyResult {
 /** Lost = published − in the DLQ − still in the source (never negative: a duplicate would show as a problem instead). Pure. */
 export function countLost(published: number, inDlq: number, leftInSource: number): number {
   return Math.max(0, published - inDlq - leftInSource);
-}
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** Per variant, in the order given; the verdict: at-least-once (with reject-publish) lost nothing, and every run did what it set out to. Pure. */

@@ -4,7 +4,8 @@ import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { nodesFor as clusterNodes } from '../../src/config.js';
 import { renderAlarmDemo } from '../../src/report/alarm.js';
 import { flushLine } from '../../src/report/compare.js';
-import { alarmCharts, renderHtmlReport } from '../../src/report/html.js';
+import { alarmCharts } from '../../src/report/charts/alarm-demo.js';
+import { renderHtmlReport } from '../../src/report/html.js';
 import { nodesFor } from '../../src/scenarios/alarm-demo.js';
 import {
   assessAlarmDemo,

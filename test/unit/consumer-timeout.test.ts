@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { consumerTimeoutDemoOptions, timeoutVias } from '../../src/cli/commands/consumer-timeout-demo.js';
 import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { renderConsumerTimeoutDemo } from '../../src/report/consumer-timeout.js';
-import { consumerTimeoutCharts, renderHtmlReport } from '../../src/report/html.js';
+import { consumerTimeoutCharts } from '../../src/report/charts/consumer-timeout-demo.js';
+import { renderHtmlReport } from '../../src/report/html.js';
 import {
   assessVia,
   messageIdsFor,

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PublisherSample } from '../../src/amqp/publisher.js';
 import type { LatencySummary } from '../../src/measure/histogram.js';
+import { median } from '../../src/measure/median.js';
 import { renderCompare } from '../../src/report/compare.js';
-import { embedJson, faultMarkers, lossPerRunChart, median, ratesFrom, renderHtmlReport } from '../../src/report/html.js';
+import { faultMarkers } from '../../src/report/charts/compare.js';
+import { lossPerRunChart, ratesFrom } from '../../src/report/charts/shared.js';
+import { embedJson, renderHtmlReport } from '../../src/report/html.js';
 import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
 import type { CompareOptions, CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
 import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { connections, leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/chaos.js';
-import { faultBands, ratesFrom, renderHtmlReport } from '../../src/report/html.js';
+import { faultBands } from '../../src/report/charts/chaos.js';
+import { ratesFrom } from '../../src/report/charts/shared.js';
+import { renderHtmlReport } from '../../src/report/html.js';
 import { type Band, lineChart } from '../../src/report/svg.js';
 import type { ChaosResult } from '../../src/scenarios/chaos-plan.js';
 import { chaosProducer, chaosResult, faultRecord, steadySamples } from './fixtures/chaos.js';
