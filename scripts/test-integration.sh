@@ -1,35 +1,38 @@
 #!/usr/bin/env bash
-# The integration tests in four shards at once, each against its own 3-node cluster: the default
-# one (rabbit1..3 on 5672-5674 / 15672-15674 / 15692) and three beside it, rmq-bench-b, -c and
-# -d (rmq-bench-X-rabbit1..3 on 6672, 7672 and 8672 and the ports above them; management on
-# 16672, 17672, 18672; Prometheus on 16692, 17692, 18692). Faults stay within a shard's cluster,
-# so the shards never disturb each other; within a shard the files run one at a time. A shard's
-# global setup brings its cluster up (the first time: a minute, from the image the default one
-# built).
+# The integration tests in five shards at once, each against its own 3-node cluster: the default
+# one (rabbit1..3 on 5672-5674 / 15672-15674 / 15692) and four beside it, rmq-bench-b to -e
+# (rmq-bench-X-rabbit1..3 on 6672, 7672, 8672 and 9672 and the two ports above each; management
+# on 16672 to 19672; Prometheus on 16692 to 19692). Faults stay within a shard's cluster, so the
+# shards never disturb each other; within a shard the files run one at a time. A shard's global
+# setup brings its cluster up (the first time: a minute or two, from the image the default one
+# built). An idle node costs almost no CPU (docker-compose.yml's healthcheck is a TCP connect).
 #
-# The workshop is run in three parts (workshop-run.ts), one per shard a..c, each with the files
-# that read its documents (a file elsewhere would only run that part again). The rest is spread
-# so the shards end together (each shard's time is printed when it ends).
-# Every test file must be in exactly one shard: a new file that is in neither fails at once.
+# The workshop is run in three parts (workshop-run.ts), by the global setup of shards a to c
+# (RMQ_BENCH_WORKSHOP_PART), before any test file, and each of those shards holds the files that
+# read its part's documents (a file elsewhere would run that part again). The rest is spread so
+# the shards end together (each shard's time is printed when it ends). Every test file must be
+# in exactly one shard: a new file that is in none fails at once.
 #
 # RMQ_BENCH_SHARDS=1 runs all of it in one session against the default cluster (slower, one cluster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Part 1 of the workshop (durability, confirms, transactions) and the producer's files.
-shard_a=(workshop-1 producer durability-demo netfaults terminal report)
-# Part 2 (consumers, dead letters, retry) and the consumer's files.
-shard_b=(workshop-2 consumer retry-demo dlq-demo failover dlq-tools bench)
-# Part 3 (delayed retry, consumer timeouts, alarms, the checklist) and theirs.
-shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo producer-crash compare-extra alarm)
+# Workshop part 1 (durability, confirms, transactions) and the files that read it.
+shard_a=(workshop-1 producer durability-demo terminal report)
+# Part 2 (consumers, dead letters, retry, the checklist) and its files.
+shard_b=(workshop-2 consumer retry-demo dlq-demo dlq-tools bench outbox)
+# Part 3 (delayed retry, consumer timeouts, alarms) and its files.
+shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra watch cluster)
 # No workshop part.
-shard_d=(html-report outbox watch quorum-loss chaos audit cluster dlq-strategy)
+shard_d=(netfaults producer-crash failover)
+shard_e=(chaos html-report dlq-strategy quorum-loss audit)
 
-SHARDS=(a b c d)
-declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d)
-declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672)
-declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672)
-declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692)
+SHARDS=(a b c d e)
+declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)
+declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672)
+declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672)
+declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692)
+declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]=)
 
 files() { for f in "$@"; do echo "test/integration/$f.test.ts"; done; }
 shard_files() {
@@ -46,7 +49,7 @@ if [ "$all" != "$listed" ]; then
   exit 1
 fi
 
-if [ "${RMQ_BENCH_SHARDS:-4}" = "1" ]; then
+if [ "${RMQ_BENCH_SHARDS:-5}" = "1" ]; then
   exec npx vitest run --project integration
 fi
 
@@ -58,7 +61,7 @@ prefix() { sed -u "s/^/[$1] /"; }
 declare -A PID
 for s in "${SHARDS[@]}"; do
   (
-    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}"
+    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}"
     # shellcheck disable=SC2046
     npx vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
     code="${PIPESTATUS[0]}"
