@@ -43,7 +43,7 @@ if ! is_debian || [ "$(id -u)" != 0 ]; then
     die "no docker client found. Install Docker Desktop (macOS/Windows) or Docker Engine (Linux), start it, and run this again."
   fi
   if ! engine_answers; then
-    die "the Docker engine does not answer ('docker info' failed). Start Docker Desktop, or on Linux run: sudo systemctl start docker (or: sudo bash scripts/ensure-engine.sh on Debian)."
+    die "the Docker engine does not answer ('docker info' failed). Start Docker Desktop, or on Linux run: sudo systemctl start docker (or: sudo bash $0 on Debian)."
   fi
   die "no compose tool: install the Docker Compose plugin ('docker compose') or docker-compose."
 fi

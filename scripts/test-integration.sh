@@ -25,7 +25,7 @@ shard_b=(workshop-2 consumer retry-demo dlq-demo dlq-tools bench outbox)
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra watch cluster)
 # No workshop part.
 shard_d=(netfaults producer-crash failover)
-shard_e=(chaos html-report dlq-strategy quorum-loss audit)
+shard_e=(chaos html-report dlq-strategy quorum-loss audit package)
 
 SHARDS=(a b c d e)
 declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)

@@ -70,20 +70,45 @@ export function nodesFor(clusterName: string, amqpPort: number, managementPort: 
 
 export const NODES: readonly NodeSpec[] = nodesFor(DEFAULT_CLUSTER_NAME, DEFAULT_PORTS.amqp, DEFAULT_PORTS.management);
 
-/** A first port of three (the nodes take port, port + 1, port + 2). */
+/**
+ * Why a first port of `span` (the nodes take port, port + 1, port + 2) is refused, or undefined.
+ * Shared by the RMQ_BENCH_*_PORT variables and the cluster commands' port flags. Pure.
+ */
+export function portProblem(value: string, span = 3): string | undefined {
+  const n = Number(value);
+  return !/^\d+$/.test(value.trim()) || n < 1 || n + span - 1 > 65_535 ? `is not a port from 1 to ${65_536 - span}` : undefined;
+}
+
+/** Why a cluster name is refused, or undefined: it names containers and a compose project (docker's and compose's rules, both). Pure. */
+export function clusterNameProblem(value: string): string | undefined {
+  return /^[a-z0-9][a-z0-9_-]{0,40}$/.test(value) ? undefined : "is not a name of lower-case letters, digits, '-' and '_' (at most 41)";
+}
+
 function portFrom(name: string, value: string | undefined, fallback: number, span = 3): number {
   if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n + span - 1 > 65_535) throw new UsageError(`${name}=${value} is not a port from 1 to ${65_536 - span}`);
-  return n;
+  const problem = portProblem(value, span);
+  if (problem) throw new UsageError(`${name}=${value} ${problem}`);
+  return Number(value);
 }
 
 function clusterNameFrom(value: string | undefined): string {
   if (value === undefined || value === '') return DEFAULT_CLUSTER_NAME;
-  // It names containers and a compose project: docker's and compose's rules, both.
-  if (!/^[a-z0-9][a-z0-9_-]{0,40}$/.test(value))
-    throw new UsageError(`RMQ_BENCH_NAME=${value} is not a name of lower-case letters, digits, '-' and '_' (at most 41)`);
+  const problem = clusterNameProblem(value);
+  if (problem) throw new UsageError(`RMQ_BENCH_NAME=${value} ${problem}`);
   return value;
+}
+
+/**
+ * RMQ_BENCH_COMPOSE_PROJECT once named the compose project apart from the containers, which kept
+ * their fixed names: a second project on the same machine could not start (the names were taken).
+ * RMQ_BENCH_NAME names both now; the old variable is refused unless it says the same.
+ */
+function checkComposeProject(value: string | undefined, clusterName: string): void {
+  if (value === undefined || value === '' || value === clusterName) return;
+  throw new UsageError(
+    `RMQ_BENCH_COMPOSE_PROJECT=${value} is no longer read: RMQ_BENCH_NAME names the compose project and the containers (${clusterName} now)`,
+    { hint: `unset RMQ_BENCH_COMPOSE_PROJECT; for a second cluster set RMQ_BENCH_NAME=${value} and its ports` },
+  );
 }
 
 /** The variables docker-compose.yml reads for one cluster's container names and ports. Pure. */
@@ -117,10 +142,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, DEFAULT_PORTS.amqp);
   const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, DEFAULT_PORTS.management);
   const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, DEFAULT_PORTS.prometheus, 1);
+  checkComposeProject(env.RMQ_BENCH_COMPOSE_PROJECT, clusterName);
   return {
     projectRoot,
     composeFile: path.join(projectRoot, 'docker-compose.yml'),
-    composeProject: env.RMQ_BENCH_COMPOSE_PROJECT || clusterName,
+    composeProject: clusterName,
     composeTool: composeToolFrom(env.RMQ_BENCH_COMPOSE),
     definitionsFile: path.join(projectRoot, 'cluster', 'definitions.json'),
     defaultImage: DEFAULT_IMAGE,
@@ -137,6 +163,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clusterName,
     nodes: nodesFor(clusterName, amqpPort, managementPort),
     prometheusPort,
+  };
+}
+
+/** A cluster chosen on the command line (`cluster up --name b --amqp-port 6672 ...`): what is not given stays as configured. */
+export interface ClusterChoice {
+  readonly name?: string | undefined;
+  readonly amqpPort?: number | undefined;
+  readonly managementPort?: number | undefined;
+  readonly prometheusPort?: number | undefined;
+}
+
+/** The config for another cluster: its name (containers, compose project) and ports. Pure; the same config when nothing is chosen. */
+export function withCluster(config: Config, choice: ClusterChoice): Config {
+  if (choice.name === undefined && choice.amqpPort === undefined && choice.managementPort === undefined && choice.prometheusPort === undefined) return config;
+  const clusterName = choice.name ?? config.clusterName;
+  const first = config.nodes[0]!;
+  return {
+    ...config,
+    clusterName,
+    composeProject: clusterName,
+    nodes: nodesFor(clusterName, choice.amqpPort ?? first.amqpPort, choice.managementPort ?? first.managementPort),
+    prometheusPort: choice.prometheusPort ?? config.prometheusPort,
   };
 }
 

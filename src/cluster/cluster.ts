@@ -316,6 +316,9 @@ export async function clusterDown(ctx: Context, options: { volumes: boolean }): 
 
 export interface NodeStatus {
   name: string;
+  /** Its loopback ports (127.0.0.1). */
+  amqpPort: number;
+  managementPort: number;
   container: ContainerInfo['state'];
   health: ContainerInfo['health'];
   /** As the cluster sees it (management API), or undefined when no node answered. */
@@ -330,6 +333,10 @@ export interface NodeStatus {
 export type QueueStatus = QueueLeadership;
 
 export interface StatusResult {
+  /** Which cluster: RMQ_BENCH_NAME or --name (the compose project; its containers are the nodes' names). */
+  cluster: string;
+  /** rabbit1's Prometheus port on 127.0.0.1. */
+  prometheusPort: number;
   /** Whether any management endpoint answered. */
   reachable: boolean;
   nodes: NodeStatus[];
@@ -356,6 +363,8 @@ export async function clusterStatus(ctx: Context): Promise<StatusResult> {
       const alarms = [...(info?.mem_alarm ? ['memory'] : []), ...(info?.disk_free_alarm ? ['disk'] : [])];
       return {
         name: n.container,
+        amqpPort: n.amqpPort,
+        managementPort: n.managementPort,
         container: c.state,
         health: c.health,
         running: info ? info.running : undefined,
@@ -367,6 +376,8 @@ export async function clusterStatus(ctx: Context): Promise<StatusResult> {
     }),
   );
   return {
+    cluster: config.clusterName,
+    prometheusPort: config.prometheusPort,
     reachable,
     nodes,
     queues: queues.map(({ name, type, leader, members, online, messages }) => ({ name, type, leader, members, online, messages })),

@@ -1,6 +1,7 @@
 import { loadExeca } from '../util/exec.js';
 import { composeEnv, type Config } from '../config.js';
 import { EnvironmentError, PortTakenError, RmqBenchError, errorMessage } from '../errors.js';
+import { ensureEngineScript } from './engine.js';
 
 export type ComposeKind = 'v2' | 'v1';
 
@@ -120,7 +121,7 @@ export class MissingComposeClient implements ComposeClient {
   readonly version = 'none';
   private fail(): never {
     throw new EnvironmentError("no compose tool: neither 'docker compose' nor 'docker-compose' runs", {
-      hint: 'install the Docker Compose plugin, or docker-compose; on Debian as root: bash scripts/ensure-engine.sh',
+      hint: `install the Docker Compose plugin, or docker-compose; on Debian as root: bash ${ensureEngineScript()}`,
     });
   }
   up(): Promise<void> {

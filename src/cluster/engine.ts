@@ -1,15 +1,27 @@
 import type Docker from 'dockerode';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { withDeadline } from '../util/retry.js';
 
 export type { Docker };
 
+/**
+ * The shipped scripts/ensure-engine.sh as a user can run it from where they are: relative inside
+ * the checkout (or the package), absolute elsewhere (an installed package lives in the global prefix).
+ */
+export function ensureEngineScript(cwd: string = process.cwd(), root: string = PROJECT_ROOT): string {
+  const script = path.join(root, 'scripts', 'ensure-engine.sh');
+  const relative = path.relative(cwd, script);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? script : relative;
+}
+
 /** What to tell a user whose engine does not answer, by platform. */
-export function engineHint(platform: NodeJS.Platform = process.platform, isRoot = process.getuid?.() === 0): string {
+export function engineHint(platform: NodeJS.Platform = process.platform, isRoot = process.getuid?.() === 0, script = ensureEngineScript()): string {
   if (platform === 'darwin' || platform === 'win32') return 'start Docker Desktop and try again';
   return isRoot
-    ? 'start the engine: bash scripts/ensure-engine.sh (on Debian it installs docker.io and starts dockerd)'
-    : 'start the engine (sudo systemctl start docker), or on Debian: sudo bash scripts/ensure-engine.sh';
+    ? `start the engine: bash ${script} (on Debian it installs docker.io and starts dockerd)`
+    : `start the engine (sudo systemctl start docker), or on Debian: sudo bash ${script}`;
 }
 
 /** A dockerode client that has answered a ping. */

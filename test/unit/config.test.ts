@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amqpUrl, composeEnv, loadConfig, managementUrl, nodeByName } from '../../src/config.js';
+import { amqpUrl, composeEnv, loadConfig, managementUrl, nodeByName, withCluster } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 
 /** RMQ_BENCH_NAME and the RMQ_BENCH_*_PORT variables: a cluster on other ports, beside the default one. */
@@ -43,8 +43,13 @@ describe('loadConfig: the cluster name and ports', () => {
     });
   });
 
-  it('RMQ_BENCH_COMPOSE_PROJECT still names the project', () => {
-    expect(loadConfig({ RMQ_BENCH_NAME: 'b2', RMQ_BENCH_COMPOSE_PROJECT: 'other' }).composeProject).toBe('other');
+  it('RMQ_BENCH_COMPOSE_PROJECT is refused unless it says what RMQ_BENCH_NAME says (a project apart from the containers cannot start)', () => {
+    expect(() => loadConfig({ RMQ_BENCH_NAME: 'b2', RMQ_BENCH_COMPOSE_PROJECT: 'other' })).toThrow(UsageError);
+    expect(() => loadConfig({ RMQ_BENCH_COMPOSE_PROJECT: 'other' })).toThrow(
+      'RMQ_BENCH_COMPOSE_PROJECT=other is no longer read: RMQ_BENCH_NAME names the compose project and the containers (rmq-bench now)',
+    );
+    expect(loadConfig({ RMQ_BENCH_NAME: 'b2', RMQ_BENCH_COMPOSE_PROJECT: 'b2' }).composeProject).toBe('b2');
+    expect(loadConfig({ RMQ_BENCH_COMPOSE_PROJECT: '' }).composeProject).toBe('rmq-bench');
   });
 
   it.each([
@@ -59,5 +64,41 @@ describe('loadConfig: the cluster name and ports', () => {
   ])('%o: one line, a UsageError', (env, message) => {
     expect(() => loadConfig(env)).toThrow(UsageError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe("withCluster: the cluster commands' --name and port flags over the environment", () => {
+  const env = loadConfig({ RMQ_BENCH_NAME: 'b2', RMQ_BENCH_AMQP_PORT: '6672', RMQ_BENCH_MANAGEMENT_PORT: '16672', RMQ_BENCH_PROMETHEUS_PORT: '16692' });
+
+  it('nothing chosen: the same config', () => {
+    expect(withCluster(env, {})).toBe(env);
+    expect(withCluster(env, { name: undefined, amqpPort: undefined })).toBe(env);
+  });
+
+  it('a name: its containers and compose project, the ports as configured', () => {
+    const c = withCluster(env, { name: 'c3' });
+    expect([c.clusterName, c.composeProject, c.prometheusPort]).toEqual(['c3', 'c3', 16692]);
+    expect(c.nodes.map((n) => [n.container, n.amqpPort, n.managementPort])).toEqual([
+      ['c3-rabbit1', 6672, 16672],
+      ['c3-rabbit2', 6673, 16673],
+      ['c3-rabbit3', 6674, 16674],
+    ]);
+    expect(composeEnv(c).RMQ_BENCH_CONTAINER_3).toBe('c3-rabbit3');
+  });
+
+  it('ports: each one given moves its three (or one), the rest stays', () => {
+    const c = withCluster(loadConfig({}), { amqpPort: 7672, prometheusPort: 17692 });
+    expect(c.clusterName).toBe('rmq-bench');
+    expect(c.nodes.map((n) => [n.container, n.amqpPort, n.managementPort])).toEqual([
+      ['rabbit1', 7672, 15672],
+      ['rabbit2', 7673, 15673],
+      ['rabbit3', 7674, 15674],
+    ]);
+    expect(c.prometheusPort).toBe(17692);
+    expect(amqpUrl(c, c.nodes[0]!)).toBe('amqp://demo:demo@127.0.0.1:7672');
+  });
+
+  it('back to the default name: the default containers rabbit1..3', () => {
+    expect(withCluster(env, { name: 'rmq-bench' }).nodes.map((n) => n.container)).toEqual(['rabbit1', 'rabbit2', 'rabbit3']);
   });
 });

@@ -7,10 +7,34 @@ const lines = (text: string): string[] => text.split('\n');
 const lineStarting = (text: string, start: string): string | undefined => lines(text).find((l) => l.startsWith(start));
 
 const nodes: StatusResult['nodes'] = [
-  { name: 'rabbit1', container: 'running', health: 'healthy', running: true, version: '4.3.6', erlangVersion: '27.3.4', alarms: [], partitions: [] },
-  { name: 'rabbit2', container: 'paused', health: 'healthy', running: false, version: undefined, erlangVersion: undefined, alarms: [], partitions: [] },
+  {
+    name: 'rabbit1',
+    amqpPort: 5672,
+    managementPort: 15672,
+    container: 'running',
+    health: 'healthy',
+    running: true,
+    version: '4.3.6',
+    erlangVersion: '27.3.4',
+    alarms: [],
+    partitions: [],
+  },
+  {
+    name: 'rabbit2',
+    amqpPort: 5673,
+    managementPort: 15673,
+    container: 'paused',
+    health: 'healthy',
+    running: false,
+    version: undefined,
+    erlangVersion: undefined,
+    alarms: [],
+    partitions: [],
+  },
   {
     name: 'rabbit3',
+    amqpPort: 5674,
+    managementPort: 15674,
     container: 'running',
     health: 'healthy',
     running: true,
@@ -21,10 +45,26 @@ const nodes: StatusResult['nodes'] = [
   },
 ];
 const members = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
+/** The default cluster's name and Prometheus port. */
+const where = { cluster: 'rmq-bench', prometheusPort: 15692 };
 
 describe('renderStatus', () => {
+  it('names the cluster and its ports: a second cluster on others', () => {
+    const b = nodes.map((n, i) => ({ ...n, name: `rmq-bench-b-rabbit${i + 1}`, amqpPort: 6672 + i, managementPort: 16672 + i }));
+    const text = renderStatus({ cluster: 'rmq-bench-b', prometheusPort: 16692, reachable: true, nodes: b, queues: [] });
+    expect(lines(text)[0]).toBe('cluster rmq-bench-b on 127.0.0.1: AMQP 6672-6674, management 16672-16674, Prometheus 16692');
+    expect(lineStarting(text, 'rmq-bench-b-rabbit2 ')).toMatch(/^rmq-bench-b-rabbit2\s+paused\s+/);
+  });
+
+  it('lists ports one by one when they are not consecutive, and says where also when no node answers', () => {
+    const odd = nodes.map((n, i) => ({ ...n, amqpPort: 7000 + 2 * i, container: 'stopped' as const, running: undefined }));
+    const text = renderStatus({ ...where, reachable: false, nodes: odd, queues: [] });
+    expect(lines(text)[0]).toBe('cluster rmq-bench on 127.0.0.1: AMQP 7000,7002,7004, management 15672-15674, Prometheus 15692');
+  });
+
   it('reachable: one row per node and per quorum queue, short node names', () => {
     const text = renderStatus({
+      ...where,
       reachable: true,
       nodes,
       queues: [
@@ -32,6 +72,7 @@ describe('renderStatus', () => {
         { name: 'demo.retry', type: 'quorum', leader: undefined, members, online: [], messages: undefined },
       ],
     });
+    expect(lines(text)[0]).toBe('cluster rmq-bench on 127.0.0.1: AMQP 5672-5674, management 15672-15674, Prometheus 15692');
     expect(lineStarting(text, 'node ')).toMatch(/^node\s+container\s+health\s+in cluster\s+version\s+erlang\s+alarms\s+partitions$/);
     expect(lineStarting(text, 'rabbit1 ')).toMatch(/^rabbit1\s+running\s+healthy\s+running\s+4\.3\.6\s+27\.3\.4\s+none\s+none$/);
     expect(lineStarting(text, 'rabbit2 ')).toMatch(/^rabbit2\s+paused\s+healthy\s+down\s+-\s+-\s+none\s+none$/);
@@ -43,18 +84,18 @@ describe('renderStatus', () => {
   });
 
   it("unknown cluster view shows '?'", () => {
-    const text = renderStatus({ reachable: true, nodes: [{ ...nodes[0]!, running: undefined }], queues: [] });
+    const text = renderStatus({ ...where, reachable: true, nodes: [{ ...nodes[0]!, running: undefined }], queues: [] });
     expect(lineStarting(text, 'rabbit1 ')).toMatch(/^rabbit1\s+running\s+healthy\s+\?\s+/);
   });
 
   it('reachable without quorum queues', () => {
-    const text = renderStatus({ reachable: true, nodes, queues: [] });
+    const text = renderStatus({ ...where, reachable: true, nodes, queues: [] });
     expect(lines(text).at(-1)).toBe('no quorum queues');
   });
 
   it('unreachable: says so instead of a leader table', () => {
     const down = nodes.map((n) => ({ ...n, container: 'stopped' as const, health: 'none' as const, running: undefined }));
-    const text = renderStatus({ reachable: false, nodes: down, queues: [] });
+    const text = renderStatus({ ...where, reachable: false, nodes: down, queues: [] });
     expect(lines(text).at(-1)).toBe('no management endpoint answered: queue leaders unknown');
     expect(text).not.toContain('quorum queue');
     expect(lineStarting(text, 'rabbit2 ')).toMatch(/^rabbit2\s+stopped\s+none\s+\?\s+-\s+-\s+none\s+none$/);

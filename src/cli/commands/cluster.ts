@@ -1,5 +1,8 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { clusterDown, clusterLogs, clusterReset, clusterStatus, clusterUp } from '../../cluster/cluster.js';
 import { buildImage, ensureImage } from '../../cluster/image.js';
+import { type ClusterChoice, clusterNameProblem, portProblem, withCluster } from '../../config.js';
+import { type Context, createContext } from '../../context.js';
 import { renderReset, renderStatus, renderUp } from '../../report/cluster.js';
 import { formatMs } from '../../util/duration.js';
 import { defineCommand, defineGroup } from '../command.js';
@@ -8,44 +11,95 @@ import { emit } from '../output.js';
 
 /** `rmq-bench cluster up|down|reset|status|logs|image`: the 3-node cluster (docker compose). */
 
+const clusterName = (value: string): string => {
+  const problem = clusterNameProblem(value);
+  if (problem) throw new InvalidArgumentError(`'${value}' ${problem}`);
+  return value;
+};
+const firstPort =
+  (span: number) =>
+  (value: string): number => {
+    const problem = portProblem(value, span);
+    if (problem) throw new InvalidArgumentError(`'${value}' ${problem}`);
+    return Number(value);
+  };
+
+/**
+ * Which cluster: --name and the three first ports, each instead of its RMQ_BENCH_* variable (the
+ * other commands read the variables). Commander names them name, amqpPort, managementPort and
+ * prometheusPort: a ClusterChoice.
+ */
+function clusterOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--name <name>',
+        'the cluster (RMQ_BENCH_NAME): compose project <name>, containers <name>-rabbit1..3 (the default, rmq-bench, has rabbit1..3)',
+      ).argParser(clusterName),
+    )
+    .addOption(new Option('--amqp-port <port>', "rabbit1's AMQP port on 127.0.0.1, rabbit2 and 3 the next two (RMQ_BENCH_AMQP_PORT)").argParser(firstPort(3)))
+    .addOption(
+      new Option('--management-port <port>', "rabbit1's management port, rabbit2 and 3 the next two (RMQ_BENCH_MANAGEMENT_PORT)").argParser(firstPort(3)),
+    )
+    .addOption(new Option('--prometheus-port <port>', "rabbit1's Prometheus port (RMQ_BENCH_PROMETHEUS_PORT)").argParser(firstPort(1)));
+}
+
+/** What clusterOptions' flags gave (commander leaves an unset one undefined), beside a command's own options. */
+const choiceOf = (o: ClusterChoice): ClusterChoice => ({
+  name: o.name,
+  amqpPort: o.amqpPort,
+  managementPort: o.managementPort,
+  prometheusPort: o.prometheusPort,
+});
+
+/** The context for the chosen cluster: the command's own when nothing was chosen. */
+function forCluster(ctx: Context, choice: ClusterChoice): Context {
+  const config = withCluster(ctx.config, choice);
+  return config === ctx.config ? ctx : createContext(config, ctx.progress, ctx.signal);
+}
+
 const up = defineCommand({
   name: 'cluster up',
-  register: (command, dispatch: (o: { json: boolean; timeoutMs: number }) => Promise<void>) =>
-    command
-      .description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)')
+  register: (command, dispatch: (o: { json: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
+    clusterOptions(command.description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)'))
       .addOption(durationOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
-      .action((o: { json: boolean; timeout: number }) => dispatch({ json: o.json, timeoutMs: o.timeout })),
+      .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
-    const r = await clusterUp(ctx, { timeoutMs: o.timeoutMs });
+    const r = await clusterUp(forCluster(ctx, o), { timeoutMs: o.timeoutMs });
     emit(o, 'cluster-up', r, renderUp(r));
   },
 });
 
 const down = defineCommand({
   name: 'cluster down',
-  register: (command, dispatch: (o: { json: boolean; volumes: boolean }) => Promise<void>) =>
-    command
-      .description('stop and remove the containers')
+  register: (command, dispatch: (o: { json: boolean; volumes: boolean } & ClusterChoice) => Promise<void>) =>
+    clusterOptions(command.description('stop and remove the containers'))
       .option('--volumes', 'also remove the nodes’ data volumes', false)
       .addOption(jsonOption())
-      .action((o: { json: boolean; volumes: boolean }) => dispatch({ json: o.json, volumes: o.volumes })),
+      .action((o: { json: boolean; volumes: boolean } & ClusterChoice) => dispatch({ json: o.json, volumes: o.volumes, ...choiceOf(o) })),
   async run(ctx, o) {
-    const r = await clusterDown(ctx, { volumes: o.volumes });
+    const r = await clusterDown(forCluster(ctx, o), { volumes: o.volumes });
     emit(o, 'cluster-down', r, `cluster down in ${formatMs(r.elapsedMs)}`);
   },
 });
 
 const reset = defineCommand({
   name: 'cluster reset',
-  register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number }) => Promise<void>) =>
-    command
-      .description('a clean state for an isolated demo: delete undeclared queues, exchanges and policies, purge the declared queues, re-apply the definitions')
+  register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
+    clusterOptions(
+      command.description(
+        'a clean state for an isolated demo: delete undeclared queues, exchanges and policies, purge the declared queues, re-apply the definitions',
+      ),
+    )
       .option('--hard', 'instead: remove the containers and their volumes and start afresh', false)
       .addOption(durationOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
       .addOption(jsonOption())
-      .action((o: { json: boolean; hard: boolean; timeout: number }) => dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout })),
-  async run(ctx, o) {
+      .action((o: { json: boolean; hard: boolean; timeout: number } & ClusterChoice) =>
+        dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) }),
+      ),
+  async run(commandCtx, o) {
+    const ctx = forCluster(commandCtx, o);
     if (o.hard) {
       const d = await clusterDown(ctx, { volumes: true });
       const u = await clusterUp(ctx, { timeoutMs: o.timeoutMs });
@@ -59,28 +113,30 @@ const reset = defineCommand({
 
 const status = defineCommand({
   name: 'cluster status',
-  register: (command, dispatch: (o: { json: boolean }) => Promise<void>) =>
-    command
-      .description('per node: container state, version, alarms; per quorum queue: leader, members, online members')
+  register: (command, dispatch: (o: { json: boolean } & ClusterChoice) => Promise<void>) =>
+    clusterOptions(
+      command.description('the cluster’s name and ports; per node: container state, version, alarms; per quorum queue: leader, members, online members'),
+    )
       .addOption(jsonOption())
-      .action((o: { json: boolean }) => dispatch({ json: o.json })),
+      .action((o: { json: boolean } & ClusterChoice) => dispatch({ json: o.json, ...choiceOf(o) })),
   async run(ctx, o) {
-    const r = await clusterStatus(ctx);
+    const r = await clusterStatus(forCluster(ctx, o));
     emit(o, 'cluster-status', r, renderStatus(r));
   },
 });
 
 const logs = defineCommand({
   name: 'cluster logs',
-  register: (command, dispatch: (o: { node: string | undefined; follow: boolean; tail: number | undefined }) => Promise<void>) =>
-    command
-      .description('the nodes’ logs (compose logs)')
+  register: (command, dispatch: (o: { node: string | undefined; follow: boolean; tail: number | undefined } & ClusterChoice) => Promise<void>) =>
+    clusterOptions(command.description('the nodes’ logs (compose logs)'))
       .argument('[node]', 'rabbit1, rabbit2 or rabbit3 (default: all)', nodeName)
       .option('-f, --follow', 'keep following', false)
       .option('--tail <lines>', 'only the last lines of each log', positiveInt)
-      .action((node: string | undefined, o: { follow: boolean; tail?: number }) => dispatch({ node, follow: o.follow, tail: o.tail })),
+      .action((node: string | undefined, o: { follow: boolean; tail?: number } & ClusterChoice) =>
+        dispatch({ node, follow: o.follow, tail: o.tail, ...choiceOf(o) }),
+      ),
   async run(ctx, o) {
-    await clusterLogs(ctx, { follow: o.follow, ...(o.node ? { node: o.node } : {}), ...(o.tail ? { tail: o.tail } : {}) });
+    await clusterLogs(forCluster(ctx, o), { follow: o.follow, ...(o.node ? { node: o.node } : {}), ...(o.tail ? { tail: o.tail } : {}) });
   },
 });
 

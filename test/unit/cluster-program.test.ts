@@ -1,0 +1,67 @@
+import { CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProgram, type Invocation } from '../../src/cli/program.js';
+
+/** `cluster up|down|reset|status|logs` take the cluster's name and ports as flags too (RMQ_BENCH_NAME and the port variables otherwise). */
+
+let stderr: string[];
+beforeEach(() => {
+  stderr = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function parse(args: string[]): Promise<{ calls: Invocation[]; error: unknown }> {
+  const calls: Invocation[] = [];
+  const error = await createProgram(async (i) => {
+    calls.push(i);
+  })
+    .parseAsync(['node', 'rmq-bench', ...args])
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  return { calls, error };
+}
+
+const b = ['--name', 'rmq-bench-b', '--amqp-port', '6672', '--management-port', '16672', '--prometheus-port', '16692'];
+const bChoice = { name: 'rmq-bench-b', amqpPort: 6672, managementPort: 16672, prometheusPort: 16692 };
+
+describe('cluster commands: --name and the ports', () => {
+  it.each([
+    [['cluster', 'up', ...b], { command: 'cluster up', options: { json: false, timeoutMs: 180_000, ...bChoice } }],
+    [['cluster', 'status', '--json', ...b], { command: 'cluster status', options: { json: true, ...bChoice } }],
+    [['cluster', 'down', ...b], { command: 'cluster down', options: { json: false, volumes: false, ...bChoice } }],
+    [['cluster', 'reset', ...b], { command: 'cluster reset', options: { json: false, hard: false, timeoutMs: 180_000, ...bChoice } }],
+    [['cluster', 'logs', 'rabbit2', ...b], { command: 'cluster logs', options: { node: 'rabbit2', follow: false, tail: undefined, ...bChoice } }],
+    [['cluster', 'status', '--amqp-port', '7672'], { command: 'cluster status', options: { json: false, amqpPort: 7672 } }],
+  ])('%j', async (args, expected) => {
+    const { calls, error } = await parse(args);
+    expect(error).toBeUndefined();
+    expect(calls).toEqual([expected]);
+  });
+
+  it('without the flags, nothing is chosen: the environment decides', async () => {
+    const { calls } = await parse(['cluster', 'status']);
+    const o = calls[0]!.options as Record<string, unknown>;
+    expect([o.name, o.amqpPort, o.managementPort, o.prometheusPort]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it.each([
+    [['cluster', 'up', '--name', 'B'], "'B' is not a name of lower-case letters"],
+    [['cluster', 'status', '--name', 'a/b'], "'a/b' is not a name"],
+    [['cluster', 'up', '--amqp-port', '65534'], "'65534' is not a port from 1 to 65533"],
+    [['cluster', 'up', '--management-port', '0'], "'0' is not a port from 1 to 65533"],
+    [['cluster', 'down', '--amqp-port', '5672.5'], 'is not a port'],
+    [['cluster', 'status', '--prometheus-port', '65536'], "'65536' is not a port from 1 to 65535"],
+  ])('%j: a usage error before anything runs', async (args, text) => {
+    const { calls, error } = await parse(args);
+    expect(error).toBeInstanceOf(CommanderError);
+    expect((error as CommanderError).code).toBe('commander.invalidArgument');
+    expect(calls).toEqual([]);
+    expect(stderr.join('')).toContain(text);
+  });
+});
