@@ -177,7 +177,7 @@ describe('createProgram: argv → invocation', () => {
     { args: ['consumer', '--autoack'], expected: { command: 'consumer', options: { ...consumerDefaults, autoAck: true } } },
     { args: ['consumer', '--nack'], expected: { command: 'consumer', options: { ...consumerDefaults, crashOnDelivery: true, prefetch: 1 } } },
     {
-      args: ['consumer', '--on-failure', 'reject-requeue', '--fail-every', '3', '--prefetch', '0', '--work-ms', '5', '-n', '10', '--multi-ack-every', '4'],
+      args: ['consumer', '--on-failure', 'reject-requeue', '--fail-every', '3', '--prefetch', '0', '--work', '5ms', '-n', '10', '--multi-ack-every', '4'],
       expected: {
         command: 'consumer',
         options: { ...consumerDefaults, prefetch: 0, failure: { action: 'reject-requeue', every: 3, rate: undefined }, workMs: 5, count: 10, ackEvery: 4 },
@@ -211,7 +211,7 @@ describe('createProgram: argv → invocation', () => {
       },
     },
     {
-      args: ['delayed-retry-demo', '--type', 'failed', '--min', '2s', '--max', '5000', '-n', '1', '--via', 'arguments', '--returns', '3'],
+      args: ['delayed-retry-demo', '--type', 'failed', '--min', '2s', '--max', '5s', '-n', '1', '--via', 'arguments', '--returns', '3'],
       expected: {
         command: 'delayed-retry-demo',
         options: {

@@ -6,14 +6,15 @@ import { renderBench, renderCsv, renderSampleLine } from '../../report/bench.js'
 import { BENCH_MODES, runBench, type BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {
-  durationMs,
   durationOption,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
   htmlOption,
   jsonOption,
   multiAckEveryOption,
   nonNegativeInt,
+  positiveDurationMs,
   positiveInt,
   prefetchOption,
   rateOption,
@@ -41,13 +42,6 @@ function list(value: string): string[] {
     .filter(Boolean);
   if (items.length === 0) throw new InvalidArgumentError('no value given');
   return items;
-}
-
-/** A duration above zero. */
-function positiveDurationMs(value: string): number {
-  const v = durationMs(value);
-  if (v <= 0) throw new InvalidArgumentError(`'${value}' is not a duration above zero`);
-  return v;
 }
 
 /** 'async' | 'none,sync' → modes, in the order given, each once. */
@@ -123,7 +117,7 @@ export const bench = defineCommand({
       .addOption(prefetchOption('consumers: unacked deliveries at most (0 = unlimited)', 100))
       .addOption(multiAckEveryOption('consumers: one multiple-ack every N messages', 1))
       .addOption(durationOption('--drain-timeout <duration>', 'after publishing stops, how long consumers may take to read the rest', '30s'))
-      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '30s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '30s'))
       .addOption(heartbeatOption())
       .addOption(urlsOption('comma-separated AMQP URLs (default: rabbit1..3 with user demo)'))
       .option('--csv <file>', 'also write one row per second per mode to this CSV file')

@@ -3,7 +3,7 @@ import { buildImage, ensureImage } from '../../cluster/image.js';
 import { renderReset, renderStatus, renderUp } from '../../report/cluster.js';
 import { formatMs } from '../../util/duration.js';
 import { defineCommand, defineGroup } from '../command.js';
-import { durationOption, jsonOption, nodeName, positiveInt } from '../options.js';
+import { timeoutOption, jsonOption, nodeName, positiveInt } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench cluster up|down|reset|status|logs|image`: the 3-node cluster (docker compose). */
@@ -13,7 +13,7 @@ const up = defineCommand({
   register: (command, dispatch: (o: { json: boolean; timeoutMs: number }) => Promise<void>) =>
     command
       .description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)')
-      .addOption(durationOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
+      .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number }) => dispatch({ json: o.json, timeoutMs: o.timeout })),
   async run(ctx, o) {
@@ -42,7 +42,7 @@ const reset = defineCommand({
     command
       .description('a clean state for an isolated demo: delete undeclared queues, exchanges and policies, purge the declared queues, re-apply the definitions')
       .option('--hard', 'instead: remove the containers and their volumes and start afresh', false)
-      .addOption(durationOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
+      .addOption(timeoutOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; hard: boolean; timeout: number }) => dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout })),
   async run(ctx, o) {

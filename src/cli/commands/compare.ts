@@ -8,6 +8,7 @@ import { checkedFault, faultCmdOption, faultCmdOverride, type ReportAndClusterOp
 import {
   countOption,
   durationOption,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
   htmlOption,
@@ -77,7 +78,7 @@ export const compare = defineCommand({
       .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
       .addOption(vhostOption())
       .addOption(sizeOption())
-      .addOption(durationOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
       .addOption(heartbeatOption())
       .addOption(urlsOption())
       .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))

@@ -12,7 +12,7 @@ import {
   queueOption,
   runsOption,
   share,
-  workMsOption,
+  workOption,
 } from '../options.js';
 import { emit } from '../output.js';
 
@@ -24,7 +24,7 @@ interface RawOptions {
   html?: string;
   count: number;
   prefetch: number;
-  workMs: number;
+  work: number;
   killAt: number;
   multiAckEvery: number;
   runs: number;
@@ -39,7 +39,7 @@ export const consumerCrash = defineCommand({
       .description('SIGKILL a consumer mid-run: autoack vs manual ack vs manual ack with an idempotent store, every message reconciled')
       .addOption(countOption('messages per run', 2_000))
       .addOption(prefetchOption('manual ack: unacked deliveries at most', 50))
-      .addOption(workMsOption(2))
+      .addOption(workOption('2ms'))
       .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL').argParser(share).default(0.3))
       .addOption(multiAckEveryOption('manual modes: one multiple-ack every N messages (the unacked tail is what a crash redelivers)', 10))
       .addOption(runsOption('repeat each mode K times'))
@@ -59,7 +59,7 @@ export const consumerCrash = defineCommand({
           exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
           count: o.count,
           prefetch: o.prefetch,
-          workMs: o.workMs,
+          workMs: o.work,
           ackEvery: o.multiAckEvery,
           killAt: o.killAt,
           runs: o.runs,

@@ -20,7 +20,7 @@ import {
   share,
   urlsOption,
   urlsOrDefault,
-  workMsOption,
+  workOption,
 } from '../options.js';
 import { emit } from '../output.js';
 
@@ -44,7 +44,7 @@ interface RawOptions {
   failEvery?: number;
   failRate?: number;
   failFirst?: number;
-  workMs: number;
+  work: number;
   multiAckEvery: number;
   count?: number;
   idleTimeout: number;
@@ -69,7 +69,7 @@ function consumerOptions(o: RawOptions): ConsumerCliOptions {
     failure: o.onFailure
       ? { action: o.onFailure, every: o.failEvery, rate: o.failRate, ...(o.failFirst === undefined ? {} : { first: o.failFirst }) }
       : undefined,
-    workMs: o.workMs,
+    workMs: o.work,
     ackEvery: o.multiAckEvery,
     count: o.count,
     idleTimeoutMs: o.idleTimeout,
@@ -94,7 +94,7 @@ export const consumer = defineCommand({
       .addOption(new Option('--fail-every <n>', 'fail every N-th delivery (with --on-failure)').argParser(positiveInt).conflicts('failRate'))
       .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p (with --on-failure)').argParser(share).conflicts('failFirst'))
       .addOption(new Option('--fail-first <n>', 'fail the first N deliveries, then succeed (with --on-failure)').argParser(positiveInt).conflicts('failEvery'))
-      .addOption(workMsOption(0))
+      .addOption(workOption('0ms'))
       .addOption(multiAckEveryOption('manual ack: one multiple-ack every N messages', 1))
       .addOption(countOption('stop after N messages processed'))
       .addOption(durationOption('--idle-timeout <duration>', 'stop when nothing arrived for this long', '5s'))

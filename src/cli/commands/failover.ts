@@ -4,7 +4,7 @@ import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { renderFailover } from '../../report/cluster.js';
 import { runFailover } from '../../scenarios/failover.js';
 import { defineCommand } from '../command.js';
-import { durationOption, jsonOption, jitterOption, latencyOption, lossOption, netemFrom, queueOption, vhostOption } from '../options.js';
+import { durationOption, timeoutOption, jsonOption, jitterOption, latencyOption, lossOption, netemFrom, queueOption, vhostOption } from '../options.js';
 import type { NetemSpec } from '../../cluster/netfaults.js';
 import { emit } from '../output.js';
 
@@ -59,8 +59,8 @@ export const failover = defineCommand({
       .addOption(jitterOption())
       .addOption(lossOption())
       .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
-      .addOption(durationOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
-      .addOption(durationOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
+      .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
+      .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
       .addOption(jsonOption())
       .action((o: RawOptions) =>
         dispatch({

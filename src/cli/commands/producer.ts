@@ -16,6 +16,7 @@ import {
   booleanValue,
   countOption,
   durationOption,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
   jsonOption,
@@ -184,7 +185,7 @@ export const producer = defineCommand({
       .option('--mandatory', 'mandatory flag: an unroutable message comes back (basic.return) and never counts as safe', false)
       .addOption(new Option('--persistent [bool]', 'delivery mode 2').argParser(booleanValue).default(true))
       .addOption(sizeOption())
-      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate', '5s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate', '5s'))
       .addOption(heartbeatOption('AMQP heartbeat, so a half-open connection is noticed'))
       .addOption(reconnectTimeoutOption())
       .addOption(
