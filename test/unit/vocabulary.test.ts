@@ -66,3 +66,54 @@ describe('durations: every time option takes a unit', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('message counts: -n/--count wherever a command takes one', () => {
+  const counted = [
+    'compare',
+    'producer',
+    'consumer',
+    'consumer-crash',
+    'prefetch-demo',
+    'dlq-demo',
+    'durability-demo',
+    'delayed-retry-demo',
+    'consumer-timeout-demo',
+    'producer-crash',
+    'bench',
+    'dlq inspect',
+    'dlq replay',
+  ];
+  const byName = new Map(leaves(program()).map(([words, command]) => [words.join(' '), command]));
+
+  it.each(counted)('%s takes -n, --count <n>', (name) => {
+    const options = byName.get(name)?.options ?? [];
+    expect(options.map((o) => o.flags)).toContain('-n, --count <n>');
+  });
+
+  it('no visible option spells a message count otherwise', () => {
+    const visible = everyOption().filter(({ option }) => !option.hidden);
+    expect(visible.filter(({ option }) => /--(limit|messages|pmessages|msgs)\b/.test(option.flags)).map(({ option }) => option.flags)).toEqual([]);
+  });
+
+  it.each([
+    { args: ['bench', '-C', '300'], same: ['bench', '-n', '300'] },
+    { args: ['bench', '--pmessages', '300'], same: ['bench', '--count', '300'] },
+    { args: ['dlq', 'replay', '--limit', '5'], same: ['dlq', 'replay', '-n', '5'] },
+    { args: ['dlq', 'inspect', '--limit', '5'], same: ['dlq', 'inspect', '--count', '5'] },
+  ])('$args (the former spelling, hidden) is $same', async ({ args, same }) => {
+    const a = await parse(args);
+    const b = await parse(same);
+    expect(a.err).toBeUndefined();
+    expect(a.calls).toEqual(b.calls);
+    expect(a.calls).toHaveLength(1);
+  });
+
+  it.each([
+    ['bench', '-n', '300', '-C', '300'],
+    ['dlq', 'replay', '-n', '5', '--limit', '5'],
+  ])('%s %s %s %s %s: both spellings at once are refused', async (...args) => {
+    const { calls, err } = await parse(args);
+    expect(calls).toEqual([]);
+    expect((err as CommanderError).code).toBe('commander.conflictingOption');
+  });
+});

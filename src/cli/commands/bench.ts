@@ -6,6 +6,7 @@ import { renderBench, renderCsv, renderSampleLine } from '../../report/bench.js'
 import { BENCH_MODES, runBench, type BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {
+  countOption,
   durationOption,
   timeoutOption,
   heartbeatOption,
@@ -68,6 +69,7 @@ interface RawOptions {
   consumers: number;
   size: number;
   time?: number;
+  count?: number;
   pmessages?: number;
   rate: number;
   prefetch: number;
@@ -108,11 +110,12 @@ export const bench = defineCommand({
       .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
       .addOption(sizeOption())
       .addOption(
-        new Option('-z, --time <duration>', `each mode publishes for this long (default without -C: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(
+        new Option('-z, --time <duration>', `each mode publishes for this long (default without -n: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(
           positiveDurationMs,
         ),
       )
-      .addOption(new Option('-C, --pmessages <n>', 'each producer publishes at most N messages per mode').argParser(positiveInt))
+      .addOption(countOption('each producer publishes at most N messages per mode (PerfTest: -C)'))
+      .addOption(new Option('-C, --pmessages <n>', "PerfTest's spelling of -n").argParser(positiveInt).conflicts('count').hideHelp())
       .addOption(rateOption('messages per second per producer; 0 = as fast as possible', 0))
       .addOption(prefetchOption('consumers: unacked deliveries at most (0 = unlimited)', 100))
       .addOption(multiAckEveryOption('consumers: one multiple-ack every N messages', 1))
@@ -125,6 +128,7 @@ export const bench = defineCommand({
       .addOption(htmlOption())
       .action(function (this: Command, o: RawOptions) {
         const given = (name: string): boolean => this.getOptionValueSource(name) === 'cli';
+        const count = o.count ?? o.pmessages;
         if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
         if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
           throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
@@ -141,8 +145,8 @@ export const bench = defineCommand({
           consumers: o.consumers,
           sizeBytes: o.size,
           ratePerSec: o.rate,
-          durationMs: o.time ?? (o.pmessages === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
-          count: o.pmessages,
+          durationMs: o.time ?? (count === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
+          count,
           prefetch: o.prefetch,
           ackEvery: o.multiAckEvery,
           drainTimeoutMs: o.drainTimeout,
