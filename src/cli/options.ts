@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseUrls } from '../amqp/connect.js';
@@ -101,6 +101,26 @@ export const multiAckEveryOption = (description: string, defaultEvery: number): 
 
 /** The workshop demos' --auto. */
 export const autoOption = (): Option => new Option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)').default(false);
+
+/** The options given on the command line (not defaults), by attribute name (--confirm-mode → confirmMode). */
+export function givenOptions(command: Command): ReadonlySet<string> {
+  return new Set(command.options.map((o) => o.attributeName()).filter((k) => command.getOptionValueSource(k) === 'cli'));
+}
+
+/** '--confirm-mode' → 'confirmMode', '--no-restore' → 'restore': the attribute commander stores a flag under. */
+function attributeOf(flag: string): string {
+  return flag.replace(/^--(no-)?/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * A switch that makes other options meaningless: refuse the first of `flags` given with it (a
+ * default is not given), instead of silently ignoring it. `because` says why, after the flag:
+ * "--window does nothing with --tx (...)".
+ */
+export function refuseWith(given: ReadonlySet<string>, flags: readonly string[], because: string): void {
+  const hit = flags.find((f) => given.has(attributeOf(f)));
+  if (hit !== undefined) throw new UsageError(`${hit} ${because}`);
+}
 
 /** --urls: comma-separated amqp(s):// URLs (the message never quotes a password). */
 export function amqpUrlList(value: string): string[] {

@@ -110,8 +110,9 @@ describe('bench: rejected at the edge', () => {
   const conflicts: { args: string[]; message: string }[] = [
     { args: ['--mode', 'sync', '--window', '64'], message: '--window applies to async confirms: add async to --mode' },
     { args: ['--mode', 'async,sync', '--batch-size', '10'], message: '--batch-size applies to batch and tx: add one of them to --mode' },
-    { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch and --multi-ack-every apply to consumers: -y is 0' },
-    { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch and --multi-ack-every apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--drain-timeout', '5s'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
   ];
 
   it.each(conflicts)('$args → UsageError', async ({ args, message }) => {

@@ -421,7 +421,6 @@ describe('producer: argv → options', () => {
     { args: ['--confirms=0'], expected: { mode: 'none' } },
     { args: ['--confirm-mode', 'sync'], expected: { mode: 'sync' } },
     { args: ['--confirm-mode', 'batch', '--batch-size', '50'], expected: { mode: 'batch', batchSize: 50 } },
-    { args: ['--confirms=false', '--confirm-mode', 'sync'], expected: { mode: 'none' } },
     { args: ['--tx'], expected: { mode: 'tx' } },
     { args: ['--tx', '--batch-size', '10'], expected: { mode: 'tx', batchSize: 10 } },
     { args: ['--window', '32'], expected: { window: 32 } },

@@ -112,6 +112,62 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
   });
 });
 
+describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
+  const cases: { args: string[]; line: string }[] = [
+    {
+      args: ['producer', '--confirms=false', '--confirm-mode', 'sync'],
+      line: 'rmq-bench: --confirm-mode does nothing with --confirms=false (no confirms to wait for)',
+    },
+    { args: ['producer', '--no-confirms', '--window', '8'], line: 'rmq-bench: --window does nothing with --confirms=false (no confirms to wait for)' },
+    {
+      args: ['producer', '--confirms=false', '--confirm-timeout', '1s'],
+      line: 'rmq-bench: --confirm-timeout does nothing with --confirms=false (no confirms to wait for)',
+    },
+    { args: ['producer', '--tx', '--confirm-mode', 'batch'], line: 'rmq-bench: --confirm-mode does nothing with --tx (AMQP transactions instead of confirms)' },
+    { args: ['producer', '--tx', '--confirms'], line: 'rmq-bench: --confirms does nothing with --tx (AMQP transactions instead of confirms)' },
+    { args: ['producer', '--tx', '--window', '8'], line: 'rmq-bench: --window does nothing with --tx (AMQP transactions instead of confirms)' },
+    { args: ['producer', '--confirm-mode', 'sync', '--window', '8'], line: 'rmq-bench: --window is for --confirm-mode async, not sync' },
+    { args: ['producer', '--batch-size', '10'], line: 'rmq-bench: --batch-size is for --confirm-mode batch and --tx, not --confirm-mode async' },
+    {
+      args: ['failover', '--election-timeout', '0'],
+      line: "error: option '--election-timeout <duration>' argument '0' is invalid. '0' is not a duration above zero",
+    },
+    {
+      args: ['failover', '--no-restore', '--rejoin-timeout', '1m'],
+      line: 'rmq-bench: --rejoin-timeout does nothing with --no-restore (the node is left faulted)',
+    },
+    { args: ['compare', '--fault', 'none', '--fault-at', '0.5'], line: 'rmq-bench: --fault-at does nothing with --fault none' },
+    { args: ['compare', '--fault', 'none', '--restore-after', '5s'], line: 'rmq-bench: --restore-after does nothing with --fault none' },
+    { args: ['compare', '--mode', 'off', '--window', '64'], line: 'rmq-bench: --window does nothing with --mode off (confirms off only)' },
+    {
+      args: ['consumer', '--autoack', '--prefetch', '5'],
+      line: 'rmq-bench: --prefetch does nothing with --autoack (no acks: the broker does not wait for them)',
+    },
+    {
+      args: ['consumer', '--autoack', '--multi-ack-every', '5'],
+      line: 'rmq-bench: --multi-ack-every does nothing with --autoack (no acks: the broker does not wait for them)',
+    },
+    {
+      args: ['consumer', '--nack', '--prefetch', '5'],
+      line: 'rmq-bench: --prefetch does nothing with --nack (it closes the connection at the first delivery, with prefetch 1)',
+    },
+    {
+      args: ['consumer-crash', '--modes', 'autoack', '--prefetch', '5'],
+      line: 'rmq-bench: --prefetch is for the manual ack modes, which --modes autoack leaves out',
+    },
+    { args: ['producer-crash', '--modes', 'outbox', '--print-every', '10'], line: 'rmq-bench: --print-every is for the naive mode, which --modes leaves out' },
+    { args: ['watch', '--once', '--interval', '2s'], line: 'rmq-bench: --interval does nothing with --once (one snapshot, no refresh)' },
+    { args: ['cluster', 'up', '--timeout', '0'], line: "error: option '--timeout <duration>' argument '0' is invalid. '0' is not a duration above zero" },
+  ];
+
+  it.each(cases)('$args', async ({ args, line }) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([line]);
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('help and version through main(): stdout, exit 0', () => {
   it.each([[['--help']], [['producer', '--help']], [['help', 'cluster']], [['--version']]])('%j', async (args) => {
     const r = await runMain(args);

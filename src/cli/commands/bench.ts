@@ -132,8 +132,8 @@ export const bench = defineCommand({
         if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
         if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
           throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
-        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery')))
-          throw new UsageError('--prefetch and --multi-ack-every apply to consumers: -y is 0');
+        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery') || given('drainTimeout')))
+          throw new UsageError('--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0');
         return dispatch({
           json: o.json,
           html: o.html,

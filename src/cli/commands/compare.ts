@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { InterruptedError } from '../../errors.js';
 import { renderCompare } from '../../report/compare.js';
@@ -8,6 +8,7 @@ import { checkedFault, faultCmdOption, faultCmdOverride, type ReportAndClusterOp
 import {
   countOption,
   durationOption,
+  givenOptions,
   timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
@@ -20,6 +21,7 @@ import {
   netemFrom,
   queueOption,
   rateOption,
+  refuseWith,
   runsOption,
   share,
   sizeOption,
@@ -86,8 +88,11 @@ export const compare = defineCommand({
       .addOption(restoreCmdOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: RawOptions) =>
-        dispatch({
+      .action((o: RawOptions, command: Command) => {
+        const given = givenOptions(command);
+        if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
+        if (o.mode === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --mode off (confirms off only)');
+        return dispatch({
           json: o.json,
           html: o.html,
           queue: o.queue,
@@ -113,8 +118,8 @@ export const compare = defineCommand({
           managementUrls: o.managementUrl,
           faultCmd: o.faultCmd,
           restoreCmd: o.restoreCmd,
-        }),
-      ),
+        });
+      }),
   // A cluster that is not ours: its management API and a fault command instead of dockerode.
   overrides: (o, config) => ({
     ...managementOverride(o.managementUrls, config),

@@ -1,15 +1,17 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { renderConsumerCrash } from '../../report/consumer.js';
 import { CRASH_MODES, runConsumerCrash, type ConsumerCrashOptions, type CrashMode } from '../../scenarios/consumer-crash.js';
 import { defineCommand } from '../command.js';
 import {
   choiceList,
   countOption,
+  givenOptions,
   htmlOption,
   jsonOption,
   multiAckEveryOption,
   prefetchOption,
   queueOption,
+  refuseWith,
   runsOption,
   share,
   workOption,
@@ -51,8 +53,10 @@ export const consumerCrash = defineCommand({
       .addOption(queueOption('queue (purged before each run)'))
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: RawOptions) =>
-        dispatch({
+      .action((o: RawOptions, command: Command) => {
+        if (!o.modes.some((m) => m !== 'autoack'))
+          refuseWith(givenOptions(command), ['--prefetch', '--multi-ack-every'], 'is for the manual ack modes, which --modes autoack leaves out');
+        return dispatch({
           json: o.json,
           html: o.html,
           queue: o.queue,
@@ -65,8 +69,8 @@ export const consumerCrash = defineCommand({
           runs: o.runs,
           modes: o.modes,
           idleTimeoutMs: 3_000,
-        }),
-      ),
+        });
+      }),
   async run(ctx, o) {
     const { json, html, ...options } = o;
     const r = await runConsumerCrash(ctx, options);

@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { FAILURE_ACTIONS, runConsumer, type ConsumerOptions, type FailureAction } from '../../amqp/consumer.js';
@@ -9,6 +9,7 @@ import { defineCommand } from '../command.js';
 import {
   countOption,
   durationOption,
+  givenOptions,
   heartbeatOption,
   heartbeatSeconds,
   jsonOption,
@@ -17,6 +18,7 @@ import {
   prefetchOption,
   queueOption,
   reconnectTimeoutOption,
+  refuseWith,
   share,
   urlsOption,
   urlsOrDefault,
@@ -54,8 +56,15 @@ interface RawOptions {
   reconnectTimeout: number;
 }
 
-function consumerOptions(o: RawOptions): ConsumerCliOptions {
+function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCliOptions {
   if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');
+  if (o.autoack) refuseWith(given, ['--prefetch', '--multi-ack-every'], 'does nothing with --autoack (no acks: the broker does not wait for them)');
+  if (o.nack)
+    refuseWith(
+      given,
+      ['--prefetch', '--multi-ack-every', '--on-failure'],
+      'does nothing with --nack (it closes the connection at the first delivery, with prefetch 1)',
+    );
   if ((o.failEvery !== undefined || o.failRate !== undefined || o.failFirst !== undefined) && o.onFailure === undefined) {
     throw new UsageError('--fail-every, --fail-rate and --fail-first need --on-failure');
   }
@@ -87,7 +96,7 @@ export const consumer = defineCommand({
       .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')
       .addOption(urlsOption())
       .addOption(queueOption('queue'))
-      .addOption(prefetchOption('unacked deliveries at most (0 = unlimited; ignored with --autoack)', 10))
+      .addOption(prefetchOption('unacked deliveries at most (0 = unlimited; manual ack only)', 10))
       .option('--autoack', 'the broker forgets a message as soon as it sends it', false)
       .option('--nack', "the article's crash: on every delivery, log its number and close the connection without acking (prefetch 1)", false)
       .addOption(new Option('--on-failure <action>', 'what a failing delivery does').choices(FAILURE_ACTIONS))
@@ -103,7 +112,7 @@ export const consumer = defineCommand({
       .addOption(heartbeatOption())
       .addOption(reconnectTimeoutOption())
       .addOption(jsonOption())
-      .action((o: RawOptions) => dispatch(consumerOptions(o))),
+      .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
     let store: ProcessedStore | undefined;
     if (o.storeFile) {

@@ -1,10 +1,22 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { requireCluster } from '../../cluster/cluster.js';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { renderFailover } from '../../report/cluster.js';
 import { runFailover } from '../../scenarios/failover.js';
 import { defineCommand } from '../command.js';
-import { durationOption, timeoutOption, jsonOption, jitterOption, latencyOption, lossOption, netemFrom, queueOption, vhostOption } from '../options.js';
+import {
+  durationOption,
+  givenOptions,
+  refuseWith,
+  timeoutOption,
+  jsonOption,
+  jitterOption,
+  latencyOption,
+  lossOption,
+  netemFrom,
+  queueOption,
+  vhostOption,
+} from '../options.js';
 import type { NetemSpec } from '../../cluster/netfaults.js';
 import { emit } from '../output.js';
 
@@ -62,8 +74,9 @@ export const failover = defineCommand({
       .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
       .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
       .addOption(jsonOption())
-      .action((o: RawOptions) =>
-        dispatch({
+      .action((o: RawOptions, command: Command) => {
+        if (!o.restore) refuseWith(givenOptions(command), ['--rejoin-timeout'], 'does nothing with --no-restore (the node is left faulted)');
+        return dispatch({
           json: o.json,
           queue: o.queue,
           vhost: o.vhost,
@@ -72,8 +85,8 @@ export const failover = defineCommand({
           electionTimeoutMs: o.electionTimeout,
           rejoinTimeoutMs: o.rejoinTimeout,
           netem: netemFrom(o.fault, o),
-        }),
-      ),
+        });
+      }),
   async run(ctx, o) {
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);

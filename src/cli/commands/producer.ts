@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runOutboxProducer } from '../../amqp/outbox-producer.js';
@@ -16,6 +16,7 @@ import {
   booleanValue,
   countOption,
   durationOption,
+  givenOptions,
   timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
@@ -23,6 +24,7 @@ import {
   nonNegativeInt,
   positiveInt,
   queueOption,
+  refuseWith,
   rateOption,
   reconnectTimeoutOption,
   sizeOption,
@@ -125,14 +127,23 @@ function runIdValue(value: string): string {
   return value;
 }
 
-/** Option combinations no parser can check, then the typed options. */
-function producerOptions(o: RawOptions): ProducerCliOptions {
+/** Option combinations no parser can check, then the typed options. `given`: the options on the command line (not defaults). */
+export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new Set()): ProducerCliOptions {
   if (o.outbox !== undefined) {
     if (o.tx || !o.confirms || o.confirmMode !== 'async')
       throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
     if (o.report !== undefined) throw new UsageError('--outbox keeps its record in the outbox file: --report is not supported with it');
     if (o.mandatory) throw new UsageError('--outbox does not handle basic.return: a returned row would be marked published; leave out --mandatory');
     if (o.startAt !== undefined) throw new UsageError('--outbox resumes from its pending rows: --start-at does not apply');
+  }
+  // A switch that makes another option meaningless: refused, not silently ignored.
+  if (o.tx)
+    refuseWith(given, ['--confirms', '--confirm-mode', '--window', '--confirm-timeout'], 'does nothing with --tx (AMQP transactions instead of confirms)');
+  else if (!o.confirms)
+    refuseWith(given, ['--confirm-mode', '--window', '--batch-size', '--confirm-timeout'], 'does nothing with --confirms=false (no confirms to wait for)');
+  else {
+    if (o.confirmMode !== 'async') refuseWith(given, ['--window'], `is for --confirm-mode async, not ${o.confirmMode}`);
+    if (o.confirmMode !== 'batch') refuseWith(given, ['--batch-size'], `is for --confirm-mode batch and --tx, not --confirm-mode ${o.confirmMode}`);
   }
   if (o.startAt !== undefined && o.startAt >= o.count) throw new UsageError(`--start-at ${o.startAt} is not below -n ${o.count}`);
   const harness = o.runId !== undefined || o.startAt !== undefined || o.printSent !== undefined || o.progressLines === true;
@@ -208,7 +219,7 @@ export const producer = defineCommand({
       .addOption(new Option('--print-sent <n>', 'producer-crash: print `sent <n>` on stdout every N messages').argParser(positiveInt).hideHelp())
       .addOption(new Option('--progress-lines', 'producer-crash: print `at <n>` on stdout as the run advances').hideHelp())
       .addOption(jsonOption())
-      .action((o: RawOptions) => dispatch(producerOptions(o))),
+      .action((o: RawOptions, command: Command) => dispatch(producerOptions(o, givenOptions(command)))),
   run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
 });
 

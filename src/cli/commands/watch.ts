@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BrokerUnavailableError, UsageError, errorMessage } from '../../errors.js';
 import { renderNoAnswer, renderWatch, renderWatchLine } from '../../report/watch.js';
 import { SnapshotReader } from '../../cluster/snapshot.js';
@@ -6,7 +6,7 @@ import { takeWatchSnapshot, trimHistory, watchView, type WatchSnapshot } from '.
 import { maskUrlsIn } from '../../url.js';
 import { systemClock } from '../../util/retry.js';
 import { defineCommand, managementOverride } from '../command.js';
-import { durationMs, jsonOption, managementUrlOption } from '../options.js';
+import { durationMs, givenOptions, jsonOption, managementUrlOption, refuseWith } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench watch`: a live view of the queues and nodes, or one snapshot. */
@@ -48,8 +48,9 @@ export const watch = defineCommand({
       .addOption(new Option('--match <regex>', 'only queues whose name matches').argParser(regex))
       .addOption(managementUrlOption())
       .addOption(jsonOption('with --once: print the snapshot as one JSON document on stdout'))
-      .action((o: { json: boolean; once: boolean; interval: number; match?: string; managementUrl?: string[] }) => {
+      .action((o: { json: boolean; once: boolean; interval: number; match?: string; managementUrl?: string[] }, command: Command) => {
         if (o.json && !o.once) throw new UsageError('--json needs --once (one snapshot, one JSON document)');
+        if (o.once) refuseWith(givenOptions(command), ['--interval'], 'does nothing with --once (one snapshot, no refresh)');
         return dispatch({ json: o.json, once: o.once, intervalMs: o.interval, match: o.match, managementUrls: o.managementUrl });
       }),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
