@@ -24,6 +24,7 @@ async function invocationOf(args: string[]): Promise<Invocation> {
 
 const failoverDefaults = {
   json: false,
+  html: undefined,
   queue: 'demo.orders',
   vhost: '/',
   fault: 'kill',
@@ -35,6 +36,7 @@ const failoverDefaults = {
 
 const producerDefaults: ProducerCliOptions = {
   json: false,
+  html: undefined,
   count: 100,
   urls: undefined,
   queue: 'demo.orders',
@@ -57,6 +59,7 @@ const producerDefaults: ProducerCliOptions = {
 
 const consumerDefaults: ConsumerCliOptions = {
   json: false,
+  html: undefined,
   urls: undefined,
   queue: 'demo.orders',
   prefetch: 10,
@@ -133,7 +136,7 @@ describe('createProgram: argv → invocation', () => {
     { args: ['cluster', 'down', '--volumes'], expected: { command: 'cluster down', options: { json: false, volumes: true } } },
     { args: ['cluster', 'reset'], expected: { command: 'cluster reset', options: { json: false, hard: false, timeoutMs: 180_000 } } },
     { args: ['cluster', 'reset', '--hard'], expected: { command: 'cluster reset', options: { json: false, hard: true, timeoutMs: 180_000 } } },
-    { args: ['cluster', 'status', '--json'], expected: { command: 'cluster status', options: { json: true } } },
+    { args: ['cluster', 'status', '--json'], expected: { command: 'cluster status', options: { json: true, html: undefined } } },
     { args: ['cluster', 'logs'], expected: { command: 'cluster logs', options: { node: undefined, follow: false, tail: undefined } } },
     { args: ['cluster', 'logs', 'rabbit2', '-f', '--tail', '50'], expected: { command: 'cluster logs', options: { node: 'rabbit2', follow: true, tail: 50 } } },
     { args: ['cluster', 'logs', '--follow', 'rabbit3'], expected: { command: 'cluster logs', options: { node: 'rabbit3', follow: true, tail: undefined } } },
@@ -162,6 +165,7 @@ describe('createProgram: argv → invocation', () => {
         command: 'failover',
         options: {
           json: true,
+          html: undefined,
           queue: 'bench.q1',
           vhost: 'bench',
           fault: 'disconnect',
@@ -470,15 +474,18 @@ describe('verify: argv → options', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     {
       args: ['verify', '--report', 'r.json', '--queue', 'q', '--idle', '500ms'],
-      expected: { command: 'verify', options: { json: false, reportFile: 'r.json', queue: 'q', urls: undefined, idleMs: 500 } },
+      expected: { command: 'verify', options: { json: false, html: undefined, reportFile: 'r.json', queue: 'q', urls: undefined, idleMs: 500 } },
     },
     {
       args: ['verify', '--report', 'r.json'],
-      expected: { command: 'verify', options: { json: false, reportFile: 'r.json', queue: undefined, urls: undefined, idleMs: 2_000 } },
+      expected: { command: 'verify', options: { json: false, html: undefined, reportFile: 'r.json', queue: undefined, urls: undefined, idleMs: 2_000 } },
     },
     {
       args: ['verify', '--report', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
-      expected: { command: 'verify', options: { json: true, reportFile: 'r.json', queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 } },
+      expected: {
+        command: 'verify',
+        options: { json: true, html: undefined, reportFile: 'r.json', queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 },
+      },
     },
   ];
 

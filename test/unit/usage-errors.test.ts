@@ -97,6 +97,10 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       args: ['report', 'smoke-results', '-o', '/no/such/dir/index.html'],
       line: "error: option '-o, --output <file>' argument '/no/such/dir/index.html' is invalid. cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable",
     },
+    {
+      args: ['producer', '--report', '/nonexistent/dir/run.json'],
+      line: "error: option '--report <file>' argument '/nonexistent/dir/run.json' is invalid. cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable",
+    },
     { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs' },
     {
       args: ['producer', '--urls', 'http://u:secret@h'],

@@ -1,7 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { open, writeFile } from 'node:fs/promises';
 import type { PublishMode } from '../../amqp/publisher.js';
-import { DataError, InterruptedError, UsageError, errorMessage } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { renderBench, renderCsv, renderSampleLine } from '../../report/bench.js';
 import { BENCH_MODES, runBench, type BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
@@ -21,6 +20,7 @@ import {
   rateOption,
   sizeOption,
   urlsOption,
+  writableFile,
 } from '../options.js';
 import { emit } from '../output.js';
 
@@ -82,16 +82,6 @@ interface RawOptions {
   html?: string;
 }
 
-/** Before the run: a --csv path we cannot write is a usage error, not a lost run. */
-async function checkWritable(file: string): Promise<void> {
-  try {
-    const fh = await open(file, 'a');
-    await fh.close();
-  } catch (err) {
-    throw new UsageError(`--csv ${file}: cannot write there (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`);
-  }
-}
-
 export const bench = defineCommand({
   name: 'bench',
   register: (command, dispatch: (o: BenchCliOptions) => Promise<void>) =>
@@ -123,7 +113,7 @@ export const bench = defineCommand({
       .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '30s'))
       .addOption(heartbeatOption())
       .addOption(urlsOption('comma-separated AMQP URLs (default: rabbit1..3 with user demo)'))
-      .option('--csv <file>', 'also write one row per second per mode to this CSV file')
+      .addOption(new Option('--csv <file>', 'also write one row per second per mode to this CSV file').argParser(writableFile))
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action(function (this: Command, o: RawOptions) {
@@ -158,20 +148,12 @@ export const bench = defineCommand({
       }),
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
-    if (csvFile) await checkWritable(csvFile);
     const { progress } = ctx;
     const r = await runBench(ctx, opts, {
       onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
       onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
     });
-    emit({ json, html }, 'bench', r, renderBench(r));
-    if (csvFile) {
-      try {
-        await writeFile(csvFile, renderCsv(r.runs));
-      } catch (err) {
-        throw new DataError(`--csv ${csvFile}: could not write the samples (${errorMessage(err)})`);
-      }
-    }
+    emit({ json, html }, 'bench', r, renderBench(r), csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }]);
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   },
 });

@@ -3,7 +3,7 @@ import { buildImage, ensureImage } from '../../cluster/image.js';
 import { renderReset, renderStatus, renderUp } from '../../report/cluster.js';
 import { formatMs } from '../../util/duration.js';
 import { defineCommand, defineGroup } from '../command.js';
-import { timeoutOption, jsonOption, nodeName, positiveInt } from '../options.js';
+import { htmlOption, timeoutOption, jsonOption, nodeName, positiveInt } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench cluster up|down|reset|status|logs|image`: the 3-node cluster (docker compose). */
@@ -59,11 +59,12 @@ const reset = defineCommand({
 
 const status = defineCommand({
   name: 'cluster status',
-  register: (command, dispatch: (o: { json: boolean }) => Promise<void>) =>
+  register: (command, dispatch: (o: { json: boolean; html: string | undefined }) => Promise<void>) =>
     command
       .description('per node: container state, version, alarms; per quorum queue: leader, members, online members')
       .addOption(jsonOption())
-      .action((o: { json: boolean }) => dispatch({ json: o.json })),
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string }) => dispatch({ json: o.json, html: o.html })),
   async run(ctx, o) {
     const r = await clusterStatus(ctx);
     emit(o, 'cluster-status', r, renderStatus(r));

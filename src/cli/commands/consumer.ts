@@ -12,6 +12,7 @@ import {
   givenOptions,
   heartbeatOption,
   heartbeatSeconds,
+  htmlOption,
   jsonOption,
   multiAckEveryOption,
   positiveInt,
@@ -22,6 +23,7 @@ import {
   share,
   urlsOption,
   urlsOrDefault,
+  writableFile,
   workOption,
 } from '../options.js';
 import { emit } from '../output.js';
@@ -29,6 +31,8 @@ import { emit } from '../output.js';
 /** `rmq-bench consumer`: manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent. */
 export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   /** undefined: the cluster's three AMQP ports with user demo. */
   urls: string[] | undefined;
   idempotent: boolean;
@@ -37,6 +41,7 @@ export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'stor
 
 interface RawOptions {
   json: boolean;
+  html?: string;
   urls?: string[];
   queue: string;
   prefetch: number;
@@ -56,6 +61,9 @@ interface RawOptions {
   reconnectTimeout: number;
 }
 
+/** --idempotent without --store: this file, in a folder of ours that the consumer creates (a folder you name must exist). */
+export const DEFAULT_STORE = '.rmq-bench/consumer.sqlite';
+
 function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCliOptions {
   if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');
   if (o.autoack) refuseWith(given, ['--prefetch', '--multi-ack-every'], 'does nothing with --autoack (no acks: the broker does not wait for them)');
@@ -70,6 +78,7 @@ function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCli
   }
   return {
     json: o.json,
+    html: o.html,
     urls: o.urls,
     queue: o.queue,
     prefetch: o.nack ? 1 : o.prefetch,
@@ -83,7 +92,7 @@ function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCli
     count: o.count,
     idleTimeoutMs: o.idleTimeout,
     idempotent: o.idempotent,
-    storeFile: o.store ?? (o.idempotent ? '.rmq-bench/consumer.sqlite' : undefined),
+    storeFile: o.store ?? (o.idempotent ? DEFAULT_STORE : undefined),
     heartbeatS: heartbeatSeconds(o.heartbeat),
     reconnectTimeoutMs: o.reconnectTimeout,
   };
@@ -108,15 +117,21 @@ export const consumer = defineCommand({
       .addOption(countOption('stop after N messages processed'))
       .addOption(durationOption('--idle-timeout <duration>', 'stop when nothing arrived for this long', '5s'))
       .option('--idempotent', 'record processed message ids (SQLite) in the same transaction as the work; skip and ack duplicates', false)
-      .option('--store <file>', 'the SQLite store of processed messages (default with --idempotent: .rmq-bench/consumer.sqlite)')
+      .addOption(
+        new Option('--store <file>', `the SQLite store of processed messages (its folder must exist; default with --idempotent: ${DEFAULT_STORE})`).argParser(
+          writableFile,
+        ),
+      )
       .addOption(heartbeatOption())
       .addOption(reconnectTimeoutOption())
       .addOption(jsonOption())
+      .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
     let store: ProcessedStore | undefined;
     if (o.storeFile) {
-      await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
+      // Only our default's folder is created; a --store path was checked at parse time (its folder exists).
+      if (o.storeFile === DEFAULT_STORE) await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
       store = openProcessedStore(o.storeFile, { idempotent: o.idempotent });
     }
     const { progress } = ctx;

@@ -7,6 +7,7 @@ import { defineCommand } from '../command.js';
 import {
   durationOption,
   givenOptions,
+  htmlOption,
   refuseWith,
   timeoutOption,
   jsonOption,
@@ -23,6 +24,8 @@ import { emit } from '../output.js';
 /** `rmq-bench failover`: fault the queue leader, measure the election, restore the node. */
 export interface FailoverCliOptions {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   queue: string;
   vhost: string;
   fault: FaultKind;
@@ -35,6 +38,7 @@ export interface FailoverCliOptions {
 
 interface RawOptions {
   json: boolean;
+  html?: string;
   queue: string;
   vhost: string;
   fault: FaultKind;
@@ -74,10 +78,12 @@ export const failover = defineCommand({
       .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
       .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
       .addOption(jsonOption())
+      .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => {
         if (!o.restore) refuseWith(givenOptions(command), ['--rejoin-timeout'], 'does nothing with --no-restore (the node is left faulted)');
         return dispatch({
           json: o.json,
+          html: o.html,
           queue: o.queue,
           vhost: o.vhost,
           fault: o.fault,
