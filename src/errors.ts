@@ -21,6 +21,8 @@ export const ExitCode = {
   internal: 70,
   /** A resource is taken: a port another process holds. */
   resourceTaken: 73,
+  /** An output file (--html, --report, --csv, report -o) could not be written at the end; the result was printed first. */
+  outputFailed: 74,
   /** A wait passed its deadline. */
   timeout: 75,
   /** Ctrl+C. */
@@ -93,6 +95,16 @@ export class PortTakenError extends RmqBenchError {
       cause: options?.cause,
     });
     this.port = port;
+  }
+}
+
+/**
+ * An output file could not be written when the run ended (the disk filled, the folder went away
+ * after the parse-time check): the result has been printed first (stdout JSON, stderr summary).
+ */
+export class OutputError extends RmqBenchError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.outputFailed, options);
   }
 }
 

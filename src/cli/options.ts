@@ -1,10 +1,10 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseUrls } from '../amqp/connect.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
-import { parseDurationMs } from '../util/duration.js';
+import { noUnitMessage, parseDurationMs } from '../util/duration.js';
 import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
 import { UsageError } from '../errors.js';
 
@@ -43,10 +43,14 @@ export const countOption = (description: string, defaultCount?: number): Option 
 };
 
 /** A duration option; its default is written as a duration ('3m') and shown so in --help. */
-export const durationOption = (flags: string, description: string, defaultValue?: string): Option => {
-  const o = new Option(flags, description).argParser(durationMs);
+export const durationOption = (flags: string, description: string, defaultValue?: string, parse: (value: string) => number = durationMs): Option => {
+  const o = new Option(flags, description).argParser(parse);
   return defaultValue === undefined ? o : o.default(parseDurationMs(defaultValue), defaultValue);
 };
+
+/** A deadline or timeout: a duration above 0 (0 could never be met). */
+export const timeoutOption = (flags: string, description: string, defaultValue?: string): Option =>
+  durationOption(flags, description, defaultValue, positiveDurationMs);
 
 /** In ms; heartbeatSeconds() makes it the AMQP value. */
 export const heartbeatOption = (description = 'AMQP heartbeat'): Option => durationOption('--heartbeat <duration>', description, '5s');
@@ -75,7 +79,7 @@ export function percent(value: string): number {
   return n;
 }
 
-export const reconnectTimeoutOption = (): Option => durationOption('--reconnect-timeout <duration>', 'give up when no broker answers for this long', '60s');
+export const reconnectTimeoutOption = (): Option => timeoutOption('--reconnect-timeout <duration>', 'give up when no broker answers for this long', '60s');
 
 export const rateOption = (description: string, defaultRate: number): Option =>
   new Option('-r, --rate <n>', description).argParser(nonNegativeInt).default(defaultRate);
@@ -89,14 +93,34 @@ export const runsOption = (description: string): Option => new Option('--runs <k
 export const prefetchOption = (description: string, defaultPrefetch: number): Option =>
   new Option('--prefetch <n>', description).argParser(prefetchCount).default(defaultPrefetch);
 
-export const workMsOption = (defaultMs: number): Option =>
-  new Option('--work-ms <ms>', 'simulated processing time per message').argParser(nonNegativeInt).default(defaultMs);
+/** Simulated processing time per message (it was --work-ms <ms>: a duration now, as every time option). */
+export const workOption = (defaultValue: string): Option => durationOption('--work <duration>', 'simulated processing time per message', defaultValue);
 
 export const multiAckEveryOption = (description: string, defaultEvery: number): Option =>
   new Option('--multi-ack-every <n>', description).argParser(positiveInt).default(defaultEvery);
 
 /** The workshop demos' --auto. */
 export const autoOption = (): Option => new Option('--auto', 'no pauses between steps (the default pauses only when stdin is a TTY)').default(false);
+
+/** The options given on the command line (not defaults), by attribute name (--confirm-mode → confirmMode). */
+export function givenOptions(command: Command): ReadonlySet<string> {
+  return new Set(command.options.map((o) => o.attributeName()).filter((k) => command.getOptionValueSource(k) === 'cli'));
+}
+
+/** '--confirm-mode' → 'confirmMode', '--no-restore' → 'restore': the attribute commander stores a flag under. */
+function attributeOf(flag: string): string {
+  return flag.replace(/^--(no-)?/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * A switch that makes other options meaningless: refuse the first of `flags` given with it (a
+ * default is not given), instead of silently ignoring it. `because` says why, after the flag:
+ * "--window does nothing with --tx (...)".
+ */
+export function refuseWith(given: ReadonlySet<string>, flags: readonly string[], because: string): void {
+  const hit = flags.find((f) => given.has(attributeOf(f)));
+  if (hit !== undefined) throw new UsageError(`${hit} ${because}`);
+}
 
 /** --urls: comma-separated amqp(s):// URLs (the message never quotes a password). */
 export function amqpUrlList(value: string): string[] {
@@ -120,7 +144,9 @@ export function choiceList<T extends string>(value: string, allowed: readonly T[
   return list as T[];
 }
 
+/** A duration with a unit (500ms, 5s, 1m30s); a bare number is refused with a hint, except 0. */
 export function durationMs(value: string): number {
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value) && !/^\s*0+(\.0+)?\s*$/.test(value)) throw new InvalidArgumentError(noUnitMessage(value.trim()));
   try {
     return parseDurationMs(value);
   } catch {
@@ -128,10 +154,11 @@ export function durationMs(value: string): number {
   }
 }
 
-/** Milliseconds: a bare number is ms (`--min 2000`), or a duration (`2s`). */
-export function millisOrDuration(value: string): number {
-  if (/^\d+$/.test(value.trim())) return Number(value);
-  return durationMs(value);
+/** A duration above 0: a deadline or timeout of 0 could never be met. */
+export function positiveDurationMs(value: string): number {
+  const ms = durationMs(value);
+  if (ms <= 0) throw new InvalidArgumentError(`'${value}' is not a duration above zero`);
+  return ms;
 }
 
 /** A comma-separated list of durations (`5s,30s,5m`), each above 0, at most 20. */

@@ -1,21 +1,51 @@
 import { writeFileSync } from 'node:fs';
-import { EnvironmentError, errorMessage } from '../errors.js';
+import { OutputError } from '../errors.js';
 import { renderHtmlReport } from '../report/html.js';
 import { toJsonDocument } from '../report/json.js';
 
 /**
  * stdout is data (the --json document); stderr is for people (tables, verdicts). With --html,
  * the same document and the report also go to a self-contained HTML file.
+ *
+ * Output files follow one rule: their path is checked when the command line is parsed
+ * (writableFile: the folder exists and is writable, the path is not a folder; no folder is
+ * created), and they are written after the result is printed, so a write that still fails (a
+ * full disk) costs the file, never the result: OutputError, exit 74.
  */
-export function emit(options: { json: boolean; html?: string | undefined }, kind: string, data: object, text: string): void {
+
+/** A file an option asked for: written by writeOutputs once the result is out. */
+export interface OutputFile {
+  /** The option that named it (--html, --report, --csv, -o), for the message. */
+  readonly flag: string;
+  readonly path: string;
+  /** What to write; called once, at write time. */
+  content(): string;
+  /** A line for stderr once it is written (e.g. `HTML report: r.html`). */
+  readonly announce?: string;
+}
+
+/** Write every file, each attempted even when one fails; then one OutputError naming the failures. */
+export function writeOutputs(files: readonly OutputFile[], write: (path: string, text: string) => void = writeFileSync): void {
+  const failed: string[] = [];
+  for (const f of files) {
+    try {
+      write(f.path, f.content());
+      if (f.announce !== undefined) process.stderr.write(`${f.announce}\n`);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message.split('\n')[0] : String(err));
+      failed.push(`${f.flag} ${f.path} (${code})`);
+    }
+  }
+  if (failed.length > 0) throw new OutputError(`could not write ${failed.join(', ')}`, { hint: 'the result above is complete; only the file is missing' });
+}
+
+/** The result: text on stderr, the --json document on stdout, then the files (--html, and `files`). */
+export function emit(options: { json: boolean; html?: string | undefined }, kind: string, data: object, text: string, files: readonly OutputFile[] = []): void {
   process.stderr.write(`${text}\n`);
   if (options.json) process.stdout.write(`${toJsonDocument(kind, data)}\n`);
-  if (options.html !== undefined) {
-    try {
-      writeFileSync(options.html, renderHtmlReport(kind, data, text));
-    } catch (err) {
-      throw new EnvironmentError(`could not write the HTML report ${options.html}: ${errorMessage(err)}`);
-    }
-    process.stderr.write(`HTML report: ${options.html}\n`);
-  }
+  const html = options.html;
+  writeOutputs([
+    ...(html === undefined ? [] : [{ flag: '--html', path: html, content: () => renderHtmlReport(kind, data, text), announce: `HTML report: ${html}` }]),
+    ...files,
+  ]);
 }

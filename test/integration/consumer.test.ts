@@ -207,7 +207,7 @@ describe('consumer under interruption and node failure', { timeout: 300_000 }, (
     await publish(queue, ids);
     const { execa } = await import('execa');
     const { ROOT } = await import('./cli.js');
-    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer', '--queue', queue, '--work-ms', '50', '--prefetch', '20', '--json'], {
+    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer', '--queue', queue, '--work', '50ms', '--prefetch', '20', '--json'], {
       cwd: ROOT,
       reject: false,
       stdin: 'ignore',
@@ -232,7 +232,7 @@ describe('consumer under interruption and node failure', { timeout: 300_000 }, (
     await publish(queue, ids);
     const store = path.join(dir, 'resilience.sqlite');
     const urls = AMQP_URLS.join(',');
-    const args = ['consumer', '--queue', queue, '--urls', urls, '--work-ms', '10', '--store', store, '--idle-timeout', '4s', '--heartbeat', '2s', '--json'];
+    const args = ['consumer', '--queue', queue, '--urls', urls, '--work', '10ms', '--store', store, '--idle-timeout', '4s', '--heartbeat', '2s', '--json'];
     const pending = runCli(args);
     // Kill the node once the consumer is under way (it has taken messages), not after a guessed sleep.
     await eventually(async () => expect((await withChannel((ch) => ch.checkQueue(queue))).messageCount).toBeLessThanOrEqual(350), 30_000, 100);

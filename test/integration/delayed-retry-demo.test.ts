@@ -30,7 +30,7 @@ async function policyNames(): Promise<string[]> {
 
 describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 180_000 }, () => {
   it('type failed by policy: reject and close wait min × x-delivery-count capped at max; a nack comes back at once; DLX and delivery-limit stay; the policy is removed', async () => {
-    const r = await runCli(['delayed-retry-demo', '--type', 'failed', '--min', '500', '--max', '1200', '-n', '2', '--returns', '4', '--auto', '--json']);
+    const r = await runCli(['delayed-retry-demo', '--type', 'failed', '--min', '500ms', '--max', '1200ms', '-n', '2', '--returns', '4', '--auto', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const d = parseJson<Doc>(r);
     expect(d.ok, d.problems.join('\n')).toBe(true);
@@ -105,7 +105,7 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
   });
 
   it('a broken setup (no delayed-retry policy) fails the verdict: the messages come back at once', async () => {
-    const r = await runCli(['delayed-retry-demo', '--skip-setup', '--min', '500', '--max', '1000', '-n', '1', '--returns', '2', '--auto', '--json']);
+    const r = await runCli(['delayed-retry-demo', '--skip-setup', '--min', '500ms', '--max', '1000ms', '-n', '1', '--returns', '2', '--auto', '--json']);
     expect(r.exitCode).toBe(1);
     const d = parseJson<Doc>(r);
     expect(d.ok).toBe(false);

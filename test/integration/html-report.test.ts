@@ -37,7 +37,22 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
 
   it('delayed-retry-demo: each delivery on a timeline, and measured against expected delays', async () => {
     const file = path.join(dir, 'delayed.html');
-    const r = await runCli(['delayed-retry-demo', '--type', 'failed', '--min', '300', '--max', '600', '-n', '2', '--returns', '2', '--auto', '--html', file]);
+    const r = await runCli([
+      'delayed-retry-demo',
+      '--type',
+      'failed',
+      '--min',
+      '300ms',
+      '--max',
+      '600ms',
+      '-n',
+      '2',
+      '--returns',
+      '2',
+      '--auto',
+      '--html',
+      file,
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const page = await openReport(file, 'delayed-retry-report.png');
     expect(page.consoleErrors).toEqual([]);

@@ -294,9 +294,9 @@ describe('alarm-demo options', () => {
   });
   it.each([
     [{ rate: 0 }, '--rate must be above 0'],
-    [{ deadline: 8000 }, '--deadline 8000 ms is not shorter than --hold 8000 ms'],
-    [{ killAfter: 9000 }, '--kill-after 9000 ms is not within the alarm (--hold 8000 ms)'],
-    [{ killAfter: 6500 }, '--kill-after 6500 ms + --flush-timeout 2000 ms reach past --hold 8000 ms'],
+    [{ deadline: 8000 }, '--deadline 8s is not shorter than --hold 8s'],
+    [{ killAfter: 9000 }, '--kill-after 9s is not within the alarm (--hold 8s)'],
+    [{ killAfter: 6500 }, '--kill-after 6.5s + --flush-timeout 2s reach past --hold 8s'],
   ])('refuses %o', (over, message) => {
     expect(() => alarmDemoOptions({ ...raw, ...over })).toThrow(message);
   });

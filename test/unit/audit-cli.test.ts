@@ -36,8 +36,12 @@ describe('audit and watch argv → options', () => {
     ],
     [['watch'], { command: 'watch', options: { json: false, once: false, intervalMs: 1_000, match: undefined, managementUrls: undefined } }],
     [
-      ['watch', '--once', '--json', '--interval', '2s', '--match', '^demo\\.', '--management-url', 'http://h:15672'],
-      { command: 'watch', options: { json: true, once: true, intervalMs: 2_000, match: '^demo\\.', managementUrls: ['http://h:15672'] } },
+      ['watch', '--interval', '2s', '--match', '^demo\\.', '--management-url', 'http://h:15672'],
+      { command: 'watch', options: { json: false, once: false, intervalMs: 2_000, match: '^demo\\.', managementUrls: ['http://h:15672'] } },
+    ],
+    [
+      ['watch', '--once', '--json', '--match', '^demo\\.'],
+      { command: 'watch', options: { json: true, once: true, intervalMs: 1_000, match: '^demo\\.', managementUrls: undefined } },
     ],
   ])('%j', async (args, expected) => {
     expect(await invocationOf(args)).toEqual(expected);

@@ -59,8 +59,8 @@ describe('bench: argv → options', () => {
     { args: ['--mode', 'tx,batch', '--batch-size', '50'], expected: { modes: ['tx', 'batch'], batchSize: 50 } },
     { args: ['-x', '3', '-y', '2', '-s', '1024'], expected: { producers: 3, consumers: 2, sizeBytes: 1024 } },
     { args: ['--producers', '2', '--consumers', '0'], expected: { producers: 2, consumers: 0 } },
-    // -z: a bare number is seconds (PerfTest); -C alone drops the default time bound.
-    { args: ['-z', '30'], expected: { durationMs: 30_000 } },
+    // -z takes a duration with a unit (PerfTest's bare seconds are refused, see below); -C alone drops the default time bound.
+    { args: ['-z', '30s'], expected: { durationMs: 30_000 } },
     { args: ['--time', '1m30s'], expected: { durationMs: 90_000 } },
     { args: ['-C', '5000'], expected: { durationMs: undefined, count: 5_000 } },
     { args: ['-C', '5000', '-z', '20s'], expected: { durationMs: 20_000, count: 5_000 } },
@@ -92,6 +92,7 @@ describe('bench: rejected at the edge', () => {
     { args: ['-y', '-1'], stderrText: "'-1' is not a whole number >= 0" },
     { args: ['-z', '0'], stderrText: "'0' is not a duration above zero" },
     { args: ['-z', 'soon'], stderrText: "'soon' is not a duration" },
+    { args: ['-z', '30'], stderrText: "'30' has no unit: write 30ms or 30s" },
     { args: ['-C', '0'], stderrText: "'0' is not a positive whole number" },
     { args: ['--prefetch', '70000'], stderrText: 'is not a prefetch count' },
     { args: ['--urls', 'http://u:secret@h'], stderrText: 'not an amqp:// or amqps:// URL' },
@@ -109,8 +110,9 @@ describe('bench: rejected at the edge', () => {
   const conflicts: { args: string[]; message: string }[] = [
     { args: ['--mode', 'sync', '--window', '64'], message: '--window applies to async confirms: add async to --mode' },
     { args: ['--mode', 'async,sync', '--batch-size', '10'], message: '--batch-size applies to batch and tx: add one of them to --mode' },
-    { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch and --multi-ack-every apply to consumers: -y is 0' },
-    { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch and --multi-ack-every apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
+    { args: ['-y', '0', '--drain-timeout', '5s'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
   ];
 
   it.each(conflicts)('$args → UsageError', async ({ args, message }) => {

@@ -213,9 +213,9 @@ describe('consumer-timeout-demo options', () => {
   it('--via names only known ways', () => expect(() => timeoutVias('rabbitmq.conf')).toThrow("'rabbitmq.conf' is not one of"));
   it.each([
     [{ slow: 6 }, '--slow 6 is past the last message (-n 5)'],
-    [{ slowWork: 3000 }, '--slow-work 3000 ms is not longer than --timeout 3000 ms'],
-    [{ work: 3000 }, '--work 3000 ms is not shorter than --timeout 3000 ms'],
-    [{ timeout: 50 }, '--timeout 50 ms is too short'],
+    [{ slowWork: 3000 }, '--slow-work 3s is not longer than --timeout 3s'],
+    [{ work: 3000 }, '--work 3s is not shorter than --timeout 3s'],
+    [{ timeout: 50 }, '--timeout 50ms is too short'],
   ])('refuses %o', (over, message) => {
     expect(() => consumerTimeoutDemoOptions({ ...raw, ...over })).toThrow(message);
   });

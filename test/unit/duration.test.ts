@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { formatMs, parseDurationMs } from '../../src/util/duration.js';
+import { formatDuration, formatMs, parseDurationMs } from '../../src/util/duration.js';
 
 describe('parseDurationMs', () => {
   const valid: { text: string; ms: number }[] = [
@@ -13,8 +13,8 @@ describe('parseDurationMs', () => {
     { text: '1h2m3s4ms', ms: 3_723_004 },
     { text: '5m', ms: 300_000 },
     { text: '0s', ms: 0 },
-    { text: '90', ms: 90_000 },
-    { text: '0.25', ms: 250 },
+    { text: '0', ms: 0 },
+    { text: '0.0', ms: 0 },
     { text: ' 5S ', ms: 5_000 },
   ];
 
@@ -22,7 +22,7 @@ describe('parseDurationMs', () => {
     expect(parseDurationMs(text)).toBe(ms);
   });
 
-  const invalid = ['', '   ', '5x', 's', 'ms', '-1s', '1m 30s', '.5s', '5.s', '1e3', 'five seconds', '5s!'];
+  const invalid = ['', '   ', '90', '0.25', '500', '5x', 's', 'ms', '-1s', '1m 30s', '.5s', '5.s', '1e3', 'five seconds', '5s!'];
 
   it.each(invalid)('%j is a UsageError', (text) => {
     expect(() => parseDurationMs(text)).toThrow(UsageError);
@@ -63,5 +63,33 @@ describe('formatMs', () => {
 
   it.each(cases)('$ms → $text', ({ ms, text }) => {
     expect(formatMs(ms)).toBe(text);
+  });
+});
+
+describe('parseDurationMs: a bare number has no unit', () => {
+  it.each(['500', '5', '1.5', ' 30 '])('%j is refused with the two spellings it may have meant', (text) => {
+    const bare = text.trim();
+    expect(() => parseDurationMs(text, '--min')).toThrow(`--min: '${bare}' has no unit: write ${bare}ms or ${bare}s`);
+  });
+});
+
+describe('formatDuration: milliseconds as a user types them', () => {
+  it.each([
+    [0, '0s'],
+    [1, '1ms'],
+    [500, '500ms'],
+    [1_234, '1234ms'],
+    [1_000, '1s'],
+    [1_500, '1.5s'],
+    [8_000, '8s'],
+    [59_900, '59.9s'],
+    [60_000, '1m'],
+    [61_500, '61.5s'],
+    [90_000, '1m30s'],
+    [3_600_000, '1h'],
+    [3_723_000, '1h2m3s'],
+  ])('%d → %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDurationMs(text)).toBe(ms);
   });
 });

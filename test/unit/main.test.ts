@@ -11,6 +11,7 @@ import {
   ExitCode,
   InterruptedError,
   NotFoundError,
+  OutputError,
   PortTakenError,
   UsageError,
   verdictExit,
@@ -69,6 +70,12 @@ describe('reportError: RmqBenchError → its exit code and one line', () => {
       err: new DeadlineError('node rabbit2 not healthy after 60000 ms (last state: starting)', 60_000),
       code: 75,
       line: 'rmq-bench: node rabbit2 not healthy after 60000 ms (last state: starting)',
+    },
+    {
+      name: 'OutputError: a file that could not be written at the end',
+      err: new OutputError('could not write --report /mnt/full/run.json (ENOSPC)', { hint: 'the result above is complete; only the file is missing' }),
+      code: 74,
+      line: 'rmq-bench: could not write --report /mnt/full/run.json (ENOSPC) (the result above is complete; only the file is missing)',
     },
     { name: 'InterruptedError', err: new InterruptedError(), code: 130, line: 'rmq-bench: interrupted' },
   ];

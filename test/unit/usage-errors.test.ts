@@ -53,7 +53,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     // Moved from test/integration/compare-extra.test.ts.
     { args: ['compare', '--restore-cmd', 'true'], line: 'rmq-bench: --restore-cmd needs --fault-cmd' },
     // Moved from test/integration/delayed-retry-demo.test.ts.
-    { args: ['delayed-retry-demo', '--min', '5s', '--max', '2s'], line: 'rmq-bench: --max 2000 ms is below --min 5000 ms' },
+    { args: ['delayed-retry-demo', '--min', '5s', '--max', '2s'], line: 'rmq-bench: --max 2s is below --min 5s' },
     // Moved from test/integration/outbox.test.ts.
     {
       args: ['producer', '--outbox', outbox, '--tx'],
@@ -69,14 +69,14 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['compare', '--fault-cmd', 'true', '--fault', 'none'], line: 'rmq-bench: --fault-cmd with --fault none applies nothing' },
     { args: ['consumer', '--nack', '--autoack'], line: 'rmq-bench: --nack needs manual ack: with --autoack the broker has already forgotten the message' },
     { args: ['consumer', '--fail-every', '2'], line: 'rmq-bench: --fail-every, --fail-rate and --fail-first need --on-failure' },
-    { args: ['delayed-retry-demo', '--min', '0'], line: 'rmq-bench: --min must be above 0 ms' },
+    { args: ['delayed-retry-demo', '--min', '0'], line: "error: option '--min <duration>' argument '0' is invalid. '0' is not a duration above zero" },
     { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document)' },
     { args: ['bench', '--mode', 'none', '--window', '64'], line: 'rmq-bench: --window applies to async confirms: add async to --mode' },
     { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50' },
     { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10' },
     {
       args: ['alarm-demo', '--hold', '2s', '--deadline', '3s'],
-      line: 'rmq-bench: --deadline 3000 ms is not shorter than --hold 2000 ms: the deadline publisher would never give up',
+      line: 'rmq-bench: --deadline 3s is not shorter than --hold 2s: the deadline publisher would never give up',
     },
     { args: ['alarm-demo', '--alarm', 'cpu'], line: "error: option '--alarm <kind>' argument 'cpu' is invalid. Allowed choices are memory, disk." },
     {
@@ -97,11 +97,71 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       args: ['report', 'smoke-results', '-o', '/no/such/dir/index.html'],
       line: "error: option '-o, --output <file>' argument '/no/such/dir/index.html' is invalid. cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable",
     },
+    {
+      args: ['producer', '--report', '/nonexistent/dir/run.json'],
+      line: "error: option '--report <file>' argument '/nonexistent/dir/run.json' is invalid. cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable",
+    },
     { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs' },
     {
       args: ['producer', '--urls', 'http://u:secret@h'],
       line: "error: option '--urls <list>' argument 'http://u:***@h' is invalid. the URL is not an amqp:// or amqps:// URL",
     },
+  ];
+
+  it.each(cases)('$args', async ({ args, line }) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([line]);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
+  const cases: { args: string[]; line: string }[] = [
+    {
+      args: ['producer', '--confirms=false', '--confirm-mode', 'sync'],
+      line: 'rmq-bench: --confirm-mode does nothing with --confirms=false (no confirms to wait for)',
+    },
+    { args: ['producer', '--no-confirms', '--window', '8'], line: 'rmq-bench: --window does nothing with --confirms=false (no confirms to wait for)' },
+    {
+      args: ['producer', '--confirms=false', '--confirm-timeout', '1s'],
+      line: 'rmq-bench: --confirm-timeout does nothing with --confirms=false (no confirms to wait for)',
+    },
+    { args: ['producer', '--tx', '--confirm-mode', 'batch'], line: 'rmq-bench: --confirm-mode does nothing with --tx (AMQP transactions instead of confirms)' },
+    { args: ['producer', '--tx', '--confirms'], line: 'rmq-bench: --confirms does nothing with --tx (AMQP transactions instead of confirms)' },
+    { args: ['producer', '--tx', '--window', '8'], line: 'rmq-bench: --window does nothing with --tx (AMQP transactions instead of confirms)' },
+    { args: ['producer', '--confirm-mode', 'sync', '--window', '8'], line: 'rmq-bench: --window is for --confirm-mode async, not sync' },
+    { args: ['producer', '--batch-size', '10'], line: 'rmq-bench: --batch-size is for --confirm-mode batch and --tx, not --confirm-mode async' },
+    {
+      args: ['failover', '--election-timeout', '0'],
+      line: "error: option '--election-timeout <duration>' argument '0' is invalid. '0' is not a duration above zero",
+    },
+    {
+      args: ['failover', '--no-restore', '--rejoin-timeout', '1m'],
+      line: 'rmq-bench: --rejoin-timeout does nothing with --no-restore (the node is left faulted)',
+    },
+    { args: ['compare', '--fault', 'none', '--fault-at', '0.5'], line: 'rmq-bench: --fault-at does nothing with --fault none' },
+    { args: ['compare', '--fault', 'none', '--restore-after', '5s'], line: 'rmq-bench: --restore-after does nothing with --fault none' },
+    { args: ['compare', '--mode', 'off', '--window', '64'], line: 'rmq-bench: --window does nothing with --mode off (confirms off only)' },
+    {
+      args: ['consumer', '--autoack', '--prefetch', '5'],
+      line: 'rmq-bench: --prefetch does nothing with --autoack (no acks: the broker does not wait for them)',
+    },
+    {
+      args: ['consumer', '--autoack', '--multi-ack-every', '5'],
+      line: 'rmq-bench: --multi-ack-every does nothing with --autoack (no acks: the broker does not wait for them)',
+    },
+    {
+      args: ['consumer', '--nack', '--prefetch', '5'],
+      line: 'rmq-bench: --prefetch does nothing with --nack (it closes the connection at the first delivery, with prefetch 1)',
+    },
+    {
+      args: ['consumer-crash', '--modes', 'autoack', '--prefetch', '5'],
+      line: 'rmq-bench: --prefetch is for the manual ack modes, which --modes autoack leaves out',
+    },
+    { args: ['producer-crash', '--modes', 'outbox', '--print-every', '10'], line: 'rmq-bench: --print-every is for the naive mode, which --modes leaves out' },
+    { args: ['watch', '--once', '--interval', '2s'], line: 'rmq-bench: --interval does nothing with --once (one snapshot, no refresh)' },
+    { args: ['cluster', 'up', '--timeout', '0'], line: "error: option '--timeout <duration>' argument '0' is invalid. '0' is not a duration above zero" },
   ];
 
   it.each(cases)('$args', async ({ args, line }) => {

@@ -4,8 +4,9 @@ import { UsageError } from '../../errors.js';
 import { renderAlarmDemo } from '../../report/alarm.js';
 import { runAlarmDemo } from '../../scenarios/alarm-demo.js';
 import type { AlarmDemoOptions } from '../../scenarios/alarm-plan.js';
+import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
-import { autoOption, durationOption, htmlOption, jsonOption, nodeName, nonNegativeInt, rateOption, sizeOption } from '../options.js';
+import { autoOption, durationOption, timeoutOption, htmlOption, jsonOption, nodeName, nonNegativeInt, rateOption, sizeOption } from '../options.js';
 import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
@@ -33,13 +34,14 @@ interface RawOptions {
 
 export function alarmDemoOptions(o: RawOptions): AlarmDemoCliOptions {
   if (o.rate <= 0) throw new UsageError('--rate must be above 0: the demo measures what publishers send during the alarm');
+  const d = formatDuration;
   if (o.deadline >= o.hold)
-    throw new UsageError(`--deadline ${o.deadline} ms is not shorter than --hold ${o.hold} ms: the deadline publisher would never give up`);
+    throw new UsageError(`--deadline ${d(o.deadline)} is not shorter than --hold ${d(o.hold)}: the deadline publisher would never give up`);
   const killAfterMs = o.killAfter ?? Math.round(o.hold / 2);
-  if (killAfterMs >= o.hold) throw new UsageError(`--kill-after ${killAfterMs} ms is not within the alarm (--hold ${o.hold} ms)`);
+  if (killAfterMs >= o.hold) throw new UsageError(`--kill-after ${d(killAfterMs)} is not within the alarm (--hold ${d(o.hold)})`);
   if (killAfterMs + o.flushTimeout >= o.hold)
     throw new UsageError(
-      `--kill-after ${killAfterMs} ms + --flush-timeout ${o.flushTimeout} ms reach past --hold ${o.hold} ms: the SIGTERM child would still be flushing when the alarm clears`,
+      `--kill-after ${d(killAfterMs)} + --flush-timeout ${d(o.flushTimeout)} reach past --hold ${d(o.hold)}: the SIGTERM child would still be flushing when the alarm clears`,
     );
   return {
     json: o.json,
@@ -73,7 +75,7 @@ export const alarmDemo = defineCommand({
       .addOption(durationOption('--after <duration>', 'publishing after the alarm cleared', '2s'))
       .addOption(rateOption('messages per second, per publisher', 100))
       .addOption(sizeOption())
-      .addOption(durationOption('--deadline <duration>', "the deadline publisher's --blocked-timeout (shorter than --hold)", '3s'))
+      .addOption(timeoutOption('--deadline <duration>', "the deadline publisher's --blocked-timeout (shorter than --hold)", '3s'))
       .addOption(durationOption('--kill-after <duration>', 'when the two producer children are stopped, into the alarm (default: half of --hold)'))
       .addOption(durationOption('--flush-timeout <duration>', "the SIGTERM child's --flush-timeout", '2s'))
       .addOption(new Option('--backlog <n>', 'confirmed messages in the queue before the alarm, for the consumer').argParser(nonNegativeInt).default(300))

@@ -2,12 +2,14 @@ import { Option } from 'commander';
 import { renderAudit } from '../../report/audit.js';
 import { runAudit } from '../../scenarios/audit.js';
 import { defineCommand, managementOverride } from '../command.js';
-import { jsonOption, managementUrlOption, positiveInt } from '../options.js';
+import { htmlOption, jsonOption, managementUrlOption, positiveInt } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench audit`: a live broker against the reliability checklist. */
 export interface AuditCliOptions {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   /** The management API of any cluster (credentials in the URL or from the config); undefined: ours. */
   managementUrls: string[] | undefined;
   maxUnacked: number;
@@ -24,8 +26,9 @@ export const audit = defineCommand({
       .addOption(new Option('--max-unacked <n>', 'warn about a queue with this many unacked messages or more').argParser(positiveInt).default(1_000))
       .option('--all', 'list every passing item too (default: a count per check)', false)
       .addOption(jsonOption())
-      .action((o: { json: boolean; managementUrl?: string[]; maxUnacked: number; all: boolean }) =>
-        dispatch({ json: o.json, managementUrls: o.managementUrl, maxUnacked: o.maxUnacked, all: o.all }),
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string; managementUrl?: string[]; maxUnacked: number; all: boolean }) =>
+        dispatch({ json: o.json, html: o.html, managementUrls: o.managementUrl, maxUnacked: o.maxUnacked, all: o.all }),
       ),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {

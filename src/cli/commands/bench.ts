@@ -1,24 +1,26 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { open, writeFile } from 'node:fs/promises';
 import type { PublishMode } from '../../amqp/publisher.js';
-import { DataError, InterruptedError, UsageError, errorMessage } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { renderBench, renderCsv, renderSampleLine } from '../../report/bench.js';
 import { BENCH_MODES, runBench, type BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {
-  durationMs,
+  countOption,
   durationOption,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
   htmlOption,
   jsonOption,
   multiAckEveryOption,
   nonNegativeInt,
+  positiveDurationMs,
   positiveInt,
   prefetchOption,
   rateOption,
   sizeOption,
   urlsOption,
+  writableFile,
 } from '../options.js';
 import { emit } from '../output.js';
 
@@ -41,13 +43,6 @@ function list(value: string): string[] {
     .filter(Boolean);
   if (items.length === 0) throw new InvalidArgumentError('no value given');
   return items;
-}
-
-/** A duration above zero. */
-function positiveDurationMs(value: string): number {
-  const v = durationMs(value);
-  if (v <= 0) throw new InvalidArgumentError(`'${value}' is not a duration above zero`);
-  return v;
 }
 
 /** 'async' | 'none,sync' → modes, in the order given, each once. */
@@ -74,6 +69,7 @@ interface RawOptions {
   consumers: number;
   size: number;
   time?: number;
+  count?: number;
   pmessages?: number;
   rate: number;
   prefetch: number;
@@ -84,16 +80,6 @@ interface RawOptions {
   urls?: string[];
   csv?: string;
   html?: string;
-}
-
-/** Before the run: a --csv path we cannot write is a usage error, not a lost run. */
-async function checkWritable(file: string): Promise<void> {
-  try {
-    const fh = await open(file, 'a');
-    await fh.close();
-  } catch (err) {
-    throw new UsageError(`--csv ${file}: cannot write there (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`);
-  }
 }
 
 export const bench = defineCommand({
@@ -114,28 +100,30 @@ export const bench = defineCommand({
       .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
       .addOption(sizeOption())
       .addOption(
-        new Option('-z, --time <duration>', `each mode publishes for this long (default without -C: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(
+        new Option('-z, --time <duration>', `each mode publishes for this long (default without -n: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(
           positiveDurationMs,
         ),
       )
-      .addOption(new Option('-C, --pmessages <n>', 'each producer publishes at most N messages per mode').argParser(positiveInt))
+      .addOption(countOption('each producer publishes at most N messages per mode (PerfTest: -C)'))
+      .addOption(new Option('-C, --pmessages <n>', "PerfTest's spelling of -n").argParser(positiveInt).conflicts('count').hideHelp())
       .addOption(rateOption('messages per second per producer; 0 = as fast as possible', 0))
       .addOption(prefetchOption('consumers: unacked deliveries at most (0 = unlimited)', 100))
       .addOption(multiAckEveryOption('consumers: one multiple-ack every N messages', 1))
       .addOption(durationOption('--drain-timeout <duration>', 'after publishing stops, how long consumers may take to read the rest', '30s'))
-      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '30s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '30s'))
       .addOption(heartbeatOption())
       .addOption(urlsOption('comma-separated AMQP URLs (default: rabbit1..3 with user demo)'))
-      .option('--csv <file>', 'also write one row per second per mode to this CSV file')
+      .addOption(new Option('--csv <file>', 'also write one row per second per mode to this CSV file').argParser(writableFile))
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action(function (this: Command, o: RawOptions) {
         const given = (name: string): boolean => this.getOptionValueSource(name) === 'cli';
+        const count = o.count ?? o.pmessages;
         if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
         if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
           throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
-        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery')))
-          throw new UsageError('--prefetch and --multi-ack-every apply to consumers: -y is 0');
+        if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery') || given('drainTimeout')))
+          throw new UsageError('--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0');
         return dispatch({
           json: o.json,
           html: o.html,
@@ -147,8 +135,8 @@ export const bench = defineCommand({
           consumers: o.consumers,
           sizeBytes: o.size,
           ratePerSec: o.rate,
-          durationMs: o.time ?? (o.pmessages === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
-          count: o.pmessages,
+          durationMs: o.time ?? (count === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
+          count,
           prefetch: o.prefetch,
           ackEvery: o.multiAckEvery,
           drainTimeoutMs: o.drainTimeout,
@@ -160,20 +148,12 @@ export const bench = defineCommand({
       }),
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
-    if (csvFile) await checkWritable(csvFile);
     const { progress } = ctx;
     const r = await runBench(ctx, opts, {
       onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
       onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
     });
-    emit({ json, html }, 'bench', r, renderBench(r));
-    if (csvFile) {
-      try {
-        await writeFile(csvFile, renderCsv(r.runs));
-      } catch (err) {
-        throw new DataError(`--csv ${csvFile}: could not write the samples (${errorMessage(err)})`);
-      }
-    }
+    emit({ json, html }, 'bench', r, renderBench(r), csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }]);
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   },
 });

@@ -4,11 +4,13 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { renderChaos } from '../../report/chaos.js';
 import { runChaos, type ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
+import { formatDuration } from '../../util/duration.js';
 import { defineCommand, managementOverride } from '../command.js';
 import { faultCmdOption, faultCmdOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
 import {
   choiceList,
   durationOption,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
   htmlOption,
@@ -71,8 +73,9 @@ interface RawOptions {
 /** Option combinations a parser cannot check, as one-line UsageErrors. */
 export function chaosOptions(o: RawOptions): ChaosCliOptions {
   if (o.restoreCmd !== undefined && o.faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
-  if (o.hold >= o.interval) throw new UsageError(`--hold ${o.hold / 1000}s must be shorter than --interval ${o.interval / 1000}s`);
-  if (o.interval > o.duration) throw new UsageError(`--interval ${o.interval / 1000}s is longer than --duration ${o.duration / 1000}s: no fault would run`);
+  const d = formatDuration;
+  if (o.hold >= o.interval) throw new UsageError(`--hold ${d(o.hold)} must be shorter than --interval ${d(o.interval)}`);
+  if (o.interval > o.duration) throw new UsageError(`--interval ${d(o.interval)} is longer than --duration ${d(o.duration)}: no fault would run`);
   if (o.consumers < o.queues) throw new UsageError(`--consumers ${o.consumers} leaves some of the ${o.queues} queues without a consumer`);
   const faults = o.faults ?? [...FAULT_KINDS];
   const netemKind = faults.includes('latency') ? 'latency' : 'none';
@@ -148,7 +151,7 @@ export const chaos = defineCommand({
       .addOption(new Option('-r, --rate <n>', 'messages per second, per producer').argParser(positiveNumber).default(200))
       .addOption(windowOption('async confirm window, per producer'))
       .addOption(sizeOption())
-      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '5s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '5s'))
       .addOption(heartbeatOption())
       .addOption(prefetchOption('consumer prefetch', 100))
       .addOption(new Option('--control', 'one more producer, without confirms, on its own queue, for contrast').default(false))

@@ -6,7 +6,7 @@ import { type Context, createContext } from '../../context.js';
 import { renderReset, renderStatus, renderUp } from '../../report/cluster.js';
 import { formatMs } from '../../util/duration.js';
 import { defineCommand, defineGroup } from '../command.js';
-import { durationOption, jsonOption, nodeName, positiveInt } from '../options.js';
+import { htmlOption, timeoutOption, jsonOption, nodeName, positiveInt } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench cluster up|down|reset|status|logs|image`: the 3-node cluster (docker compose). */
@@ -62,7 +62,7 @@ const up = defineCommand({
   name: 'cluster up',
   register: (command, dispatch: (o: { json: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(command.description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)'))
-      .addOption(durationOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
+      .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
@@ -93,7 +93,7 @@ const reset = defineCommand({
       ),
     )
       .option('--hard', 'instead: remove the containers and their volumes and start afresh', false)
-      .addOption(durationOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
+      .addOption(timeoutOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; hard: boolean; timeout: number } & ClusterChoice) =>
         dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) }),
@@ -113,12 +113,13 @@ const reset = defineCommand({
 
 const status = defineCommand({
   name: 'cluster status',
-  register: (command, dispatch: (o: { json: boolean } & ClusterChoice) => Promise<void>) =>
+  register: (command, dispatch: (o: { json: boolean; html: string | undefined } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
       command.description('the cluster’s name and ports; per node: container state, version, alarms; per quorum queue: leader, members, online members'),
     )
       .addOption(jsonOption())
-      .action((o: { json: boolean } & ClusterChoice) => dispatch({ json: o.json, ...choiceOf(o) })),
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string } & ClusterChoice) => dispatch({ json: o.json, html: o.html, ...choiceOf(o) })),
   async run(ctx, o) {
     const r = await clusterStatus(forCluster(ctx, o));
     emit(o, 'cluster-status', r, renderStatus(r));

@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { InterruptedError } from '../../errors.js';
 import { renderCompare } from '../../report/compare.js';
@@ -8,6 +8,8 @@ import { checkedFault, faultCmdOption, faultCmdOverride, type ReportAndClusterOp
 import {
   countOption,
   durationOption,
+  givenOptions,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
   htmlOption,
@@ -19,6 +21,7 @@ import {
   netemFrom,
   queueOption,
   rateOption,
+  refuseWith,
   runsOption,
   share,
   sizeOption,
@@ -77,7 +80,7 @@ export const compare = defineCommand({
       .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
       .addOption(vhostOption())
       .addOption(sizeOption())
-      .addOption(durationOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
       .addOption(heartbeatOption())
       .addOption(urlsOption())
       .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
@@ -85,8 +88,11 @@ export const compare = defineCommand({
       .addOption(restoreCmdOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: RawOptions) =>
-        dispatch({
+      .action((o: RawOptions, command: Command) => {
+        const given = givenOptions(command);
+        if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
+        if (o.mode === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --mode off (confirms off only)');
+        return dispatch({
           json: o.json,
           html: o.html,
           queue: o.queue,
@@ -112,8 +118,8 @@ export const compare = defineCommand({
           managementUrls: o.managementUrl,
           faultCmd: o.faultCmd,
           restoreCmd: o.restoreCmd,
-        }),
-      ),
+        });
+      }),
   // A cluster that is not ours: its management API and a fault command instead of dockerode.
   overrides: (o, config) => ({
     ...managementOverride(o.managementUrls, config),

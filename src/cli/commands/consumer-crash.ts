@@ -1,18 +1,20 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { renderConsumerCrash } from '../../report/consumer.js';
 import { CRASH_MODES, runConsumerCrash, type ConsumerCrashOptions, type CrashMode } from '../../scenarios/consumer-crash.js';
 import { defineCommand } from '../command.js';
 import {
   choiceList,
   countOption,
+  givenOptions,
   htmlOption,
   jsonOption,
   multiAckEveryOption,
   prefetchOption,
   queueOption,
+  refuseWith,
   runsOption,
   share,
-  workMsOption,
+  workOption,
 } from '../options.js';
 import { emit } from '../output.js';
 
@@ -24,7 +26,7 @@ interface RawOptions {
   html?: string;
   count: number;
   prefetch: number;
-  workMs: number;
+  work: number;
   killAt: number;
   multiAckEvery: number;
   runs: number;
@@ -39,7 +41,7 @@ export const consumerCrash = defineCommand({
       .description('SIGKILL a consumer mid-run: autoack vs manual ack vs manual ack with an idempotent store, every message reconciled')
       .addOption(countOption('messages per run', 2_000))
       .addOption(prefetchOption('manual ack: unacked deliveries at most', 50))
-      .addOption(workMsOption(2))
+      .addOption(workOption('2ms'))
       .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL').argParser(share).default(0.3))
       .addOption(multiAckEveryOption('manual modes: one multiple-ack every N messages (the unacked tail is what a crash redelivers)', 10))
       .addOption(runsOption('repeat each mode K times'))
@@ -51,22 +53,24 @@ export const consumerCrash = defineCommand({
       .addOption(queueOption('queue (purged before each run)'))
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: RawOptions) =>
-        dispatch({
+      .action((o: RawOptions, command: Command) => {
+        if (!o.modes.some((m) => m !== 'autoack'))
+          refuseWith(givenOptions(command), ['--prefetch', '--multi-ack-every'], 'is for the manual ack modes, which --modes autoack leaves out');
+        return dispatch({
           json: o.json,
           html: o.html,
           queue: o.queue,
           exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
           count: o.count,
           prefetch: o.prefetch,
-          workMs: o.workMs,
+          workMs: o.work,
           ackEvery: o.multiAckEvery,
           killAt: o.killAt,
           runs: o.runs,
           modes: o.modes,
           idleTimeoutMs: 3_000,
-        }),
-      ),
+        });
+      }),
   async run(ctx, o) {
     const { json, html, ...options } = o;
     const r = await runConsumerCrash(ctx, options);

@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import { renderConsumerTimeoutDemo } from '../../report/consumer-timeout.js';
 import { runConsumerTimeoutDemo } from '../../scenarios/consumer-timeout-demo.js';
 import { TIMEOUT_VIAS, type ConsumerTimeoutDemoOptions, type TimeoutVia } from '../../scenarios/consumer-timeout-plan.js';
+import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { autoOption, choiceList, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { emit } from '../output.js';
@@ -36,11 +37,13 @@ export function timeoutVias(value: string): TimeoutVia[] {
 export const DEFAULT_OVERRUN_MS = 2_000;
 
 export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCliOptions {
-  if (o.timeout < 100) throw new UsageError(`--timeout ${o.timeout} ms is too short to tell a timeout from the work (at least 100ms)`);
+  if (o.timeout < 100) throw new UsageError(`--timeout ${formatDuration(o.timeout)} is too short to tell a timeout from the work (at least 100ms)`);
   if (o.slow > o.count) throw new UsageError(`--slow ${o.slow} is past the last message (-n ${o.count})`);
   const slowWorkMs = o.slowWork ?? o.timeout + DEFAULT_OVERRUN_MS;
-  if (slowWorkMs <= o.timeout) throw new UsageError(`--slow-work ${slowWorkMs} ms is not longer than --timeout ${o.timeout} ms: no delivery would time out`);
-  if (o.work >= o.timeout) throw new UsageError(`--work ${o.work} ms is not shorter than --timeout ${o.timeout} ms: every delivery would time out`);
+  if (slowWorkMs <= o.timeout)
+    throw new UsageError(`--slow-work ${formatDuration(slowWorkMs)} is not longer than --timeout ${formatDuration(o.timeout)}: no delivery would time out`);
+  if (o.work >= o.timeout)
+    throw new UsageError(`--work ${formatDuration(o.work)} is not shorter than --timeout ${formatDuration(o.timeout)}: every delivery would time out`);
   return {
     json: o.json,
     html: o.html,

@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { FAILURE_ACTIONS, runConsumer, type ConsumerOptions, type FailureAction } from '../../amqp/consumer.js';
@@ -9,24 +9,30 @@ import { defineCommand } from '../command.js';
 import {
   countOption,
   durationOption,
+  givenOptions,
   heartbeatOption,
   heartbeatSeconds,
+  htmlOption,
   jsonOption,
   multiAckEveryOption,
   positiveInt,
   prefetchOption,
   queueOption,
   reconnectTimeoutOption,
+  refuseWith,
   share,
   urlsOption,
   urlsOrDefault,
-  workMsOption,
+  writableFile,
+  workOption,
 } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench consumer`: manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent. */
 export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   /** undefined: the cluster's three AMQP ports with user demo. */
   urls: string[] | undefined;
   idempotent: boolean;
@@ -35,6 +41,7 @@ export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'stor
 
 interface RawOptions {
   json: boolean;
+  html?: string;
   urls?: string[];
   queue: string;
   prefetch: number;
@@ -44,7 +51,7 @@ interface RawOptions {
   failEvery?: number;
   failRate?: number;
   failFirst?: number;
-  workMs: number;
+  work: number;
   multiAckEvery: number;
   count?: number;
   idleTimeout: number;
@@ -54,13 +61,24 @@ interface RawOptions {
   reconnectTimeout: number;
 }
 
-function consumerOptions(o: RawOptions): ConsumerCliOptions {
+/** --idempotent without --store: this file, in a folder of ours that the consumer creates (a folder you name must exist). */
+export const DEFAULT_STORE = '.rmq-bench/consumer.sqlite';
+
+function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCliOptions {
   if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');
+  if (o.autoack) refuseWith(given, ['--prefetch', '--multi-ack-every'], 'does nothing with --autoack (no acks: the broker does not wait for them)');
+  if (o.nack)
+    refuseWith(
+      given,
+      ['--prefetch', '--multi-ack-every', '--on-failure'],
+      'does nothing with --nack (it closes the connection at the first delivery, with prefetch 1)',
+    );
   if ((o.failEvery !== undefined || o.failRate !== undefined || o.failFirst !== undefined) && o.onFailure === undefined) {
     throw new UsageError('--fail-every, --fail-rate and --fail-first need --on-failure');
   }
   return {
     json: o.json,
+    html: o.html,
     urls: o.urls,
     queue: o.queue,
     prefetch: o.nack ? 1 : o.prefetch,
@@ -69,12 +87,12 @@ function consumerOptions(o: RawOptions): ConsumerCliOptions {
     failure: o.onFailure
       ? { action: o.onFailure, every: o.failEvery, rate: o.failRate, ...(o.failFirst === undefined ? {} : { first: o.failFirst }) }
       : undefined,
-    workMs: o.workMs,
+    workMs: o.work,
     ackEvery: o.multiAckEvery,
     count: o.count,
     idleTimeoutMs: o.idleTimeout,
     idempotent: o.idempotent,
-    storeFile: o.store ?? (o.idempotent ? '.rmq-bench/consumer.sqlite' : undefined),
+    storeFile: o.store ?? (o.idempotent ? DEFAULT_STORE : undefined),
     heartbeatS: heartbeatSeconds(o.heartbeat),
     reconnectTimeoutMs: o.reconnectTimeout,
   };
@@ -87,27 +105,33 @@ export const consumer = defineCommand({
       .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')
       .addOption(urlsOption())
       .addOption(queueOption('queue'))
-      .addOption(prefetchOption('unacked deliveries at most (0 = unlimited; ignored with --autoack)', 10))
+      .addOption(prefetchOption('unacked deliveries at most (0 = unlimited; manual ack only)', 10))
       .option('--autoack', 'the broker forgets a message as soon as it sends it', false)
       .option('--nack', "the article's crash: on every delivery, log its number and close the connection without acking (prefetch 1)", false)
       .addOption(new Option('--on-failure <action>', 'what a failing delivery does').choices(FAILURE_ACTIONS))
       .addOption(new Option('--fail-every <n>', 'fail every N-th delivery (with --on-failure)').argParser(positiveInt).conflicts('failRate'))
       .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p (with --on-failure)').argParser(share).conflicts('failFirst'))
       .addOption(new Option('--fail-first <n>', 'fail the first N deliveries, then succeed (with --on-failure)').argParser(positiveInt).conflicts('failEvery'))
-      .addOption(workMsOption(0))
+      .addOption(workOption('0ms'))
       .addOption(multiAckEveryOption('manual ack: one multiple-ack every N messages', 1))
       .addOption(countOption('stop after N messages processed'))
       .addOption(durationOption('--idle-timeout <duration>', 'stop when nothing arrived for this long', '5s'))
       .option('--idempotent', 'record processed message ids (SQLite) in the same transaction as the work; skip and ack duplicates', false)
-      .option('--store <file>', 'the SQLite store of processed messages (default with --idempotent: .rmq-bench/consumer.sqlite)')
+      .addOption(
+        new Option('--store <file>', `the SQLite store of processed messages (its folder must exist; default with --idempotent: ${DEFAULT_STORE})`).argParser(
+          writableFile,
+        ),
+      )
       .addOption(heartbeatOption())
       .addOption(reconnectTimeoutOption())
       .addOption(jsonOption())
-      .action((o: RawOptions) => dispatch(consumerOptions(o))),
+      .addOption(htmlOption())
+      .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
     let store: ProcessedStore | undefined;
     if (o.storeFile) {
-      await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
+      // Only our default's folder is created; a --store path was checked at parse time (its folder exists).
+      if (o.storeFile === DEFAULT_STORE) await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
       store = openProcessedStore(o.storeFile, { idempotent: o.idempotent });
     }
     const { progress } = ctx;

@@ -10,7 +10,8 @@ import {
   type DelayedRetryVia,
 } from '../../scenarios/delayed-retry-demo.js';
 import { defineCommand } from '../command.js';
-import { autoOption, countOption, durationOption, htmlOption, jsonOption, millisOrDuration, positiveInt } from '../options.js';
+import { formatDuration } from '../../util/duration.js';
+import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveDurationMs, positiveInt } from '../options.js';
 import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
@@ -32,8 +33,7 @@ interface RawOptions {
 }
 
 function delayedRetryDemoOptions(o: RawOptions): DelayedRetryDemoCliOptions {
-  if (o.min <= 0) throw new UsageError('--min must be above 0 ms');
-  if (o.max < o.min) throw new UsageError(`--max ${o.max} ms is below --min ${o.min} ms`);
+  if (o.max < o.min) throw new UsageError(`--max ${formatDuration(o.max)} is below --min ${formatDuration(o.min)}`);
   return {
     json: o.json,
     html: o.html,
@@ -55,8 +55,8 @@ export const delayedRetryDemo = defineCommand({
     command
       .description('RabbitMQ 4.3 native delayed retry: each redelivery delay measured against min(min × x-delivery-count, max)')
       .addOption(new Option('--type <type>', 'which returns are delayed').choices(DELAYED_RETRY_TYPES).default('all'))
-      .addOption(new Option('--min <ms>', 'delayed-retry-min, in ms (a duration like 2s works too)').argParser(millisOrDuration).default(2_000))
-      .addOption(new Option('--max <ms>', 'delayed-retry-max, in ms').argParser(millisOrDuration).default(10_000))
+      .addOption(durationOption('--min <duration>', 'delayed-retry-min: the first redelivery delay', '2s', positiveDurationMs))
+      .addOption(durationOption('--max <duration>', 'delayed-retry-max: the longest delay', '10s', positiveDurationMs))
       .addOption(countOption('messages', 3))
       .addOption(new Option('--returns <k>', 'returns of the kinds the type delays, per message').argParser(positiveInt).default(5))
       .addOption(

@@ -2,12 +2,15 @@ import { Option } from 'commander';
 import { renderDlqInspect, renderDlqReplay } from '../../report/dlq.js';
 import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
 import { defineCommand, defineGroup } from '../command.js';
-import { jsonOption, positiveInt, queueOption } from '../options.js';
+import { countOption, htmlOption, jsonOption, positiveInt, queueOption } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench dlq inspect|replay`: the dead-letter queue, read without losing anything, replayed safely. */
-export type DlqInspectCliOptions = { json: boolean; queue: string; limit: number };
-export type DlqReplayCliOptions = ReplayOptions & { json: boolean };
+export type DlqInspectCliOptions = { json: boolean; html: string | undefined; queue: string; limit: number };
+export type DlqReplayCliOptions = ReplayOptions & { json: boolean; html: string | undefined };
+
+/** --limit: what -n was called before every message count became -n/--count (kept, hidden). */
+const limitAlias = (): Option => new Option('--limit <n>', 'the former name of -n').argParser(positiveInt).conflicts('count').hideHelp();
 
 const inspect = defineCommand({
   name: 'dlq inspect',
@@ -15,9 +18,13 @@ const inspect = defineCommand({
     command
       .description('a table of the DLQ’s messages (id, reason, source queue, count, death times); they stay in the queue')
       .addOption(queueOption('dead-letter queue', 'demo.dlq'))
-      .addOption(new Option('--limit <n>', 'show at most N').argParser(positiveInt).default(1_000))
+      .addOption(countOption('show at most N messages', 1_000))
+      .addOption(limitAlias())
       .addOption(jsonOption())
-      .action((o: DlqInspectCliOptions) => dispatch({ json: o.json, queue: o.queue, limit: o.limit })),
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string; queue: string; count: number; limit?: number }) =>
+        dispatch({ json: o.json, html: o.html, queue: o.queue, limit: o.limit ?? o.count }),
+      ),
   async run(ctx, o) {
     const r = await inspectDlq(ctx, o.queue, o.limit);
     emit(o, 'dlq-inspect', r, renderDlqInspect(r));
@@ -31,19 +38,21 @@ const replay = defineCommand({
       .description('republish dead letters with confirms, removing each only after its confirm')
       .addOption(queueOption('dead-letter queue', 'demo.dlq'))
       .option('--to <queue>', 'queue to replay into (through the default exchange)', 'demo.orders')
-      .addOption(new Option('--limit <n>', 'replay at most N').argParser(positiveInt).default(1_000_000))
+      .addOption(countOption('replay at most N messages', 1_000_000))
+      .addOption(limitAlias())
       .option('--filter <expr>', 'reason=<reason> or queue=<source queue>')
       .addOption(new Option('--crash-after <n>', 'testing: drop the connection after N confirmed replays').argParser(positiveInt).hideHelp())
       .addOption(jsonOption())
-      .action((o: { json: boolean; queue: string; to: string; limit: number; filter?: string; crashAfter?: number }) =>
-        dispatch({ json: o.json, queue: o.queue, to: o.to, limit: o.limit, filter: o.filter, crashAfter: o.crashAfter }),
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string; queue: string; to: string; count: number; limit?: number; filter?: string; crashAfter?: number }) =>
+        dispatch({ json: o.json, html: o.html, queue: o.queue, to: o.to, limit: o.limit ?? o.count, filter: o.filter, crashAfter: o.crashAfter }),
       ),
   async run(ctx, o) {
-    const { json, ...options } = o;
+    const { json, html, ...options } = o;
     ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
     const r = await replayDlq(ctx, options);
     ctx.progress.stop();
-    emit({ json }, 'dlq-replay', r, renderDlqReplay(r));
+    emit({ json, html }, 'dlq-replay', r, renderDlqReplay(r));
   },
 });
 

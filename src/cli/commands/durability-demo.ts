@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { renderDurabilityDemo } from '../../report/durability.js';
 import { RESTART_HOW, runDurabilityDemo, type DurabilityDemoOptions, type RestartHow } from '../../scenarios/durability-demo.js';
 import { defineCommand } from '../command.js';
-import { autoOption, countOption, durationOption, htmlOption, jsonOption } from '../options.js';
+import { autoOption, countOption, durationOption, timeoutOption, htmlOption, jsonOption } from '../options.js';
 import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
@@ -16,7 +16,7 @@ export const durabilityDemo = defineCommand({
       .description('transient and persistent messages in a durable classic queue and a quorum queue, every node restarted: what survived')
       .addOption(countOption('messages of each delivery mode, per queue', 1_000))
       .addOption(new Option('--how <how>', 'stop (clean shutdown) or kill (a crash) the nodes').choices(RESTART_HOW).default('stop'))
-      .addOption(durationOption('--restart-timeout <duration>', 'how long the nodes may take to come back', '3m'))
+      .addOption(timeoutOption('--restart-timeout <duration>', 'how long the nodes may take to come back', '3m'))
       .addOption(
         durationOption(
           '--queue-age <duration>',

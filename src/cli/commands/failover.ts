@@ -1,16 +1,31 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { requireCluster } from '../../cluster/cluster.js';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { renderFailover } from '../../report/cluster.js';
 import { runFailover } from '../../scenarios/failover.js';
 import { defineCommand } from '../command.js';
-import { durationOption, jsonOption, jitterOption, latencyOption, lossOption, netemFrom, queueOption, vhostOption } from '../options.js';
+import {
+  durationOption,
+  givenOptions,
+  htmlOption,
+  refuseWith,
+  timeoutOption,
+  jsonOption,
+  jitterOption,
+  latencyOption,
+  lossOption,
+  netemFrom,
+  queueOption,
+  vhostOption,
+} from '../options.js';
 import type { NetemSpec } from '../../cluster/netfaults.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench failover`: fault the queue leader, measure the election, restore the node. */
 export interface FailoverCliOptions {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   queue: string;
   vhost: string;
   fault: FaultKind;
@@ -23,6 +38,7 @@ export interface FailoverCliOptions {
 
 interface RawOptions {
   json: boolean;
+  html?: string;
   queue: string;
   vhost: string;
   fault: FaultKind;
@@ -59,12 +75,15 @@ export const failover = defineCommand({
       .addOption(jitterOption())
       .addOption(lossOption())
       .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
-      .addOption(durationOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
-      .addOption(durationOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
+      .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
+      .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
       .addOption(jsonOption())
-      .action((o: RawOptions) =>
-        dispatch({
+      .addOption(htmlOption())
+      .action((o: RawOptions, command: Command) => {
+        if (!o.restore) refuseWith(givenOptions(command), ['--rejoin-timeout'], 'does nothing with --no-restore (the node is left faulted)');
+        return dispatch({
           json: o.json,
+          html: o.html,
           queue: o.queue,
           vhost: o.vhost,
           fault: o.fault,
@@ -72,8 +91,8 @@ export const failover = defineCommand({
           electionTimeoutMs: o.electionTimeout,
           rejoinTimeoutMs: o.rejoinTimeout,
           netem: netemFrom(o.fault, o),
-        }),
-      ),
+        });
+      }),
   async run(ctx, o) {
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);

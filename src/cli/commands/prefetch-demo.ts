@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import { renderPrefetchDemo } from '../../report/consumer.js';
 import { runPrefetchDemo, type PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
 import { defineCommand } from '../command.js';
-import { countOption, htmlOption, jsonOption, nonNegativeInt, prefetchCount, queueOption } from '../options.js';
+import { countOption, durationOption, htmlOption, jsonOption, prefetchCount, queueOption } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench prefetch-demo`: a fast and a slow consumer at several prefetch values. */
@@ -24,12 +24,12 @@ export const prefetchDemo = defineCommand({
       .description('a fast and a slow consumer at prefetch 1, 10 and 0: how the messages are split, how long it takes, how many each hoards')
       .addOption(countOption('messages per prefetch value', 300))
       .addOption(new Option('--prefetch <list>', 'comma-separated prefetch values (0 = unlimited)').argParser(prefetchList).default([1, 10, 0], '1,10,0'))
-      .addOption(new Option('--fast-ms <ms>', 'work per message, fast consumer').argParser(nonNegativeInt).default(1))
-      .addOption(new Option('--slow-ms <ms>', 'work per message, slow consumer').argParser(nonNegativeInt).default(20))
+      .addOption(durationOption('--fast-work <duration>', 'work per message, fast consumer', '1ms'))
+      .addOption(durationOption('--slow-work <duration>', 'work per message, slow consumer', '20ms'))
       .addOption(queueOption('queue (purged before each value)'))
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; count: number; prefetch: number[]; fastMs: number; slowMs: number; queue: string }) =>
+      .action((o: { json: boolean; html?: string; count: number; prefetch: number[]; fastWork: number; slowWork: number; queue: string }) =>
         dispatch({
           json: o.json,
           html: o.html,
@@ -37,8 +37,8 @@ export const prefetchDemo = defineCommand({
           exchange: o.queue === 'demo.orders' ? 'demo.orders' : '',
           count: o.count,
           prefetches: o.prefetch,
-          fastWorkMs: o.fastMs,
-          slowWorkMs: o.slowMs,
+          fastWorkMs: o.fastWork,
+          slowWorkMs: o.slowWork,
         }),
       ),
   async run(ctx, o) {

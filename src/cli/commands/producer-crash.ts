@@ -1,11 +1,23 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
 import { UsageError } from '../../errors.js';
 import { renderProducerCrash } from '../../report/producer-crash.js';
 import { PRODUCER_CRASH_MODES, runProducerCrash, type ProducerCrashMode, type ProducerCrashOptions } from '../../scenarios/producer-crash.js';
 import { maxKills } from '../../scenarios/producer-crash-plan.js';
 import { defineCommand } from '../command.js';
-import { choiceList, countOption, htmlOption, jsonOption, positiveInt, randomSeed, rateOption, runsOption, seedValue } from '../options.js';
+import {
+  choiceList,
+  countOption,
+  givenOptions,
+  refuseWith,
+  htmlOption,
+  jsonOption,
+  positiveInt,
+  randomSeed,
+  rateOption,
+  runsOption,
+  seedValue,
+} from '../options.js';
 import { emit } from '../output.js';
 
 /**
@@ -35,7 +47,8 @@ interface RawOptions {
 
 const MAX_KILLS = 50;
 
-function producerCrashOptions(o: RawOptions): ProducerCrashCliOptions {
+function producerCrashOptions(o: RawOptions, given: ReadonlySet<string>): ProducerCrashCliOptions {
+  if (!o.modes.includes('naive')) refuseWith(given, ['--print-every'], 'is for the naive mode, which --modes leaves out');
   if (o.kills > MAX_KILLS) throw new UsageError(`--kills ${o.kills} is more than ${MAX_KILLS}`);
   if (o.kills > maxKills(o.count)) throw new UsageError(`--kills ${o.kills} does not fit in -n ${o.count}: at most ${maxKills(o.count)} distinct kill points`);
   return {
@@ -83,7 +96,7 @@ export const producerCrash = defineCommand({
       )
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: RawOptions) => dispatch(producerCrashOptions(o))),
+      .action((o: RawOptions, command: Command) => dispatch(producerCrashOptions(o, givenOptions(command)))),
   async run(ctx, o) {
     const { json, html, seed, ...rest } = o;
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.

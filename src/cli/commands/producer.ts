@@ -1,6 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { runOutboxProducer } from '../../amqp/outbox-producer.js';
 import { newRunId, runPublisher, type PublisherResult, type PublishMode } from '../../amqp/publisher.js';
 import type { Context } from '../../context.js';
@@ -16,20 +14,25 @@ import {
   booleanValue,
   countOption,
   durationOption,
+  givenOptions,
+  timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
+  htmlOption,
   jsonOption,
   nonNegativeInt,
   positiveInt,
   queueOption,
+  refuseWith,
   rateOption,
   reconnectTimeoutOption,
   sizeOption,
   urlsOption,
   urlsOrDefault,
+  writableFile,
   windowOption,
 } from '../options.js';
-import { emit } from '../output.js';
+import { emit, type OutputFile, writeOutputs } from '../output.js';
 
 /**
  * `rmq-bench producer`: publish N messages with or without confirms, recording what happened to
@@ -39,6 +42,8 @@ import { emit } from '../output.js';
  */
 export interface ProducerCliOptions {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   count: number;
   /** undefined: the cluster's three AMQP ports with user demo. */
   urls: string[] | undefined;
@@ -91,6 +96,7 @@ export interface ProducerReport {
 
 interface RawOptions {
   json: boolean;
+  html?: string;
   count: number;
   confirms: boolean;
   confirmMode: 'sync' | 'batch' | 'async';
@@ -124,8 +130,8 @@ function runIdValue(value: string): string {
   return value;
 }
 
-/** Option combinations no parser can check, then the typed options. */
-function producerOptions(o: RawOptions): ProducerCliOptions {
+/** Option combinations no parser can check, then the typed options. `given`: the options on the command line (not defaults). */
+export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new Set()): ProducerCliOptions {
   if (o.outbox !== undefined) {
     if (o.tx || !o.confirms || o.confirmMode !== 'async')
       throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
@@ -133,10 +139,20 @@ function producerOptions(o: RawOptions): ProducerCliOptions {
     if (o.mandatory) throw new UsageError('--outbox does not handle basic.return: a returned row would be marked published; leave out --mandatory');
     if (o.startAt !== undefined) throw new UsageError('--outbox resumes from its pending rows: --start-at does not apply');
   }
+  // A switch that makes another option meaningless: refused, not silently ignored.
+  if (o.tx)
+    refuseWith(given, ['--confirms', '--confirm-mode', '--window', '--confirm-timeout'], 'does nothing with --tx (AMQP transactions instead of confirms)');
+  else if (!o.confirms)
+    refuseWith(given, ['--confirm-mode', '--window', '--batch-size', '--confirm-timeout'], 'does nothing with --confirms=false (no confirms to wait for)');
+  else {
+    if (o.confirmMode !== 'async') refuseWith(given, ['--window'], `is for --confirm-mode async, not ${o.confirmMode}`);
+    if (o.confirmMode !== 'batch') refuseWith(given, ['--batch-size'], `is for --confirm-mode batch and --tx, not --confirm-mode ${o.confirmMode}`);
+  }
   if (o.startAt !== undefined && o.startAt >= o.count) throw new UsageError(`--start-at ${o.startAt} is not below -n ${o.count}`);
   const harness = o.runId !== undefined || o.startAt !== undefined || o.printSent !== undefined || o.progressLines === true;
   return {
     json: o.json,
+    html: o.html,
     count: o.count,
     urls: o.urls,
     queue: o.queue,
@@ -184,7 +200,7 @@ export const producer = defineCommand({
       .option('--mandatory', 'mandatory flag: an unroutable message comes back (basic.return) and never counts as safe', false)
       .addOption(new Option('--persistent [bool]', 'delivery mode 2').argParser(booleanValue).default(true))
       .addOption(sizeOption())
-      .addOption(durationOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate', '5s'))
+      .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate', '5s'))
       .addOption(heartbeatOption('AMQP heartbeat, so a half-open connection is noticed'))
       .addOption(reconnectTimeoutOption())
       .addOption(
@@ -197,17 +213,20 @@ export const producer = defineCommand({
       .addOption(
         durationOption('--flush-timeout <duration>', 'at the end (or on Ctrl+C/SIGTERM): how long to wait for the broker to read what was written', '15s'),
       )
-      .option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`')
-      .option(
-        '--outbox <file>',
-        'outbox pattern: write each event to this SQLite outbox first, publish the pending rows with confirms, mark them on the confirm; the same file resumes after a crash',
+      .addOption(new Option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`').argParser(writableFile))
+      .addOption(
+        new Option(
+          '--outbox <file>',
+          'outbox pattern: write each event to this SQLite outbox first, publish the pending rows with confirms, mark them on the confirm; the same file resumes after a crash (its folder must exist)',
+        ).argParser(writableFile),
       )
       .addOption(new Option('--run-id <id>', "producer-crash: the message ids' run").argParser(runIdValue).hideHelp())
       .addOption(new Option('--start-at <seq>', 'producer-crash: first sequence to publish (a naive restart)').argParser(nonNegativeInt).hideHelp())
       .addOption(new Option('--print-sent <n>', 'producer-crash: print `sent <n>` on stdout every N messages').argParser(positiveInt).hideHelp())
       .addOption(new Option('--progress-lines', 'producer-crash: print `at <n>` on stdout as the run advances').hideHelp())
       .addOption(jsonOption())
-      .action((o: RawOptions) => dispatch(producerOptions(o))),
+      .addOption(htmlOption())
+      .action((o: RawOptions, command: Command) => dispatch(producerOptions(o, givenOptions(command)))),
   run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
 });
 
@@ -275,21 +294,33 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
     clearInterval(ticker);
     progress.stop();
   }
-  if (o.reportFile) {
-    const report: ProducerReport = {
-      schemaVersion: SCHEMA_VERSION,
-      kind: 'producer-report',
-      queue: o.queue,
-      exchange: o.exchange,
-      routingKey: o.routingKey,
-      urls: urls.map(maskUrl),
-      result,
-      ledger: ledger.toJSON(),
-    };
-    await writeFile(o.reportFile, JSON.stringify(report));
-  }
+  const reportFile = o.reportFile;
+  // Written after the result is printed: a write that fails costs the file, not the result (exit 74).
+  const files: OutputFile[] =
+    reportFile === undefined
+      ? []
+      : [
+          {
+            flag: '--report',
+            path: reportFile,
+            content: () => {
+              const report: ProducerReport = {
+                schemaVersion: SCHEMA_VERSION,
+                kind: 'producer-report',
+                queue: o.queue,
+                exchange: o.exchange,
+                routingKey: o.routingKey,
+                urls: urls.map(maskUrl),
+                result,
+                ledger: ledger.toJSON(),
+              };
+              return JSON.stringify(report);
+            },
+          },
+        ];
   const nothingHappened = result.gaveUp !== null && result.publishes === 0;
-  if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: o.reportFile ?? null }, renderProducer(result));
+  if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: reportFile ?? null }, renderProducer(result), files);
+  else writeOutputs(files);
   if (result.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   if (result.gaveUp !== null) {
     throw new BrokerUnavailableError(`the producer gave up after ${result.written} of ${o.count} messages: ${result.gaveUp}`, {
@@ -323,7 +354,6 @@ export function harnessPrinter(
 
 /** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */
 async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxFile: string }): Promise<void> {
-  await mkdir(path.dirname(path.resolve(o.outboxFile)), { recursive: true });
   const store = openOutbox(o.outboxFile, { create: { runId: o.harness?.runId ?? newRunId(), count: o.count } });
   const { progress } = ctx;
   const print = o.harness?.progressLines ? (n: number): void => void process.stdout.write(`at ${n}\n`) : undefined;

@@ -1,7 +1,6 @@
 import { Option } from 'commander';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { EnvironmentError, errorMessage, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { renderCombinedReport, renderReportLines, reportEntries, reportOk, reportSummary } from '../../report/combined.js';
 import { collectReportInputs } from '../../scenarios/report.js';
 import { defineCommand } from '../command.js';
@@ -40,12 +39,10 @@ export const report = defineCommand({
     const { inputs, notes } = await collectReportInputs(o.inputs, o.output);
     for (const note of notes) ctx.log(note);
     const entries = reportEntries(inputs);
-    try {
-      writeFileSync(o.output, renderCombinedReport(entries, o.output));
-    } catch (err) {
-      throw new EnvironmentError(`could not write the HTML report ${o.output}: ${errorMessage(err)}`);
-    }
-    emit({ json: o.json }, 'report', reportSummary(entries, o.output), renderReportLines(entries, o.output));
+    // The summary first, then the page: a page that cannot be written still leaves the summary (exit 74).
+    emit({ json: o.json }, 'report', reportSummary(entries, o.output), renderReportLines(entries, o.output), [
+      { flag: '-o', path: o.output, content: () => renderCombinedReport(entries, o.output) },
+    ]);
     return { ok: reportOk(entries) };
   },
 });

@@ -5,13 +5,15 @@ import { Ledger } from '../../ledger/ledger.js';
 import { reconcile } from '../../ledger/reconcile.js';
 import { renderReconciliation } from '../../report/compare.js';
 import { defineCommand } from '../command.js';
-import { durationOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
+import { durationOption, htmlOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
 import { emit } from '../output.js';
 import type { ProducerReport } from './producer.js';
 
 /** `rmq-bench verify`: drain the queue and reconcile it with the report `producer --report` wrote. */
 export interface VerifyCliOptions {
   json: boolean;
+  /** --html: also write a self-contained HTML report here. */
+  html: string | undefined;
   reportFile: string;
   queue: string | undefined;
   urls: string[] | undefined;
@@ -48,8 +50,9 @@ export const verify = defineCommand({
       .addOption(urlsOption())
       .addOption(durationOption('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
       .addOption(jsonOption())
-      .action((o: { json: boolean; report: string; queue?: string; urls?: string[]; idle: number }) =>
-        dispatch({ json: o.json, reportFile: o.report, queue: o.queue, urls: o.urls, idleMs: o.idle }),
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string; report: string; queue?: string; urls?: string[]; idle: number }) =>
+        dispatch({ json: o.json, html: o.html, reportFile: o.report, queue: o.queue, urls: o.urls, idleMs: o.idle }),
       ),
   async run(ctx, o) {
     const report = await readReport(o.reportFile);

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BrokerUnavailableError, UsageError, errorMessage } from '../../errors.js';
 import { renderNoAnswer, renderWatch, renderWatchLine } from '../../report/watch.js';
 import { SnapshotReader } from '../../cluster/snapshot.js';
@@ -6,12 +6,14 @@ import { takeWatchSnapshot, trimHistory, watchView, type WatchSnapshot } from '.
 import { maskUrlsIn } from '../../url.js';
 import { systemClock } from '../../util/retry.js';
 import { defineCommand, managementOverride } from '../command.js';
-import { durationMs, jsonOption, managementUrlOption } from '../options.js';
+import { durationMs, givenOptions, htmlOption, jsonOption, managementUrlOption, refuseWith } from '../options.js';
 import { emit } from '../output.js';
 
 /** `rmq-bench watch`: a live view of the queues and nodes, or one snapshot. */
 export interface WatchCliOptions {
   json: boolean;
+  /** --html (with --once): also write the snapshot as a self-contained HTML report. */
+  html: string | undefined;
   once: boolean;
   intervalMs: number;
   /** Only queues whose name matches this regular expression. */
@@ -48,9 +50,12 @@ export const watch = defineCommand({
       .addOption(new Option('--match <regex>', 'only queues whose name matches').argParser(regex))
       .addOption(managementUrlOption())
       .addOption(jsonOption('with --once: print the snapshot as one JSON document on stdout'))
-      .action((o: { json: boolean; once: boolean; interval: number; match?: string; managementUrl?: string[] }) => {
+      .addOption(htmlOption())
+      .action((o: { json: boolean; html?: string; once: boolean; interval: number; match?: string; managementUrl?: string[] }, command: Command) => {
         if (o.json && !o.once) throw new UsageError('--json needs --once (one snapshot, one JSON document)');
-        return dispatch({ json: o.json, once: o.once, intervalMs: o.interval, match: o.match, managementUrls: o.managementUrl });
+        if (o.html !== undefined && !o.once) throw new UsageError('--html needs --once (one snapshot, one page)');
+        if (o.once) refuseWith(givenOptions(command), ['--interval'], 'does nothing with --once (one snapshot, no refresh)');
+        return dispatch({ json: o.json, html: o.html, once: o.once, intervalMs: o.interval, match: o.match, managementUrls: o.managementUrl });
       }),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {

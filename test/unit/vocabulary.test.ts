@@ -1,0 +1,119 @@
+import { type Command, CommanderError, type Option } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProgram, type Invocation } from '../../src/cli/program.js';
+
+/**
+ * One CLI vocabulary across every command, checked by walking the program commander builds:
+ * durations with a unit, no unit in an option's name, -n/--count for message counts.
+ */
+
+const program = (): Command => createProgram(async () => undefined);
+
+/** Every runnable command as [its argv words, the command]. */
+function leaves(c: Command, prefix: string[] = []): [string[], Command][] {
+  return c.commands.flatMap((sub) => {
+    const words = [...prefix, sub.name()];
+    return sub.commands.length > 0 ? leaves(sub, words) : [[words, sub] as [string[], Command]];
+  });
+}
+
+const everyOption = (): { words: string[]; option: Option }[] =>
+  leaves(program()).flatMap(([words, command]) => command.options.map((option) => ({ words, option })));
+
+let stderr: string[];
+beforeEach(() => {
+  stderr = [];
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
+  const calls: Invocation[] = [];
+  const err = await createProgram(async (i) => void calls.push(i))
+    .parseAsync(['node', 'rmq-bench', ...args])
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  return { calls, err };
+}
+
+const durationOptions = everyOption().filter(({ option }) => /<durations?>/.test(option.flags));
+
+describe('durations: every time option takes a unit', () => {
+  it('there are duration options to check (the walk found them)', () => {
+    expect(durationOptions.length).toBeGreaterThan(40);
+  });
+
+  it.each(durationOptions.map(({ words, option }) => ({ name: `${words.join(' ')} ${option.long}`, words, long: option.long! })))(
+    '$name 500 is refused with a hint',
+    async ({ words, long }) => {
+      const { calls, err } = await parse([...words, long, '500']);
+      expect(calls).toEqual([]);
+      expect(err).toBeInstanceOf(CommanderError);
+      expect((err as CommanderError).code).toBe('commander.invalidArgument');
+      expect(stderr.join('')).toContain("'500' has no unit: write 500ms or 500s");
+    },
+  );
+
+  it('no option carries a unit in its name or takes milliseconds or seconds as a bare number', () => {
+    const offenders = everyOption()
+      .filter(({ option }) => /-(ms|s|sec|secs|seconds|millis)\b/.test(option.long ?? '') || /<(ms|s|seconds|millis)>/.test(option.flags))
+      .map(({ words, option }) => `${words.join(' ')} ${option.flags}`);
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('message counts: -n/--count wherever a command takes one', () => {
+  const counted = [
+    'compare',
+    'producer',
+    'consumer',
+    'consumer-crash',
+    'prefetch-demo',
+    'dlq-demo',
+    'durability-demo',
+    'delayed-retry-demo',
+    'consumer-timeout-demo',
+    'producer-crash',
+    'bench',
+    'dlq inspect',
+    'dlq replay',
+  ];
+  const byName = new Map(leaves(program()).map(([words, command]) => [words.join(' '), command]));
+
+  it.each(counted)('%s takes -n, --count <n>', (name) => {
+    const options = byName.get(name)?.options ?? [];
+    expect(options.map((o) => o.flags)).toContain('-n, --count <n>');
+  });
+
+  it('no visible option spells a message count otherwise', () => {
+    const visible = everyOption().filter(({ option }) => !option.hidden);
+    expect(visible.filter(({ option }) => /--(limit|messages|pmessages|msgs)\b/.test(option.flags)).map(({ option }) => option.flags)).toEqual([]);
+  });
+
+  it.each([
+    { args: ['bench', '-C', '300'], same: ['bench', '-n', '300'] },
+    { args: ['bench', '--pmessages', '300'], same: ['bench', '--count', '300'] },
+    { args: ['dlq', 'replay', '--limit', '5'], same: ['dlq', 'replay', '-n', '5'] },
+    { args: ['dlq', 'inspect', '--limit', '5'], same: ['dlq', 'inspect', '--count', '5'] },
+  ])('$args (the former spelling, hidden) is $same', async ({ args, same }) => {
+    const a = await parse(args);
+    const b = await parse(same);
+    expect(a.err).toBeUndefined();
+    expect(a.calls).toEqual(b.calls);
+    expect(a.calls).toHaveLength(1);
+  });
+
+  it.each([
+    ['bench', '-n', '300', '-C', '300'],
+    ['dlq', 'replay', '-n', '5', '--limit', '5'],
+  ])('%s %s %s %s %s: both spellings at once are refused', async (...args) => {
+    const { calls, err } = await parse(args);
+    expect(calls).toEqual([]);
+    expect((err as CommanderError).code).toBe('commander.conflictingOption');
+  });
+});
