@@ -61,6 +61,7 @@ prefix() { sed -u "s/^/[$1] /"; }
 declare -A PID
 for s in "${SHARDS[@]}"; do
   (
+    set +e # a failing shard still says when it ended
     export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}"
     # shellcheck disable=SC2046
     npx vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
