@@ -10,6 +10,7 @@ import { emit } from '../output.js';
 
 const up = defineCommand({
   name: 'cluster up',
+  examples: ['cluster up', 'cluster up --timeout 5m --json'],
   register: (command, dispatch: (o: { json: boolean; timeoutMs: number }) => Promise<void>) =>
     command
       .description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)')
@@ -24,6 +25,7 @@ const up = defineCommand({
 
 const down = defineCommand({
   name: 'cluster down',
+  examples: ['cluster down --volumes'],
   register: (command, dispatch: (o: { json: boolean; volumes: boolean }) => Promise<void>) =>
     command
       .description('stop and remove the containers')
@@ -38,6 +40,7 @@ const down = defineCommand({
 
 const reset = defineCommand({
   name: 'cluster reset',
+  examples: ['cluster reset', 'cluster reset --hard'],
   register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number }) => Promise<void>) =>
     command
       .description('a clean state for an isolated demo: delete undeclared queues, exchanges and policies, purge the declared queues, re-apply the definitions')
@@ -59,6 +62,7 @@ const reset = defineCommand({
 
 const status = defineCommand({
   name: 'cluster status',
+  examples: ['cluster status', 'cluster status --json'],
   register: (command, dispatch: (o: { json: boolean; html: string | undefined }) => Promise<void>) =>
     command
       .description('per node: container state, version, alarms; per quorum queue: leader, members, online members')
@@ -73,6 +77,7 @@ const status = defineCommand({
 
 const logs = defineCommand({
   name: 'cluster logs',
+  examples: ['cluster logs rabbit2 -f', 'cluster logs --tail 50'],
   register: (command, dispatch: (o: { node: string | undefined; follow: boolean; tail: number | undefined }) => Promise<void>) =>
     command
       .description('the nodes’ logs (compose logs)')
@@ -87,6 +92,7 @@ const logs = defineCommand({
 
 const image = defineCommand({
   name: 'cluster image',
+  examples: ['cluster image', 'cluster image --rebuild'],
   register: (command, dispatch: (o: { json: boolean; rebuild: boolean }) => Promise<void>) =>
     command
       .description('make sure the RabbitMQ image exists: pull it, or build it from Debian packages when offline')
@@ -109,6 +115,7 @@ const image = defineCommand({
 
 export const cluster = defineGroup({
   name: 'cluster',
+  examples: ['cluster up', 'cluster status'],
   description: 'the 3-node RabbitMQ 4.3 quorum cluster (docker compose): up, down, reset, status, logs, image',
   commands: [up, down, reset, status, logs, image],
 });
