@@ -7,6 +7,7 @@ import { bench } from './commands/bench.js';
 import { cluster } from './commands/cluster.js';
 import { chaos } from './commands/chaos.js';
 import { compare } from './commands/compare.js';
+import { completion } from './commands/completion.js';
 import { consumerCrash } from './commands/consumer-crash.js';
 import { consumer } from './commands/consumer.js';
 import { consumerTimeoutDemo } from './commands/consumer-timeout-demo.js';
@@ -48,6 +49,7 @@ const COMMANDS = [
   watch,
   producerCrash,
   report,
+  completion,
 ] as const;
 
 type Entry = (typeof COMMANDS)[number];
