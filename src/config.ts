@@ -135,6 +135,14 @@ function composeToolFrom(value: string | undefined): 'v2' | 'v1' | undefined {
   throw new UsageError(`RMQ_BENCH_COMPOSE=${value} is not one of 'docker compose', 'docker-compose', auto`);
 }
 
+/**
+ * An on/off variable (RMQ_BENCH_DEBUG, RMQ_BENCH_QUIET): unset, empty, 0, false, no and off are
+ * off; anything else is on. `RMQ_BENCH_DEBUG=0` is off, as a user means it.
+ */
+export function envFlag(value: string | undefined): boolean {
+  return value !== undefined && !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase());
+}
+
 /** Every RMQ_BENCH_* variable, read when called (never at import time). */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const projectRoot = env.RMQ_BENCH_PROJECT_ROOT ? path.resolve(env.RMQ_BENCH_PROJECT_ROOT) : PROJECT_ROOT;

@@ -7,6 +7,8 @@ export const ExitCode = {
   ok: 0,
   /** The verdict failed: loss detected, a demo's expectation missed. */
   verdict: 1,
+  /** A group command given alone (`rmq-bench cluster`): its help on stderr, then 1, as git does. */
+  noSubcommand: 1,
   /** Bad flags or arguments. */
   usage: 2,
   /** An input file is malformed (definitions.json, a report). */

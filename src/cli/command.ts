@@ -25,6 +25,8 @@ export interface CommandDef<N extends string = string, O = unknown> {
    * cannot (option combinations, as UsageError) and hands the typed options to `dispatch`.
    */
   register(command: Command, dispatch: (options: O) => Promise<void>): void;
+  /** One or two command lines for --help, without the leading `rmq-bench`. */
+  readonly examples?: readonly string[];
   /** What the context needs instead of its defaults (another cluster's management API, a fault command). */
   overrides?(options: O, config: Config): ContextOverrides;
   // biome-ignore lint/suspicious/noConfusingVoidType: a command without a verdict returns nothing
@@ -35,6 +37,7 @@ export interface CommandDef<N extends string = string, O = unknown> {
 export interface CommandGroup<D extends CommandDef = CommandDef> {
   readonly name: string;
   readonly description: string;
+  readonly examples?: readonly string[];
   readonly commands: readonly D[];
 }
 

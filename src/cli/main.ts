@@ -1,8 +1,9 @@
 import { CommanderError } from 'commander';
-import { loadConfig } from '../config.js';
+import { envFlag, loadConfig } from '../config.js';
 import { createContext } from '../context.js';
-import { ExitCode, RmqBenchError, verdictExit } from '../errors.js';
+import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
+import { commandPath } from './help.js';
 import { commandOf, createProgram, type Invocation } from './program.js';
 import { createProgress } from './progress.js';
 
@@ -10,7 +11,7 @@ import { createProgress } from './progress.js';
 async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
   const def = commandOf(invocation);
   const config = loadConfig();
-  const progress = createProgress({ quiet: process.env.RMQ_BENCH_QUIET === '1' });
+  const progress = createProgress({ quiet: envFlag(process.env.RMQ_BENCH_QUIET) });
   const ctx = createContext(config, progress, signal, def.overrides?.(invocation.options, config) ?? {});
   try {
     const verdict = await def.run(ctx, invocation.options);
@@ -20,20 +21,28 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
   }
 }
 
-/** One line on stderr for an error; the exit code it maps to. The only place that knows exit codes. */
-export function reportError(err: unknown, write: (s: string) => void = (s) => process.stderr.write(s)): number {
+/**
+ * One line on stderr for an error; the exit code it maps to. The only place that knows exit codes.
+ * Every line has one shape, `rmq-bench: <what> (<hint>)`, commander's (printed by the program,
+ * see createProgram) as ours; a usage error's hint, when it has none of its own, is the command's
+ * help (`helpFor`: 'rmq-bench producer').
+ */
+export function reportError(err: unknown, write: (s: string) => void = (s) => process.stderr.write(s), helpFor?: string): number {
   if (err instanceof CommanderError) {
     // commander has already printed its message (and help when asked).
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.ok;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
+    // `rmq-bench cluster` alone: its help on stderr, then 1, as git does (`rmq-bench help cluster` is 0).
+    if (err.code === 'commander.help') return err.exitCode === 0 ? ExitCode.ok : ExitCode.noSubcommand;
     return ExitCode.usage;
   }
   if (err instanceof RmqBenchError) {
-    write(`rmq-bench: ${maskUrlsIn(err.message)}${err.hint ? ` (${maskUrlsIn(err.hint)})` : ''}\n`);
+    const hint = err.hint ?? (err instanceof UsageError && helpFor !== undefined ? `run ${helpFor} --help` : undefined);
+    write(`rmq-bench: ${maskUrlsIn(err.message)}${hint ? ` (${maskUrlsIn(hint)})` : ''}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   write(`rmq-bench: internal error: ${maskUrlsIn(message.split('\n')[0] ?? message)}\n`);
-  if (process.env.RMQ_BENCH_DEBUG && err instanceof Error && err.stack) write(`${maskUrlsIn(err.stack)}\n`);
+  if (envFlag(process.env.RMQ_BENCH_DEBUG) && err instanceof Error && err.stack) write(`${maskUrlsIn(err.stack)}\n`);
   return ExitCode.internal;
 }
 
@@ -76,13 +85,20 @@ export async function main(argv: string[]): Promise<void> {
   process.on('unhandledRejection', onCrash);
   process.on('uncaughtException', onCrash);
   let code: number = ExitCode.ok;
+  /** While a command checks its options (before it runs): the command whose --help a usage error points to. */
+  let helpFor: string | undefined;
   const program = createProgram(async (invocation) => {
+    helpFor = undefined;
     code = await run(invocation, controller.signal);
+  });
+  program.hook('preAction', (_root, action) => {
+    helpFor = commandPath(action);
   });
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    code = controller.signal.aborted ? ExitCode.interrupted : reportError(err);
+    const write = (s: string): void => void process.stderr.write(s);
+    code = controller.signal.aborted ? ExitCode.interrupted : reportError(err, write, helpFor);
     if (controller.signal.aborted && err instanceof RmqBenchError && err.exitCode !== ExitCode.interrupted) reportError(err);
   } finally {
     process.off('SIGINT', onSigint);

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import { createRequire } from 'node:module';
 import type { CommandDef, CommandGroup } from './command.js';
 import { alarmDemo } from './commands/alarm-demo.js';
@@ -7,6 +7,7 @@ import { bench } from './commands/bench.js';
 import { cluster } from './commands/cluster.js';
 import { chaos } from './commands/chaos.js';
 import { compare } from './commands/compare.js';
+import { completion } from './commands/completion.js';
 import { consumerCrash } from './commands/consumer-crash.js';
 import { consumer } from './commands/consumer.js';
 import { consumerTimeoutDemo } from './commands/consumer-timeout-demo.js';
@@ -22,6 +23,7 @@ import { report } from './commands/report.js';
 import { retryDemo } from './commands/retry-demo.js';
 import { verify } from './commands/verify.js';
 import { watch } from './commands/watch.js';
+import { commandPath, examplesText, optionDescriptionWithoutFalse, rootHelpText, usageLine } from './help.js';
 import { maskCredentialsLoosely } from './options.js';
 
 /** Every command, in the order --help lists them. Each is declared and run in its own file under commands/. */
@@ -47,6 +49,7 @@ const COMMANDS = [
   watch,
   producerCrash,
   report,
+  completion,
 ] as const;
 
 type Entry = (typeof COMMANDS)[number];
@@ -76,27 +79,50 @@ const { version } = require('../../package.json') as { version: string };
 
 function add(parent: Command, def: CommandDef, dispatch: Dispatch): void {
   const leaf = def.name.split(' ').pop()!;
-  def.register(parent.command(leaf), (options) => dispatch({ command: def.name, options } as Invocation));
+  const command = parent.command(leaf);
+  def.register(command, (options) => dispatch({ command: def.name, options } as Invocation));
+  if (def.examples) command.addHelpText('after', examplesText(def.examples));
 }
+
+/** Every command under (and including) `c`. */
+const everyCommand = (c: Command): Command[] => [c, ...c.commands.flatMap(everyCommand)];
 
 export function createProgram(dispatch: Dispatch): Command {
   const program = new Command('rmq-bench')
     .description('Shows, with numbers from a real 3-node RabbitMQ cluster, where messages get lost and what prevents it.')
-    .version(version, '-V, --version')
+    .version(version, '-v, --version', 'print the version')
+    // -V too: commander's own spelling, which scripts may use.
+    .addOption(new Option('-V').hideHelp())
     .exitOverride()
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
-      // commander quotes a rejected argument as typed: mask anything shaped like user:password@.
-      outputError: (s, write) => write(maskCredentialsLoosely(s)),
-    });
+    })
+    // Inherited by every command created after it: no "(default: false)" on a switch.
+    .configureHelp({
+      optionDescription(this: Help, option: Option): string {
+        return optionDescriptionWithoutFalse.call(this, option, Help.prototype.optionDescription);
+      },
+    })
+    .addHelpText('after', rootHelpText());
+  program.on('option:V', () => {
+    process.stdout.write(`${version}\n`);
+    throw new CommanderError(0, 'commander.version', version);
+  });
   for (const entry of COMMANDS as readonly (CommandDef | CommandGroup)[]) {
     if (!isGroup(entry)) {
       add(program, entry, dispatch);
       continue;
     }
     const group = program.command(entry.name).description(entry.description).exitOverride();
+    if (entry.examples) group.addHelpText('after', examplesText(entry.examples));
     for (const def of entry.commands) add(group, def, dispatch);
+  }
+  // commander's errors in the shape of ours, one line: `rmq-bench: <what> (run rmq-bench <command> --help)`.
+  // It quotes a rejected argument as typed: anything shaped like user:password@ is masked.
+  for (const command of everyCommand(program)) {
+    const path = commandPath(command);
+    command.configureOutput({ outputError: (s, write) => write(`${maskCredentialsLoosely(usageLine(s, path))}\n`) });
   }
   return program;
 }

@@ -22,6 +22,20 @@ export function spinnerSafe(stream: { isTTY?: boolean; columns?: number }, env: 
   return stream.isTTY === true && (stream.columns ?? 0) >= MIN_SPINNER_COLUMNS && env.TERM !== 'dumb';
 }
 
+/**
+ * Whether the spinner may colour (its frame, its ✔ ✖ ℹ ⚠): NO_COLOR set and not empty says never
+ * (no-color.org; chalk, which ora colours with, does not read it), FORCE_COLOR=0 too; otherwise
+ * the stream's own answer (Node's hasColors: a TTY that can). Pure.
+ */
+export function colorsAllowed(stream: { isTTY?: boolean; hasColors?: (env?: NodeJS.ProcessEnv) => boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
+  return stream.isTTY === true && (stream.hasColors?.(env) ?? false);
+}
+
+/** The persisted lines' marks, uncoloured (ora's own come from log-symbols, coloured at import). */
+const MARKS = { succeed: '✔', fail: '✖', info: 'ℹ', warn: '⚠' } as const;
+
 /** Off a TTY, a long step still shows a line now and then: at most one every PLAIN_EVERY_MS. */
 const PLAIN_EVERY_MS = 10_000;
 
@@ -75,8 +89,18 @@ class SpinnerProgress implements Progress {
   private plain: PlainProgress | undefined;
   constructor(
     private readonly stream: NodeJS.WriteStream,
-    private readonly ora: typeof import('ora').default,
+    private readonly oraFactory: typeof import('ora').default,
+    private readonly colors: boolean,
   ) {}
+  /** ora, coloured only when colours are allowed (NO_COLOR: a plain frame). */
+  private ora(options: { text?: string; stream: NodeJS.WriteStream }): Ora {
+    return this.oraFactory({ ...options, ...(this.colors ? {} : { color: false }) });
+  }
+  /** A finished line: ora's coloured mark, or the plain one under NO_COLOR. */
+  private persist(spinner: Ora, kind: keyof typeof MARKS, text?: string): void {
+    if (this.colors) spinner[kind](text);
+    else spinner.stopAndPersist({ symbol: MARKS[kind], ...(text === undefined ? {} : { text }) });
+  }
   /** The plain fallback once the spinner is no longer safe (the spinner stopped first). */
   private fallback(): PlainProgress | undefined {
     if (!this.plain && spinnerSafe(this.stream)) return undefined;
@@ -113,8 +137,8 @@ class SpinnerProgress implements Progress {
       plain.succeed(text);
       return;
     }
-    if (this.spinner) this.spinner.succeed(text);
-    else if (text) this.ora({ stream: this.stream }).succeed(text);
+    if (this.spinner) this.persist(this.spinner, 'succeed', text);
+    else if (text) this.persist(this.ora({ stream: this.stream }), 'succeed', text);
     this.spinner = undefined;
   }
   fail(text?: string): void {
@@ -123,8 +147,8 @@ class SpinnerProgress implements Progress {
       plain.fail(text);
       return;
     }
-    if (this.spinner) this.spinner.fail(text);
-    else if (text) this.ora({ stream: this.stream }).fail(text);
+    if (this.spinner) this.persist(this.spinner, 'fail', text);
+    else if (text) this.persist(this.ora({ stream: this.stream }), 'fail', text);
     this.spinner = undefined;
   }
   info(text: string): void {
@@ -133,7 +157,7 @@ class SpinnerProgress implements Progress {
       plain.info(text);
       return;
     }
-    this.withPaused(() => this.ora({ stream: this.stream }).info(text));
+    this.withPaused(() => this.persist(this.ora({ stream: this.stream }), 'info', text));
   }
   warn(text: string): void {
     const plain = this.fallback();
@@ -141,7 +165,7 @@ class SpinnerProgress implements Progress {
       plain.warn(text);
       return;
     }
-    this.withPaused(() => this.ora({ stream: this.stream }).warn(text));
+    this.withPaused(() => this.persist(this.ora({ stream: this.stream }), 'warn', text));
   }
   stop(): void {
     this.spinner?.stop();
@@ -156,8 +180,12 @@ class SpinnerProgress implements Progress {
   }
 }
 
-export function createProgress(options: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Progress {
+export function createProgress(
+  options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv; ora?: typeof import('ora').default } = {},
+): Progress {
   if (options.quiet) return silentProgress;
   const stream = options.stream ?? process.stderr;
-  return spinnerSafe(stream) && ora ? new SpinnerProgress(stream, ora) : new PlainProgress(stream);
+  const env = options.env ?? process.env;
+  const factory = options.ora ?? ora;
+  return spinnerSafe(stream, env) && factory ? new SpinnerProgress(stream, factory, colorsAllowed(stream, env)) : new PlainProgress(stream);
 }

@@ -155,6 +155,6 @@ describe('bench', { timeout: 180_000 }, () => {
   it('--window without async: one line, exit 2', async () => {
     const r = await runCli(['bench', '--mode', 'sync', '--window', '64']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --window applies to async confirms: add async to --mode']);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --window applies to async confirms: add async to --mode (run rmq-bench bench --help)']);
   });
 });

@@ -41,6 +41,6 @@ describe("dlq-demo --strategy: dead letters while the DLQ's leader is paused", {
   it('bad input: a stray --hold without --strategy is one line, exit 2, before anything runs', async () => {
     const r = await runCli(['dlq-demo', '--hold', '5s']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --hold go(es) with --strategy']);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --hold go(es) with --strategy (run rmq-bench dlq-demo --help)']);
   });
 });

@@ -126,6 +126,8 @@ describe('producer-crash: SIGKILL the producer mid-run', { timeout: 600_000 }, (
   it('bad input: one line on stderr, exit 2', async () => {
     const r = await runCli(['producer-crash', '-n', '10', '--kills', '20']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --kills 20 does not fit in -n 10: at most 9 distinct kill points']);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'rmq-bench: --kills 20 does not fit in -n 10: at most 9 distinct kill points (run rmq-bench producer-crash --help)',
+    ]);
   });
 });

@@ -128,7 +128,7 @@ describe('watch', { timeout: 180_000 }, () => {
   it('bad input: --json without --once is a usage error (exit 2, one line)', async () => {
     const r = await runCli(['watch', '--json']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --json needs --once (one snapshot, one JSON document)']);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --json needs --once (one snapshot, one JSON document) (run rmq-bench watch --help)']);
     expect(r.stdout).toBe('');
   });
 });

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reportError } from '../../src/cli/main.js';
 import { parseDefinitions } from '../../src/cluster/definitions.js';
+import { envFlag } from '../../src/config.js';
 import {
   AmqpError,
   BrokerUnavailableError,
@@ -149,6 +150,36 @@ describe('reportError: anything else is an internal error (70)', () => {
     expect(r.lines[0]).toBe('rmq-bench: internal error: socket closed: amqp://demo:***@127.0.0.1:5674');
     expect(r.lines.length).toBeGreaterThan(1);
     expect(r.lines.join('\n')).not.toContain('s3cret');
+  });
+});
+
+describe('RMQ_BENCH_DEBUG: on or off as a user means it', () => {
+  it.each([
+    ['1', true],
+    ['true', true],
+    ['yes', true],
+    ['0', false],
+    ['false', false],
+    ['FALSE', false],
+    ['off', false],
+    ['no', false],
+    ['', false],
+  ])('RMQ_BENCH_DEBUG=%j: stack %s', (value, stack) => {
+    vi.stubEnv('RMQ_BENCH_DEBUG', value);
+    const r = report(new Error('boom'));
+    expect(r.code).toBe(70);
+    expect(r.lines.length > 1).toBe(stack);
+  });
+
+  it.each([
+    [undefined, false],
+    ['', false],
+    ['0', false],
+    [' false ', false],
+    ['1', true],
+    ['on', true],
+  ])('envFlag(%j) → %s (RMQ_BENCH_QUIET reads the same way)', (value, on) => {
+    expect(envFlag(value)).toBe(on);
   });
 });
 

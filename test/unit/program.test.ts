@@ -330,7 +330,7 @@ describe('createProgram: composition', () => {
 
   it('each command commander can dispatch has one definition to run, under the same name', () => {
     const names = leaves(createProgram(recorder().dispatch));
-    expect(names).toHaveLength(27);
+    expect(names).toHaveLength(28);
     for (const name of names) {
       const def = commandOf({ command: name } as Invocation);
       expect(def.name).toBe(name);

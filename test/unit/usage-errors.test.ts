@@ -44,67 +44,85 @@ const outbox = path.join(os.tmpdir(), 'rmq-bench-usage-errors.sqlite');
 describe('usage errors through main(): one line on stderr, exit 2, nothing on stdout', () => {
   const cases: { args: string[]; line: string }[] = [
     // Network-fault flags with a fault that takes none.
-    { args: ['compare', '--fault', 'kill', '--latency', '200ms'], line: "rmq-bench: --latency goes with --fault latency (not 'kill')" },
-    { args: ['failover', '--fault', 'partition', '--loss', '5%'], line: "rmq-bench: --loss goes with --fault latency (not 'partition')" },
+    {
+      args: ['compare', '--fault', 'kill', '--latency', '200ms'],
+      line: "rmq-bench: --latency goes with --fault latency (not 'kill') (run rmq-bench compare --help)",
+    },
+    {
+      args: ['failover', '--fault', 'partition', '--loss', '5%'],
+      line: "rmq-bench: --loss goes with --fault latency (not 'partition') (run rmq-bench failover --help)",
+    },
     {
       args: ['failover', '--fault', 'latency', '--loss', '120%'],
-      line: "error: option '--loss <percent>' argument '120%' is invalid. '120%' is not a percentage between 0 and 100 (e.g. 5%)",
+      line: "rmq-bench: --loss: '120%' is not a percentage between 0 and 100 (e.g. 5%) (run rmq-bench failover --help)",
     },
     // Moved from test/integration/compare-extra.test.ts.
-    { args: ['compare', '--restore-cmd', 'true'], line: 'rmq-bench: --restore-cmd needs --fault-cmd' },
+    { args: ['compare', '--restore-cmd', 'true'], line: 'rmq-bench: --restore-cmd needs --fault-cmd (run rmq-bench compare --help)' },
     // Moved from test/integration/delayed-retry-demo.test.ts.
-    { args: ['delayed-retry-demo', '--min', '5s', '--max', '2s'], line: 'rmq-bench: --max 2s is below --min 5s' },
+    { args: ['delayed-retry-demo', '--min', '5s', '--max', '2s'], line: 'rmq-bench: --max 2s is below --min 5s (run rmq-bench delayed-retry-demo --help)' },
     // Moved from test/integration/outbox.test.ts.
     {
       args: ['producer', '--outbox', outbox, '--tx'],
-      line: 'rmq-bench: --outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode',
+      line: 'rmq-bench: --outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode (run rmq-bench producer --help)',
     },
     // Moved from test/integration/retry-demo.test.ts.
-    { args: ['retry-demo', '--time-scale', '0.1'], line: 'rmq-bench: --time-scale needs --backoff' },
+    { args: ['retry-demo', '--time-scale', '0.1'], line: 'rmq-bench: --time-scale needs --backoff (run rmq-bench retry-demo --help)' },
     {
       args: ['retry-demo', '--backoff', '1s', '--failures', '2'],
-      line: 'rmq-bench: --failures 2 is more than the 1 rungs of --backoff: the message would end in demo.dlq (the poison message already shows that)',
+      line: 'rmq-bench: --failures 2 is more than the 1 rungs of --backoff: the message would end in demo.dlq (the poison message already shows that) (run rmq-bench retry-demo --help)',
     },
     // The other option combinations each command checks before it runs.
-    { args: ['compare', '--fault-cmd', 'true', '--fault', 'none'], line: 'rmq-bench: --fault-cmd with --fault none applies nothing' },
-    { args: ['consumer', '--nack', '--autoack'], line: 'rmq-bench: --nack needs manual ack: with --autoack the broker has already forgotten the message' },
-    { args: ['consumer', '--fail-every', '2'], line: 'rmq-bench: --fail-every, --fail-rate and --fail-first need --on-failure' },
-    { args: ['delayed-retry-demo', '--min', '0'], line: "error: option '--min <duration>' argument '0' is invalid. '0' is not a duration above zero" },
-    { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document)' },
-    { args: ['bench', '--mode', 'none', '--window', '64'], line: 'rmq-bench: --window applies to async confirms: add async to --mode' },
-    { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50' },
-    { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10' },
+    {
+      args: ['compare', '--fault-cmd', 'true', '--fault', 'none'],
+      line: 'rmq-bench: --fault-cmd with --fault none applies nothing (run rmq-bench compare --help)',
+    },
+    {
+      args: ['consumer', '--nack', '--autoack'],
+      line: 'rmq-bench: --nack needs manual ack: with --autoack the broker has already forgotten the message (run rmq-bench consumer --help)',
+    },
+    {
+      args: ['consumer', '--fail-every', '2'],
+      line: 'rmq-bench: --fail-every, --fail-rate and --fail-first need --on-failure (run rmq-bench consumer --help)',
+    },
+    { args: ['delayed-retry-demo', '--min', '0'], line: "rmq-bench: --min: '0' is not a duration above zero (run rmq-bench delayed-retry-demo --help)" },
+    { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document) (run rmq-bench watch --help)' },
+    {
+      args: ['bench', '--mode', 'none', '--window', '64'],
+      line: 'rmq-bench: --window applies to async confirms: add async to --mode (run rmq-bench bench --help)',
+    },
+    { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50 (run rmq-bench producer-crash --help)' },
+    { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10 (run rmq-bench producer --help)' },
     {
       args: ['alarm-demo', '--hold', '2s', '--deadline', '3s'],
-      line: 'rmq-bench: --deadline 3s is not shorter than --hold 2s: the deadline publisher would never give up',
+      line: 'rmq-bench: --deadline 3s is not shorter than --hold 2s: the deadline publisher would never give up (run rmq-bench alarm-demo --help)',
     },
-    { args: ['alarm-demo', '--alarm', 'cpu'], line: "error: option '--alarm <kind>' argument 'cpu' is invalid. Allowed choices are memory, disk." },
+    { args: ['alarm-demo', '--alarm', 'cpu'], line: "rmq-bench: --alarm: 'cpu' is not one of memory, disk (run rmq-bench alarm-demo --help)" },
     {
       args: ['producer', '--blocked-timeout', 'soon'],
-      line: expect.stringMatching(/^error: option '--blocked-timeout <duration>' argument 'soon' is invalid\./) as unknown as string,
+      line: "rmq-bench: --blocked-timeout: 'soon' is not a duration (examples: 500ms, 5s, 1m30s) (run rmq-bench producer --help)",
     },
-    // commander's own messages (it prints them; main maps them to 2).
-    { args: ['frobnicate'], line: "error: unknown command 'frobnicate'" },
-    { args: ['verify'], line: "error: required option '--report <file>' not specified" },
+    // commander's own messages, in the shape of ours (it prints them; main maps them to 2).
+    { args: ['frobnicate'], line: "rmq-bench: unknown command 'frobnicate' (run rmq-bench --help)" },
+    { args: ['verify'], line: "rmq-bench: required option '--report <file>' not specified (run rmq-bench verify --help)" },
     {
       args: ['failover', '--fault', 'nuke'],
-      line: "error: option '--fault <kind>' argument 'nuke' is invalid. Allowed choices are kill, stop, pause, disconnect, partition, latency, quorum-loss.",
+      line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, latency, quorum-loss (run rmq-bench failover --help)",
     },
-    { args: ['dlq', 'replay', '--limit', '0'], line: "error: option '--limit <n>' argument '0' is invalid. '0' is not a positive whole number" },
-    { args: ['report', '-o', 'index.html'], line: "error: missing required argument 'files-or-folders'" },
-    { args: ['report', 'smoke-results'], line: "error: required option '-o, --output <file>' not specified" },
+    { args: ['dlq', 'replay', '--limit', '0'], line: "rmq-bench: --limit: '0' is not a positive whole number (run rmq-bench dlq replay --help)" },
+    { args: ['report', '-o', 'index.html'], line: "rmq-bench: missing required argument 'files-or-folders' (run rmq-bench report --help)" },
+    { args: ['report', 'smoke-results'], line: "rmq-bench: required option '-o, --output <file>' not specified (run rmq-bench report --help)" },
     {
       args: ['report', 'smoke-results', '-o', '/no/such/dir/index.html'],
-      line: "error: option '-o, --output <file>' argument '/no/such/dir/index.html' is invalid. cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable",
+      line: "rmq-bench: -o/--output: cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable (run rmq-bench report --help)",
     },
     {
       args: ['producer', '--report', '/nonexistent/dir/run.json'],
-      line: "error: option '--report <file>' argument '/nonexistent/dir/run.json' is invalid. cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable",
+      line: "rmq-bench: --report: cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable (run rmq-bench producer --help)",
     },
-    { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs' },
+    { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs (run rmq-bench report --help)' },
     {
       args: ['producer', '--urls', 'http://u:secret@h'],
-      line: "error: option '--urls <list>' argument 'http://u:***@h' is invalid. the URL is not an amqp:// or amqps:// URL",
+      line: 'rmq-bench: --urls: the URL is not an amqp:// or amqps:// URL (run rmq-bench producer --help)',
     },
   ];
 
@@ -120,48 +138,78 @@ describe('contradicting combinations: refused with one line, exit 2, never silen
   const cases: { args: string[]; line: string }[] = [
     {
       args: ['producer', '--confirms=false', '--confirm-mode', 'sync'],
-      line: 'rmq-bench: --confirm-mode does nothing with --confirms=false (no confirms to wait for)',
+      line: 'rmq-bench: --confirm-mode does nothing with --confirms=false (no confirms to wait for) (run rmq-bench producer --help)',
     },
-    { args: ['producer', '--no-confirms', '--window', '8'], line: 'rmq-bench: --window does nothing with --confirms=false (no confirms to wait for)' },
+    {
+      args: ['producer', '--no-confirms', '--window', '8'],
+      line: 'rmq-bench: --window does nothing with --confirms=false (no confirms to wait for) (run rmq-bench producer --help)',
+    },
     {
       args: ['producer', '--confirms=false', '--confirm-timeout', '1s'],
-      line: 'rmq-bench: --confirm-timeout does nothing with --confirms=false (no confirms to wait for)',
+      line: 'rmq-bench: --confirm-timeout does nothing with --confirms=false (no confirms to wait for) (run rmq-bench producer --help)',
     },
-    { args: ['producer', '--tx', '--confirm-mode', 'batch'], line: 'rmq-bench: --confirm-mode does nothing with --tx (AMQP transactions instead of confirms)' },
-    { args: ['producer', '--tx', '--confirms'], line: 'rmq-bench: --confirms does nothing with --tx (AMQP transactions instead of confirms)' },
-    { args: ['producer', '--tx', '--window', '8'], line: 'rmq-bench: --window does nothing with --tx (AMQP transactions instead of confirms)' },
-    { args: ['producer', '--confirm-mode', 'sync', '--window', '8'], line: 'rmq-bench: --window is for --confirm-mode async, not sync' },
-    { args: ['producer', '--batch-size', '10'], line: 'rmq-bench: --batch-size is for --confirm-mode batch and --tx, not --confirm-mode async' },
+    {
+      args: ['producer', '--tx', '--confirm-mode', 'batch'],
+      line: 'rmq-bench: --confirm-mode does nothing with --tx (AMQP transactions instead of confirms) (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--tx', '--confirms'],
+      line: 'rmq-bench: --confirms does nothing with --tx (AMQP transactions instead of confirms) (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--tx', '--window', '8'],
+      line: 'rmq-bench: --window does nothing with --tx (AMQP transactions instead of confirms) (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--confirm-mode', 'sync', '--window', '8'],
+      line: 'rmq-bench: --window is for --confirm-mode async, not sync (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--batch-size', '10'],
+      line: 'rmq-bench: --batch-size is for --confirm-mode batch and --tx, not --confirm-mode async (run rmq-bench producer --help)',
+    },
     {
       args: ['failover', '--election-timeout', '0'],
-      line: "error: option '--election-timeout <duration>' argument '0' is invalid. '0' is not a duration above zero",
+      line: "rmq-bench: --election-timeout: '0' is not a duration above zero (run rmq-bench failover --help)",
     },
     {
       args: ['failover', '--no-restore', '--rejoin-timeout', '1m'],
-      line: 'rmq-bench: --rejoin-timeout does nothing with --no-restore (the node is left faulted)',
+      line: 'rmq-bench: --rejoin-timeout does nothing with --no-restore (the node is left faulted) (run rmq-bench failover --help)',
     },
-    { args: ['compare', '--fault', 'none', '--fault-at', '0.5'], line: 'rmq-bench: --fault-at does nothing with --fault none' },
-    { args: ['compare', '--fault', 'none', '--restore-after', '5s'], line: 'rmq-bench: --restore-after does nothing with --fault none' },
-    { args: ['compare', '--mode', 'off', '--window', '64'], line: 'rmq-bench: --window does nothing with --mode off (confirms off only)' },
+    { args: ['compare', '--fault', 'none', '--fault-at', '0.5'], line: 'rmq-bench: --fault-at does nothing with --fault none (run rmq-bench compare --help)' },
+    {
+      args: ['compare', '--fault', 'none', '--restore-after', '5s'],
+      line: 'rmq-bench: --restore-after does nothing with --fault none (run rmq-bench compare --help)',
+    },
+    {
+      args: ['compare', '--mode', 'off', '--window', '64'],
+      line: 'rmq-bench: --window does nothing with --mode off (confirms off only) (run rmq-bench compare --help)',
+    },
     {
       args: ['consumer', '--autoack', '--prefetch', '5'],
-      line: 'rmq-bench: --prefetch does nothing with --autoack (no acks: the broker does not wait for them)',
+      line: 'rmq-bench: --prefetch does nothing with --autoack (no acks: the broker does not wait for them) (run rmq-bench consumer --help)',
     },
     {
       args: ['consumer', '--autoack', '--multi-ack-every', '5'],
-      line: 'rmq-bench: --multi-ack-every does nothing with --autoack (no acks: the broker does not wait for them)',
+      line: 'rmq-bench: --multi-ack-every does nothing with --autoack (no acks: the broker does not wait for them) (run rmq-bench consumer --help)',
     },
     {
       args: ['consumer', '--nack', '--prefetch', '5'],
-      line: 'rmq-bench: --prefetch does nothing with --nack (it closes the connection at the first delivery, with prefetch 1)',
+      line: 'rmq-bench: --prefetch does nothing with --nack (it closes the connection at the first delivery, with prefetch 1) (run rmq-bench consumer --help)',
     },
     {
       args: ['consumer-crash', '--modes', 'autoack', '--prefetch', '5'],
-      line: 'rmq-bench: --prefetch is for the manual ack modes, which --modes autoack leaves out',
+      line: 'rmq-bench: --prefetch is for the manual ack modes, which --modes autoack leaves out (run rmq-bench consumer-crash --help)',
     },
-    { args: ['producer-crash', '--modes', 'outbox', '--print-every', '10'], line: 'rmq-bench: --print-every is for the naive mode, which --modes leaves out' },
-    { args: ['watch', '--once', '--interval', '2s'], line: 'rmq-bench: --interval does nothing with --once (one snapshot, no refresh)' },
-    { args: ['cluster', 'up', '--timeout', '0'], line: "error: option '--timeout <duration>' argument '0' is invalid. '0' is not a duration above zero" },
+    {
+      args: ['producer-crash', '--modes', 'outbox', '--print-every', '10'],
+      line: 'rmq-bench: --print-every is for the naive mode, which --modes leaves out (run rmq-bench producer-crash --help)',
+    },
+    {
+      args: ['watch', '--once', '--interval', '2s'],
+      line: 'rmq-bench: --interval does nothing with --once (one snapshot, no refresh) (run rmq-bench watch --help)',
+    },
+    { args: ['cluster', 'up', '--timeout', '0'], line: "rmq-bench: --timeout: '0' is not a duration above zero (run rmq-bench cluster up --help)" },
   ];
 
   it.each(cases)('$args', async ({ args, line }) => {
@@ -178,5 +226,72 @@ describe('help and version through main(): stdout, exit 0', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).not.toBe('');
     expect(r.stderr).toBe('');
+  });
+});
+
+describe('version, help and groups through main()', () => {
+  it.each([['-v'], ['-V'], ['--version']])('%s prints the version on stdout, exit 0', async (flag) => {
+    const r = await runMain([flag]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(r.stderr).toBe('');
+  });
+
+  it.each([[['cluster']], [['dlq']], [[]]])('%j alone: its help on stderr, exit 1 (as git does)', async (args) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^Usage: rmq-bench/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('rmq-bench help cluster is asked for: stdout, exit 0', async () => {
+    const r = await runMain(['help', 'cluster']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: rmq-bench cluster/);
+  });
+
+  it('the root help lists -v, examples, the environment and every exit code', async () => {
+    const r = await runMain(['--help']);
+    expect(r.stdout).toContain('-v, --version');
+    expect(r.stdout).toContain('Examples:\n  $ rmq-bench ');
+    expect(r.stdout).toContain('Environment:\n  RMQ_BENCH_NAME');
+    expect(r.stdout).toContain('NO_COLOR');
+    for (const code of [0, 1, 2, 65, 66, 68, 69, 70, 73, 74, 75, 130, 143]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+  });
+
+  it.each([['producer'], ['consumer'], ['cluster', 'up'], ['dlq', 'replay'], ['compare'], ['bench']])(
+    '%s --help: examples, and no "(default: false)" on a switch',
+    async (...words) => {
+      const r = await runMain([...words, '--help']);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain(`Examples:\n  $ rmq-bench ${words.join(' ')}`);
+      expect(r.stdout).not.toContain('default: false');
+    },
+  );
+});
+
+describe('errors: one prefix and one shape, commander or ours, credentials masked', () => {
+  it.each([
+    { args: ['cluster', 'up', '--bogus'], line: "rmq-bench: unknown option '--bogus' (run rmq-bench cluster up --help)" },
+    { args: ['cluster', 'explode'], line: "rmq-bench: unknown command 'explode' (run rmq-bench cluster --help)" },
+    { args: ['consumer', '-n', '0'], line: "rmq-bench: -n/--count: '0' is not a positive whole number (run rmq-bench consumer --help)" },
+    {
+      args: ['cluster', 'logs', 'rabbit9'],
+      line: expect.stringMatching(/^rmq-bench: <node>: 'rabbit9' is not a node .* \(run rmq-bench cluster logs --help\)$/),
+    },
+    { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document) (run rmq-bench watch --help)' },
+    {
+      args: ['audit', '--management-url', 'ftp://user:s3cret@h'],
+      line: 'rmq-bench: --management-url: entry 1 is not an http(s):// URL (run rmq-bench audit --help)',
+    },
+    {
+      args: ['producer', '--urls', 'amqp//u:s3cret@h'],
+      line: expect.stringMatching(/^rmq-bench: --urls: .* \(run rmq-bench producer --help\)$/),
+    },
+  ])('$args', async ({ args, line }) => {
+    const r = await runMain(args as string[]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([line]);
+    expect(r.stderr).not.toContain('s3cret');
   });
 });

@@ -65,6 +65,7 @@ export function alarmDemoOptions(o: RawOptions): AlarmDemoCliOptions {
 
 export const alarmDemo = defineCommand({
   name: 'alarm-demo',
+  examples: ['alarm-demo --auto', 'alarm-demo --alarm disk --hold 20s --html alarm.html'],
   register: (command, dispatch: (o: AlarmDemoCliOptions) => Promise<void>) =>
     command
       .description('a memory or disk alarm on one node: publishers on every node blocked, what each reports, what arrives; consumers go on')

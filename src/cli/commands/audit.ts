@@ -19,6 +19,7 @@ export interface AuditCliOptions {
 
 export const audit = defineCommand({
   name: 'audit',
+  examples: ['audit', 'audit --management-url http://user:pass@broker.example:15672 --json'],
   register: (command, dispatch: (o: AuditCliOptions) => Promise<void>) =>
     command
       .description('check a live broker against the reliability checklist: pass/warn/fail per item, the object it concerns and the fix (exit 1 on any fail)')

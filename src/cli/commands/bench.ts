@@ -84,6 +84,7 @@ interface RawOptions {
 
 export const bench = defineCommand({
   name: 'bench',
+  examples: ['bench --mode sync,async -z 10s', 'bench -x 2 -y 2 -n 10000 --csv samples.csv --html bench.html'],
   register: (command, dispatch: (o: BenchCliOptions) => Promise<void>) =>
     command
       .description('the same workload in each publishing mode, side by side: publish and consume rates, confirm and end-to-end latency, client CPU and RSS')

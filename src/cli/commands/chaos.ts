@@ -121,6 +121,7 @@ const listOf =
 
 export const chaos = defineCommand({
   name: 'chaos',
+  examples: ['chaos --duration 60s --interval 15s --hold 4s --seed 1', 'chaos --faults kill,pause --control --html chaos.html'],
   register: (command, dispatch: (o: ChaosCliOptions) => Promise<void>) =>
     command
       .description('a long run under a nemesis: producers with confirms, consumers with an idempotent store, faults on a schedule, every message reconciled')

@@ -60,6 +60,7 @@ function forCluster(ctx: Context, choice: ClusterChoice): Context {
 
 const up = defineCommand({
   name: 'cluster up',
+  examples: ['cluster up', 'cluster up --timeout 5m --json'],
   register: (command, dispatch: (o: { json: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(command.description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)'))
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
@@ -73,6 +74,7 @@ const up = defineCommand({
 
 const down = defineCommand({
   name: 'cluster down',
+  examples: ['cluster down --volumes'],
   register: (command, dispatch: (o: { json: boolean; volumes: boolean } & ClusterChoice) => Promise<void>) =>
     clusterOptions(command.description('stop and remove the containers'))
       .option('--volumes', 'also remove the nodes’ data volumes', false)
@@ -86,6 +88,7 @@ const down = defineCommand({
 
 const reset = defineCommand({
   name: 'cluster reset',
+  examples: ['cluster reset', 'cluster reset --hard'],
   register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
       command.description(
@@ -113,6 +116,7 @@ const reset = defineCommand({
 
 const status = defineCommand({
   name: 'cluster status',
+  examples: ['cluster status', 'cluster status --json'],
   register: (command, dispatch: (o: { json: boolean; html: string | undefined } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
       command.description('the cluster’s name and ports; per node: container state, version, alarms; per quorum queue: leader, members, online members'),
@@ -128,6 +132,7 @@ const status = defineCommand({
 
 const logs = defineCommand({
   name: 'cluster logs',
+  examples: ['cluster logs rabbit2 -f', 'cluster logs --tail 50'],
   register: (command, dispatch: (o: { node: string | undefined; follow: boolean; tail: number | undefined } & ClusterChoice) => Promise<void>) =>
     clusterOptions(command.description('the nodes’ logs (compose logs)'))
       .argument('[node]', 'rabbit1, rabbit2 or rabbit3 (default: all)', nodeName)
@@ -143,6 +148,7 @@ const logs = defineCommand({
 
 const image = defineCommand({
   name: 'cluster image',
+  examples: ['cluster image', 'cluster image --rebuild'],
   register: (command, dispatch: (o: { json: boolean; rebuild: boolean }) => Promise<void>) =>
     command
       .description('make sure the RabbitMQ image exists: pull it, or build it from Debian packages when offline')
@@ -165,6 +171,7 @@ const image = defineCommand({
 
 export const cluster = defineGroup({
   name: 'cluster',
+  examples: ['cluster up', 'cluster status'],
   description: 'the 3-node RabbitMQ 4.3 quorum cluster (docker compose): up, down, reset, status, logs, image',
   commands: [up, down, reset, status, logs, image],
 });

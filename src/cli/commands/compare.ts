@@ -62,6 +62,7 @@ interface RawOptions {
 
 export const compare = defineCommand({
   name: 'compare',
+  examples: ['compare -n 5000', 'compare --runs 5 --fault pause --restore-after 10s --html compare.html'],
   register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
     command
       .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')

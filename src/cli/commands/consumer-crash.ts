@@ -36,6 +36,7 @@ interface RawOptions {
 
 export const consumerCrash = defineCommand({
   name: 'consumer-crash',
+  examples: ['consumer-crash', 'consumer-crash --modes manual,idempotent --runs 3 --work 5ms'],
   register: (command, dispatch: (o: ConsumerCrashCliOptions) => Promise<void>) =>
     command
       .description('SIGKILL a consumer mid-run: autoack vs manual ack vs manual ack with an idempotent store, every message reconciled')

@@ -61,6 +61,7 @@ export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCl
 
 export const consumerTimeoutDemo = defineCommand({
   name: 'consumer-timeout-demo',
+  examples: ['consumer-timeout-demo --auto', 'consumer-timeout-demo --via policy --timeout 5s'],
   register: (command, dispatch: (o: ConsumerTimeoutDemoCliOptions) => Promise<void>) =>
     command
       .description(

@@ -100,6 +100,7 @@ function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCli
 
 export const consumer = defineCommand({
   name: 'consumer',
+  examples: ['consumer --nack', 'consumer --prefetch 10 --work 20ms --on-failure reject-requeue --fail-every 5'],
   register: (command, dispatch: (o: ConsumerCliOptions) => Promise<void>) =>
     command
       .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')

@@ -51,6 +51,7 @@ function delayedRetryDemoOptions(o: RawOptions): DelayedRetryDemoCliOptions {
 
 export const delayedRetryDemo = defineCommand({
   name: 'delayed-retry-demo',
+  examples: ['delayed-retry-demo --auto', 'delayed-retry-demo --type failed --min 500ms --max 1200ms'],
   register: (command, dispatch: (o: DelayedRetryDemoCliOptions) => Promise<void>) =>
     command
       .description('RabbitMQ 4.3 native delayed retry: each redelivery delay measured against min(min × x-delivery-count, max)')

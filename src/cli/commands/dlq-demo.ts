@@ -81,6 +81,7 @@ export function dlqDemoOptions(o: RawOptions): DlqDemoCliOptions {
 
 export const dlqDemo = defineCommand({
   name: 'dlq-demo',
+  examples: ['dlq-demo --reason all --auto', 'dlq-demo --strategy both --fault pause --hold 15s'],
   register: (command, dispatch: (o: DlqDemoCliOptions) => Promise<void>) =>
     command
       .description(

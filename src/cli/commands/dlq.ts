@@ -14,6 +14,7 @@ const limitAlias = (): Option => new Option('--limit <n>', 'the former name of -
 
 const inspect = defineCommand({
   name: 'dlq inspect',
+  examples: ['dlq inspect', 'dlq inspect --queue demo.dlq -n 20 --json'],
   register: (command, dispatch: (o: DlqInspectCliOptions) => Promise<void>) =>
     command
       .description('a table of the DLQ’s messages (id, reason, source queue, count, death times); they stay in the queue')
@@ -33,6 +34,7 @@ const inspect = defineCommand({
 
 const replay = defineCommand({
   name: 'dlq replay',
+  examples: ['dlq replay --to demo.orders', 'dlq replay --filter reason=rejected -n 100'],
   register: (command, dispatch: (o: DlqReplayCliOptions) => Promise<void>) =>
     command
       .description('republish dead letters with confirms, removing each only after its confirm')
@@ -58,6 +60,7 @@ const replay = defineCommand({
 
 export const dlq = defineGroup({
   name: 'dlq',
+  examples: ['dlq inspect', 'dlq replay --to demo.orders'],
   description: 'the dead-letter queue: inspect it without losing anything, replay it safely',
   commands: [inspect, replay],
 });

@@ -11,6 +11,7 @@ export type DurabilityDemoCliOptions = DurabilityDemoOptions & { json: boolean; 
 
 export const durabilityDemo = defineCommand({
   name: 'durability-demo',
+  examples: ['durability-demo -n 1000', 'durability-demo --how kill --queue-age 0'],
   register: (command, dispatch: (o: DurabilityDemoCliOptions) => Promise<void>) =>
     command
       .description('transient and persistent messages in a durable classic queue and a quorum queue, every node restarted: what survived')

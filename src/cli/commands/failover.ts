@@ -53,6 +53,7 @@ interface RawOptions {
 
 export const failover = defineCommand({
   name: 'failover',
+  examples: ['failover --fault pause --restore-after 10s', 'failover --fault latency --latency 300ms --loss 1% --json'],
   register: (command, dispatch: (o: FailoverCliOptions) => Promise<void>) =>
     command
       .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")

@@ -19,6 +19,7 @@ function prefetchList(value: string): number[] {
 
 export const prefetchDemo = defineCommand({
   name: 'prefetch-demo',
+  examples: ['prefetch-demo', 'prefetch-demo --prefetch 1,50 --slow-work 50ms'],
   register: (command, dispatch: (o: PrefetchDemoCliOptions) => Promise<void>) =>
     command
       .description('a fast and a slow consumer at prefetch 1, 10 and 0: how the messages are split, how long it takes, how many each hoards')

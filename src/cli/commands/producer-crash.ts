@@ -71,6 +71,7 @@ function producerCrashOptions(o: RawOptions, given: ReadonlySet<string>): Produc
 
 export const producerCrash = defineCommand({
   name: 'producer-crash',
+  examples: ['producer-crash --runs 5', 'producer-crash --modes outbox --kills 5 --seed 3 --fault kill'],
   register: (command, dispatch: (o: ProducerCrashCliOptions) => Promise<void>) =>
     command
       .description('SIGKILL a producer mid-run, several times: naive restart (events in memory) vs the outbox pattern, every event reconciled')

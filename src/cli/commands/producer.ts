@@ -178,6 +178,7 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
 
 export const producer = defineCommand({
   name: 'producer',
+  examples: ['producer -n 200 --confirms=false', 'producer -n 5000 --rate 0 --confirm-mode async --window 256 --report run.json'],
   register: (command, dispatch: (o: ProducerCliOptions) => Promise<void>) =>
     command
       .description('publish N messages with or without confirms, recording what happened to every one')

@@ -20,6 +20,7 @@ export interface ReportCliOptions {
 
 export const report = defineCommand({
   name: 'report',
+  examples: ['report smoke-results -o report.html', 'report compare.json bench.json -o index.html --json'],
   register: (command, dispatch: (o: ReportCliOptions) => Promise<void>) =>
     command
       .description("one self-contained HTML page for a set of --json documents: a summary table, then each one's charts and JSON")

@@ -40,6 +40,7 @@ function retryDemoOptions(o: RawOptions): RetryDemoCliOptions {
 
 export const retryDemo = defineCommand({
   name: 'retry-demo',
+  examples: ['retry-demo --auto', 'retry-demo --backoff 5s,30s,5m --time-scale 0.05'],
   register: (command, dispatch: (o: RetryDemoCliOptions) => Promise<void>) =>
     command
       .description(

@@ -42,6 +42,7 @@ async function readReport(file: string): Promise<ProducerReport> {
 
 export const verify = defineCommand({
   name: 'verify',
+  examples: ['verify --report run.json', 'verify --report run.json --idle 500ms --json'],
   register: (command, dispatch: (o: VerifyCliOptions) => Promise<void>) =>
     command
       .description('drain the queue and reconcile it with a producer report: lost, silently lost, duplicated, recovered, unexpected')

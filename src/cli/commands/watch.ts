@@ -42,6 +42,7 @@ function interval(value: string): number {
 
 export const watch = defineCommand({
   name: 'watch',
+  examples: ['watch --match "^demo\\."', 'watch --once --json'],
   register: (command, dispatch: (o: WatchCliOptions) => Promise<void>) =>
     command
       .description('live view, refreshed every second: per queue ready/unacked/delayed, rates, leader, online members; node states; alerts (Ctrl+C stops)')
