@@ -41,8 +41,31 @@ export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-async function containers(docker: Docker, nodes: readonly NodeSpec[]): Promise<ContainerInfo[]> {
-  return Promise.all(nodes.map((n) => inspectContainer(docker, n.container)));
+/**
+ * The nodes' containers. docker-compose.yml has no healthcheck: one every 5 s cost a docker exec
+ * per node (dockerd, runc and the check: about 65 ms of CPU each, and a whole second each while it
+ * was `rabbitmq-diagnostics ping`), a tax on every figure measured beside it. A running node
+ * without one is healthy once its own management API answers (the listeners open at the end of
+ * the boot). A container from an older docker-compose.yml keeps docker's health status.
+ */
+async function containers(ctx: Context, docker: Docker, nodes: readonly NodeSpec[]): Promise<ContainerInfo[]> {
+  return Promise.all(
+    nodes.map(async (n): Promise<ContainerInfo> => {
+      const c = await inspectContainer(docker, n.container);
+      if (c.state !== 'running' || c.health !== 'none') return c;
+      return { ...c, health: (await answers(ctx, n)) ? 'healthy' : 'starting' };
+    }),
+  );
+}
+
+/** Whether the node's own management API answers (not another node's, as ctx.management.get would). */
+async function answers(ctx: Context, node: NodeSpec): Promise<boolean> {
+  try {
+    await ctx.management.requestOn(managementUrl(ctx.config, node), 'GET', '/api/whoami');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The queues a definitions file declares as quorum queues, with their leadership now. */
@@ -57,7 +80,7 @@ function fullyReplicated(queues: QueueLeadership[], size: number): boolean {
 /** Everything `cluster up` waits for, checked once: all containers healthy, 3 running nodes, queues replicated. */
 export async function clusterIsReady(ctx: Context, defs: Definitions): Promise<boolean> {
   const docker = await ctx.docker();
-  const cs = await containers(docker, ctx.config.nodes);
+  const cs = await containers(ctx, docker, ctx.config.nodes);
   if (!cs.every((c) => c.state === 'running' && (c.health === 'healthy' || c.health === 'none'))) return false;
   try {
     const nodes = await ctx.management.nodes();
@@ -173,7 +196,7 @@ export async function waitForHealthyAndClustered(ctx: Context, options: WaitOpti
   const label = (c: ContainerInfo): string => `${c.name} ${c.state === 'running' ? c.health : c.state}`;
 
   await retryUntil(
-    () => containers(docker, config.nodes),
+    () => containers(ctx, docker, config.nodes),
     (cs) => {
       progress.update(`waiting for the nodes to be healthy (${cs.map(label).join(', ')}) ${secs()}`);
       return cs.every((c) => c.state === 'running' && c.health === 'healthy');
@@ -281,7 +304,7 @@ export async function clusterUp(ctx: Context, options: WaitOptions): Promise<UpR
   const image = await ensureImage(docker, config, progress);
   if (image.how !== 'present') progress.succeed(`image ${image.image} ${image.how} in ${Math.round(image.elapsedMs / 1000)} s`);
   progress.start('checking ports');
-  await checkPorts(ctx, await containers(docker, config.nodes));
+  await checkPorts(ctx, await containers(ctx, docker, config.nodes));
   progress.update(`starting rabbit1..3 (${compose.kind === 'v2' ? 'docker compose' : 'docker-compose'} ${compose.version}, image ${image.image})`);
   await compose.up({ RMQ_BENCH_IMAGE: image.image });
 
@@ -347,7 +370,7 @@ export interface StatusResult {
 export async function clusterStatus(ctx: Context): Promise<StatusResult> {
   const docker = await ctx.docker();
   const { config, management } = ctx;
-  const cs = await containers(docker, config.nodes);
+  const cs = await containers(ctx, docker, config.nodes);
   const exclude = config.nodes.filter((_, i) => cs[i]!.state !== 'running').map((n) => n.name);
   let reachable = true;
   const nodeInfos = await management.nodes(exclude).catch(() => {
