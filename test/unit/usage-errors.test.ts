@@ -249,7 +249,7 @@ describe('version, help and groups through main()', () => {
     expect(r.stdout).toContain('Examples:\n  $ rmq-bench ');
     expect(r.stdout).toContain('Environment:\n  RMQ_BENCH_NAME');
     expect(r.stdout).toContain('NO_COLOR');
-    for (const code of [0, 1, 2, 65, 66, 68, 69, 70, 73, 74, 75, 130, 143]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+    for (const code of [0, 1, 2, 65, 66, 68, 69, 70, 73, 74, 75, 130, 141, 143]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
   });
 
   it.each([['producer'], ['consumer'], ['cluster', 'up'], ['dlq', 'replay'], ['compare'], ['bench']])(
