@@ -29,6 +29,8 @@ export const ExitCode = {
   timeout: 75,
   /** Ctrl+C. */
   interrupted: 130,
+  /** stdout or stderr closed by its reader (`rmq-bench --help | head -1`): what a shell reports for SIGPIPE, 128 + 13. */
+  closedPipe: 141,
   /** SIGTERM (a CI job's timeout, `kill`): the same clean-up as Ctrl+C, the shell's 128 + 15. */
   terminated: 143,
 } as const;

@@ -42,6 +42,7 @@ export const EXIT_CODES: readonly (readonly [code: number, meaning: string])[] =
   [ExitCode.outputFailed, 'an output file could not be written at the end (the result was printed first)'],
   [ExitCode.timeout, 'a wait passed its deadline'],
   [ExitCode.interrupted, 'Ctrl+C (the clean-up runs first)'],
+  [ExitCode.closedPipe, 'the reader of stdout or stderr stopped early (| head): ends quietly, as on SIGPIPE'],
   [ExitCode.terminated, 'SIGTERM (the same clean-up)'],
 ];
 

@@ -49,12 +49,37 @@ export function reportError(err: unknown, write: (s: string) => void = (s) => pr
 /** After an internal error: how long the clean-up (undoing faults) may take before the process exits. */
 const CRASH_CLEANUP_MS = 60_000;
 
+/** A write to a pipe whose reader has gone: `rmq-bench --help | head -1` once head has its line. */
+const isClosedPipe = (err: unknown): boolean => (err as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
+/**
+ * A closed stdout or stderr ends rmq-bench the way SIGPIPE ends git or ls: no message, no stack,
+ * exit 141 (128 + 13, what a shell reports for SIGPIPE), after --help as after a run. Not 0: the
+ * reader stopped before the end, so what it got may be cut short (a --json document, a table);
+ * under `set -o pipefail` the pipeline fails as it does with git or ls. Node ignores SIGPIPE and
+ * reports the failed write as an 'error' event on the stream, which unhandled is a crash with a
+ * stack. The event often comes after main() has returned (the help printed, the failure reported
+ * on a later tick), so this listener stays for the life of the process, added once per stream.
+ * Any other error on the stream is thrown, as an unhandled 'error' event would be.
+ */
+function onOutputError(err: unknown): void {
+  if (!isClosedPipe(err)) throw err;
+  process.exitCode = ExitCode.closedPipe;
+}
+
+function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (!stream.listeners('error').includes(onOutputError)) stream.on('error', onOutputError);
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
+  endQuietlyOnClosedPipe();
   const controller = new AbortController();
   let interrupts = 0;
-  /** The first signal: Ctrl+C ends with 130, SIGTERM with 143, as shells report them. */
-  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
-  const signalExit = (): number => (signalled === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted);
+  /** The first signal: Ctrl+C ends with 130, SIGTERM with 143, a closed pipe with 141, as shells report them. */
+  let signalled: 'SIGINT' | 'SIGTERM' | 'SIGPIPE' | undefined;
+  const signalExit = (): number => (signalled === 'SIGTERM' ? ExitCode.terminated : signalled === 'SIGPIPE' ? ExitCode.closedPipe : ExitCode.interrupted);
   const onSignal = (sig: 'SIGINT' | 'SIGTERM'): void => {
     interrupts += 1;
     signalled ??= sig;
@@ -70,6 +95,14 @@ export async function main(argv: string[]): Promise<void> {
   const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
+  // The reader gone while a command runs (`watch 2>&1 | head -3`): stop it quietly, with the same clean-up as Ctrl+C (faults undone), then 141.
+  const onClosedPipe = (err: unknown): void => {
+    if (!isClosedPipe(err)) return;
+    signalled ??= 'SIGPIPE';
+    controller.abort();
+  };
+  process.stdout.on('error', onClosedPipe);
+  process.stderr.on('error', onClosedPipe);
   // A bug that escapes every handler (an unhandled rejection, an uncaught exception): one line,
   // then the same clean-up as Ctrl+C (a fault left on would outlive the run), exit 70.
   let crashed = false;
@@ -103,8 +136,10 @@ export async function main(argv: string[]): Promise<void> {
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
+    process.stdout.off('error', onClosedPipe);
+    process.stderr.off('error', onClosedPipe);
     process.off('unhandledRejection', onCrash);
     process.off('uncaughtException', onCrash);
   }
-  process.exitCode = crashed ? ExitCode.internal : code === ExitCode.interrupted ? signalExit() : code;
+  process.exitCode = crashed ? ExitCode.internal : code === ExitCode.interrupted || signalled === 'SIGPIPE' ? signalExit() : code;
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { alarmDemoOptions } from '../../src/cli/commands/alarm-demo.js';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { nodesFor as clusterNodes } from '../../src/config.js';
 import { renderAlarmDemo } from '../../src/report/alarm.js';
 import { flushLine } from '../../src/report/compare.js';
@@ -17,6 +16,7 @@ import {
   type PublisherInput,
   type PublisherRole,
 } from '../../src/scenarios/alarm-plan.js';
+import { invocationOf } from './program-harness.js';
 
 const options: AlarmDemoOptions = {
   alarm: 'memory',
@@ -283,14 +283,10 @@ describe('alarm-demo options', () => {
     tolerance: 2000,
   };
   it('defaults: a memory alarm on rabbit1 for 8 s, the children stopped half-way', async () => {
-    const calls: Invocation[] = [];
-    await createProgram(async (i) => void calls.push(i)).parseAsync(['node', 'rmq-bench', 'alarm-demo']);
-    expect(calls[0]).toEqual({ command: 'alarm-demo', options: { json: false, html: undefined, auto: false, ...options } });
+    expect(await invocationOf(['alarm-demo'])).toEqual({ command: 'alarm-demo', options: { json: false, html: undefined, auto: false, ...options } });
   });
   it('--alarm disk --node rabbit2', async () => {
-    const calls: Invocation[] = [];
-    await createProgram(async (i) => void calls.push(i)).parseAsync(['node', 'rmq-bench', 'alarm-demo', '--alarm', 'disk', '--node', 'rabbit2']);
-    expect(calls[0]?.options).toMatchObject({ alarm: 'disk', node: 'rabbit2' });
+    expect((await invocationOf(['alarm-demo', '--alarm', 'disk', '--node', 'rabbit2'])).options).toMatchObject({ alarm: 'disk', node: 'rabbit2' });
   });
   it.each([
     [{ rate: 0 }, '--rate must be above 0'],

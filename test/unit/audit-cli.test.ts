@@ -1,32 +1,15 @@
 import { CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { describe, expect, it } from 'vitest';
 import { HttpError, type ManagementClient } from '../../src/cluster/management.js';
 import { BrokerUnavailableError, UsageError } from '../../src/errors.js';
 import { renderAudit } from '../../src/report/audit.js';
 import { describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/cluster/snapshot.js';
 import { auditResultOf } from '../../src/scenarios/audit.js';
 import { quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
-
-async function invocationOf(args: string[]): Promise<Invocation> {
-  const calls: Invocation[] = [];
-  await createProgram(async (i) => {
-    calls.push(i);
-  }).parseAsync(['node', 'rmq-bench', ...args]);
-  expect(calls).toHaveLength(1);
-  return calls[0]!;
-}
+import { captureOutput, invocationOf } from './program-harness.js';
 
 describe('audit and watch argv → options', () => {
-  let stderr: string[];
-  beforeEach(() => {
-    stderr = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-      stderr.push(String(s));
-      return true;
-    });
-  });
-  afterEach(() => vi.restoreAllMocks());
+  const { stderr } = captureOutput();
 
   it.each([
     [['audit'], { command: 'audit', options: { json: false, managementUrls: undefined, maxUnacked: 1_000, all: false } }],

@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { describe, expect, it } from 'vitest';
 import { modeList, windowList, type BenchCliOptions } from '../../src/cli/commands/bench.js';
 import { UsageError } from '../../src/errors.js';
+import { captureOutput, parse } from './program-harness.js';
 
 const defaults: BenchCliOptions = {
   json: false,
@@ -26,28 +26,10 @@ const defaults: BenchCliOptions = {
   urls: undefined,
 };
 
-async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
-  const calls: Invocation[] = [];
-  const err = await createProgram(async (i) => {
-    calls.push(i);
-  })
-    .parseAsync(['node', 'rmq-bench', 'bench', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  return { calls, err };
-}
+/** `rmq-bench bench <args>` parsed. */
+const parseBench = (args: string[]) => parse(['bench', ...args]);
 
-let stderr: string[];
-beforeEach(() => {
-  stderr = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const { stderr } = captureOutput();
 
 describe('bench: argv → options', () => {
   const cases: { args: string[]; expected: Partial<BenchCliOptions> }[] = [
@@ -75,7 +57,7 @@ describe('bench: argv → options', () => {
   ];
 
   it.each(cases)('$args', async ({ args, expected }) => {
-    const { calls, err } = await parse(args);
+    const { calls, err } = await parseBench(args);
     expect(err).toBeUndefined();
     expect(calls).toStrictEqual([{ command: 'bench', options: { ...defaults, ...expected } }]);
     expect(stderr).toEqual([]);
@@ -99,7 +81,7 @@ describe('bench: rejected at the edge', () => {
   ];
 
   it.each(invalid)('$args', async ({ args, stderrText }) => {
-    const { calls, err } = await parse(args);
+    const { calls, err } = await parseBench(args);
     expect(err).toBeInstanceOf(CommanderError);
     expect((err as CommanderError).code).toBe('commander.invalidArgument');
     expect(calls).toEqual([]);
@@ -116,15 +98,15 @@ describe('bench: rejected at the edge', () => {
   ];
 
   it.each(conflicts)('$args → UsageError', async ({ args, message }) => {
-    const { calls, err } = await parse(args);
+    const { calls, err } = await parseBench(args);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).message).toBe(message);
     expect(calls).toEqual([]);
   });
 
   it('--window with async among the modes, --batch-size with tx: accepted', async () => {
-    expect((await parse(['--mode', 'sync,async', '--window', '8'])).err).toBeUndefined();
-    expect((await parse(['--mode', 'tx', '--batch-size', '8'])).err).toBeUndefined();
+    expect((await parseBench(['--mode', 'sync,async', '--window', '8'])).err).toBeUndefined();
+    expect((await parseBench(['--mode', 'tx', '--batch-size', '8'])).err).toBeUndefined();
   });
 });
 

@@ -1,34 +1,16 @@
 import { CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChaosCliOptions } from '../../src/cli/commands/chaos.js';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { FAULT_KINDS } from '../../src/cluster/faults.js';
 import { UsageError } from '../../src/errors.js';
+import { captureOutput, parse } from './program-harness.js';
 
 /** argv → options for `rmq-bench chaos`, and its usage errors (one line, nothing dispatched). */
 
-async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
-  const calls: Invocation[] = [];
-  const err = await createProgram(async (i) => {
-    calls.push(i);
-  })
-    .parseAsync(['node', 'rmq-bench', 'chaos', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  return { calls, err };
-}
+/** `rmq-bench chaos <args>` parsed. */
+const parseChaos = (args: string[]) => parse(['chaos', ...args]);
 
-let stderr: string[];
-beforeEach(() => {
-  stderr = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const { stderr } = captureOutput();
 
 const defaults: ChaosCliOptions = {
   durationMs: 300_000,
@@ -83,7 +65,7 @@ describe('chaos: argv → options', () => {
     },
   ];
   it.each(cases)('chaos $args', async ({ args, expected }) => {
-    const { calls, err } = await parse(args);
+    const { calls, err } = await parseChaos(args);
     expect(err).toBeUndefined();
     expect(calls).toStrictEqual([{ command: 'chaos', options: { ...defaults, ...expected } }]);
     expect(stderr).toEqual([]);
@@ -105,7 +87,7 @@ describe('chaos: usage errors', () => {
     { args: ['--faults', 'kill', '--latency', '10ms'], error: 'usage', text: 'for the latency fault' },
   ];
   it.each(cases)('chaos $args', async ({ args, error, text }) => {
-    const { calls, err } = await parse(args);
+    const { calls, err } = await parseChaos(args);
     expect(calls).toEqual([]);
     if (error === 'usage') {
       expect(err).toBeInstanceOf(UsageError);

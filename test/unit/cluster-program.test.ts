@@ -1,31 +1,10 @@
 import { CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { describe, expect, it } from 'vitest';
+import { captureOutput, parse } from './program-harness.js';
 
 /** `cluster up|down|reset|status|logs` take the cluster's name and ports as flags too (RMQ_BENCH_NAME and the port variables otherwise). */
 
-let stderr: string[];
-beforeEach(() => {
-  stderr = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-async function parse(args: string[]): Promise<{ calls: Invocation[]; error: unknown }> {
-  const calls: Invocation[] = [];
-  const error = await createProgram(async (i) => {
-    calls.push(i);
-  })
-    .parseAsync(['node', 'rmq-bench', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  return { calls, error };
-}
+const { stderr } = captureOutput();
 
 const b = ['--name', 'rmq-bench-b', '--amqp-port', '6672', '--management-port', '16672', '--prometheus-port', '16692'];
 const bChoice = { name: 'rmq-bench-b', amqpPort: 6672, managementPort: 16672, prometheusPort: 16692 };
@@ -39,8 +18,8 @@ describe('cluster commands: --name and the ports', () => {
     [['cluster', 'logs', 'rabbit2', ...b], { command: 'cluster logs', options: { node: 'rabbit2', follow: false, tail: undefined, ...bChoice } }],
     [['cluster', 'status', '--amqp-port', '7672'], { command: 'cluster status', options: { json: false, amqpPort: 7672 } }],
   ])('%j', async (args, expected) => {
-    const { calls, error } = await parse(args);
-    expect(error).toBeUndefined();
+    const { calls, err } = await parse(args);
+    expect(err).toBeUndefined();
     expect(calls).toEqual([expected]);
   });
 
@@ -58,9 +37,9 @@ describe('cluster commands: --name and the ports', () => {
     [['cluster', 'down', '--amqp-port', '5672.5'], 'is not a port'],
     [['cluster', 'status', '--prometheus-port', '65536'], "'65536' is not a port from 1 to 65535"],
   ])('%j: a usage error before anything runs', async (args, text) => {
-    const { calls, error } = await parse(args);
-    expect(error).toBeInstanceOf(CommanderError);
-    expect((error as CommanderError).code).toBe('commander.invalidArgument');
+    const { calls, err } = await parse(args);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect((err as CommanderError).code).toBe('commander.invalidArgument');
     expect(calls).toEqual([]);
     expect(stderr.join('')).toContain(text);
   });

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bashCompletion, zshCompletion } from '../../src/cli/completion.js';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { createProgram } from '../../src/cli/program.js';
+import { captureOutput, invocationOf, parse } from './program-harness.js';
 
 /** Shell completion generated from the program: the bash script is sourced in a real bash and asked. */
 
@@ -61,22 +62,15 @@ describe('rmq-bench completion zsh', () => {
 });
 
 describe('rmq-bench completion <shell>: argv → the script', () => {
-  beforeEach(() => {
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
+  captureOutput();
 
   it.each(['bash', 'zsh'])('%s', async (shell) => {
-    const calls: Invocation[] = [];
-    await createProgram(async (i) => void calls.push(i)).parseAsync(['node', 'rmq-bench', 'completion', shell]);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ command: 'completion', options: { shell } });
-    expect((calls[0]!.options as { script: string }).script).toBe(shell === 'bash' ? bash : zshCompletion(program));
+    const invocation = await invocationOf(['completion', shell]);
+    expect(invocation).toMatchObject({ command: 'completion', options: { shell } });
+    expect((invocation.options as { script: string }).script).toBe(shell === 'bash' ? bash : zshCompletion(program));
   });
 
   it('fish: refused (bash or zsh)', async () => {
-    await expect(createProgram(async () => undefined).parseAsync(['node', 'rmq-bench', 'completion', 'fish'])).rejects.toThrow();
+    expect((await parse(['completion', 'fish'])).err).toBeInstanceOf(Error);
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { consumerTimeoutDemoOptions, timeoutVias } from '../../src/cli/commands/consumer-timeout-demo.js';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { renderConsumerTimeoutDemo } from '../../src/report/consumer-timeout.js';
 import { consumerTimeoutCharts } from '../../src/report/charts/consumer-timeout-demo.js';
 import { renderHtmlReport } from '../../src/report/html.js';
@@ -13,6 +12,7 @@ import {
   type NaiveRun,
   type ViaResult,
 } from '../../src/scenarios/consumer-timeout-plan.js';
+import { invocationOf } from './program-harness.js';
 
 const ids = messageIdsFor('policy', 4);
 const slowId = ids[1]!;
@@ -186,9 +186,7 @@ describe('consumer-timeout-demo HTML', () => {
 describe('consumer-timeout-demo options', () => {
   const raw = { json: false, auto: false, via: timeoutVias('all'), timeout: 3000, count: 5, slow: 2, work: 100, observe: 4000, tolerance: 2000 };
   it('defaults: all three ways, the slow work 2 s past the timeout', async () => {
-    const calls: Invocation[] = [];
-    await createProgram(async (i) => void calls.push(i)).parseAsync(['node', 'rmq-bench', 'consumer-timeout-demo']);
-    expect(calls[0]).toEqual({
+    expect(await invocationOf(['consumer-timeout-demo'])).toEqual({
       command: 'consumer-timeout-demo',
       options: {
         json: false,

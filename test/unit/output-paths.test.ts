@@ -1,11 +1,12 @@
-import { type Command, CommanderError, type Option } from 'commander';
+import { CommanderError, type Option } from 'commander';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { emit, writeOutputs } from '../../src/cli/output.js';
 import { createProgram } from '../../src/cli/program.js';
 import { ExitCode, OutputError } from '../../src/errors.js';
+import { captureOutput, leaves, parse } from './program-harness.js';
 
 /**
  * One rule for every file a command writes (--html, --report, --csv, --outbox, --store, report -o):
@@ -20,40 +21,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Options that name a file to read, not to write. */
 const INPUTS = new Set(['verify --report']);
 
-function leaves(c: Command, prefix: string[] = []): [string[], Command][] {
-  return c.commands.flatMap((sub) => {
-    const words = [...prefix, sub.name()];
-    return sub.commands.length > 0 ? leaves(sub, words) : [[words, sub] as [string[], Command]];
-  });
-}
-
 const outputOptions = leaves(createProgram(async () => undefined))
   .flatMap(([words, command]) => command.options.map((option: Option) => ({ words, option })))
   .filter(({ words, option }) => /<file>/.test(option.flags) && !INPUTS.has(`${words.join(' ')} ${option.long}`))
   .map(({ words, option }) => ({ name: `${words.join(' ')} ${option.long}`, words, flag: option.long! }));
 
-let stderr: string[];
-let stdout: string[];
-beforeEach(() => {
-  stderr = [];
-  stdout = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => stdout.push(String(chunk)) > 0);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-async function parseError(args: string[]): Promise<{ err: unknown; calls: number }> {
-  let calls = 0;
-  const err = await createProgram(async () => void calls++)
-    .parseAsync(['node', 'rmq-bench', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  return { err, calls };
-}
+const { stderr, stdout } = captureOutput();
 
 /** What else a command needs to parse (report: its inputs). */
 const extra = (words: string[]): string[] => (words[0] === 'report' ? ['in.json'] : []);
@@ -77,15 +50,15 @@ describe('output paths: checked at parse time, the same way for every option tha
 
   it.each(outputOptions)('$name in a folder that does not exist: refused before anything runs, the folder not created', async ({ words, flag }) => {
     const file = path.join(dir, 'missing', 'out.file');
-    const { err, calls } = await parseError([...words, ...extra(words), flag, file]);
-    expect(calls).toBe(0);
+    const { err, calls } = await parse([...words, ...extra(words), flag, file]);
+    expect(calls).toEqual([]);
     expect((err as CommanderError).code).toBe('commander.invalidArgument');
     expect(stderr.join('')).toContain(`directory '${path.join(dir, 'missing')}' does not exist or is not writable`);
   });
 
   it.each(outputOptions)('$name naming a folder: refused', async ({ words, flag }) => {
-    const { err, calls } = await parseError([...words, ...extra(words), flag, dir]);
-    expect(calls).toBe(0);
+    const { err, calls } = await parse([...words, ...extra(words), flag, dir]);
+    expect(calls).toEqual([]);
     expect(err).toBeInstanceOf(CommanderError);
     expect(stderr.join('')).toContain(`'${dir}' is a directory`);
   });

@@ -1,35 +1,12 @@
 import { CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProducerCliOptions } from '../../src/cli/commands/producer.js';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
 import { UsageError } from '../../src/errors.js';
+import { captureOutput, parse } from './program-harness.js';
 
 /** argv → invocation for producer --outbox, the producer's hidden harness options and producer-crash. */
 
-async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
-  const calls: Invocation[] = [];
-  const err = await createProgram(async (i) => {
-    calls.push(i);
-  })
-    .parseAsync(['node', 'rmq-bench', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  return { calls, err };
-}
-
-let stderr: string[];
-let stdout: string[];
-beforeEach(() => {
-  stderr = [];
-  stdout = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => stdout.push(String(chunk)) > 0);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const { stderr, stdout } = captureOutput();
 
 const crashDefaults = {
   json: false,

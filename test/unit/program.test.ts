@@ -1,26 +1,10 @@
-import { type Command, CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
 import type { CompareCliOptions } from '../../src/cli/commands/compare.js';
 import type { ConsumerCliOptions } from '../../src/cli/commands/consumer.js';
 import type { ProducerCliOptions } from '../../src/cli/commands/producer.js';
 import { commandOf, createProgram, type Invocation } from '../../src/cli/program.js';
-
-function recorder(): { dispatch: (i: Invocation) => Promise<void>; calls: Invocation[] } {
-  const calls: Invocation[] = [];
-  return {
-    calls,
-    dispatch: async (i) => {
-      calls.push(i);
-    },
-  };
-}
-
-async function invocationOf(args: string[]): Promise<Invocation> {
-  const r = recorder();
-  await createProgram(r.dispatch).parseAsync(['node', 'rmq-bench', ...args]);
-  expect(r.calls).toHaveLength(1);
-  return r.calls[0]!;
-}
+import { captureOutput, invocationOf, leaves, parse, recorder } from './program-harness.js';
 
 const failoverDefaults = {
   json: false,
@@ -104,28 +88,8 @@ const compareDefaults: CompareCliOptions = {
   restoreCmd: undefined,
 };
 
-/** The CommanderError a parse rejects with (undefined if it resolves). */
-async function parseError(args: string[], r = recorder()): Promise<unknown> {
-  return createProgram(r.dispatch)
-    .parseAsync(['node', 'rmq-bench', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-}
-
 // commander's own output, captured so that the test log stays clean.
-let stderr: string[];
-let stdout: string[];
-beforeEach(() => {
-  stderr = [];
-  stdout = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => stdout.push(String(chunk)) > 0);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const { stderr, stdout } = captureOutput();
 
 describe('createProgram: argv → invocation', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
@@ -320,16 +284,8 @@ describe('createProgram: argv → invocation', () => {
 });
 
 describe('createProgram: composition', () => {
-  /** Every runnable command commander knows, as `parent child` names. */
-  function leaves(c: Command, prefix = ''): string[] {
-    return c.commands.flatMap((sub) => {
-      const name = `${prefix}${sub.name()}`;
-      return sub.commands.length > 0 ? leaves(sub, `${name} `) : [name];
-    });
-  }
-
   it('each command commander can dispatch has one definition to run, under the same name', () => {
-    const names = leaves(createProgram(recorder().dispatch));
+    const names = leaves(createProgram(recorder().dispatch)).map(([words]) => words.join(' '));
     expect(names).toHaveLength(28);
     for (const name of names) {
       const def = commandOf({ command: name } as Invocation);
@@ -382,33 +338,21 @@ describe('createProgram: usage errors', () => {
   ];
 
   it.each(cases)('$args → $code', async ({ args, code, stderrText }) => {
-    const r = recorder();
-    const err = await createProgram(r.dispatch)
-      .parseAsync(['node', 'rmq-bench', ...args])
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const { calls, err } = await parse(args);
     expect(err).toBeInstanceOf(CommanderError);
     expect((err as CommanderError).code).toBe(code);
     expect((err as CommanderError).exitCode).not.toBe(0);
-    expect(r.calls).toEqual([]);
+    expect(calls).toEqual([]);
     expect(stderr.join('')).toContain(stderrText);
   });
 
   it('--version: a CommanderError with code commander.version and exit code 0, printed on stdout', async () => {
-    const r = recorder();
-    const err = await createProgram(r.dispatch)
-      .parseAsync(['node', 'rmq-bench', '--version'])
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const { calls, err } = await parse(['--version']);
     expect(err).toBeInstanceOf(CommanderError);
     expect((err as CommanderError).code).toBe('commander.version');
     expect((err as CommanderError).exitCode).toBe(0);
     expect(stdout.join('')).toMatch(/^\d+\.\d+\.\d+\n$/);
-    expect(r.calls).toEqual([]);
+    expect(calls).toEqual([]);
   });
 });
 
@@ -459,10 +403,9 @@ describe('producer: argv → options', () => {
 
   // heartbeat=0 in AMQP turns heartbeats off: a short heartbeat must not round down to "none".
   it('a sub-second --heartbeat never becomes 0 (heartbeats off)', async () => {
-    const r = recorder();
-    const err = await parseError(['producer', '--heartbeat', '200ms'], r);
+    const { calls, err } = await parse(['producer', '--heartbeat', '200ms']);
     if (err === undefined) {
-      const options = r.calls[0]?.options as ProducerCliOptions;
+      const options = calls[0]?.options as ProducerCliOptions;
       expect(options.heartbeatS).toBeGreaterThan(0);
     } else {
       expect(err).toBeInstanceOf(CommanderError);
@@ -545,12 +488,11 @@ describe('producer, verify, compare: usage errors', () => {
   ];
 
   it.each(cases)('$args → $code', async ({ args, code, stderrText }) => {
-    const r = recorder();
-    const err = await parseError(args, r);
+    const { calls, err } = await parse(args);
     expect(err).toBeInstanceOf(CommanderError);
     expect((err as CommanderError).code).toBe(code);
     expect((err as CommanderError).exitCode).not.toBe(0);
-    expect(r.calls).toEqual([]);
+    expect(calls).toEqual([]);
     expect(stderr.join('')).toContain(stderrText);
   });
 
@@ -560,10 +502,9 @@ describe('producer, verify, compare: usage errors', () => {
     { name: 'producer --urls amqp//u:secret@h', args: ['producer', '--urls', 'amqp//u:secret@h'] },
     { name: 'verify --urls <good>,<http>', args: ['verify', '--report', 'r.json', '--urls', 'amqp://u:secret@h:5672,http://u:secret@h:15672'] },
   ])('$name: rejected without printing the password', async ({ args }) => {
-    const r = recorder();
-    const err = await parseError(args, r);
+    const { calls, err } = await parse(args);
     expect(err).toBeInstanceOf(CommanderError);
-    expect(r.calls).toEqual([]);
+    expect(calls).toEqual([]);
     expect(stderr.join('')).not.toBe('');
     expect(stderr.join('')).not.toContain('secret');
   });

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { captureOutput } from './program-harness.js';
 
 /**
  * Usage errors end-to-end through main(): argv in, one line on stderr, nothing on stdout, the
@@ -17,18 +18,12 @@ vi.mock('../../src/config.js', async (importOriginal) => ({
   },
 }));
 
-let stderr: string[];
-let stdout: string[];
+const { stderr, stdout } = captureOutput();
 let exitCodeBefore: typeof process.exitCode;
 beforeEach(() => {
-  stderr = [];
-  stdout = [];
   exitCodeBefore = process.exitCode;
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => stdout.push(String(chunk)) > 0);
 });
 afterEach(() => {
-  vi.restoreAllMocks();
   process.exitCode = exitCodeBefore;
 });
 
@@ -37,6 +32,14 @@ async function runMain(args: string[]): Promise<{ exitCode: number; stderr: stri
   await main(['node', 'rmq-bench', ...args]);
   const code = process.exitCode as number | undefined;
   return { exitCode: code ?? 0, stderr: stderr.join(''), stdout: stdout.join('') };
+}
+
+/** A usage error: exit 2, the one line on stderr, nothing on stdout. */
+async function refusedWithOneLine({ args, line }: { args: string[]; line: string }): Promise<void> {
+  const r = await runMain(args);
+  expect(r.exitCode).toBe(2);
+  expect(r.stderr.trim().split('\n')).toEqual([line]);
+  expect(r.stdout).toBe('');
 }
 
 const outbox = path.join(os.tmpdir(), 'rmq-bench-usage-errors.sqlite');
@@ -126,12 +129,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     },
   ];
 
-  it.each(cases)('$args', async ({ args, line }) => {
-    const r = await runMain(args);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([line]);
-    expect(r.stdout).toBe('');
-  });
+  it.each(cases)('$args', refusedWithOneLine);
 });
 
 describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
@@ -212,12 +210,7 @@ describe('contradicting combinations: refused with one line, exit 2, never silen
     { args: ['cluster', 'up', '--timeout', '0'], line: "rmq-bench: --timeout: '0' is not a duration above zero (run rmq-bench cluster up --help)" },
   ];
 
-  it.each(cases)('$args', async ({ args, line }) => {
-    const r = await runMain(args);
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([line]);
-    expect(r.stdout).toBe('');
-  });
+  it.each(cases)('$args', refusedWithOneLine);
 });
 
 describe('help and version through main(): stdout, exit 0', () => {
@@ -256,7 +249,7 @@ describe('version, help and groups through main()', () => {
     expect(r.stdout).toContain('Examples:\n  $ rmq-bench ');
     expect(r.stdout).toContain('Environment:\n  RMQ_BENCH_NAME');
     expect(r.stdout).toContain('NO_COLOR');
-    for (const code of [0, 1, 2, 65, 66, 68, 69, 70, 73, 74, 75, 130, 143]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
+    for (const code of [0, 1, 2, 65, 66, 68, 69, 70, 73, 74, 75, 130, 141, 143]) expect(r.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
   });
 
   it.each([['producer'], ['consumer'], ['cluster', 'up'], ['dlq', 'replay'], ['compare'], ['bench']])(

@@ -1,6 +1,7 @@
 import { type Command, CommanderError, type Option } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createProgram, type Invocation } from '../../src/cli/program.js';
+import { describe, expect, it } from 'vitest';
+import { createProgram } from '../../src/cli/program.js';
+import { captureOutput, leaves, parse } from './program-harness.js';
 
 /**
  * One CLI vocabulary across every command, checked by walking the program commander builds:
@@ -9,37 +10,10 @@ import { createProgram, type Invocation } from '../../src/cli/program.js';
 
 const program = (): Command => createProgram(async () => undefined);
 
-/** Every runnable command as [its argv words, the command]. */
-function leaves(c: Command, prefix: string[] = []): [string[], Command][] {
-  return c.commands.flatMap((sub) => {
-    const words = [...prefix, sub.name()];
-    return sub.commands.length > 0 ? leaves(sub, words) : [[words, sub] as [string[], Command]];
-  });
-}
-
 const everyOption = (): { words: string[]; option: Option }[] =>
   leaves(program()).flatMap(([words, command]) => command.options.map((option) => ({ words, option })));
 
-let stderr: string[];
-beforeEach(() => {
-  stderr = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-async function parse(args: string[]): Promise<{ calls: Invocation[]; err: unknown }> {
-  const calls: Invocation[] = [];
-  const err = await createProgram(async (i) => void calls.push(i))
-    .parseAsync(['node', 'rmq-bench', ...args])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  return { calls, err };
-}
+const { stderr } = captureOutput();
 
 const durationOptions = everyOption().filter(({ option }) => /<durations?>/.test(option.flags));
 
