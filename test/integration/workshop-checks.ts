@@ -16,7 +16,7 @@ const WITHOUT_VERDICT: Record<string, (doc: Doc) => void> = {
     expect(nodes).toHaveLength(3);
     expect(nodes.every((n) => n.running)).toBe(true);
   },
-  'bench -C 3000': (doc) => {
+  'bench -n 3000': (doc) => {
     const runs = doc.runs as { mode: string; published: number; confirmed: number; consumed: number }[];
     expect(runs.map((r) => r.mode)).toEqual(['none', 'tx', 'sync', 'batch', 'async']);
     for (const r of runs) {
