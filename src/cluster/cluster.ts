@@ -145,7 +145,7 @@ async function clearAlarmsLeftBehind(ctx: Context, docker: Docker): Promise<void
       (n.mem_limit !== undefined && n.mem_limit < LEFT_BEHIND_WATERMARK_BYTES) ||
       (n.disk_free_limit !== undefined && n.disk_free !== undefined && n.disk_free_limit > n.disk_free),
   );
-  if (suspect) await healAlarms(docker, ctx.config.nodes, ctx.log, (line) => ctx.progress.info(line));
+  if (suspect) await healAlarms(docker, ctx.management, ctx.config.nodes, ctx.log, (line) => ctx.progress.info(line));
 }
 
 /** Ports the cluster needs that another process holds (ports of our own running containers are fine). */

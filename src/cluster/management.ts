@@ -7,7 +7,8 @@ export class HttpError extends RmqBenchError {
   constructor(
     readonly status: number,
     readonly url: string,
-    body: string,
+    /** The whole answer: a 503 of a health check carries its findings (src/cluster/alarms.ts). */
+    readonly body: string,
   ) {
     super(`HTTP ${status} from ${maskUrl(url)}: ${body.slice(0, 200)}`, 68);
   }

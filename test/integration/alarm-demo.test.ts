@@ -1,8 +1,6 @@
-import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { clusterAlarms } from '../../src/cluster/alarms.js';
 import type { AlarmDemoResult } from '../../src/scenarios/alarm-plan.js';
-import { CONTAINERS, mgmtGet } from './cli.js';
+import { alarmsOf, mgmtGet } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 /*
@@ -59,7 +57,7 @@ describe('alarm-demo (a memory alarm on rabbit1, as publishers and a consumer se
     expect(d.consumer.leftInQueue).toBe(0);
 
     // Afterwards: no alarm, no queue.
-    expect(await clusterAlarms(new Docker(), CONTAINERS[0]!)).toEqual([]);
+    expect(await alarmsOf()).toEqual([]);
     const names = (await mgmtGet<{ name: string }[]>('/api/queues?columns=name')).map((x) => x.name);
     expect(names).not.toContain('rmq-bench.alarm-demo');
   });

@@ -2,6 +2,8 @@ import amqp from 'amqplib';
 import { execa } from 'execa';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clusterAlarms, type RaisedAlarm } from '../../src/cluster/alarms.js';
+import { ManagementClient } from '../../src/cluster/management.js';
 import { loadConfig } from '../../src/config.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -58,6 +60,11 @@ export const CONTAINER_PREFIX = CONTAINERS[0]!.slice(0, CONTAINERS[0]!.length - 
 export const AMQP_PORTS = cluster.nodes.map((n) => n.amqpPort);
 export const MGMT_PORTS = cluster.nodes.map((n) => n.managementPort);
 export const MGMT = `http://127.0.0.1:${MGMT_PORTS[0]}`;
+
+/** The alarms in force in this cluster, asked first of `node` (rabbit1), as rmq-bench asks (the management API's alarm check). */
+export function alarmsOf(node: string = NODES[0]!): Promise<RaisedAlarm[]> {
+  return clusterAlarms(ManagementClient.fromConfig(cluster), node);
+}
 export const AMQP_URLS = AMQP_PORTS.map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`);
 export const MGMT_URLS = MGMT_PORTS.map((p) => `http://${USER}:${PASSWORD}@127.0.0.1:${p}`);
 

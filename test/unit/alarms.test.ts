@@ -1,46 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ALARM_COMMANDS, CONFIGURED_DISK_FREE_LIMIT, CONFIGURED_MEMORY_WATERMARK, parseAlarms, type RaisedAlarm } from '../../src/cluster/alarms.js';
+import { ALARM_COMMANDS, CONFIGURED_DISK_FREE_LIMIT, CONFIGURED_MEMORY_WATERMARK, parseAlarmsCheck, type RaisedAlarm } from '../../src/cluster/alarms.js';
 
-describe('parseAlarms: rabbitmqctl eval rabbit_alarm:get_alarms().', () => {
-  const cases: [string, string, RaisedAlarm[]][] = [
-    ['no alarm', '[]\n', []],
+describe('parseAlarmsCheck: GET /api/health/checks/alarms', () => {
+  const memory = { node: 'rabbit@rabbit1', resource: 'memory' };
+  const failed = (alarms: unknown): unknown => ({ reason: 'There are alarms in effect in the cluster', status: 'failed', alarms });
+  const cases: [string, unknown, RaisedAlarm[] | undefined][] = [
+    ['no alarm (200)', { status: 'ok' }, []],
+    // RabbitMQ 4.3.6's answers, as read with curl: 1 MB watermark on rabbit1; disk_free_limit 1000000GB on rabbit2.
+    ['a memory alarm (503)', failed([memory]), [{ kind: 'memory', node: 'rabbit@rabbit1' }]],
+    ['a disk alarm: the resource is "disk space"', failed([{ node: 'rabbit@rabbit2', resource: 'disk space' }]), [{ kind: 'disk', node: 'rabbit@rabbit2' }]],
     [
-      'a memory alarm (1 MB watermark on rabbit1, RabbitMQ 4.3.6)',
-      '[{{resource_limit,memory,rabbit@rabbit1},[]}]\n',
-      [{ kind: 'memory', node: 'rabbit@rabbit1' }],
-    ],
-    [
-      'two alarms on one line',
-      '[{{resource_limit,disk,rabbit@rabbit1},[]},{{resource_limit,memory,rabbit@rabbit2},[]}]',
-      [
-        { kind: 'disk', node: 'rabbit@rabbit1' },
-        { kind: 'memory', node: 'rabbit@rabbit2' },
-      ],
-    ],
-    [
-      // What 4.3.6 printed for a memory alarm on rabbit1 and a disk alarm on rabbit2: the list wraps.
-      'two alarms as rabbitmqctl prints them, wrapped',
-      '[{{resource_limit,memory,rabbit@rabbit1},[]},\n {{resource_limit,disk,rabbit@rabbit2},[]}]\n',
+      'two alarms on two nodes',
+      failed([memory, { node: 'rabbit@rabbit2', resource: 'disk space' }]),
       [
         { kind: 'memory', node: 'rabbit@rabbit1' },
         { kind: 'disk', node: 'rabbit@rabbit2' },
       ],
     ],
-    ["a node name Erlang quotes (a '-' in the host)", "[{{resource_limit,memory,'rabbit@my-host'},[]}]", [{ kind: 'memory', node: 'rabbit@my-host' }]],
-    [
-      'quoted and unquoted together, a dotted host',
-      "[{{resource_limit,disk,'rabbit@my-host'},[]},\n {{resource_limit,memory,rabbit@host.example.com},[]}]",
-      [
-        { kind: 'disk', node: 'rabbit@my-host' },
-        { kind: 'memory', node: 'rabbit@host.example.com' },
-      ],
-    ],
-    ['an error, not a list of alarms', 'Error: unable to perform an operation on node rabbit@rabbit1.\n', []],
+    ['a resource this project does not raise is left out', failed([{ node: 'rabbit@rabbit1', resource: 'file descriptors' }]), []],
+    ['a 503 that is not the check (a booting node): not an answer', { error: 'Service Unavailable' }, undefined],
+    ['not JSON at all', undefined, undefined],
+    ['a failed status without its list', { status: 'failed' }, undefined],
   ];
-  it.each(cases)('%s', (_name, output, expected) => {
-    expect(parseAlarms(output)).toEqual(expected);
+  it.each(cases)('%s', (_name, body, expected) => {
+    expect(parseAlarmsCheck(body)).toEqual(expected);
   });
 });
 
