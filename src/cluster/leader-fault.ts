@@ -97,12 +97,13 @@ export async function leaderViaCli(ctx: Context, survivor: string, ref: QueueRef
 }
 
 /**
- * Watch the survivors until the queue reports a leader other than oldLeader. Two sources race:
- * the management API, polled every pollMs (it answers within ~100 ms after a kill or a stop,
- * but hangs while a member is paused or cut off), and `rabbitmq-queues quorum_status` run in a
- * survivor (about 1.5 s a call, answers in every case). electionMs runs from the moment the
- * fault was issued to the first answer that named the new leader: an upper bound, within one
- * poll of the source that saw it.
+ * Watch the survivors until the queue reports a leader other than oldLeader. The management
+ * API is polled every pollMs: it answers within ~100 ms after a kill or a stop, but hangs while
+ * a member is paused or cut off. From its first failed request on, `rabbitmq-queues
+ * quorum_status` in a survivor races it (about 1.5 s a call, answers in every case, and costs
+ * the node about 1.6 s of CPU each: never started while the management API answers).
+ * electionMs runs from the moment the fault was issued to the first answer that named the new
+ * leader: an upper bound, within one poll of the source that saw it.
  */
 export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number; pollMs?: number }): Promise<Election> {
   const survivors = ctx.config.nodes.filter((n) => n.name !== lf.oldLeader).map((n) => n.container);
@@ -115,22 +116,45 @@ export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFa
   );
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  const deadline = performance.now() + options.timeoutMs;
   const isNew = (leader: string | undefined): boolean => leader !== undefined && shortNodeName(leader) !== lf.oldLeader;
   let turn = 0;
   const watch = (source: 'management' | 'cli', probe: () => Promise<string | undefined>, intervalMs: number): Promise<{ leader: string; source: string }> =>
     retryUntil(probe, isNew, {
-      timeoutMs: options.timeoutMs,
+      timeoutMs: Math.max(0, deadline - performance.now()),
       intervalMs,
       signal,
       describe: (last) =>
         `no new leader for '${ref.queue}' after '${lf.fault.kind}' of ${lf.oldLeader} (${source}, last seen: ${last.value ?? (last.error ? errorMessage(last.error) : 'none')})`,
     }).then((leader) => ({ leader: leader!, source }));
+  let startCli = (): void => {};
+  const management = watch(
+    'management',
+    async () => {
+      try {
+        return (await quickMgmt.queue(ref.vhost, ref.queue)).leader;
+      } catch (err) {
+        startCli();
+        throw err;
+      }
+    },
+    options.pollMs ?? 100,
+  );
+  // quorum_status runs inside our own containers only; it starts once the management API has failed to answer.
+  const cli = new Promise<{ leader: string; source: string }>((resolve, reject) => {
+    let started = false;
+    startCli = () => {
+      if (started || !withCli) return;
+      started = true;
+      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), 0).then(resolve, reject);
+    };
+    // Never started: it ends with the management watcher.
+    management.catch((err: unknown) => {
+      if (!started) reject(err);
+    });
+  });
   try {
-    const found = await Promise.any([
-      watch('management', async () => (await quickMgmt.queue(ref.vhost, ref.queue)).leader, options.pollMs ?? 100),
-      // quorum_status runs inside our own containers only.
-      ...(withCli ? [watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), 0)] : []),
-    ]).catch((err: unknown) => {
+    const found = await Promise.any([management, cli]).catch((err: unknown) => {
       throw err instanceof AggregateError ? (err.errors.find((e) => e instanceof InterruptedError) ?? err.errors[0]) : err;
     });
     const electedAt = performance.now();
