@@ -1,4 +1,4 @@
-import amqp, { type ChannelModel } from 'amqplib';
+import type { ChannelModel } from 'amqplib';
 import { BrokerUnavailableError, InterruptedError, UsageError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
 import { systemClock, type Clock } from '../util/retry.js';
@@ -67,6 +67,8 @@ export function backoffMs(round: number): number {
  * with backoff between rounds and an overall deadline.
  */
 export async function connectAny(urls: readonly string[], startIndex: number, options: ConnectOptions): Promise<Connected> {
+  // amqplib on the first connect, not at import: parseUrls serves the CLI's option parsing, which must stay cheap.
+  const { default: amqp } = await import('amqplib');
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const failures = new Map<string, string>();

@@ -4,14 +4,14 @@ import type { ProcessedStore } from '../store/processed.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
+import type { FailureAction } from './failure-actions.js';
 
 /**
  * The consumer: manual ack or autoack, prefetch, simulated work, simulated failures, and an
  * optional durable (idempotent) record of what it processed. Returns data; never prints.
  */
 
-export const FAILURE_ACTIONS = ['nack-requeue', 'nack-drop', 'reject-requeue', 'reject-drop', 'close'] as const;
-export type FailureAction = (typeof FAILURE_ACTIONS)[number];
+export type { FailureAction } from './failure-actions.js';
 
 /** What each failure does to the message, for people (RabbitMQ 4.3 quorum queues). */
 export const FAILURE_DESCRIPTIONS: Record<FailureAction, string> = {

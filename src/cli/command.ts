@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ManagementClient } from '../cluster/management.js';
 import type { Config } from '../config.js';
 import type { Context, ContextOverrides } from '../context.js';
 
@@ -27,8 +26,8 @@ export interface CommandDef<N extends string = string, O = unknown> {
   register(command: Command, dispatch: (options: O) => Promise<void>): void;
   /** One or two command lines for --help, without the leading `rmq-bench`. */
   readonly examples?: readonly string[];
-  /** What the context needs instead of its defaults (another cluster's management API, a fault command). */
-  overrides?(options: O, config: Config): ContextOverrides;
+  /** What the context needs instead of its defaults (another cluster's management API, a fault command); async, so that its clients load only when a command runs. */
+  overrides?(options: O, config: Config): Promise<ContextOverrides>;
   // biome-ignore lint/suspicious/noConfusingVoidType: a command without a verdict returns nothing
   run(ctx: Context, options: O): Promise<Verdict | void>;
 }
@@ -51,6 +50,8 @@ export function defineGroup<D extends CommandDef>(group: CommandGroup<D>): Comma
 }
 
 /** --management-url given: the context asks that API instead of our cluster's. */
-export function managementOverride(urls: string[] | undefined, config: Config): ContextOverrides {
-  return urls ? { management: ManagementClient.fromUrls(urls, config.user, config.password) } : {};
+export async function managementOverride(urls: string[] | undefined, config: Config): Promise<ContextOverrides> {
+  if (!urls) return {};
+  const { ManagementClient } = await import('../cluster/management.js');
+  return { management: ManagementClient.fromUrls(urls, config.user, config.password) };
 }

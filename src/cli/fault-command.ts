@@ -1,9 +1,11 @@
 import { Option } from 'commander';
-import { commandInjector, type FaultKind } from '../cluster/faults.js';
+import type { FaultKind } from '../cluster/fault-kinds.js';
+import type { Config } from '../config.js';
 import type { ContextOverrides } from '../context.js';
 import { EnvironmentError, UsageError } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
 import { loadExeca } from '../util/exec.js';
+import { managementOverride } from './command.js';
 
 /**
  * A cluster that is not ours: --fault-cmd and --restore-cmd fault its nodes with the user's
@@ -54,7 +56,10 @@ export interface ReportAndClusterOptions {
   restoreCmd: string | undefined;
 }
 
-/** The context's fault injector when --fault-cmd is given. */
-export function faultCmdOverride(faultCmd: string | undefined, restoreCmd: string | undefined): ContextOverrides {
-  return faultCmd ? { faults: commandInjector(faultCmd, restoreCmd, runShell) } : {};
+/** A cluster that is not ours (compare, chaos): its management API, and with --fault-cmd the context's fault injector instead of dockerode. */
+export async function otherClusterOverride(o: ReportAndClusterOptions, config: Config): Promise<ContextOverrides> {
+  const overrides = await managementOverride(o.managementUrls, config);
+  if (!o.faultCmd) return overrides;
+  const { commandInjector } = await import('../cluster/faults.js');
+  return { ...overrides, faults: commandInjector(o.faultCmd, o.restoreCmd, runShell) };
 }

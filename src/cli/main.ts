@@ -1,18 +1,23 @@
 import { CommanderError } from 'commander';
 import { envFlag, loadConfig } from '../config.js';
-import { createContext } from '../context.js';
 import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
 import { commandPath } from './help.js';
 import { commandOf, createProgram, type Invocation } from './program.js';
-import { createProgress } from './progress.js';
 
-/** Run one invocation: its command's definition, a context, the verdict → an exit code. */
+/**
+ * Run one invocation: its command's definition, a context, the verdict → an exit code. The
+ * context and the progress (ora on a TTY) are loaded here, not at import: --help and a usage
+ * error never need them.
+ */
 async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
   const def = commandOf(invocation);
   const config = loadConfig();
+  const { createProgress } = await import('./progress.js');
   const progress = createProgress({ quiet: envFlag(process.env.RMQ_BENCH_QUIET) });
-  const ctx = createContext(config, progress, signal, def.overrides?.(invocation.options, config) ?? {});
+  const overrides = (await def.overrides?.(invocation.options, config)) ?? {};
+  const { createContext } = await import('../context.js');
+  const ctx = createContext(config, progress, signal, overrides);
   try {
     const verdict = await def.run(ctx, invocation.options);
     return verdictExit(verdict?.ok ?? true);

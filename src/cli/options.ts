@@ -5,7 +5,7 @@ import { parseUrls } from '../amqp/connect.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { noUnitMessage, parseDurationMs } from '../util/duration.js';
-import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
+import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netem.js';
 import { UsageError } from '../errors.js';
 
 /**

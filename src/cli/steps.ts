@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import type { Progress } from '../progress.js';
 
 /**
@@ -12,6 +11,8 @@ export function createStepper(options: { auto: boolean; progress: Progress; sign
     n += 1;
     options.progress.info(`step ${n}: ${title}`);
     if (!interactive || options.signal.aborted) return;
+    // readline only when a step waits: the demos' command files load this module at start-up, --help included.
+    const { createInterface } = await import('node:readline/promises');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
       await rl.question('  (Enter to go on) ', { signal: options.signal });

@@ -1,9 +1,9 @@
 import { EnvironmentError, errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
+import type { FaultKind } from './fault-kinds.js';
 import { applyNetem, applyPartition, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
 
-export const FAULT_KINDS = ['kill', 'stop', 'pause', 'disconnect', 'partition', 'latency', 'quorum-loss'] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+export { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
 
 export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   kill: 'SIGKILL the container (a crash: no clean shutdown)',

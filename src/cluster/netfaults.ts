@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { withDeadline } from '../util/retry.js';
 import type { Docker } from './engine.js';
+import type { NetemSpec } from './netem.js';
 
 /**
  * Faults inside a node's network namespace, from the host: `nsenter -t <pid> -n iptables …` cuts
@@ -13,16 +14,7 @@ import type { Docker } from './engine.js';
 
 export const RULE_COMMENT = 'rmq-bench';
 
-export interface NetemSpec {
-  /** Added to every packet the node sends. */
-  delayMs: number;
-  /** Variation of the delay (netem's jitter), 0 for none. */
-  jitterMs: number;
-  /** Share of the node's packets dropped, in percent (0..100). */
-  lossPct: number;
-}
-
-export const DEFAULT_NETEM: NetemSpec = { delayMs: 200, jitterMs: 0, lossPct: 0 };
+export { DEFAULT_NETEM, type NetemSpec } from './netem.js';
 
 /** Runs a host command; resolves with its exit code and output. Injectable for unit tests. */
 export type HostRunner = (file: string, args: readonly string[]) => Promise<{ exitCode: number; output: string }>;

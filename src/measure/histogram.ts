@@ -1,4 +1,27 @@
-import * as hdr from 'hdr-histogram-js';
+import { createRequire } from 'node:module';
+import type Int32HistogramModule from 'hdr-histogram-js/dist/Int32Histogram.js';
+
+/** hdr-histogram-js's 32-bit histogram, the class its build() makes by default. */
+type Int32Histogram = InstanceType<typeof Int32HistogramModule.default>;
+
+/**
+ * The class itself, not the package's index: the index decodes its WebAssembly build (a base64
+ * blob) when it is loaded, about 100 ms of CPU in every process that records a latency, for
+ * WebAssembly histograms we never build (the class alone: about 10 ms). The file is CommonJS
+ * (exports.default): require reads it as it is, without ESM interop in between.
+ */
+const Int32HistogramClass = (createRequire(import.meta.url)('hdr-histogram-js/dist/Int32Histogram.js') as typeof Int32HistogramModule).default;
+
+/**
+ * What `hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue, numberOfSignificantValueDigits,
+ * autoResize: false })` returns (HistogramBuilder.js: bitBucketSize 32, no WebAssembly): an
+ * Int32Histogram with these bounds, never resized.
+ */
+export function int32Histogram(highestTrackableValue: number, numberOfSignificantValueDigits: number): Int32Histogram {
+  const h = new Int32HistogramClass(1, highestTrackableValue, numberOfSignificantValueDigits);
+  h.autoResize = false;
+  return h;
+}
 
 /** Latency percentiles from an HDR histogram with explicit bounds (1 µs .. 10 min, 3 digits). */
 export interface LatencySummary {
@@ -13,7 +36,7 @@ export interface LatencySummary {
 const HIGHEST_US = 600_000_000;
 
 export class LatencyRecorder {
-  private readonly h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_US, numberOfSignificantValueDigits: 3, autoResize: false });
+  private readonly h = int32Histogram(HIGHEST_US, 3);
 
   recordMs(ms: number): void {
     const us = Math.min(HIGHEST_US, Math.max(1, Math.round(ms * 1000)));

@@ -1,5 +1,4 @@
-import * as hdr from 'hdr-histogram-js';
-import { LatencyRecorder, type LatencySummary } from './histogram.js';
+import { int32Histogram, LatencyRecorder, type LatencySummary } from './histogram.js';
 
 /**
  * The bench's meters: counts, latencies, CPU and RSS of one mode, with a sample a second. Pure
@@ -80,12 +79,7 @@ const INTERVAL_HIGHEST_US = 60_000_000;
  * iteration for the mean, so that a summary a second stays cheap.
  */
 export class IntervalLatency {
-  private readonly h = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: INTERVAL_HIGHEST_US,
-    numberOfSignificantValueDigits: 2,
-    autoResize: false,
-  });
+  private readonly h = int32Histogram(INTERVAL_HIGHEST_US, 2);
   private sumUs = 0;
 
   recordMs(ms: number): void {

@@ -18,8 +18,6 @@ import { retryUntil } from '../util/retry.js';
  * prints: per-second samples go to hooks.onSample.
  */
 
-export const BENCH_MODES = ['none', 'tx', 'sync', 'batch', 'async'] as const satisfies readonly PublishMode[];
-
 export interface BenchOptions {
   /** In the order to run them; async runs once per window. */
   modes: PublishMode[];

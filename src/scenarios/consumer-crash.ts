@@ -12,6 +12,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { reconcile } from '../ledger/reconcile.js';
 import { countProcessed, openProcessedStore } from '../store/processed.js';
 import { retryUntil } from '../util/retry.js';
+import type { CrashMode } from './consumer-crash-modes.js';
 
 /**
  * consumer-crash: publish N messages with confirms, run a consumer in a child process, SIGKILL
@@ -20,8 +21,7 @@ import { retryUntil } from '../util/retry.js';
  * manual ack with an idempotent store, side by side. Returns data; never prints.
  */
 
-export const CRASH_MODES = ['autoack', 'manual', 'idempotent'] as const;
-export type CrashMode = (typeof CRASH_MODES)[number];
+export type { CrashMode } from './consumer-crash-modes.js';
 
 export interface ConsumerCrashOptions {
   queue: string;

@@ -6,6 +6,7 @@ import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, EnvironmentError, InterruptedError, UsageError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
+import type { DelayedRetryType, DelayedRetryVia } from './delayed-retry-settings.js';
 
 /**
  * delayed-retry-demo: RabbitMQ 4.3's native delayed retry for quorum queues, measured. A
@@ -16,11 +17,6 @@ import { systemClock } from '../util/retry.js';
  * x-delivery-count stays). Measured on 4.3.6: a return the type does not name comes back at
  * once, and a "returned" return with x-delivery-count 0 waits `min`. Returns data; never prints.
  */
-
-export const DELAYED_RETRY_TYPES = ['all', 'failed', 'returned'] as const;
-export type DelayedRetryType = (typeof DELAYED_RETRY_TYPES)[number];
-export const DELAYED_RETRY_VIA = ['policy', 'arguments'] as const;
-export type DelayedRetryVia = (typeof DELAYED_RETRY_VIA)[number];
 
 /** How the consumer gives a delivery back. */
 export type ReturnKind = 'reject' | 'close' | 'nack';

@@ -6,6 +6,7 @@ import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
+import type { DlqReason } from './dlq-reasons.js';
 
 /**
  * dlq-demo: every way a message reaches a dead-letter exchange, verified by the broker's own
@@ -13,9 +14,6 @@ import { systemClock } from '../util/retry.js';
  * looping back to demo.orders) is unbound for the demo and bound again at the end, also on
  * failure or Ctrl+C. Returns data; never prints.
  */
-
-export const DLQ_REASONS = ['delivery_limit', 'rejected', 'expired', 'maxlen'] as const;
-export type DlqReason = (typeof DLQ_REASONS)[number];
 
 export interface DlqDemoOptions {
   reasons: DlqReason[];

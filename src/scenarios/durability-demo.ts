@@ -5,6 +5,7 @@ import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { retryUntil, systemClock } from '../util/retry.js';
+import type { RestartHow } from './restart-how.js';
 
 /**
  * durability-demo: transient and persistent messages in a durable classic queue and in a
@@ -13,9 +14,6 @@ import { retryUntil, systemClock } from '../util/retry.js';
  * transient ones. The demo reports what the broker actually did and checks the claim.
  * Returns data; never prints.
  */
-
-export const RESTART_HOW = ['stop', 'kill'] as const;
-export type RestartHow = (typeof RESTART_HOW)[number];
 
 export interface DurabilityDemoOptions {
   /** Messages of each delivery mode, per queue. */

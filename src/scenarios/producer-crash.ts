@@ -17,6 +17,7 @@ import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
 import { openOutbox } from '../store/outbox.js';
 import { openProcessedStore } from '../store/processed.js';
 import { type ChildLine, killPlan, parseChildLine } from './producer-crash-plan.js';
+import type { ProducerCrashMode } from './producer-crash-modes.js';
 
 /**
  * producer-crash: the application means to send N events. A producer runs as a child process
@@ -32,8 +33,7 @@ import { type ChildLine, killPlan, parseChildLine } from './producer-crash-plan.
  * Optionally a fault on the queue's leader during the same run. Returns data; never prints.
  */
 
-export const PRODUCER_CRASH_MODES = ['naive', 'outbox'] as const;
-export type ProducerCrashMode = (typeof PRODUCER_CRASH_MODES)[number];
+export type { ProducerCrashMode } from './producer-crash-modes.js';
 
 export interface ProducerCrashOptions {
   /** Events the application means to send, per run and mode. */

@@ -1,13 +1,10 @@
 import { Option } from 'commander';
 import { ALARM_KINDS, type AlarmKind } from '../../cluster/alarms.js';
 import { UsageError } from '../../errors.js';
-import { renderAlarmDemo } from '../../report/alarm.js';
-import { runAlarmDemo } from '../../scenarios/alarm-demo.js';
 import type { AlarmDemoOptions } from '../../scenarios/alarm-plan.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationOption, timeoutOption, htmlOption, jsonOption, nodeName, nonNegativeInt, rateOption, sizeOption } from '../options.js';
-import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench alarm-demo`: a memory or disk alarm on one node, as publishers and a consumer see it. */
@@ -88,6 +85,9 @@ export const alarmDemo = defineCommand({
       .action((o: RawOptions) => dispatch(alarmDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { runAlarmDemo } = await import('../../scenarios/alarm-demo.js');
+    const { renderAlarmDemo } = await import('../../report/alarm.js');
+    const { emit } = await import('../output.js');
     const r = await runAlarmDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html }, 'alarm-demo', r, renderAlarmDemo(r));
     return { ok: r.ok };

@@ -1,9 +1,6 @@
 import { Option } from 'commander';
-import { renderAudit } from '../../report/audit.js';
-import { runAudit } from '../../scenarios/audit.js';
 import { defineCommand, managementOverride } from '../command.js';
 import { htmlOption, jsonOption, managementUrlOption, positiveInt } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench audit`: a live broker against the reliability checklist. */
 export interface AuditCliOptions {
@@ -33,6 +30,9 @@ export const audit = defineCommand({
       ),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {
+    const { runAudit } = await import('../../scenarios/audit.js');
+    const { renderAudit } = await import('../../report/audit.js');
+    const { emit } = await import('../output.js');
     ctx.progress.start('reading the broker (management API)');
     const r = await runAudit(ctx, { maxUnacked: o.maxUnacked });
     ctx.progress.stop();

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { PublishMode } from '../../amqp/publisher.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { renderBench, renderCsv, renderSampleLine } from '../../report/bench.js';
-import { BENCH_MODES, runBench, type BenchOptions } from '../../scenarios/bench.js';
+import { BENCH_MODES } from '../../scenarios/bench-modes.js';
+import type { BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {
   countOption,
@@ -22,7 +22,6 @@ import {
   urlsOption,
   writableFile,
 } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench bench`: the same workload in each publishing mode, side by side. */
 export interface BenchCliOptions extends BenchOptions {
@@ -149,6 +148,9 @@ export const bench = defineCommand({
       }),
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
+    const { runBench } = await import('../../scenarios/bench.js');
+    const { renderBench, renderCsv, renderSampleLine } = await import('../../report/bench.js');
+    const { emit } = await import('../output.js');
     const { progress } = ctx;
     const r = await runBench(ctx, opts, {
       onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),

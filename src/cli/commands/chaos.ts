@@ -1,12 +1,11 @@
 import { Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { renderChaos } from '../../report/chaos.js';
-import { runChaos, type ChaosRunOptions } from '../../scenarios/chaos.js';
+import type { ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
 import { formatDuration } from '../../util/duration.js';
-import { defineCommand, managementOverride } from '../command.js';
-import { faultCmdOption, faultCmdOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
+import { defineCommand } from '../command.js';
+import { faultCmdOption, otherClusterOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
 import {
   choiceList,
   durationOption,
@@ -31,7 +30,6 @@ import {
   windowOption,
   writableFile,
 } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench chaos`: a long run under a nemesis, every message reconciled (issue #13). */
 export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'>, ReportAndClusterOptions {
@@ -167,10 +165,13 @@ export const chaos = defineCommand({
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions) => dispatch(chaosOptions(o))),
-  overrides: (o, config) => ({ ...managementOverride(o.managementUrls, config), ...faultCmdOverride(o.faultCmd, o.restoreCmd) }),
+  overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;
     const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
+    const { runChaos } = await import('../../scenarios/chaos.js');
+    const { renderChaos } = await import('../../report/chaos.js');
+    const { emit } = await import('../output.js');
     ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
     const r = await runChaos(ctx, options);
     emit({ json, html }, 'chaos', r, renderChaos(r));

@@ -1,13 +1,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { clusterDown, clusterLogs, clusterReset, clusterStatus, clusterUp } from '../../cluster/cluster.js';
-import { buildImage, ensureImage } from '../../cluster/image.js';
 import { type ClusterChoice, clusterNameProblem, portProblem, withCluster } from '../../config.js';
-import { type Context, createContext } from '../../context.js';
-import { renderReset, renderStatus, renderUp } from '../../report/cluster.js';
+import type { Context } from '../../context.js';
 import { formatMs } from '../../util/duration.js';
 import { defineCommand, defineGroup } from '../command.js';
 import { htmlOption, timeoutOption, jsonOption, nodeName, positiveInt } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench cluster up|down|reset|status|logs|image`: the 3-node cluster (docker compose). */
 
@@ -53,9 +49,11 @@ const choiceOf = (o: ClusterChoice): ClusterChoice => ({
 });
 
 /** The context for the chosen cluster: the command's own when nothing was chosen. */
-function forCluster(ctx: Context, choice: ClusterChoice): Context {
+async function forCluster(ctx: Context, choice: ClusterChoice): Promise<Context> {
   const config = withCluster(ctx.config, choice);
-  return config === ctx.config ? ctx : createContext(config, ctx.progress, ctx.signal);
+  if (config === ctx.config) return ctx;
+  const { createContext } = await import('../../context.js');
+  return createContext(config, ctx.progress, ctx.signal);
 }
 
 const up = defineCommand({
@@ -67,7 +65,10 @@ const up = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
-    const r = await clusterUp(forCluster(ctx, o), { timeoutMs: o.timeoutMs });
+    const { clusterUp } = await import('../../cluster/cluster.js');
+    const { renderUp } = await import('../../report/cluster.js');
+    const { emit } = await import('../output.js');
+    const r = await clusterUp(await forCluster(ctx, o), { timeoutMs: o.timeoutMs });
     emit(o, 'cluster-up', r, renderUp(r));
   },
 });
@@ -81,7 +82,9 @@ const down = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; volumes: boolean } & ClusterChoice) => dispatch({ json: o.json, volumes: o.volumes, ...choiceOf(o) })),
   async run(ctx, o) {
-    const r = await clusterDown(forCluster(ctx, o), { volumes: o.volumes });
+    const { clusterDown } = await import('../../cluster/cluster.js');
+    const { emit } = await import('../output.js');
+    const r = await clusterDown(await forCluster(ctx, o), { volumes: o.volumes });
     emit(o, 'cluster-down', r, `cluster down in ${formatMs(r.elapsedMs)}`);
   },
 });
@@ -102,7 +105,10 @@ const reset = defineCommand({
         dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) }),
       ),
   async run(commandCtx, o) {
-    const ctx = forCluster(commandCtx, o);
+    const { clusterDown, clusterReset, clusterUp } = await import('../../cluster/cluster.js');
+    const { renderReset, renderUp } = await import('../../report/cluster.js');
+    const { emit } = await import('../output.js');
+    const ctx = await forCluster(commandCtx, o);
     if (o.hard) {
       const d = await clusterDown(ctx, { volumes: true });
       const u = await clusterUp(ctx, { timeoutMs: o.timeoutMs });
@@ -125,7 +131,10 @@ const status = defineCommand({
       .addOption(htmlOption())
       .action((o: { json: boolean; html?: string } & ClusterChoice) => dispatch({ json: o.json, html: o.html, ...choiceOf(o) })),
   async run(ctx, o) {
-    const r = await clusterStatus(forCluster(ctx, o));
+    const { clusterStatus } = await import('../../cluster/cluster.js');
+    const { renderStatus } = await import('../../report/cluster.js');
+    const { emit } = await import('../output.js');
+    const r = await clusterStatus(await forCluster(ctx, o));
     emit(o, 'cluster-status', r, renderStatus(r));
   },
 });
@@ -142,7 +151,8 @@ const logs = defineCommand({
         dispatch({ node, follow: o.follow, tail: o.tail, ...choiceOf(o) }),
       ),
   async run(ctx, o) {
-    await clusterLogs(forCluster(ctx, o), { follow: o.follow, ...(o.node ? { node: o.node } : {}), ...(o.tail ? { tail: o.tail } : {}) });
+    const { clusterLogs } = await import('../../cluster/cluster.js');
+    await clusterLogs(await forCluster(ctx, o), { follow: o.follow, ...(o.node ? { node: o.node } : {}), ...(o.tail ? { tail: o.tail } : {}) });
   },
 });
 
@@ -156,6 +166,8 @@ const image = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; rebuild: boolean }) => dispatch({ json: o.json, rebuild: o.rebuild })),
   async run(ctx, o) {
+    const { buildImage, ensureImage } = await import('../../cluster/image.js');
+    const { emit } = await import('../output.js');
     ctx.progress.start('looking for the RabbitMQ image');
     if (o.rebuild) {
       const r = await buildImage(ctx.config, ctx.progress);

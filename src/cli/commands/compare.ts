@@ -1,10 +1,9 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError } from '../../errors.js';
-import { renderCompare } from '../../report/compare.js';
-import { runCompare, type CompareMode, type CompareOptions } from '../../scenarios/compare.js';
-import { defineCommand, managementOverride } from '../command.js';
-import { checkedFault, faultCmdOption, faultCmdOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
+import type { CompareMode, CompareOptions } from '../../scenarios/compare.js';
+import { defineCommand } from '../command.js';
+import { checkedFault, faultCmdOption, otherClusterOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
 import {
   countOption,
   durationOption,
@@ -29,7 +28,6 @@ import {
   vhostOption,
   windowOption,
 } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench compare`, the main demo: confirms on vs off, each under a fault on the queue leader. */
 export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'>, ReportAndClusterOptions {}
@@ -121,13 +119,12 @@ export const compare = defineCommand({
           restoreCmd: o.restoreCmd,
         });
       }),
-  // A cluster that is not ours: its management API and a fault command instead of dockerode.
-  overrides: (o, config) => ({
-    ...managementOverride(o.managementUrls, config),
-    ...faultCmdOverride(o.faultCmd, o.restoreCmd),
-  }),
+  overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, ...rest } = o;
+    const { runCompare } = await import('../../scenarios/compare.js');
+    const { renderCompare } = await import('../../report/compare.js');
+    const { emit } = await import('../output.js');
     const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
     emit({ json, html }, 'compare', r, renderCompare(r));
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');

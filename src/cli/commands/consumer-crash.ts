@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import { renderConsumerCrash } from '../../report/consumer.js';
-import { CRASH_MODES, runConsumerCrash, type ConsumerCrashOptions, type CrashMode } from '../../scenarios/consumer-crash.js';
+import type { ConsumerCrashOptions } from '../../scenarios/consumer-crash.js';
+import { CRASH_MODES, type CrashMode } from '../../scenarios/consumer-crash-modes.js';
 import { defineCommand } from '../command.js';
 import {
   choiceList,
@@ -16,7 +16,6 @@ import {
   share,
   workOption,
 } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench consumer-crash`: SIGKILL a consumer mid-run, autoack vs manual ack vs idempotent. */
 export type ConsumerCrashCliOptions = ConsumerCrashOptions & { json: boolean; html: string | undefined };
@@ -74,6 +73,9 @@ export const consumerCrash = defineCommand({
       }),
   async run(ctx, o) {
     const { json, html, ...options } = o;
+    const { runConsumerCrash } = await import('../../scenarios/consumer-crash.js');
+    const { renderConsumerCrash } = await import('../../report/consumer.js');
+    const { emit } = await import('../output.js');
     const r = await runConsumerCrash(ctx, options);
     emit({ json, html }, 'consumer-crash', r, renderConsumerCrash(r));
     return { ok: r.ok };

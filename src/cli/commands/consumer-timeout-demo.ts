@@ -1,12 +1,9 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { renderConsumerTimeoutDemo } from '../../report/consumer-timeout.js';
-import { runConsumerTimeoutDemo } from '../../scenarios/consumer-timeout-demo.js';
 import { TIMEOUT_VIAS, type ConsumerTimeoutDemoOptions, type TimeoutVia } from '../../scenarios/consumer-timeout-plan.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { autoOption, choiceList, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
-import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench consumer-timeout-demo`: what RabbitMQ 4.3 does to a consumer that holds a delivery too long. */
@@ -85,6 +82,9 @@ export const consumerTimeoutDemo = defineCommand({
       .action((o: RawOptions) => dispatch(consumerTimeoutDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { runConsumerTimeoutDemo } = await import('../../scenarios/consumer-timeout-demo.js');
+    const { renderConsumerTimeoutDemo } = await import('../../report/consumer-timeout.js');
+    const { emit } = await import('../output.js');
     const r = await runConsumerTimeoutDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html }, 'consumer-timeout-demo', r, renderConsumerTimeoutDemo(r));
     return { ok: r.ok };

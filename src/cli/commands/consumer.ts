@@ -1,10 +1,10 @@
 import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { FAILURE_ACTIONS, runConsumer, type ConsumerOptions, type FailureAction } from '../../amqp/consumer.js';
+import type { ConsumerOptions } from '../../amqp/consumer.js';
+import { FAILURE_ACTIONS, type FailureAction } from '../../amqp/failure-actions.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
-import { renderConsumer, renderDelivery } from '../../report/consumer.js';
-import { openProcessedStore, type ProcessedStore } from '../../store/processed.js';
+import type { ProcessedStore } from '../../store/processed.js';
 import { defineCommand } from '../command.js';
 import {
   countOption,
@@ -26,7 +26,6 @@ import {
   writableFile,
   workOption,
 } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench consumer`: manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent. */
 export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
@@ -129,10 +128,14 @@ export const consumer = defineCommand({
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
+    const { runConsumer } = await import('../../amqp/consumer.js');
+    const { renderConsumer, renderDelivery } = await import('../../report/consumer.js');
+    const { emit } = await import('../output.js');
     let store: ProcessedStore | undefined;
     if (o.storeFile) {
       // Only our default's folder is created; a --store path was checked at parse time (its folder exists).
       if (o.storeFile === DEFAULT_STORE) await mkdir(path.dirname(path.resolve(o.storeFile)), { recursive: true });
+      const { openProcessedStore } = await import('../../store/processed.js');
       store = openProcessedStore(o.storeFile, { idempotent: o.idempotent });
     }
     const { progress } = ctx;

@@ -1,18 +1,10 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { renderDelayedRetryDemo } from '../../report/dlq.js';
-import {
-  DELAYED_RETRY_TYPES,
-  DELAYED_RETRY_VIA,
-  runDelayedRetryDemo,
-  type DelayedRetryDemoOptions,
-  type DelayedRetryType,
-  type DelayedRetryVia,
-} from '../../scenarios/delayed-retry-demo.js';
+import type { DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-demo.js';
+import { DELAYED_RETRY_TYPES, DELAYED_RETRY_VIA, type DelayedRetryType, type DelayedRetryVia } from '../../scenarios/delayed-retry-settings.js';
 import { defineCommand } from '../command.js';
 import { formatDuration } from '../../util/duration.js';
 import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveDurationMs, positiveInt } from '../options.js';
-import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench delayed-retry-demo`: RabbitMQ 4.3 native delayed retry, each redelivery delay measured. */
@@ -73,6 +65,9 @@ export const delayedRetryDemo = defineCommand({
       .action((o: RawOptions) => dispatch(delayedRetryDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { runDelayedRetryDemo } = await import('../../scenarios/delayed-retry-demo.js');
+    const { renderDelayedRetryDemo } = await import('../../report/dlq.js');
+    const { emit } = await import('../output.js');
     const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
     return { ok: r.ok };

@@ -1,9 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { renderDlqDemo } from '../../report/dlq.js';
-import { renderDlxStrategy } from '../../report/dlx-strategy.js';
-import { DLQ_REASONS, runDlqDemo, type DlqDemoOptions, type DlqReason } from '../../scenarios/dlq-demo.js';
-import { runDlxStrategy } from '../../scenarios/dlx-strategy.js';
+import type { DlqDemoOptions } from '../../scenarios/dlq-demo.js';
+import { DLQ_REASONS, type DlqReason } from '../../scenarios/dlq-reasons.js';
 import {
   DLX_VARIANTS,
   STRATEGY_FAULTS,
@@ -14,7 +12,6 @@ import {
 } from '../../scenarios/dlx-strategy-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
-import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
 /**
@@ -108,12 +105,17 @@ export const dlqDemo = defineCommand({
       .action((o: RawOptions) => dispatch(dlqDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, strategy, ...options } = o;
+    const { emit } = await import('../output.js');
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (strategy) {
+      const { runDlxStrategy } = await import('../../scenarios/dlx-strategy.js');
+      const { renderDlxStrategy } = await import('../../report/dlx-strategy.js');
       const r = await runDlxStrategy(ctx, strategy, step);
       emit({ json, html }, 'dlq-demo', r, renderDlxStrategy(r));
       return { ok: r.ok };
     }
+    const { runDlqDemo } = await import('../../scenarios/dlq-demo.js');
+    const { renderDlqDemo } = await import('../../report/dlq.js');
     const r = await runDlqDemo(ctx, options, step);
     emit({ json, html }, 'dlq-demo', r, renderDlqDemo(r));
     return { ok: r.ok };

@@ -1,9 +1,7 @@
 import { Option } from 'commander';
-import { renderDlqInspect, renderDlqReplay } from '../../report/dlq.js';
-import { inspectDlq, replayDlq, type ReplayOptions } from '../../scenarios/dlq-tools.js';
+import type { ReplayOptions } from '../../scenarios/dlq-tools.js';
 import { defineCommand, defineGroup } from '../command.js';
 import { countOption, htmlOption, jsonOption, positiveInt, queueOption } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench dlq inspect|replay`: the dead-letter queue, read without losing anything, replayed safely. */
 export type DlqInspectCliOptions = { json: boolean; html: string | undefined; queue: string; limit: number };
@@ -27,6 +25,9 @@ const inspect = defineCommand({
         dispatch({ json: o.json, html: o.html, queue: o.queue, limit: o.limit ?? o.count }),
       ),
   async run(ctx, o) {
+    const { inspectDlq } = await import('../../scenarios/dlq-tools.js');
+    const { renderDlqInspect } = await import('../../report/dlq.js');
+    const { emit } = await import('../output.js');
     const r = await inspectDlq(ctx, o.queue, o.limit);
     emit(o, 'dlq-inspect', r, renderDlqInspect(r));
   },
@@ -51,6 +52,9 @@ const replay = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, ...options } = o;
+    const { replayDlq } = await import('../../scenarios/dlq-tools.js');
+    const { renderDlqReplay } = await import('../../report/dlq.js');
+    const { emit } = await import('../output.js');
     ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
     const r = await replayDlq(ctx, options);
     ctx.progress.stop();

@@ -1,9 +1,8 @@
 import { Option } from 'commander';
-import { renderDurabilityDemo } from '../../report/durability.js';
-import { RESTART_HOW, runDurabilityDemo, type DurabilityDemoOptions, type RestartHow } from '../../scenarios/durability-demo.js';
+import type { DurabilityDemoOptions } from '../../scenarios/durability-demo.js';
+import { RESTART_HOW, type RestartHow } from '../../scenarios/restart-how.js';
 import { defineCommand } from '../command.js';
 import { autoOption, countOption, durationOption, timeoutOption, htmlOption, jsonOption } from '../options.js';
-import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench durability-demo`: transient and persistent messages, classic and quorum, every node restarted. */
@@ -33,6 +32,9 @@ export const durabilityDemo = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { runDurabilityDemo } = await import('../../scenarios/durability-demo.js');
+    const { renderDurabilityDemo } = await import('../../report/durability.js');
+    const { emit } = await import('../output.js');
     const r = await runDurabilityDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html }, 'durability-demo', r, renderDurabilityDemo(r));
     return { ok: r.ok };

@@ -1,8 +1,6 @@
 import { type Command, Option } from 'commander';
-import { requireCluster } from '../../cluster/cluster.js';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
-import { renderFailover } from '../../report/cluster.js';
-import { runFailover } from '../../scenarios/failover.js';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
+import type { NetemSpec } from '../../cluster/netem.js';
 import { defineCommand } from '../command.js';
 import {
   durationOption,
@@ -18,8 +16,6 @@ import {
   queueOption,
   vhostOption,
 } from '../options.js';
-import type { NetemSpec } from '../../cluster/netfaults.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench failover`: fault the queue leader, measure the election, restore the node. */
 export interface FailoverCliOptions {
@@ -95,6 +91,10 @@ export const failover = defineCommand({
         });
       }),
   async run(ctx, o) {
+    const { requireCluster } = await import('../../cluster/cluster.js');
+    const { runFailover } = await import('../../scenarios/failover.js');
+    const { renderFailover } = await import('../../report/cluster.js');
+    const { emit } = await import('../output.js');
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);
     emit(o, 'failover', r, renderFailover(r));

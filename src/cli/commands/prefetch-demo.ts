@@ -1,9 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { renderPrefetchDemo } from '../../report/consumer.js';
-import { runPrefetchDemo, type PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
+import type { PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
 import { defineCommand } from '../command.js';
 import { countOption, durationOption, htmlOption, jsonOption, prefetchCount, queueOption } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench prefetch-demo`: a fast and a slow consumer at several prefetch values. */
 export type PrefetchDemoCliOptions = PrefetchDemoOptions & { json: boolean; html: string | undefined };
@@ -44,6 +42,9 @@ export const prefetchDemo = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, ...options } = o;
+    const { runPrefetchDemo } = await import('../../scenarios/prefetch-demo.js');
+    const { renderPrefetchDemo } = await import('../../report/consumer.js');
+    const { emit } = await import('../output.js');
     const r = await runPrefetchDemo(ctx, options);
     emit({ json, html }, 'prefetch-demo', r, renderPrefetchDemo(r));
   },

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/faults.js';
+import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { UsageError } from '../../errors.js';
-import { renderProducerCrash } from '../../report/producer-crash.js';
-import { PRODUCER_CRASH_MODES, runProducerCrash, type ProducerCrashMode, type ProducerCrashOptions } from '../../scenarios/producer-crash.js';
+import type { ProducerCrashOptions } from '../../scenarios/producer-crash.js';
+import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/producer-crash-modes.js';
 import { maxKills } from '../../scenarios/producer-crash-plan.js';
 import { defineCommand } from '../command.js';
 import {
@@ -18,7 +18,6 @@ import {
   runsOption,
   seedValue,
 } from '../options.js';
-import { emit } from '../output.js';
 
 /**
  * `rmq-bench producer-crash` (issue #8): SIGKILL a producer (`rmq-bench producer` as a child,
@@ -102,6 +101,9 @@ export const producerCrash = defineCommand({
     const { json, html, seed, ...rest } = o;
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.
     const options: ProducerCrashOptions = { ...rest, seed: seed ?? randomSeed() };
+    const { runProducerCrash } = await import('../../scenarios/producer-crash.js');
+    const { renderProducerCrash } = await import('../../report/producer-crash.js');
+    const { emit } = await import('../output.js');
     ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
     const r = await runProducerCrash(ctx, options);
     emit({ json, html }, 'producer-crash', r, renderProducerCrash(r));

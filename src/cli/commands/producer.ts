@@ -1,13 +1,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { runOutboxProducer } from '../../amqp/outbox-producer.js';
-import { newRunId, runPublisher, type PublisherResult, type PublishMode } from '../../amqp/publisher.js';
+import type { OutboxProducerResult } from '../../amqp/outbox-producer.js';
+import type { PublisherResult, PublishMode } from '../../amqp/publisher.js';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
-import { Ledger, type LedgerDocument } from '../../ledger/ledger.js';
-import { renderProducer } from '../../report/compare.js';
-import { SCHEMA_VERSION } from '../../report/json.js';
-import { renderOutboxProducer } from '../../report/producer-crash.js';
-import { openOutbox } from '../../store/outbox.js';
+import type { LedgerDocument } from '../../ledger/ledger.js';
 import { maskUrl } from '../../url.js';
 import { defineCommand } from '../command.js';
 import {
@@ -32,7 +28,7 @@ import {
   writableFile,
   windowOption,
 } from '../options.js';
-import { emit, type OutputFile, writeOutputs } from '../output.js';
+import type { OutputFile } from '../output.js';
 
 /**
  * `rmq-bench producer`: publish N messages with or without confirms, recording what happened to
@@ -232,6 +228,11 @@ export const producer = defineCommand({
 });
 
 async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
+  const { newRunId, runPublisher } = await import('../../amqp/publisher.js');
+  const { Ledger } = await import('../../ledger/ledger.js');
+  const { renderProducer } = await import('../../report/compare.js');
+  const { SCHEMA_VERSION } = await import('../../report/json.js');
+  const { emit, writeOutputs } = await import('../output.js');
   const urls = urlsOrDefault(o.urls, ctx.config);
   const runId = o.harness?.runId ?? newRunId();
   // producer-crash's naive mode: resume at --start-at, print `at`/`sent` lines for the parent.
@@ -355,6 +356,11 @@ export function harnessPrinter(
 
 /** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */
 async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxFile: string }): Promise<void> {
+  const { newRunId } = await import('../../amqp/publisher.js');
+  const { runOutboxProducer } = await import('../../amqp/outbox-producer.js');
+  const { openOutbox } = await import('../../store/outbox.js');
+  const { renderOutboxProducer } = await import('../../report/producer-crash.js');
+  const { emit } = await import('../output.js');
   const store = openOutbox(o.outboxFile, { create: { runId: o.harness?.runId ?? newRunId(), count: o.count } });
   const { progress } = ctx;
   const print = o.harness?.progressLines ? (n: number): void => void process.stdout.write(`at ${n}\n`) : undefined;
@@ -369,7 +375,7 @@ async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxF
     let published = before.published;
     let connections = 0;
     const ticker = setInterval(() => progress.update(`outbox: ${published}/${o.count} published`), 250);
-    let r: Awaited<ReturnType<typeof runOutboxProducer>>;
+    let r: OutboxProducerResult;
     try {
       r = await runOutboxProducer(
         store,

@@ -1,11 +1,8 @@
 import { Option } from 'commander';
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
-import { renderCombinedReport, renderReportLines, reportEntries, reportOk, reportSummary } from '../../report/combined.js';
-import { collectReportInputs } from '../../scenarios/report.js';
 import { defineCommand } from '../command.js';
 import { jsonOption, writableFile } from '../options.js';
-import { emit } from '../output.js';
 
 /**
  * `rmq-bench report <files or folders...> -o index.html`: one self-contained page for a set of
@@ -37,6 +34,9 @@ export const report = defineCommand({
         return dispatch({ json: o.json, inputs, output: o.output });
       }),
   async run(ctx, o) {
+    const { collectReportInputs } = await import('../../scenarios/report.js');
+    const { renderCombinedReport, renderReportLines, reportEntries, reportOk, reportSummary } = await import('../../report/combined.js');
+    const { emit } = await import('../output.js');
     const { inputs, notes } = await collectReportInputs(o.inputs, o.output);
     for (const note of notes) ctx.log(note);
     const entries = reportEntries(inputs);

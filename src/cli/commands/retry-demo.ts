@@ -1,11 +1,8 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { renderRetryDemo, renderRetryLadder } from '../../report/dlq.js';
-import { runRetryDemo, type RetryDemoOptions } from '../../scenarios/retry-demo.js';
-import { runRetryLadder } from '../../scenarios/retry-ladder.js';
+import type { RetryDemoOptions } from '../../scenarios/retry-demo.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationList, durationOption, htmlOption, jsonOption, nonNegativeInt, positiveNumber } from '../options.js';
-import { emit } from '../output.js';
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench retry-demo`: the TTL retry loop, or with --backoff a ladder of retry queues. */
@@ -64,12 +61,16 @@ export const retryDemo = defineCommand({
       .action((o: RawOptions) => dispatch(retryDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ladder, ...options } = o;
+    const { renderRetryDemo, renderRetryLadder } = await import('../../report/dlq.js');
+    const { emit } = await import('../output.js');
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (ladder) {
+      const { runRetryLadder } = await import('../../scenarios/retry-ladder.js');
       const r = await runRetryLadder(ctx, { ...ladder, failures: options.failures, toleranceMs: options.toleranceMs }, step);
       emit({ json, html }, 'retry-demo', r, renderRetryLadder(r));
       return { ok: r.ok };
     }
+    const { runRetryDemo } = await import('../../scenarios/retry-demo.js');
     const r = await runRetryDemo(ctx, options, step);
     emit({ json, html }, 'retry-demo', r, renderRetryDemo(r));
     return { ok: r.ok };

@@ -1,12 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { drainQueue } from '../../amqp/drain.js';
 import { DataError, NotFoundError } from '../../errors.js';
-import { Ledger } from '../../ledger/ledger.js';
-import { reconcile } from '../../ledger/reconcile.js';
-import { renderReconciliation } from '../../report/compare.js';
 import { defineCommand } from '../command.js';
 import { durationOption, htmlOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
-import { emit } from '../output.js';
 import type { ProducerReport } from './producer.js';
 
 /** `rmq-bench verify`: drain the queue and reconcile it with the report `producer --report` wrote. */
@@ -57,6 +52,11 @@ export const verify = defineCommand({
       ),
   async run(ctx, o) {
     const report = await readReport(o.reportFile);
+    const { drainQueue } = await import('../../amqp/drain.js');
+    const { Ledger } = await import('../../ledger/ledger.js');
+    const { reconcile } = await import('../../ledger/reconcile.js');
+    const { renderReconciliation } = await import('../../report/compare.js');
+    const { emit } = await import('../output.js');
     const ledger = Ledger.fromJSON(report.ledger, o.reportFile);
     const queue = o.queue ?? report.queue;
     ctx.progress.start(`draining ${queue}`);

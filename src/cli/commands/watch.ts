@@ -1,13 +1,10 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BrokerUnavailableError, UsageError, errorMessage } from '../../errors.js';
-import { renderNoAnswer, renderWatch, renderWatchLine } from '../../report/watch.js';
-import { SnapshotReader } from '../../cluster/snapshot.js';
-import { takeWatchSnapshot, trimHistory, watchView, type WatchSnapshot } from '../../scenarios/watch.js';
+import type { WatchSnapshot } from '../../scenarios/watch.js';
 import { maskUrlsIn } from '../../url.js';
 import { systemClock } from '../../util/retry.js';
 import { defineCommand, managementOverride } from '../command.js';
 import { durationMs, givenOptions, htmlOption, jsonOption, managementUrlOption, refuseWith } from '../options.js';
-import { emit } from '../output.js';
 
 /** `rmq-bench watch`: a live view of the queues and nodes, or one snapshot. */
 export interface WatchCliOptions {
@@ -60,11 +57,15 @@ export const watch = defineCommand({
       }),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {
+    const { SnapshotReader } = await import('../../cluster/snapshot.js');
+    const { takeWatchSnapshot, trimHistory, watchView } = await import('../../scenarios/watch.js');
+    const { renderNoAnswer, renderWatch, renderWatchLine } = await import('../../report/watch.js');
     const reader = new SnapshotReader(ctx.management, { retryFirstAfterMs: o.once ? undefined : 10_000 });
     const match = o.match === undefined ? undefined : new RegExp(o.match);
     const viewOptions = { gapMs: Math.max(2 * o.intervalMs, 2_500), match };
 
     if (o.once) {
+      const { emit } = await import('../output.js');
       const view = watchView([], await takeWatchSnapshot(reader), viewOptions);
       emit(o, 'watch', view, renderWatch(view));
       return;
