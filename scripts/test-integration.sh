@@ -24,7 +24,7 @@ shard_b=(workshop-2 consumer retry-demo dlq-demo dlq-tools bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra watch cluster)
 # No workshop part.
-shard_d=(netfaults producer-crash failover)
+shard_d=(netfaults producer-crash failover leader-faults)
 shard_e=(chaos html-report dlq-strategy quorum-loss audit package)
 
 SHARDS=(a b c d e)

@@ -23,7 +23,9 @@ describe('failover: leader faults through dockerode', { timeout: 300_000 }, () =
     await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
   });
 
-  for (const fault of ['kill', 'stop', 'pause', 'disconnect'] as const) {
+  // kill, stop and pause take the same sequence (startLeaderFault) under a producer in
+  // leader-faults.test.ts, which checks the same: a different leader, then 3 nodes and 3 online members.
+  for (const fault of ['disconnect'] as const) {
     it(`${fault}: a different node becomes leader, and after the restore all 3 nodes run with 3 online members`, async () => {
       const before = await mgmtGet<{ leader: string; online: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
       const r = await runCli(['failover', '--queue', queue, '--fault', fault, '--json']);

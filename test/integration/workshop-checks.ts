@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WORKSHOP_COMMANDS, WORKSHOP_PARTS, WORKSHOP_TIMEOUT_MS, partCommands, sectionNumber, workshopOutcome } from './workshop-run.js';
+import { WORKSHOP_COMMANDS, WORKSHOP_HTML, WORKSHOP_PARTS, WORKSHOP_TIMEOUT_MS, partCommands, sectionNumber, workshopOutcome } from './workshop-run.js';
 
 // Every command of docs/WORKSHOP.md, run once per part in the document's order (workshop-run.ts),
 // each checked by workshop-N.test.ts for its part: its exit code, and either its verdict (`ok`)
@@ -58,6 +58,11 @@ export function describeWorkshopShape(): void {
     it('names a check for every command that reports without a verdict, and only for workshop commands', () => {
       const lines = WORKSHOP_COMMANDS.map((c) => c.args.join(' '));
       for (const k of Object.keys(WITHOUT_VERDICT)) expect(lines).toContain(k);
+    });
+
+    it('asks --html only of workshop commands (their pages are checked on the same run)', () => {
+      const lines = WORKSHOP_COMMANDS.map((c) => c.args.join(' '));
+      for (const k of WORKSHOP_HTML) expect(lines).toContain(k);
     });
   });
 }

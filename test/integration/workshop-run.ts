@@ -28,7 +28,15 @@ export interface WorkshopOutcome extends WorkshopCommand {
   /** stdout as JSON, or null when it is not one JSON document. */
   doc: unknown;
   durationMs: number;
+  /** The --html page the run also wrote (WORKSHOP_HTML), or null. */
+  htmlFile: string | null;
 }
+
+/**
+ * Commands also run with --html <file>: their page is checked on the same run (producer.test.ts
+ * opens compare's), so no test runs the same fault sequence again just for its page.
+ */
+export const WORKSHOP_HTML: readonly string[] = ['compare -n 5000'];
 
 export const WORKSHOP_COMMANDS: WorkshopCommand[] = parseWorkshop(readFileSync(path.join(ROOT, 'docs', 'WORKSHOP.md'), 'utf8')).flatMap((b) => b.commands);
 
@@ -89,17 +97,21 @@ export async function runWorkshopPart(n: number, sessionDir: string): Promise<Wo
   mkdirSync(dir, { recursive: true });
   const outcomes: WorkshopOutcome[] = [];
   for (const c of commands) {
+    const line = c.args.join(' ');
+    const htmlFile = WORKSHOP_HTML.includes(line) ? path.join(dir, `${line.replace(/[^a-z0-9]+/gi, '-')}.html`) : null;
     const started = performance.now();
-    const r = await runCli([...c.args, '--json'], { timeoutMs: 600_000 });
+    const r = await runCli([...c.args, '--json', ...(htmlFile ? ['--html', htmlFile] : [])], { timeoutMs: 600_000 });
     const durationMs = Math.round(performance.now() - started);
-    process.stderr.write(`workshop part ${n}: rmq-bench ${c.args.join(' ')} --json: exit ${r.exitCode} in ${(durationMs / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `workshop part ${n}: rmq-bench ${line} --json${htmlFile ? ' --html' : ''}: exit ${r.exitCode} in ${(durationMs / 1000).toFixed(1)} s\n`,
+    );
     let doc: unknown = null;
     try {
       doc = JSON.parse(r.stdout);
     } catch {
       doc = null;
     }
-    outcomes.push({ ...c, ...r, doc, durationMs });
+    outcomes.push({ ...c, ...r, doc, durationMs, htmlFile });
   }
   writeFileSync(file, JSON.stringify(outcomes));
   return outcomes;
