@@ -61,15 +61,11 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
   switch (kind) {
     case 'kill':
       await c.kill({ signal: 'SIGKILL' });
-      undo = async () => {
-        await c.start();
-      };
+      undo = () => startAgain(c, container);
       break;
     case 'stop':
       await c.stop({ t: 10 });
-      undo = async () => {
-        await c.start();
-      };
+      undo = () => startAgain(c, container);
       break;
     case 'pause':
       // A retried freeze began at its last attempt: the election is timed from there.
@@ -107,6 +103,38 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
       throw new Error("'quorum-loss' is applied to a queue's leader and a follower (faultLeader), not to one container");
   }
   return appliedFault(kind, container, issuedAt, undo);
+}
+
+/**
+ * Start a container that was killed or stopped. Right after the kill the engine may still be
+ * tearing down the old process's ports and network endpoint, and on a busy machine a start then
+ * fails (the engine's 500); it is tried up to START_ATTEMPTS times, START_RETRY_MS apart, and the
+ * error names every attempt's reason.
+ */
+export const START_ATTEMPTS = 5;
+export const START_RETRY_MS = 1_000;
+
+export async function startAgain(
+  c: { start(): Promise<unknown> },
+  container: string,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
+  const reasons: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await c.start();
+      return;
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      // 304: already started (a start that did go through before its answer was lost).
+      if (status === 304) return;
+      // Only the engine's own failure is worth another try (not a 404: no such container).
+      if (status !== 500) throw err;
+      reasons.push(errorMessage(err));
+      if (attempt >= START_ATTEMPTS) throw new Error(`could not start ${container} (${attempt} attempts: ${reasons.join('; ')})`);
+      await sleep(START_RETRY_MS);
+    }
+  }
 }
 
 /**

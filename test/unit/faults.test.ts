@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandInjector, expandFaultCommand, PAUSE_ATTEMPTS, pauseWithRetry } from '../../src/cluster/faults.js';
+import { commandInjector, expandFaultCommand, PAUSE_ATTEMPTS, pauseWithRetry, START_ATTEMPTS, startAgain } from '../../src/cluster/faults.js';
 import { ManagementClient } from '../../src/cluster/management.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from '../../src/cli/options.js';
 
@@ -110,6 +110,50 @@ describe('pauseWithRetry: the cgroup freezer that gives up under load', () => {
   it('any other error at once (no such container, already paused)', async () => {
     const c = container([new Error('(HTTP code 409) Container x is already paused')]);
     await expect(pauseWithRetry(c, noSleep)).rejects.toThrow('already paused');
+    expect(c.calls).toBe(1);
+  });
+});
+
+describe('startAgain: a killed or stopped container started again', () => {
+  const engineError = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });
+  const BUSY = engineError(
+    500,
+    '(HTTP code 500) server error - driver failed programming external connectivity: Bind for 127.0.0.1:5673 failed: port is already allocated',
+  );
+  const container = (failures: Error[]) => {
+    let calls = 0;
+    return {
+      get calls() {
+        return calls;
+      },
+      async start() {
+        calls++;
+        const e = failures.shift();
+        if (e) throw e;
+      },
+    };
+  };
+  const noSleep = async () => undefined;
+
+  it.each([
+    { name: 'started at once', failures: [] as Error[], calls: 1 },
+    { name: 'started on the third try after two engine errors', failures: [BUSY, BUSY], calls: 3 },
+    { name: 'already started (304): done', failures: [engineError(304, '(HTTP code 304) container already started')], calls: 1 },
+  ])('$name', async ({ failures, calls }) => {
+    const c = container([...failures]);
+    await startAgain(c, 'rabbit2', noSleep);
+    expect(c.calls).toBe(calls);
+  });
+
+  it(`gives up after ${START_ATTEMPTS} engine errors, naming the container and every reason`, async () => {
+    const c = container(Array.from({ length: START_ATTEMPTS + 2 }, () => BUSY));
+    await expect(startAgain(c, 'rabbit2', noSleep)).rejects.toThrow(`could not start rabbit2 (${START_ATTEMPTS} attempts: `);
+    expect(c.calls).toBe(START_ATTEMPTS);
+  });
+
+  it('any other error at once (404: no such container)', async () => {
+    const c = container([engineError(404, '(HTTP code 404) no such container - rabbit9')]);
+    await expect(startAgain(c, 'rabbit9', noSleep)).rejects.toThrow('no such container');
     expect(c.calls).toBe(1);
   });
 });
