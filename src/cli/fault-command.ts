@@ -1,4 +1,4 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { FaultKind } from '../cluster/fault-kinds.js';
 import type { Config } from '../config.js';
 import type { ContextOverrides } from '../context.js';
@@ -6,6 +6,7 @@ import { EnvironmentError, UsageError } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
 import { loadExeca } from '../util/exec.js';
 import { managementOverride } from './command.js';
+import { htmlOption, jsonOption, managementUrlOption, urlsOption } from './options.js';
 
 /**
  * A cluster that is not ours: --fault-cmd and --restore-cmd fault its nodes with the user's
@@ -54,6 +55,20 @@ export interface ReportAndClusterOptions {
   /** ...and how to fault (and restore) one of its nodes: '{node}', '{host}', '{fault}' are filled in. */
   faultCmd: string | undefined;
   restoreCmd: string | undefined;
+}
+
+/**
+ * The options behind ReportAndClusterOptions, last on the command in this order (--help lists
+ * them so): --urls, --management-url, --fault-cmd, --restore-cmd, --json, --html.
+ */
+export function addReportAndClusterOptions(command: Command): Command {
+  return command
+    .addOption(urlsOption())
+    .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
+    .addOption(faultCmdOption())
+    .addOption(restoreCmdOption())
+    .addOption(jsonOption())
+    .addOption(htmlOption());
 }
 
 /** A cluster that is not ours (compare, chaos): its management API, and with --fault-cmd the context's fault injector instead of dockerode. */

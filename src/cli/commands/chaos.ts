@@ -5,19 +5,16 @@ import type { ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
-import { faultCmdOption, otherClusterOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
+import { addReportAndClusterOptions, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
 import {
   choiceList,
   durationOption,
   timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
-  htmlOption,
   jitterOption,
-  jsonOption,
   latencyOption,
   lossOption,
-  managementUrlOption,
   netemFrom,
   positiveInt,
   positiveNumber,
@@ -25,7 +22,6 @@ import {
   randomSeed,
   seedValue,
   sizeOption,
-  urlsOption,
   vhostOption,
   windowOption,
   writableFile,
@@ -121,50 +117,45 @@ export const chaos = defineCommand({
   name: 'chaos',
   examples: ['chaos --duration 60s --interval 15s --hold 4s --seed 1', 'chaos --faults kill,pause --control --html chaos.html'],
   register: (command, dispatch: (o: ChaosCliOptions) => Promise<void>) =>
-    command
-      .description('a long run under a nemesis: producers with confirms, consumers with an idempotent store, faults on a schedule, every message reconciled')
-      .addOption(durationOption('--duration <duration>', 'how long traffic flows and faults are injected', '5m'))
-      .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
-      .addOption(durationOption('--hold <duration>', 'how long each fault stays on before it is healed', '8s'))
-      .addOption(
-        new Option(
-          '--faults <list>',
-          `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`,
-        ).argParser(listOf(FAULT_KINDS)),
-      )
-      .addOption(
-        new Option('--targets <list>', `whom a fault hits: ${CHAOS_TARGETS.join(', ')}`)
-          .argParser(listOf(CHAOS_TARGETS))
-          .default([...CHAOS_TARGETS], CHAOS_TARGETS.join(',')),
-      )
-      .addOption(new Option('--seed <n>', 'seed of the schedule: the same seed, the same faults and targets').argParser(seedValue))
-      .addOption(new Option('--producers <n>', 'producers with confirms').argParser(positiveInt).default(3))
-      .addOption(new Option('--consumers <n>', 'consumers (manual ack, one idempotent store)').argParser(positiveInt).default(3))
-      .addOption(new Option('--queues <n>', 'quorum queues, leaders spread over the nodes').argParser(positiveInt).default(3))
-      .addOption(
-        new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default(
-          'rmq-bench.chaos',
-        ),
-      )
-      .addOption(vhostOption())
-      .addOption(new Option('-r, --rate <n>', 'messages per second, per producer').argParser(positiveNumber).default(200))
-      .addOption(windowOption('async confirm window, per producer'))
-      .addOption(sizeOption())
-      .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '5s'))
-      .addOption(heartbeatOption())
-      .addOption(prefetchOption('consumer prefetch', 100))
-      .addOption(new Option('--control', 'one more producer, without confirms, on its own queue, for contrast').default(false))
-      .addOption(latencyOption())
-      .addOption(jitterOption())
-      .addOption(lossOption())
-      .addOption(new Option('--store <file>', "the consumers' idempotent store (SQLite; default: a temporary file)").argParser(writableFile))
-      .addOption(urlsOption())
-      .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
-      .addOption(faultCmdOption())
-      .addOption(restoreCmdOption())
-      .addOption(jsonOption())
-      .addOption(htmlOption())
-      .action((o: RawOptions) => dispatch(chaosOptions(o))),
+    addReportAndClusterOptions(
+      command
+        .description('a long run under a nemesis: producers with confirms, consumers with an idempotent store, faults on a schedule, every message reconciled')
+        .addOption(durationOption('--duration <duration>', 'how long traffic flows and faults are injected', '5m'))
+        .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
+        .addOption(durationOption('--hold <duration>', 'how long each fault stays on before it is healed', '8s'))
+        .addOption(
+          new Option(
+            '--faults <list>',
+            `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`,
+          ).argParser(listOf(FAULT_KINDS)),
+        )
+        .addOption(
+          new Option('--targets <list>', `whom a fault hits: ${CHAOS_TARGETS.join(', ')}`)
+            .argParser(listOf(CHAOS_TARGETS))
+            .default([...CHAOS_TARGETS], CHAOS_TARGETS.join(',')),
+        )
+        .addOption(new Option('--seed <n>', 'seed of the schedule: the same seed, the same faults and targets').argParser(seedValue))
+        .addOption(new Option('--producers <n>', 'producers with confirms').argParser(positiveInt).default(3))
+        .addOption(new Option('--consumers <n>', 'consumers (manual ack, one idempotent store)').argParser(positiveInt).default(3))
+        .addOption(new Option('--queues <n>', 'quorum queues, leaders spread over the nodes').argParser(positiveInt).default(3))
+        .addOption(
+          new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default(
+            'rmq-bench.chaos',
+          ),
+        )
+        .addOption(vhostOption())
+        .addOption(new Option('-r, --rate <n>', 'messages per second, per producer').argParser(positiveNumber).default(200))
+        .addOption(windowOption('async confirm window, per producer'))
+        .addOption(sizeOption())
+        .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '5s'))
+        .addOption(heartbeatOption())
+        .addOption(prefetchOption('consumer prefetch', 100))
+        .addOption(new Option('--control', 'one more producer, without confirms, on its own queue, for contrast').default(false))
+        .addOption(latencyOption())
+        .addOption(jitterOption())
+        .addOption(lossOption())
+        .addOption(new Option('--store <file>', "the consumers' idempotent store (SQLite; default: a temporary file)").argParser(writableFile)),
+    ).action((o: RawOptions) => dispatch(chaosOptions(o))),
   overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;

@@ -3,7 +3,7 @@ import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError } from '../../errors.js';
 import type { CompareMode, CompareOptions } from '../../scenarios/compare.js';
 import { defineCommand } from '../command.js';
-import { checkedFault, faultCmdOption, otherClusterOverride, type ReportAndClusterOptions, restoreCmdOption } from '../fault-command.js';
+import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
 import {
   countOption,
   durationOption,
@@ -11,9 +11,6 @@ import {
   timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
-  htmlOption,
-  jsonOption,
-  managementUrlOption,
   jitterOption,
   latencyOption,
   lossOption,
@@ -24,7 +21,6 @@ import {
   runsOption,
   share,
   sizeOption,
-  urlsOption,
   vhostOption,
   windowOption,
 } from '../options.js';
@@ -62,63 +58,58 @@ export const compare = defineCommand({
   name: 'compare',
   examples: ['compare -n 5000', 'compare --runs 5 --fault pause --restore-after 10s --html compare.html'],
   register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
-    command
-      .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
-      .addOption(countOption('messages per run', 20_000))
-      .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
-      .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
-      .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault (0..1)').argParser(share).default(0.3))
-      .addOption(latencyOption())
-      .addOption(jitterOption())
-      .addOption(lossOption())
-      .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
-      .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
-      .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
-      .addOption(windowOption('confirms on: async window'))
-      .addOption(queueOption('quorum queue; messages are routed to it with its name as routing key'))
-      .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
-      .addOption(vhostOption())
-      .addOption(sizeOption())
-      .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
-      .addOption(heartbeatOption())
-      .addOption(urlsOption())
-      .addOption(managementUrlOption('management API of a cluster that is not ours (http://user:pass@host:15672, comma-separated)'))
-      .addOption(faultCmdOption())
-      .addOption(restoreCmdOption())
-      .addOption(jsonOption())
-      .addOption(htmlOption())
-      .action((o: RawOptions, command: Command) => {
-        const given = givenOptions(command);
-        if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
-        if (o.mode === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --mode off (confirms off only)');
-        return dispatch({
-          json: o.json,
-          html: o.html,
-          queue: o.queue,
-          exchange: o.exchange ?? (o.queue === 'demo.orders' ? 'demo.orders' : ''),
-          vhost: o.vhost,
-          count: o.count,
-          ratePerSec: o.rate,
-          sizeBytes: o.size,
-          window: o.window,
-          confirmTimeoutMs: o.confirmTimeout,
-          heartbeatS: heartbeatSeconds(o.heartbeat),
-          fault: checkedFault(o.fault, o.faultCmd, o.restoreCmd),
-          faultAt: o.faultAt,
-          netem: netemFrom(o.fault, o),
-          restoreAfterMs: o.restoreAfter,
-          runs: o.runs,
-          modes: (o.mode === 'on' ? ['confirms-on'] : o.mode === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
-          electionTimeoutMs: 60_000,
-          rejoinTimeoutMs: 180_000,
-          drainIdleMs: 2_000,
-          reconnectTimeoutMs: 60_000,
-          urls: o.urls,
-          managementUrls: o.managementUrl,
-          faultCmd: o.faultCmd,
-          restoreCmd: o.restoreCmd,
-        });
-      }),
+    addReportAndClusterOptions(
+      command
+        .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
+        .addOption(countOption('messages per run', 20_000))
+        .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
+        .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
+        .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault (0..1)').argParser(share).default(0.3))
+        .addOption(latencyOption())
+        .addOption(jitterOption())
+        .addOption(lossOption())
+        .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
+        .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
+        .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
+        .addOption(windowOption('confirms on: async window'))
+        .addOption(queueOption('quorum queue; messages are routed to it with its name as routing key'))
+        .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
+        .addOption(vhostOption())
+        .addOption(sizeOption())
+        .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
+        .addOption(heartbeatOption()),
+    ).action((o: RawOptions, command: Command) => {
+      const given = givenOptions(command);
+      if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
+      if (o.mode === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --mode off (confirms off only)');
+      return dispatch({
+        json: o.json,
+        html: o.html,
+        queue: o.queue,
+        exchange: o.exchange ?? (o.queue === 'demo.orders' ? 'demo.orders' : ''),
+        vhost: o.vhost,
+        count: o.count,
+        ratePerSec: o.rate,
+        sizeBytes: o.size,
+        window: o.window,
+        confirmTimeoutMs: o.confirmTimeout,
+        heartbeatS: heartbeatSeconds(o.heartbeat),
+        fault: checkedFault(o.fault, o.faultCmd, o.restoreCmd),
+        faultAt: o.faultAt,
+        netem: netemFrom(o.fault, o),
+        restoreAfterMs: o.restoreAfter,
+        runs: o.runs,
+        modes: (o.mode === 'on' ? ['confirms-on'] : o.mode === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
+        electionTimeoutMs: 60_000,
+        rejoinTimeoutMs: 180_000,
+        drainIdleMs: 2_000,
+        reconnectTimeoutMs: 60_000,
+        urls: o.urls,
+        managementUrls: o.managementUrl,
+        faultCmd: o.faultCmd,
+        restoreCmd: o.restoreCmd,
+      });
+    }),
   overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, ...rest } = o;
