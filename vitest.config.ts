@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     // Every test that passed only on a retry is listed at the end (FLAKY ...): see the file.
-    reporters: ['default', './test/retry-reporter.ts'],
+    // The timing reporter writes nothing unless bench/test-cost.mjs asks (RMQ_BENCH_TEST_TIMING).
+    reporters: ['default', './test/retry-reporter.ts', './test/timing-reporter.ts'],
     projects: [
       {
         test: {
