@@ -17,7 +17,7 @@
 //    so two days' machines can be told apart.
 // The per-file lines come from test/timing-reporter.ts (RMQ_BENCH_TEST_TIMING).
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { out: { type: 'string' }, 'no-acct': { type: 'boolean', default: false } } });
 const out = values.out ?? mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-test-cost-'));
+mkdirSync(out, { recursive: true }); // --out may name a folder that does not exist yet
 const timingFile = path.join(out, 'timing.log');
 const acctFile = path.join(out, 'pacct');
 const TICK_S = 0.01; // USER_HZ: /proc/stat and acct count in 1/100 s
@@ -126,8 +127,11 @@ const shardOf = (container) => {
   return /^rabbit\d$/.test(container) ? 'rmq-bench' : null;
 };
 
+const cpuOrNa = (s) => (s === null ? 'n/a' : `${s.toFixed(2)} CPU-s`);
+
 async function main() {
-  const calib = await calibration();
+  const calibBefore = await calibration(); // n/a when no cluster is up yet: then only the one after
+  if (!values['no-acct']) writeFileSync(acctFile, ''); // accton only writes to a file that exists
   const acct =
     !values['no-acct'] && process.getuid?.() === 0 && (await execa('accton', [acctFile], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0;
   if (!acct) process.stderr.write('test-cost: no process accounting (needs root and `accton` from Debian acct): brokers only\n');
@@ -151,6 +155,7 @@ async function main() {
   }
   const wallS = (Date.now() - t0) / 1000;
   const m1 = machineCpu();
+  const calibAfter = await calibration(); // the clusters stay up after the test command
 
   // Each shard's windows: its setup (vitest started → first file) and each file.
   const windows = new Map(); // cluster -> [{ from, to, file }]
@@ -216,7 +221,7 @@ async function main() {
   process.stdout.write(
     `machine: ${fmt(busy, 0)} CPU-s busy, ${fmt(idle, 0)} CPU-s idle (${((100 * busy) / (busy + idle)).toFixed(0)}% busy); ` +
       `brokers ${fmt(brokersS, 0)} CPU-s${acct ? `, the shards' client processes ${fmt(clientsS, 0)} CPU-s` : ''}; ` +
-      `calibration (rabbitmq-diagnostics ping in rabbit1): ${calib === null ? 'n/a' : `${calib.toFixed(2)} CPU-s`}\n\n`,
+      `calibration (rabbitmq-diagnostics ping in rabbit1): before ${cpuOrNa(calibBefore)}, after ${cpuOrNa(calibAfter)}\n\n`,
   );
   process.stdout.write(
     `${'cluster'.padEnd(12)} ${'file'.padEnd(34)} ${'wall s'.padStart(7)} ${'broker'.padStart(7)} ${acct ? `${'client'.padStart(7)} ` : ''}(CPU-s)\n`,

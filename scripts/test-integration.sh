@@ -5,7 +5,8 @@
 # on 16672 to 19672; Prometheus on 16692 to 19692). Faults stay within a shard's cluster, so the
 # shards never disturb each other; within a shard the files run one at a time. A shard's global
 # setup brings its cluster up (the first time: a minute or two, from the image the default one
-# built). An idle node costs almost no CPU (docker-compose.yml's healthcheck is a TCP connect).
+# built). An idle node costs little CPU (docker-compose.yml has no healthcheck: rmq-bench asks the
+# management API itself).
 #
 # The workshop is run in three parts (workshop-run.ts), by the global setup of shards a to c
 # (RMQ_BENCH_WORKSHOP_PART), before any test file, and each of those shards holds the files that

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: a Docker engine (installed and started on Debian
 # as root when missing), the npm dependencies, then unit and integration tests against real
-# 3-node clusters (two, side by side: the image is built once, when missing), and the
+# 3-node clusters (five, side by side: the image is built once, when missing), and the
 # HTML reports opened in headless Chromium (Debian's package, installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ fi
 # Formatter and linter first (seconds): a style slip fails fast, before the long tests.
 npm run lint
 # The build (the integration tests run bin/, which loads dist/), then the integration tests in
-# four shards, each against its own cluster (scripts/test-integration.sh). Beside them, the tests'
+# five shards, each against its own cluster (scripts/test-integration.sh). Beside them, the tests'
 # type check and the unit tests: under a minute of CPU, while the shards mostly wait on brokers.
 # `npm test` runs the same in one session.
 npx tsc -p tsconfig.json
