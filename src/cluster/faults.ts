@@ -1,6 +1,7 @@
 import { EnvironmentError, errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
 import type { FaultKind } from './fault-kinds.js';
+import { retryTransient } from '../util/retry.js';
 import { applyNetem, applyPartition, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
 
 export { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
@@ -117,24 +118,27 @@ export const START_RETRY_MS = 1_000;
 export async function startAgain(
   c: { start(): Promise<unknown> },
   container: string,
-  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
 ): Promise<void> {
-  const reasons: string[] = [];
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await c.start();
-      return;
-    } catch (err) {
-      const status = (err as { statusCode?: number }).statusCode;
-      // 304: already started (a start that did go through before its answer was lost).
-      if (status === 304) return;
+  const status = (err: unknown) => (err as { statusCode?: number }).statusCode;
+  await retryTransient(
+    async () => {
+      try {
+        await c.start();
+      } catch (err) {
+        // 304: already started (a start that did go through before its answer was lost).
+        if (status(err) !== 304) throw err;
+      }
+    },
+    {
+      attempts: START_ATTEMPTS,
+      intervalMs: START_RETRY_MS,
       // Only the engine's own failure is worth another try (not a 404: no such container).
-      if (status !== 500) throw err;
-      reasons.push(errorMessage(err));
-      if (attempt >= START_ATTEMPTS) throw new Error(`could not start ${container} (${attempt} attempts: ${reasons.join('; ')})`);
-      await sleep(START_RETRY_MS);
-    }
-  }
+      isTransient: (err) => status(err) === 500,
+      giveUp: (errors) => new Error(`could not start ${container} (${errors.length} attempts: ${errors.map(errorMessage).join('; ')})`),
+      sleep,
+    },
+  );
 }
 
 /**
@@ -146,17 +150,15 @@ export async function startAgain(
  */
 export const PAUSE_ATTEMPTS = 10;
 
-export async function pauseWithRetry(c: { pause(): Promise<unknown> }, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const startedAt = performance.now();
-    try {
+export async function pauseWithRetry(c: { pause(): Promise<unknown> }, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number> {
+  return retryTransient(
+    async () => {
+      const startedAt = performance.now();
       await c.pause();
       return startedAt;
-    } catch (err) {
-      if (attempt >= PAUSE_ATTEMPTS || !/unable to freeze/i.test(errorMessage(err))) throw err;
-      await sleep(500);
-    }
-  }
+    },
+    { attempts: PAUSE_ATTEMPTS, intervalMs: 500, isTransient: (err) => /unable to freeze/i.test(errorMessage(err)), sleep },
+  );
 }
 
 /** The record of a fault that has just been applied; restore() runs undo once. */

@@ -83,3 +83,34 @@ export async function withDeadline<T>(fn: (signal: AbortSignal) => Promise<T>, t
     clearTimeout(timer);
   }
 }
+
+export interface AttemptOptions {
+  /** Attempts at most, the first included. */
+  attempts: number;
+  intervalMs: number;
+  /** Whether a failure is worth another attempt; any other error is thrown at once. */
+  isTransient: (err: unknown) => boolean;
+  /** The error thrown when the last attempt fails too, from every attempt's error (default: the last one). */
+  giveUp?: (errors: unknown[]) => unknown;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Call fn until it succeeds, at most `attempts` times, `intervalMs` apart, for as long as it
+ * fails in a way `isTransient` accepts: for engine calls that a busy machine makes fail now and
+ * then (pause, start), where the number of tries, not a deadline, bounds the wait.
+ */
+export async function retryTransient<T>(fn: () => Promise<T>, options: AttemptOptions): Promise<T> {
+  const sleep = options.sleep ?? ((ms: number) => systemClock.sleep(ms));
+  const errors: unknown[] = [];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!options.isTransient(err)) throw err;
+      errors.push(err);
+      if (attempt >= options.attempts) throw options.giveUp ? options.giveUp(errors) : err;
+      await sleep(options.intervalMs);
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { execa } from 'execa';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CONTAINER_PREFIX,
   eventually,
@@ -18,6 +18,7 @@ import {
   MGMT_URLS,
   MGMT_PORTS,
 } from './cli.js';
+import { useQuorumQueue } from './fixtures.js';
 
 const queue = uniqueName('compare-extra');
 const docker = new Docker();
@@ -65,12 +66,7 @@ function faultedNode(isFaulted: (state: { Paused: boolean; Running: boolean }) =
 }
 
 describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 }, () => {
-  beforeAll(async () => {
-    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-  });
-  afterAll(async () => {
-    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
-  });
+  useQuorumQueue(queue);
 
   it('Ctrl+C while the leader is paused: the node is restored, the figures are printed, exit 130', async () => {
     const child = compareChild('pause', '5m');

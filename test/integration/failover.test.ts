@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mgmtGet, parseJson, runCli, uniqueName, withChannel, NODES, containerOf } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { mgmtGet, parseJson, runCli, uniqueName, NODES, containerOf } from './cli.js';
+import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
 
 interface FailoverJson {
   kind: string;
@@ -16,12 +17,7 @@ interface FailoverJson {
 const queue = uniqueName('failover');
 
 describe('failover: leader faults through dockerode', { timeout: 300_000 }, () => {
-  beforeAll(async () => {
-    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-  });
-  afterAll(async () => {
-    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
-  });
+  useQuorumQueue(queue);
 
   // kill, stop and pause take the same sequence (startLeaderFault) under a producer in
   // leader-faults.test.ts, which checks the same: a different leader, then 3 nodes and 3 online members.
@@ -40,15 +36,7 @@ describe('failover: leader faults through dockerode', { timeout: 300_000 }, () =
       expect(f.restored).toBe(true);
       expect(f.onlineAfter).toHaveLength(3);
 
-      const status = parseJson<{ nodes: { container: string; running: boolean }[]; queues: { name: string; online: string[] }[] }>(
-        await runCli(['cluster', 'status', '--json']),
-      );
-      expect(status.nodes.map((n) => [n.container, n.running])).toEqual([
-        ['running', true],
-        ['running', true],
-        ['running', true],
-      ]);
-      expect(status.queues.find((q) => q.name === queue)?.online).toHaveLength(3);
+      await expectClusterWhole(queue);
     });
   }
 

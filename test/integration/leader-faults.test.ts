@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODES, parseJson, runCli, uniqueName, withChannel } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { NODES, parseJson, runCli, uniqueName } from './cli.js';
+import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
 import { type CompareJson, confirmedKept } from './compare-checks.js';
 
 /*
@@ -13,12 +14,7 @@ import { type CompareJson, confirmedKept } from './compare-checks.js';
 const queue = uniqueName('leader-faults');
 
 describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
-  beforeAll(async () => {
-    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-  });
-  afterAll(async () => {
-    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
-  });
+  useQuorumQueue(queue);
 
   for (const [fault, faultAt] of [
     ['kill', '0.6'],
@@ -40,15 +36,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
       expect(f.restoredAtMs).not.toBeNull();
       expect(f.rejoinedAtMs).toBeGreaterThan(f.restoredAtMs!);
 
-      const status = parseJson<{ nodes: { container: string; running: boolean }[]; queues: { name: string; online: string[] }[] }>(
-        await runCli(['cluster', 'status', '--json']),
-      );
-      expect(status.nodes.map((n) => [n.container, n.running])).toEqual([
-        ['running', true],
-        ['running', true],
-        ['running', true],
-      ]);
-      expect(status.queues.find((q) => q.name === queue)?.online).toHaveLength(3);
+      await expectClusterWhole(queue);
     });
   }
 });

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mgmtGet, parseJson, runCli, uniqueName, withChannel } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
+import { useQuorumQueue } from './fixtures.js';
 
 interface CompareJson {
   ok: boolean;
@@ -23,12 +24,7 @@ interface CompareJson {
 const queue = uniqueName('quorum-loss');
 
 describe('quorum-loss: the leader and a follower killed, no majority left', { timeout: 300_000 }, () => {
-  beforeAll(async () => {
-    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-  });
-  afterAll(async () => {
-    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
-  });
+  useQuorumQueue(queue);
 
   it('compare, confirms on: nothing is confirmed while the majority is gone, nothing confirmed is lost, both nodes come back', async () => {
     const r = await runCli([

@@ -74,22 +74,26 @@ describe('maskCredentialsLoosely', () => {
   ])('%s', (input, expected) => expect(maskCredentialsLoosely(input)).toBe(expected));
 });
 
+/** A container whose pause and start fail with each of `failures` in turn, then succeed; it counts the calls. */
+function container(failures: Error[]) {
+  let calls = 0;
+  const call = async () => {
+    calls++;
+    const e = failures.shift();
+    if (e) throw e;
+  };
+  return {
+    get calls() {
+      return calls;
+    },
+    pause: call,
+    start: call,
+  };
+}
+const noSleep = async () => undefined;
+
 describe('pauseWithRetry: the cgroup freezer that gives up under load', () => {
   const FREEZE = new Error('(HTTP code 500) server error - Cannot pause container x: OCI runtime pause failed: unable to freeze: unknown');
-  const container = (failures: Error[]) => {
-    let calls = 0;
-    return {
-      get calls() {
-        return calls;
-      },
-      async pause() {
-        calls++;
-        const e = failures.shift();
-        if (e) throw e;
-      },
-    };
-  };
-  const noSleep = async () => undefined;
 
   it.each([
     { name: 'paused at once', failures: 0, calls: 1 },
@@ -120,20 +124,6 @@ describe('startAgain: a killed or stopped container started again', () => {
     500,
     '(HTTP code 500) server error - driver failed programming external connectivity: Bind for 127.0.0.1:5673 failed: port is already allocated',
   );
-  const container = (failures: Error[]) => {
-    let calls = 0;
-    return {
-      get calls() {
-        return calls;
-      },
-      async start() {
-        calls++;
-        const e = failures.shift();
-        if (e) throw e;
-      },
-    };
-  };
-  const noSleep = async () => undefined;
 
   it.each([
     { name: 'started at once', failures: [] as Error[], calls: 1 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeadlineError, InterruptedError, errorMessage } from '../../src/errors.js';
-import { retryUntil, type Clock } from '../../src/util/retry.js';
+import { retryTransient, retryUntil, type Clock } from '../../src/util/retry.js';
 
 /** A clock whose sleep advances time at once; it records every sleep. */
 function fakeClock(options: { honourSignal?: boolean } = {}): Clock & { t: number; sleeps: number[] } {
@@ -181,5 +181,51 @@ describe('retryUntil', () => {
     const err = await rejection(retryUntil(s.fn, () => true, { timeoutMs: 10_000, clock, describe: describeLast }));
     expect(err).toBeInstanceOf(InterruptedError);
     expect(s.calls()).toBe(1);
+  });
+});
+
+describe('retryTransient: a bounded number of attempts while the failure is transient', () => {
+  const transient = new Error('busy');
+  const fatal = new Error('gone');
+  /** fn fails with each of `failures` in turn, then returns 'ok'; it counts the calls. */
+  const flaky = (failures: Error[]) => {
+    const fn = async () => {
+      fn.calls++;
+      const e = failures.shift();
+      if (e) throw e;
+      return 'ok';
+    };
+    fn.calls = 0;
+    return fn;
+  };
+  const options = { attempts: 3, intervalMs: 10, isTransient: (e: unknown) => e === transient, sleep: async () => undefined };
+
+  it.each([
+    { name: 'succeeds at once', failures: [] as Error[], calls: 1 },
+    { name: 'succeeds on the last attempt', failures: [transient, transient], calls: 3 },
+  ])('$name', async ({ failures, calls }) => {
+    const fn = flaky([...failures]);
+    await expect(retryTransient(fn, options)).resolves.toBe('ok');
+    expect(fn.calls).toBe(calls);
+  });
+
+  it('a failure that is not transient: thrown at once', async () => {
+    const fn = flaky([transient, fatal]);
+    await expect(retryTransient(fn, options)).rejects.toBe(fatal);
+    expect(fn.calls).toBe(2);
+  });
+
+  it('still failing after every attempt: the last error, or giveUp made from all of them', async () => {
+    const last = new Error('busy 3');
+    await expect(retryTransient(flaky([transient, transient, last, transient]), { ...options, isTransient: () => true })).rejects.toBe(last);
+    const fn = flaky([transient, transient, transient]);
+    await expect(retryTransient(fn, { ...options, giveUp: (errors) => new Error(`${errors.length} attempts`) })).rejects.toThrow('3 attempts');
+    expect(fn.calls).toBe(3);
+  });
+
+  it('waits intervalMs between attempts, not after the last', async () => {
+    const slept: number[] = [];
+    await expect(retryTransient(flaky([transient, transient, transient]), { ...options, sleep: async (ms) => void slept.push(ms) })).rejects.toBe(transient);
+    expect(slept).toEqual([10, 10]);
   });
 });
