@@ -52,7 +52,7 @@ if [ "$all" != "$listed" ]; then
 fi
 
 if [ "${RMQ_BENCH_SHARDS:-5}" = "1" ]; then
-  exec npx vitest run --project integration
+  exec node_modules/.bin/vitest run --project integration
 fi
 
 # The default cluster first: it builds the image when missing, which the others then reuse.
@@ -66,7 +66,7 @@ for s in "${SHARDS[@]}"; do
     set +e # a failing shard still says when it ended
     export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}"
     # shellcheck disable=SC2046
-    npx vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
+    node_modules/.bin/vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
     code="${PIPESTATUS[0]}"
     echo "test-integration: shard $s ended (exit $code) after $((SECONDS - started)) s" >&2
     exit "$code"

@@ -2,7 +2,8 @@ import type { Context } from '../context.js';
 import { BrokerUnavailableError, EnvironmentError, InterruptedError, errorMessage } from '../errors.js';
 import type { NodeSpec } from '../config.js';
 import { systemClock } from '../util/retry.js';
-import { execIn, type Docker } from './engine.js';
+import type { Docker } from './engine.js';
+import { callNode, type NodeCall } from './erl-call.js';
 import { HttpError, type ManagementClient } from './management.js';
 
 /**
@@ -21,16 +22,30 @@ export const CONFIGURED_MEMORY_WATERMARK = '0.6';
 /** cluster/rabbitmq.conf's disk_free_limit.absolute (a unit test checks that they agree). */
 export const CONFIGURED_DISK_FREE_LIMIT = '200MB';
 
-/** The rabbitmqctl commands that raise each alarm and that put the node back to this project's configuration. */
-export const ALARM_COMMANDS: Record<AlarmKind, { raise: string[]; clear: string[]; raiseText: string }> = {
+/**
+ * The calls that raise each alarm and that put the node back to this project's configuration:
+ * the functions rabbitmqctl set_vm_memory_high_watermark and set_disk_free_limit call, made
+ * through erl_call (src/cluster/erl-call.ts), with those rabbitmqctl commands for an image
+ * without erl_call.
+ */
+export const ALARM_COMMANDS: Record<AlarmKind, { raise: NodeCall; clear: NodeCall; raiseText: string }> = {
   memory: {
-    raise: ['rabbitmqctl', 'set_vm_memory_high_watermark', 'absolute', '1MB'],
-    clear: ['rabbitmqctl', 'set_vm_memory_high_watermark', CONFIGURED_MEMORY_WATERMARK],
+    raise: {
+      expr: 'ok = vm_memory_monitor:set_vm_memory_high_watermark({absolute, "1MB"}).',
+      cli: ['rabbitmqctl', 'set_vm_memory_high_watermark', 'absolute', '1MB'],
+    },
+    clear: {
+      expr: `ok = vm_memory_monitor:set_vm_memory_high_watermark(${CONFIGURED_MEMORY_WATERMARK}).`,
+      cli: ['rabbitmqctl', 'set_vm_memory_high_watermark', CONFIGURED_MEMORY_WATERMARK],
+    },
     raiseText: 'vm_memory_high_watermark set to 1 MB (the node uses far more)',
   },
   disk: {
-    raise: ['rabbitmqctl', 'set_disk_free_limit', '1000000GB'],
-    clear: ['rabbitmqctl', 'set_disk_free_limit', CONFIGURED_DISK_FREE_LIMIT],
+    raise: { expr: 'ok = rabbit_disk_monitor:set_disk_free_limit("1000000GB").', cli: ['rabbitmqctl', 'set_disk_free_limit', '1000000GB'] },
+    clear: {
+      expr: `ok = rabbit_disk_monitor:set_disk_free_limit("${CONFIGURED_DISK_FREE_LIMIT}").`,
+      cli: ['rabbitmqctl', 'set_disk_free_limit', CONFIGURED_DISK_FREE_LIMIT],
+    },
     raiseText: 'disk_free_limit set to 1,000,000 GB (far above the free space)',
   },
 };
@@ -98,13 +113,8 @@ export async function clusterAlarms(mgmt: ManagementClient, preferNode?: string)
   });
 }
 
-function lastLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
-}
-
-async function rabbitmqctl(docker: Docker, container: string, cmd: string[]): Promise<void> {
-  const r = await execIn(docker, container, cmd, 30_000);
-  if (r.exitCode !== 0) throw new EnvironmentError(`${cmd.join(' ')} on ${container} exited ${r.exitCode}: ${lastLine(r.output)}`);
+async function setLimit(docker: Docker, node: NodeSpec, call: NodeCall): Promise<void> {
+  await callNode(docker, node.container, node.nodeName, call, 30_000);
 }
 
 /** Poll until the alarm is (raised) or is not (cleared) in force; timeoutMs at most. */
@@ -115,7 +125,7 @@ async function waitForAlarm(mgmt: ManagementClient, node: NodeSpec, kind: AlarmK
     if (alarms.some((a) => a.kind === kind && a.node === node.nodeName) === raised) return;
     if (performance.now() >= deadline) {
       throw new EnvironmentError(
-        `the ${kind} alarm on ${node.name} was ${raised ? 'not raised' : 'still in force'} ${Math.round(timeoutMs / 1000)} s after rabbitmqctl`,
+        `the ${kind} alarm on ${node.name} was ${raised ? 'not raised' : 'still in force'} ${Math.round(timeoutMs / 1000)} s after its limit was set`,
       );
     }
     if (signal.aborted && raised) throw new InterruptedError();
@@ -126,7 +136,7 @@ async function waitForAlarm(mgmt: ManagementClient, node: NodeSpec, kind: AlarmK
 export interface AlarmHandle {
   kind: AlarmKind;
   node: string;
-  /** performance.now() when rabbitmqctl was run, and when the node reported the alarm. */
+  /** performance.now() when the limit was set, and when the node reported the alarm. */
   commandAt: number;
   raisedAt: number;
   /** Set by clear(): when the clear command ran, and when the node no longer reported the alarm. */
@@ -153,14 +163,14 @@ export async function raiseAlarm(ctx: Context, node: NodeSpec, kind: AlarmKind, 
     clear: () =>
       (clearing ??= (async () => {
         handle.clearCommandAt = performance.now();
-        await rabbitmqctl(docker, node.container, cmds.clear);
+        await setLimit(docker, node, cmds.clear);
         // Clearing does not listen to Ctrl+C: an alarm left on blocks every publisher of the cluster.
         await waitForAlarm(ctx.management, node, kind, false, 30_000, new AbortController().signal);
         handle.clearedAt = performance.now();
       })()),
   };
   try {
-    await rabbitmqctl(docker, node.container, cmds.raise);
+    await setLimit(docker, node, cmds.raise);
     await waitForAlarm(ctx.management, node, kind, true, timeoutMs, ctx.signal);
     handle.raisedAt = performance.now();
     return handle;
@@ -191,7 +201,7 @@ export async function healAlarms(
     const node = nodes.find((n) => n.nodeName === a.node);
     if (!node) continue;
     try {
-      await rabbitmqctl(docker, node.container, ALARM_COMMANDS[a.kind].clear);
+      await setLimit(docker, node, ALARM_COMMANDS[a.kind].clear);
       await waitForAlarm(mgmt, node, a.kind, false, 10_000, new AbortController().signal);
       info(
         `${node.name} had a ${a.kind} alarm: reset ${a.kind === 'memory' ? `vm_memory_high_watermark to ${CONFIGURED_MEMORY_WATERMARK}` : `disk_free_limit to ${CONFIGURED_DISK_FREE_LIMIT}`}, and it cleared`,

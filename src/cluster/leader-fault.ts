@@ -1,8 +1,9 @@
-import { nodeByName } from '../config.js';
+import { type NodeSpec, nodeByName } from '../config.js';
 import type { Context } from '../context.js';
 import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil, systemClock, type Clock } from '../util/retry.js';
-import { execIn, inspectContainer } from './engine.js';
+import { inspectContainer } from './engine.js';
+import { callNode, erlangBinary, type NodeCall } from './erl-call.js';
 import { type AppliedFault, combineFaults, type FaultKind, type FaultOptions, restoreQuietly } from './faults.js';
 import { parseQuorumStatus, shortNodeName, type QueueLeadership } from './leader.js';
 import { ManagementClient } from './management.js';
@@ -89,24 +90,36 @@ export interface Election {
   electionMs: number;
 }
 
-/** The leader as a survivor's CLI reports it (docker exec rabbitmq-queues quorum_status). */
-export async function leaderViaCli(ctx: Context, survivor: string, ref: QueueRef): Promise<string | undefined> {
-  const r = await execIn(await ctx.docker(), survivor, ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'], 15_000);
-  if (r.exitCode !== 0) throw new Error(`quorum_status on ${survivor} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
-  return parseQuorumStatus(r.output).leader;
+/**
+ * The queue's members as one node sees them: rabbit_quorum_queue:status, which is what
+ * `rabbitmq-queues quorum_status --formatter json` prints (the same JSON), asked through erl_call.
+ */
+export function quorumStatusCall(ref: QueueRef): NodeCall {
+  const args = `${erlangBinary(ref.vhost)}, ${erlangBinary(ref.queue)}`;
+  return {
+    expr: `case rabbit_quorum_queue:status(${args}) of L when is_list(L) -> io:put_chars(rabbit_json:encode(L)); Error -> exit(Error) end.`,
+    cli: ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'],
+  };
 }
+
+/** The leader as a survivor reports it, asked inside its container (see quorumStatusCall). */
+export async function leaderViaCli(ctx: Context, survivor: NodeSpec, ref: QueueRef): Promise<string | undefined> {
+  return parseQuorumStatus(await callNode(await ctx.docker(), survivor.container, survivor.nodeName, quorumStatusCall(ref), 15_000)).leader;
+}
+
+/** How often the in-container watcher asks once it has started: a docker exec and an erl_call each time. */
+const CLI_POLL_MS = 250;
 
 /**
  * Watch the survivors until the queue reports a leader other than oldLeader. The management
  * API is polled every pollMs: it answers within ~100 ms after a kill or a stop, but hangs while
- * a member is paused or cut off. From its first failed request on, `rabbitmq-queues
- * quorum_status` in a survivor races it (about 1.5 s a call, answers in every case, and costs
- * the node about 1.6 s of CPU each: never started while the management API answers).
+ * a member is paused or cut off. From its first failed request on, the survivors are asked in
+ * their containers too (quorumStatusCall, every 250 ms, in turn), which answers in every case.
  * electionMs runs from the moment the fault was issued to the first answer that named the new
  * leader: an upper bound, within one poll of the source that saw it.
  */
 export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number; pollMs?: number }): Promise<Election> {
-  const survivors = ctx.config.nodes.filter((n) => n.name !== lf.oldLeader).map((n) => n.container);
+  const survivors = ctx.config.nodes.filter((n) => n.name !== lf.oldLeader);
   const withCli = ctx.faults.kind === 'docker';
   const quickMgmt = new ManagementClient(
     ctx.management.endpoints.filter((e) => e.node !== lf.oldLeader),
@@ -140,13 +153,13 @@ export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFa
     },
     options.pollMs ?? 100,
   );
-  // quorum_status runs inside our own containers only; it starts once the management API has failed to answer.
+  // quorum_status is asked inside our own containers only, once the management API has failed to answer.
   const cli = new Promise<{ leader: string; source: string }>((resolve, reject) => {
     let started = false;
     startCli = () => {
       if (started || !withCli) return;
       started = true;
-      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), 0).then(resolve, reject);
+      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), CLI_POLL_MS).then(resolve, reject);
     };
     // Never started: it ends with the management watcher.
     management.catch((err: unknown) => {

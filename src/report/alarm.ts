@@ -42,7 +42,7 @@ export function renderAlarmDemo(r: AlarmDemoResult): string {
   );
   return [
     `alarm-demo on RabbitMQ ${r.brokerVersion}: a ${r.alarm} alarm on ${r.node}, held ${s(r.holdMs)}; ${r.ratePerSec} msg/s per publisher into ${r.queue}`,
-    `alarm: rabbitmqctl at ${s(a.raiseAtMs)}, reported at ${s(a.raisedAtMs)}, cleared at ${s(a.clearAtMs)} (gone at ${s(a.clearedAtMs)}); times are since the publishers started`,
+    `alarm: limit set at ${s(a.raiseAtMs)}, reported at ${s(a.raisedAtMs)}, cleared at ${s(a.clearAtMs)} (gone at ${s(a.clearedAtMs)}); times are since the publishers started`,
     '',
     table,
     '',

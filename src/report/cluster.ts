@@ -87,7 +87,7 @@ export function renderFailover(r: FailoverResult): string {
     rows.push(['new leader', r.newLeader]);
     rows.push([
       'election',
-      `${formatMs(r.electionMs)} (fault issued → new leader seen ${r.detectedBy === 'cli' ? "by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call)" : "by the survivors' management API (polled every 100 ms)"})`,
+      `${formatMs(r.electionMs)} (fault issued → new leader seen ${r.detectedBy === 'cli' ? "by quorum_status asked in a survivor's container (every 250 ms)" : "by the survivors' management API (polled every 100 ms)"})`,
     ]);
   }
   if (r.restored) {

@@ -348,7 +348,7 @@ export async function runAlarmDemo(ctx: Context, o: AlarmDemoOptions, step: Step
     const t = (at: number): number => at - t0;
     alarm = await raiseAlarm(ctx, config.nodes.find((n) => n.name === o.node)!, o.alarm);
     const timeline: AlarmTimeline = { raiseAtMs: t(alarm.commandAt), raisedAtMs: t(alarm.raisedAt), clearAtMs: null, clearedAtMs: null };
-    ctx.progress.info(`${o.alarm} alarm on ${o.node} reported ${((alarm.raisedAt - alarm.commandAt) / 1000).toFixed(2)} s after rabbitmqctl`);
+    ctx.progress.info(`${o.alarm} alarm on ${o.node} reported ${((alarm.raisedAt - alarm.commandAt) / 1000).toFixed(2)} s after its limit was set`);
 
     const arrivals = new Map<string, { seq: number; atMs: number }[]>();
     let lastDeliveryAt = now();

@@ -94,7 +94,7 @@ export interface PublisherRun extends Omit<PublisherInput, 'arrivals' | 'confirm
 }
 
 export interface AlarmTimeline {
-  /** rabbitmqctl run, the cluster reporting the alarm, the clear command, the alarm gone; ms since t0. */
+  /** The limit set, the cluster reporting the alarm, the clear command, the alarm gone; ms since t0. */
   raiseAtMs: number;
   raisedAtMs: number;
   clearAtMs: number | null;
@@ -199,7 +199,7 @@ export function assessAlarmDemo(
   checks.push({
     claim: `an alarm on one node (${o.node}) blocks publishing connections on every node`,
     held: inProcess.length > 0 && inProcess.every((p) => p.blockedAtMs !== null) && new Set(inProcess.map((p) => p.node)).size > 1,
-    measured: `connection.blocked after rabbitmqctl: ${inProcess.map(blockedAfter).join('; ')}`,
+    measured: `connection.blocked after the limit was set: ${inProcess.map(blockedAfter).join('; ')}`,
   });
   checks.push({
     claim: 'a connection that only consumes is not blocked: consumers go on, and can free the memory',

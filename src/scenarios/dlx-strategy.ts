@@ -1,12 +1,12 @@
 import type { ConsumeMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
 import { requireCluster } from '../cluster/cluster.js';
-import { execIn } from '../cluster/engine.js';
+import { callNode } from '../cluster/erl-call.js';
 import { currentLeader, startLeaderFault, type LeaderFaultHandle } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
-import { amqpUrl } from '../config.js';
+import { amqpUrl, type NodeSpec } from '../config.js';
 import type { Context } from '../context.js';
-import { BrokerUnavailableError, EnvironmentError, InterruptedError, errorMessage } from '../errors.js';
+import { BrokerUnavailableError, InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
 import {
   VARIANT_DESCRIPTIONS,
@@ -205,18 +205,26 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
 
 const WORKER_RETRY_KEY = 'dead_letter_worker_publisher_confirm_timeout';
 
-/** rabbit's app env on one node, through rabbitmqctl eval; undefined when unset. */
-async function readWorkerRetry(ctx: Context, container: string): Promise<number | undefined> {
-  const r = await execIn(await ctx.docker(), container, ['rabbitmqctl', 'eval', `application:get_env(rabbit, ${WORKER_RETRY_KEY}).`], 30_000);
-  if (r.exitCode !== 0) throw new EnvironmentError(`rabbitmqctl eval on ${container} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
-  const m = /\{ok,\s*(\d+)\}/.exec(r.output);
+/** rabbit's app env on one node (erl_call, or rabbitmqctl eval); undefined when unset. */
+async function readWorkerRetry(ctx: Context, node: NodeSpec): Promise<number | undefined> {
+  const output = await callNode(
+    await ctx.docker(),
+    node.container,
+    node.nodeName,
+    {
+      expr: `io:format("~p", [application:get_env(rabbit, ${WORKER_RETRY_KEY})]), ok.`,
+      cli: ['rabbitmqctl', 'eval', `application:get_env(rabbit, ${WORKER_RETRY_KEY}).`],
+    },
+    30_000,
+  );
+  const m = /\{ok,\s*(\d+)\}/.exec(output);
   return m ? Number(m[1]) : undefined;
 }
 
 export async function runDlxStrategy(ctx: Context, o: DlxStrategyOptions, step: Step): Promise<DlxStrategyResult> {
   await requireCluster(ctx);
   const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
-  const workerRetryMs = (await readWorkerRetry(ctx, ctx.config.nodes[0]!.container)) ?? DEFAULT_WORKER_RETRY_MS;
+  const workerRetryMs = (await readWorkerRetry(ctx, ctx.config.nodes[0]!)) ?? DEFAULT_WORKER_RETRY_MS;
   return runAll(ctx, o, step, overview.rabbitmq_version ?? 'unknown', workerRetryMs);
 }
 

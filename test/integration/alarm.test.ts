@@ -3,8 +3,9 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PublisherResult } from '../../src/amqp/publisher.js';
-import { execIn } from '../../src/cluster/engine.js';
-import { AMQP_URLS, CONTAINERS, ROOT, alarmsOf, eventually, mgmtGet, runCli, uniqueName, withChannel } from './cli.js';
+import { ALARM_COMMANDS } from '../../src/cluster/alarms.js';
+import { callNode } from '../../src/cluster/erl-call.js';
+import { AMQP_URLS, CONTAINERS, NODES, ROOT, alarmsOf, eventually, mgmtGet, runCli, uniqueName, withChannel } from './cli.js';
 
 /*
  * Resource alarms against the real cluster: rmq-bench's producer on a connection the broker
@@ -15,20 +16,21 @@ import { AMQP_URLS, CONTAINERS, ROOT, alarmsOf, eventually, mgmtGet, runCli, uni
 
 const docker = new Docker();
 const node1 = CONTAINERS[0]!;
+const nodeName1 = `rabbit@${NODES[0]!}`;
 
-/** Set by raise(), unset by clear(): afterEach resets the watermark only when it may be low (each rabbitmqctl costs a node about 1.6 s of CPU). */
+/** Set by raise(), unset by clear(): afterEach resets the watermark only when it may be low. */
 let lowered = false;
 
 async function raise(): Promise<void> {
   lowered = true;
-  const r = await execIn(docker, node1, ['rabbitmqctl', 'set_vm_memory_high_watermark', 'absolute', '1MB'], 30_000);
-  expect(r.exitCode, r.output).toBe(0);
+  await callNode(docker, node1, nodeName1, ALARM_COMMANDS.memory.raise, 30_000);
   await eventually(async () => expect((await alarmsOf()).map((a) => a.kind)).toEqual(['memory']), 20_000, 200);
 }
 
 async function clear(): Promise<void> {
-  const r = await execIn(docker, node1, ['rabbitmqctl', 'set_vm_memory_high_watermark', '0.6'], 30_000);
-  if (r.exitCode !== 0) process.stderr.write(`could not reset the memory watermark on ${node1}: ${r.output}\n`);
+  await callNode(docker, node1, nodeName1, ALARM_COMMANDS.memory.clear, 30_000).catch((err: unknown) =>
+    process.stderr.write(`could not reset the memory watermark on ${node1}: ${String(err)}\n`),
+  );
   await eventually(async () => expect(await alarmsOf()).toEqual([]), 20_000, 200);
   lowered = false;
 }

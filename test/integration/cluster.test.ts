@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { execIn } from '../../src/cluster/engine.js';
+import { ALARM_COMMANDS } from '../../src/cluster/alarms.js';
+import { callNode } from '../../src/cluster/erl-call.js';
 import { AMQP_PORTS, PASSWORD, ROOT, USER, alarmsOf, eventually, mgmtGet, parseJson, runCli, CONTAINERS, NODES } from './cli.js';
 
 interface Status {
@@ -115,8 +116,7 @@ describe('cluster up resets an alarm left behind', { timeout: 180_000 }, () => {
     );
     const started = await startedAt();
     try {
-      const set = await execIn(docker, container, ['rabbitmqctl', 'set_vm_memory_high_watermark', 'absolute', '1MB'], 30_000);
-      expect(set.exitCode, set.output).toBe(0);
+      await callNode(docker, container, nodeName, ALARM_COMMANDS.memory.raise, 30_000);
       await eventually(async () => expect(await alarmsOf(NODES[0])).toEqual([{ kind: 'memory', node: nodeName }]), 15_000, 200);
       // cluster up only looks for alarms in what the management API shows, which lags up to 5 s.
       await eventually(
@@ -145,9 +145,9 @@ describe('cluster up resets an alarm left behind', { timeout: 180_000 }, () => {
       );
     } finally {
       // Whatever happened above: an alarm left on would block every publisher of the cluster.
-      await execIn(docker, container, ['rabbitmqctl', 'set_vm_memory_high_watermark', '0.6'], 30_000)
-        .then((reset) => reset.exitCode === 0 || Promise.reject(new Error(`exit ${reset.exitCode}: ${reset.output}`)))
-        .catch((err: unknown) => process.stderr.write(`could not reset the memory watermark on ${container}: ${String(err)}\n`));
+      await callNode(docker, container, nodeName, ALARM_COMMANDS.memory.clear, 30_000).catch((err: unknown) =>
+        process.stderr.write(`could not reset the memory watermark on ${container}: ${String(err)}\n`),
+      );
     }
   });
 });

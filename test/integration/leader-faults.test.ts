@@ -1,5 +1,9 @@
+import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { NODES, parseJson, runCli, uniqueName } from './cli.js';
+import { callNode } from '../../src/cluster/erl-call.js';
+import { quorumStatusCall } from '../../src/cluster/leader-fault.js';
+import { parseQuorumStatus } from '../../src/cluster/leader.js';
+import { CONTAINERS, NODES, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
 import { type CompareJson, confirmedKept } from './compare-checks.js';
 
@@ -15,6 +19,19 @@ const queue = uniqueName('leader-faults');
 
 describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
   useQuorumQueue(queue);
+
+  it("asked inside each node's container (erl_call), quorum_status names the leader the management API names; an unknown queue is an error", async () => {
+    const docker = new Docker();
+    const { leader } = await mgmtGet<{ leader: string }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
+    for (const [i, container] of CONTAINERS.entries()) {
+      const status = parseQuorumStatus(await callNode(docker, container, `rabbit@${NODES[i]!}`, quorumStatusCall({ vhost: '/', queue }), 15_000));
+      expect(status.leader).toBe(leader);
+      expect(status.members.map((m) => m.node).sort()).toEqual(NODES.map((n) => `rabbit@${n}`));
+    }
+    await expect(callNode(docker, CONTAINERS[0]!, `rabbit@${NODES[0]!}`, quorumStatusCall({ vhost: '/', queue: `${queue}.missing` }), 15_000)).rejects.toThrow(
+      /not_found/,
+    );
+  });
 
   for (const [fault, faultAt] of [
     ['kill', '0.6'],

@@ -105,7 +105,7 @@ describe('the package: npm pack, npm install -g into a temporary prefix, run fro
     ])
       expect(packed, f).toContain(f);
     // Source maps point at src/, which is not shipped; the demo and test scripts run `npm ci`.
-    expect(packed.filter((f) => f.endsWith('.map') || /^(src|test|bench|docs)\//.test(f))).toEqual([]);
+    expect(packed.filter((f) => f.endsWith('.map') || f.endsWith('.tsbuildinfo') || /^(src|test|bench|docs)\//.test(f))).toEqual([]);
     expect(packed.filter((f) => f.startsWith('scripts/'))).toEqual(['scripts/ensure-engine.sh']);
     // Every host path docker-compose.yml mounts into the nodes is in the package.
     const compose = readFileSync(path.join(packageDir, 'docker-compose.yml'), 'utf8');

@@ -34,7 +34,7 @@ const options: AlarmDemoOptions = {
   toleranceMs: 2000,
 };
 
-/** As measured on 4.3.6: rabbitmqctl at 3.4 s, clients blocked 4 s later, the clear at 16.9 s, unblocked 1 s after. */
+/** As measured on 4.3.6: the limit set at 3.4 s, clients blocked 4 s later, the clear at 16.9 s, unblocked 1 s after. */
 const alarm: AlarmTimeline = { raiseAtMs: 3_400, raisedAtMs: 8_900, clearAtMs: 16_900, clearedAtMs: 20_300 };
 
 const seqs = (from: number, to: number, atMs: number): { seq: number; atMs: number }[] =>
@@ -142,7 +142,9 @@ describe('assessAlarmDemo', () => {
     expect(v.problems).toEqual([]);
     expect(v.ok).toBe(true);
     expect(v.checks.map((c) => c.held)).toEqual([true, true, true, true, true]);
-    expect(v.checks[0]!.measured).toBe('connection.blocked after rabbitmqctl: deadline on rabbit1: 4.00 s; waits on rabbit2: 4.00 s; naive on rabbit3: 4.00 s');
+    expect(v.checks[0]!.measured).toBe(
+      'connection.blocked after the limit was set: deadline on rabbit1: 4.00 s; waits on rabbit2: 4.00 s; naive on rabbit3: 4.00 s',
+    );
     expect(v.findings[0]).toMatch(
       /^SIGTERM 4\.00 s into the alarm \(exit 143\): it reported 100 sent and no flush \(timeout, blocked: low on memory; 0 bytes left in the process\); 100 arrived, 0 lost$/,
     );

@@ -57,8 +57,14 @@ describe('the limits an alarm is reset to are the configuration this project run
     expect(CONFIGURED_MEMORY_WATERMARK).toBe('0.6');
   });
 
-  it('clearing runs rabbitmqctl with exactly those limits', () => {
-    expect(ALARM_COMMANDS.memory.clear).toEqual(['rabbitmqctl', 'set_vm_memory_high_watermark', CONFIGURED_MEMORY_WATERMARK]);
-    expect(ALARM_COMMANDS.disk.clear).toEqual(['rabbitmqctl', 'set_disk_free_limit', CONFIGURED_DISK_FREE_LIMIT]);
+  it('clearing sets exactly those limits, through erl_call and through rabbitmqctl alike', () => {
+    expect(ALARM_COMMANDS.memory.clear).toEqual({
+      expr: `ok = vm_memory_monitor:set_vm_memory_high_watermark(${CONFIGURED_MEMORY_WATERMARK}).`,
+      cli: ['rabbitmqctl', 'set_vm_memory_high_watermark', CONFIGURED_MEMORY_WATERMARK],
+    });
+    expect(ALARM_COMMANDS.disk.clear).toEqual({
+      expr: `ok = rabbit_disk_monitor:set_disk_free_limit("${CONFIGURED_DISK_FREE_LIMIT}").`,
+      cli: ['rabbitmqctl', 'set_disk_free_limit', CONFIGURED_DISK_FREE_LIMIT],
+    });
   });
 });

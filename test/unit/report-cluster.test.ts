@@ -146,7 +146,7 @@ describe('renderFailover', () => {
   it('seen by quorum_status in a survivor', () => {
     const text = renderFailover({ ...failover, fault: 'pause', detectedBy: 'cli', electionMs: 61_000 });
     expect(lineStarting(text, 'election')).toBe(
-      "election       1 m 1 s (fault issued → new leader seen by 'rabbitmq-queues quorum_status' in a survivor (about 1.5 s a call))",
+      "election       1 m 1 s (fault issued → new leader seen by quorum_status asked in a survivor's container (every 250 ms))",
     );
     expect(lineStarting(text, 'fault ')).toMatch(/^fault\s+pause: freeze the container/);
   });

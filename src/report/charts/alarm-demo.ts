@@ -24,7 +24,7 @@ export function alarmCharts(r: AlarmDemoResult): string[] {
   return [
     '<h2>Sent and delivered</h2>',
     lineChart({
-      title: `messages each publisher reports sent, and the consumer's deliveries (all publishers and the backlog); the alarm shaded, from rabbitmqctl to the clear`,
+      title: `messages each publisher reports sent, and the consumer's deliveries (all publishers and the backlog); the alarm shaded, from the limit being set to the clear`,
       series,
       markers,
       bands,
