@@ -25,9 +25,9 @@ shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra cluster package)
 # No workshop part. The files are spread so that the shards end together: each shard's time
-# and each file's are printed (rebalanced from a whole run's figures, 2026-12-02).
-shard_d=(netfaults producer-crash leader-faults)
-shard_e=(chaos html-report dlq-strategy quorum-loss failover audit)
+# and each file's are printed (rebalanced from whole runs' figures, 2026-12-02).
+shard_d=(netfaults producer-crash failover dlq-strategy)
+shard_e=(chaos html-report quorum-loss leader-faults audit)
 
 SHARDS=(a b c d e)
 declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)
