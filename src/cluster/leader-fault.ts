@@ -3,9 +3,9 @@ import type { Context } from '../context.js';
 import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil, systemClock, type Clock } from '../util/retry.js';
 import { inspectContainer } from './engine.js';
-import { callNode, erlangBinary, type NodeCall } from './erl-call.js';
+import { callNode } from './erl-call.js';
 import { type AppliedFault, combineFaults, type FaultKind, type FaultOptions, restoreQuietly } from './faults.js';
-import { parseQuorumStatus, shortNodeName, type QueueLeadership } from './leader.js';
+import { parseQuorumStatus, quorumStatusCall, shortNodeName, type QueueLeadership } from './leader.js';
 import { ManagementClient } from './management.js';
 
 /**
@@ -88,18 +88,6 @@ export interface Election {
   /** performance.now() when the new leader was first seen. */
   electedAt: number;
   electionMs: number;
-}
-
-/**
- * The queue's members as one node sees them: rabbit_quorum_queue:status, which is what
- * `rabbitmq-queues quorum_status --formatter json` prints (the same JSON), asked through erl_call.
- */
-export function quorumStatusCall(ref: QueueRef): NodeCall {
-  const args = `${erlangBinary(ref.vhost)}, ${erlangBinary(ref.queue)}`;
-  return {
-    expr: `case rabbit_quorum_queue:status(${args}) of L when is_list(L) -> io:put_chars(rabbit_json:encode(L)); Error -> exit(Error) end.`,
-    cli: ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'],
-  };
 }
 
 /** The leader as a survivor reports it, asked inside its container (see quorumStatusCall). */

@@ -1,3 +1,5 @@
+import { erlangBinary, type NodeCall } from './erl-call.js';
+
 /**
  * Leadership of a quorum queue as the management API reports it
  * (GET /api/queues/{vhost}/{name}: fields leader, members, online). Pure.
@@ -42,6 +44,18 @@ export interface RaftMember {
   /** leader | follower | candidate | unknown (unreachable) ... */
   state: string;
   term: number | undefined;
+}
+
+/**
+ * The queue's members as one node sees them: rabbit_quorum_queue:status, which is what
+ * `rabbitmq-queues quorum_status --formatter json` prints (the same JSON), asked through erl_call.
+ */
+export function quorumStatusCall(ref: { vhost: string; queue: string }): NodeCall {
+  const args = `${erlangBinary(ref.vhost)}, ${erlangBinary(ref.queue)}`;
+  return {
+    expr: `case rabbit_quorum_queue:status(${args}) of L when is_list(L) -> io:put_chars(rabbit_json:encode(L)); Error -> exit(Error) end.`,
+    cli: ['rabbitmq-queues', 'quorum_status', ref.queue, '--vhost', ref.vhost, '--formatter', 'json'],
+  };
 }
 
 /**

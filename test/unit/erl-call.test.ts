@@ -1,7 +1,10 @@
 import { execa } from 'execa';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERL_CALL_SCRIPT, erlCallCommand, erlangBinary, parseErlCallOutput } from '../../src/cluster/erl-call.js';
-import { quorumStatusCall } from '../../src/cluster/leader-fault.js';
+import { quorumStatusCall } from '../../src/cluster/leader.js';
 
 describe('erlangBinary: any string as the bytes of an Erlang binary', () => {
   it.each([
@@ -46,10 +49,21 @@ describe('erlCallCommand', () => {
   });
 
   it('exits 127 where there is no Erlang (the caller then runs the command-line tool)', async () => {
-    // This host has no `erl`: the script finds no erl_call and says so with 127, before reading any cookie.
-    const [cmd, ...args] = erlCallCommand('rabbit@nowhere', 'ok.', 1_000);
-    const r = await execa(cmd!, args, { reject: false, env: { PATH: '/usr/bin:/bin' } });
-    expect(r.exitCode).toBe(127);
+    // A PATH with the script's tools and no `erl` (even where this machine has one): no erl_call
+    // is found, and the script says so with 127 before it reads any cookie.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-erl-call-'));
+    try {
+      for (const tool of ['dirname', 'readlink', 'ls', 'head', 'cat']) {
+        const found = (await execa('sh', ['-c', `command -v ${tool}`])).stdout.trim();
+        await symlink(found, path.join(dir, tool));
+      }
+      const [, ...args] = erlCallCommand('rabbit@nowhere', 'ok.', 1_000);
+      const r = await execa('/bin/sh', args, { reject: false, env: { PATH: dir }, extendEnv: false });
+      expect(r.exitCode, r.stderr).toBe(127);
+      expect(r.stderr).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
