@@ -15,6 +15,11 @@
 //  - a calibration before the run: the CPU of `rabbitmq-diagnostics -q ping` in the first node
 //    (an Erlang VM started and stopped: about 1 s of CPU on the day the 6:43 figure was taken),
 //    so two days' machines can be told apart.
+//  - every node process (NODE_OPTIONS --require bench/cpu-hook.cjs): what it ran and its CPU,
+//    summed by command (`rmq-bench compare`, the vitest workers, tsc...): which commands the
+//    client CPU goes to, which process accounting cannot tell (it keeps no arguments);
+//  - the engine's container events over the run: node starts (each an Erlang VM and RabbitMQ
+//    booting) and docker execs by command.
 // The per-file lines come from test/timing-reporter.ts (RMQ_BENCH_TEST_TIMING).
 import { execa } from 'execa';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +34,8 @@ const out = values.out ?? mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-test-cos
 mkdirSync(out, { recursive: true }); // --out may name a folder that does not exist yet
 const timingFile = path.join(out, 'timing.log');
 const acctFile = path.join(out, 'pacct');
+const nodeCpuFile = path.join(out, 'node-cpu.jsonl');
+const HOOK = path.join(ROOT, 'bench', 'cpu-hook.cjs');
 const TICK_S = 0.01; // USER_HZ: /proc/stat and acct count in 1/100 s
 
 /** Busy and idle CPU-s of the whole machine so far. */
@@ -136,6 +143,7 @@ async function main() {
     !values['no-acct'] && process.getuid?.() === 0 && (await execa('accton', [acctFile], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0;
   if (!acct) process.stderr.write('test-cost: no process accounting (needs root and `accton` from Debian acct): brokers only\n');
   const sampler = startBrokerSampler();
+  const events = watchEngineEvents();
   const m0 = machineCpu();
   const t0 = Date.now();
   let code;
@@ -146,12 +154,17 @@ async function main() {
       stdin: 'ignore',
       stdout: 'inherit',
       stderr: 'inherit',
-      env: { RMQ_BENCH_TEST_TIMING: timingFile },
+      env: {
+        RMQ_BENCH_TEST_TIMING: timingFile,
+        RMQ_BENCH_CPU_LOG: nodeCpuFile,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${HOOK}`.trim(),
+      },
     });
     code = r.exitCode;
   } finally {
     if (acct) await execa('accton', ['off'], { reject: false });
     await sampler.stop();
+    events.end();
   }
   const wallS = (Date.now() - t0) / 1000;
   const m1 = machineCpu();
@@ -229,8 +242,78 @@ async function main() {
   for (const r of lines) {
     process.stdout.write(`${r.cluster.padEnd(12)} ${r.file.padEnd(34)} ${fmt(r.wallS)} ${fmt(r.brokerS)} ${acct ? `${fmt(r.clientS)} ` : ''}\n`);
   }
+  printNodeCommands();
+  await events.print();
   process.stdout.write(`\nfiles kept in ${out} (${readdirSync(out).join(', ')})\n`);
   process.exitCode = code;
+}
+
+/** What a node process ran, as a short name: `rmq-bench compare`, `rmq-bench cluster up`, `vitest worker`, `tsc`. */
+function nodeCommand(argv) {
+  const [script = '', ...args] = argv;
+  const base = path.basename(script);
+  if (base === 'rmq-bench.js' || base === 'rmq-bench') {
+    const words = args.filter((a) => !a.startsWith('-'));
+    const two = words[0] === 'cluster' || words[0] === 'dlq';
+    return `rmq-bench ${words.slice(0, two ? 2 : 1).join(' ') || args[0] || ''}`.trim();
+  }
+  if (script.includes('vitest') && script.includes('workers')) return 'vitest worker';
+  if (base === 'vitest' || base === 'vitest.mjs') return 'vitest';
+  return base;
+}
+
+function printNodeCommands() {
+  if (!existsSync(nodeCpuFile)) return;
+  const byCommand = new Map();
+  let total = 0;
+  for (const line of readFileSync(nodeCpuFile, 'utf8').split('\n').filter(Boolean)) {
+    const r = JSON.parse(line);
+    const name = nodeCommand(r.argv);
+    const c = byCommand.get(name) ?? { n: 0, cpuS: 0 };
+    c.n++;
+    c.cpuS += r.cpuS;
+    total += r.cpuS;
+    byCommand.set(name, c);
+  }
+  process.stdout.write(`\nnode processes that exited normally, by what they ran: ${total.toFixed(1)} CPU-s\n`);
+  process.stdout.write(`${'CPU-s'.padStart(7)} ${'runs'.padStart(5)} ${'each'.padStart(6)}  command\n`);
+  for (const [name, c] of [...byCommand].sort((a, b) => b[1].cpuS - a[1].cpuS)) {
+    process.stdout.write(`${c.cpuS.toFixed(1).padStart(7)} ${String(c.n).padStart(5)} ${(c.cpuS / c.n).toFixed(2).padStart(6)}  ${name}\n`);
+  }
+}
+
+/**
+ * The engine's container events from now until end() (the engine keeps only its last 256
+ * events, too few to ask for afterwards); print() prints them.
+ */
+function watchEngineEvents() {
+  const proc = execa('docker', ['events', '--filter', 'type=container', '--format', '{{.Action}}\t{{.Actor.Attributes.name}}'], {
+    reject: false,
+    buffer: true,
+  });
+  return {
+    end: () => proc.kill('SIGTERM'),
+    print: async () => printEngineEvents(await proc),
+  };
+}
+
+function printEngineEvents(r) {
+  if (typeof r.stdout !== 'string' || r.stdout === '') return;
+  const lines = r.stdout.split('\n').filter(Boolean);
+  const count = (action) => lines.filter((l) => l.split('\t')[0] === action).length;
+  const execs = new Map();
+  for (const l of lines) {
+    const m = /^exec_create: (.*)\t/.exec(l);
+    if (!m) continue;
+    // The command's first word past a shell (sh -c SCRIPT erl_call ...: the erl_call script).
+    const words = m[1].split(' ');
+    const what = words[0] === 'sh' ? (words.find((w) => w === 'erl_call') ?? 'sh') : words.slice(0, 2).join(' ').trim();
+    execs.set(what, (execs.get(what) ?? 0) + 1);
+  }
+  process.stdout.write(
+    `\nengine: ${count('start')} container starts, ${count('kill')} kills, ${count('stop')} stops, ${count('pause')} pauses; ` +
+      `${[...execs.values()].reduce((a, n) => a + n, 0)} docker execs (${[...execs].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'})\n`,
+  );
 }
 
 await main();
