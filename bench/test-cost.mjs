@@ -287,7 +287,7 @@ function printNodeCommands() {
  * events, too few to ask for afterwards); print() prints them.
  */
 function watchEngineEvents() {
-  const proc = execa('docker', ['events', '--filter', 'type=container', '--format', '{{.Action}}\t{{.Actor.Attributes.name}}'], {
+  const proc = execa('docker', ['events', '--filter', 'type=container', '--format', '{{json .}}'], {
     reject: false,
     buffer: true,
   });
@@ -299,19 +299,30 @@ function watchEngineEvents() {
 
 function printEngineEvents(r) {
   if (typeof r.stdout !== 'string' || r.stdout === '') return;
-  const lines = r.stdout.split('\n').filter(Boolean);
-  const count = (action) => lines.filter((l) => l.split('\t')[0] === action).length;
+  // One JSON document a line (a command's newlines are escaped in it).
+  const events = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        return null;
+      }
+    })
+    .filter((e) => e && typeof e.Action === 'string');
+  const count = (test) => events.filter(test).length;
   const execs = new Map();
-  for (const l of lines) {
-    const m = /^exec_create: (.*)\t/.exec(l);
-    if (!m) continue;
-    // The command's first word past a shell (sh -c SCRIPT erl_call ...: the erl_call script).
-    const words = m[1].split(' ');
-    const what = words[0] === 'sh' ? (words.find((w) => w === 'erl_call') ?? 'sh') : words.slice(0, 2).join(' ').trim();
+  for (const e of events) {
+    if (!e.Action.startsWith('exec_create: ')) continue;
+    // The command's first two words; the erl_call script (sh -c SCRIPT erl_call node ...) by its name.
+    const words = e.Action.slice('exec_create: '.length).split(/\s+/);
+    const what = words[0] === 'sh' && words.includes('erl_call') ? 'erl_call' : words.slice(0, 2).join(' ').trim();
     execs.set(what, (execs.get(what) ?? 0) + 1);
   }
   process.stdout.write(
-    `\nengine: ${count('start')} container starts, ${count('kill')} kills, ${count('stop')} stops, ${count('pause')} pauses; ` +
+    `\nengine: ${count((e) => e.Action === 'start')} container starts, ${count((e) => e.Action === 'kill' && e.Actor?.Attributes?.signal === '9')} SIGKILLs, ` +
+      `${count((e) => e.Action === 'stop')} stops, ${count((e) => e.Action === 'pause')} pauses; ` +
       `${[...execs.values()].reduce((a, n) => a + n, 0)} docker execs (${[...execs].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'})\n`,
   );
 }
