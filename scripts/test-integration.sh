@@ -26,8 +26,8 @@ shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra cluster package)
 # No workshop part. The files are spread so that the shards end together: each shard's time
 # and each file's are printed (rebalanced from whole runs' figures, 2026-12-02).
-shard_d=(netfaults producer-crash failover dlq-strategy)
-shard_e=(chaos html-report quorum-loss leader-faults audit)
+shard_d=(netfaults producer-crash failover audit)
+shard_e=(chaos html-report dlq-strategy quorum-loss leader-faults)
 
 SHARDS=(a b c d e)
 declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)
