@@ -265,21 +265,32 @@ function nodeCommand(argv) {
 function printNodeCommands() {
   if (!existsSync(nodeCpuFile)) return;
   const byCommand = new Map();
+  const byPath = new Map();
   let total = 0;
+  let requests = 0;
   for (const line of readFileSync(nodeCpuFile, 'utf8').split('\n').filter(Boolean)) {
     const r = JSON.parse(line);
     const name = nodeCommand(r.argv);
-    const c = byCommand.get(name) ?? { n: 0, cpuS: 0 };
+    const c = byCommand.get(name) ?? { n: 0, cpuS: 0, requests: 0 };
     c.n++;
     c.cpuS += r.cpuS;
     total += r.cpuS;
+    for (const [key, n] of Object.entries(r.requests ?? {})) {
+      c.requests += n;
+      requests += n;
+      byPath.set(key, (byPath.get(key) ?? 0) + n);
+    }
     byCommand.set(name, c);
   }
-  process.stdout.write(`\nnode processes that exited normally, by what they ran: ${total.toFixed(1)} CPU-s\n`);
-  process.stdout.write(`${'CPU-s'.padStart(7)} ${'runs'.padStart(5)} ${'each'.padStart(6)}  command\n`);
+  process.stdout.write(`\nnode processes that exited normally, by what they ran: ${total.toFixed(1)} CPU-s, ${requests} HTTP requests (fetch)\n`);
+  process.stdout.write(`${'CPU-s'.padStart(7)} ${'runs'.padStart(5)} ${'each'.padStart(6)} ${'fetches'.padStart(8)}  command\n`);
   for (const [name, c] of [...byCommand].sort((a, b) => b[1].cpuS - a[1].cpuS)) {
-    process.stdout.write(`${c.cpuS.toFixed(1).padStart(7)} ${String(c.n).padStart(5)} ${(c.cpuS / c.n).toFixed(2).padStart(6)}  ${name}\n`);
+    process.stdout.write(
+      `${c.cpuS.toFixed(1).padStart(7)} ${String(c.n).padStart(5)} ${(c.cpuS / c.n).toFixed(2).padStart(6)} ${String(c.requests).padStart(8)}  ${name}\n`,
+    );
   }
+  process.stdout.write('\nHTTP requests by method and path (the most frequent):\n');
+  for (const [key, n] of [...byPath].sort((a, b) => b[1] - a[1]).slice(0, 15)) process.stdout.write(`${String(n).padStart(7)}  ${key}\n`);
 }
 
 /**
