@@ -138,6 +138,8 @@ const cpuOrNa = (s) => (s === null ? 'n/a' : `${s.toFixed(2)} CPU-s`);
 
 async function main() {
   const calibBefore = await calibration(); // n/a when no cluster is up yet: then only the one after
+  // The hooks append: a folder an earlier run used (--out) would mix that run's lines into this one's.
+  for (const f of [timingFile, nodeCpuFile]) writeFileSync(f, '');
   if (!values['no-acct']) writeFileSync(acctFile, ''); // accton only writes to a file that exists
   const acct =
     !values['no-acct'] && process.getuid?.() === 0 && (await execa('accton', [acctFile], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0;
