@@ -21,13 +21,13 @@ cd "$(dirname "$0")/.."
 # Workshop part 1 (durability, confirms, transactions) and the files that read it.
 shard_a=(workshop-1 producer durability-demo terminal report watch dlq-tools quorum-loss)
 # Part 2 (consumers, dead letters, retry, the checklist) and its files.
-shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox failover)
+shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra cluster package)
 # No workshop part. The files are spread so that the shards end together: each shard's time
-# and each file's are printed (rebalanced from whole runs' figures, 2026-12-02 evening: a and b
-# ended 40 s before d and e, so quorum-loss and failover moved to them).
-shard_d=(netfaults producer-crash audit)
+# and each file's are printed (rebalanced from whole runs' figures, 2026-12-02 evening: shard a
+# ended 45 s before e, so quorum-loss moved to it).
+shard_d=(netfaults producer-crash failover audit)
 shard_e=(chaos html-report dlq-strategy leader-faults)
 
 SHARDS=(a b c d e)
