@@ -26,9 +26,10 @@ shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra cluster package)
 # No workshop part. The files are spread so that the shards end together: each shard's time
 # and each file's are printed (rebalanced from whole runs' figures, 2026-12-02 evening: shard a
-# ended 45 s before e, so quorum-loss moved to it).
-shard_d=(netfaults producer-crash failover audit)
-shard_e=(chaos html-report dlq-strategy leader-faults)
+# ended 45 s before e, so quorum-loss moved to it; then d (netfaults and producer-crash, long
+# waits) ended last, 357-386 s against e's 278-331, so failover moved to e).
+shard_d=(netfaults producer-crash audit)
+shard_e=(chaos html-report dlq-strategy leader-faults failover)
 
 SHARDS=(a b c d e)
 declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)
