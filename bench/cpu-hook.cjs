@@ -1,7 +1,7 @@
 // Loaded into every node process of a measured test run (bench/test-cost.mjs sets NODE_OPTIONS
-// to --require this file): at exit, one JSON line with what the process ran and the CPU it used
-// (process.cpuUsage: user + system) and its HTTP requests (fetch), appended to RMQ_BENCH_CPU_LOG. A process killed by a signal
-// writes nothing. Measurement only: nothing in the shipped CLI loads it.
+// to --require this file): at exit, one JSON line with what the process ran, the CPU it used
+// (process.cpuUsage: user + system) and its HTTP requests (fetch), appended to RMQ_BENCH_CPU_LOG.
+// A process killed by a signal writes nothing. Measurement only: nothing in the shipped CLI loads it.
 'use strict';
 const { appendFileSync } = require('node:fs');
 
