@@ -48,6 +48,17 @@ export async function imageExists(docker: Docker, name: string): Promise<boolean
   }
 }
 
+/** An image's labels, or undefined when the image is not on this machine. */
+export async function imageLabels(docker: Docker, name: string): Promise<Record<string, string> | undefined> {
+  try {
+    const info = (await docker.getImage(name).inspect()) as { Config?: { Labels?: Record<string, string> | null } };
+    return info.Config?.Labels ?? {};
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return undefined;
+    throw err;
+  }
+}
+
 export type ContainerState = 'running' | 'paused' | 'stopped' | 'restarting' | 'missing';
 
 export interface ContainerInfo {
