@@ -5,7 +5,7 @@ import { requireCluster } from '../cluster/cluster.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
-import { systemClock } from '../util/retry.js';
+import { retryUntil, systemClock } from '../util/retry.js';
 import type { DlqReason } from './dlq-reasons.js';
 
 /**
@@ -142,6 +142,21 @@ async function oneReason(ctx: Context, ch: ConfirmChannel, o: DlqDemoOptions, re
   const vh = encodeURIComponent(ctx.config.vhost);
   await m.request('DELETE', `/api/queues/${vh}/${encodeURIComponent(QUEUE)}/contents`);
   await m.request('DELETE', `/api/queues/${vh}/${encodeURIComponent(DLQ)}/contents`);
+  // The previous reason's consumer has closed its connection, but on a busy machine the queue
+  // can still count it for a moment, and hand it this reason's messages: in a CI run the maxlen
+  // reason then read 0 messages left in the queue instead of 2 (they were out to that consumer,
+  // not ready). Nothing is published until the queue has no consumer.
+  await retryUntil(
+    () => ch.checkQueue(QUEUE),
+    (q) => q.consumerCount === 0,
+    {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      signal: ctx.signal,
+      describe: (last) =>
+        `${QUEUE} still had ${last.value?.consumerCount ?? '?'} consumer(s) before the ${reason} run${last.error ? ` (${errorMessage(last.error)})` : ''}`,
+    },
+  );
   const ids = Array.from({ length: o.count }, (_, i) => `dlq-${reason}-${i + 1}`);
   let how = '';
   let deliveries: Record<string, number> = {};
