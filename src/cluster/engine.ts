@@ -39,13 +39,7 @@ export async function connectEngine(timeoutMs = 5_000): Promise<Docker> {
 }
 
 export async function imageExists(docker: Docker, name: string): Promise<boolean> {
-  try {
-    await docker.getImage(name).inspect();
-    return true;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw err;
-  }
+  return (await imageLabels(docker, name)) !== undefined;
 }
 
 /** An image's labels, or undefined when the image is not on this machine. */

@@ -270,7 +270,8 @@ export async function buildImage(config: Config, progress: Progress, tag = confi
 /**
  * Make sure the image compose will run exists locally. RMQ_BENCH_IMAGE is used as is. Otherwise,
  * by RMQ_BENCH_IMAGE_SOURCE: auto (default) uses the official image or the built one when
- * present, else tries a pull and builds from Debian packages when the pull fails; pull only
+ * present (the built one rebuilt first when stale: builtImageStale), else tries a pull and builds
+ * from Debian packages when the pull fails; pull only
  * pulls; build only builds.
  */
 export async function ensureImage(docker: Docker, config: Config, progress: Progress): Promise<ImageResult> {
@@ -283,11 +284,10 @@ export async function ensureImage(docker: Docker, config: Config, progress: Prog
     if (image === config.builtImage) {
       const existing = await existingBuilt(docker, config, progress, image, elapsed);
       if (existing) return existing;
-    } else if (await imageExists(docker, image)) return { image, how: 'present', elapsedMs: elapsed() };
-    if (image === config.builtImage) {
       await buildImage(config, progress, image);
       return { image, how: 'built', elapsedMs: elapsed() };
     }
+    if (await imageExists(docker, image)) return { image, how: 'present', elapsedMs: elapsed() };
     try {
       await pull(docker, image, progress, pullTimeoutMs);
       return { image, how: 'pulled', elapsedMs: elapsed() };
