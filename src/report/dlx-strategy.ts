@@ -1,7 +1,21 @@
-import type { DlxStrategyResult } from '../scenarios/dlx-strategy-plan.js';
+import { registrationTimeoutMs, type DlxStrategyResult, type StrategyRun } from '../scenarios/dlx-strategy-plan.js';
 import { renderTable } from './table.js';
 
 const s = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
+
+/** The DLQ's leader before the fault, and after it when another node took over. */
+const leaders = (x: StrategyRun): string =>
+  x.dlqLeaderAfter !== null && x.dlqLeaderAfter !== x.dlqLeader ? `${x.dlqLeader} → ${x.dlqLeaderAfter}` : x.dlqLeader;
+
+/** Why a run's held dead letters left when they did, where the demo knows (waitedOutRegistration). */
+function registrationLine(x: StrategyRun, netTicktimeS: number): string {
+  const waited = x.restoredAtMs! + x.settledMs! - x.firstRejectedAtMs!;
+  return (
+    `${x.variant} run ${x.run}: the held dead letters reached the DLQ ${s(waited)} after the first rejection. The source's dead-letter worker ` +
+    `registers with the DLQ in a blocking call to the leader it knew (timeout net_ticktime + 5 s = ${s(registrationTimeoutMs(netTicktimeS))}); ` +
+    `${x.dlqLeader}, paused and replaced by ${x.dlqLeaderAfter} meanwhile, never answered it, so nothing moved until it timed out`
+  );
+}
 
 /** dlq-demo --strategy result → text. Pure. */
 export function renderDlxStrategy(r: DlxStrategyResult): string {
@@ -10,7 +24,7 @@ export function renderDlxStrategy(r: DlxStrategyResult): string {
     r.runs.map((x) => [
       x.variant,
       x.run,
-      x.dlqLeader,
+      leaders(x),
       `${x.rejected} (${x.rejectedDuringFault})`,
       x.duplicatesInDlq > 0 ? `${x.inDlq} (+${x.duplicatesInDlq} copies)` : x.inDlq,
       x.leftInSource,
@@ -31,6 +45,7 @@ export function renderDlxStrategy(r: DlxStrategyResult): string {
       ? `${x.variant}: kept every dead letter in ${x.runs} run(s)${x.variant === 'at-least-once' ? '' : ` under '${r.fault}' here (the docs allow a loss; none was seen)`}`
       : `${x.variant}: lost ${x.lost} of ${x.published} dead letters (median ${x.medianLost} a run)`,
   );
+  const registration = r.runs.filter((x) => x.waitedOutRegistration).map((x) => registrationLine(x, r.netTicktimeS));
   return [
     `dlq-demo --strategy on RabbitMQ ${r.brokerVersion}: ${r.count} messages a run rejected (requeue=false) while the DLQ's leader is under '${r.fault}' for ${s(r.holdMs)}`,
     `restore → settled: at-least-once, until every rejected message is in the DLQ (its worker resends what is unconfirmed every ${s(r.workerRetryMs)}, dead_letter_worker_publisher_confirm_timeout; waited up to a minute past that); the others, until the DLQ's count stood still for 10 s`,
@@ -40,6 +55,7 @@ export function renderDlxStrategy(r: DlxStrategyResult): string {
     summary,
     '',
     ...plain,
+    ...registration,
     ...held,
     ...r.problems,
     r.ok ? 'verdict: OK (at-least-once with reject-publish kept every dead letter)' : 'verdict: FAILED',

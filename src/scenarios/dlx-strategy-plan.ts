@@ -60,6 +60,47 @@ export function settleTimeoutMs(workerRetryMs: number): number {
   return workerRetryMs + 60_000;
 }
 
+/** kernel's net_ticktime when a node does not say (rabbit_fifo_client's own default). */
+export const DEFAULT_NET_TICKTIME_S = 60;
+
+/**
+ * How long a quorum queue client waits for a synchronous command, such as the registration
+ * its first publish to a queue sends: net_ticktime + 5 s (rabbit_fifo_client:init/2). Pure.
+ */
+export function registrationTimeoutMs(netTicktimeS: number): number {
+  return (netTicktimeS + 5) * 1000;
+}
+
+/**
+ * What one erl_call (or `rabbitmqctl eval`) printed for the two settings, in this order:
+ * rabbit's dead_letter_worker_publisher_confirm_timeout and kernel's net_ticktime, each
+ * `{ok,N}` or `undefined` (the defaults then). Pure.
+ */
+export function parseNodeSettings(output: string): { workerRetryMs: number; netTicktimeS: number } {
+  const values = [...output.matchAll(/\{ok,\s*(\d+)\}|undefined/g)].map((m) => (m[1] === undefined ? undefined : Number(m[1])));
+  return { workerRetryMs: values[0] ?? DEFAULT_WORKER_RETRY_MS, netTicktimeS: values[1] ?? DEFAULT_NET_TICKTIME_S };
+}
+
+/**
+ * Whether an at-least-once run's dead letters waited out the dead-letter worker's registration
+ * with the DLQ. The worker's first dead letter for a queue registers it as a publisher there,
+ * in a blocking call to the leader it knows, which times out after net_ticktime + 5 s. Sent to
+ * a paused leader that the others replace meanwhile, the call is never answered (the paused
+ * node wakes up, appends it to a log the new leader overwrites, and steps down): every held
+ * dead letter leaves only after the timeout (seen on 4.3.6: the worker's stack in
+ * rabbit_fifo_client:enqueue/4, 65 s after the first rejection). Here: the fault was a pause,
+ * the DLQ's leader changed, and the time from the first rejection to the last dead letter in
+ * the DLQ is that timeout, give or take the poll and the delivery. Pure.
+ */
+export function waitedOutRegistration(run: StrategyRun, netTicktimeS: number): boolean {
+  if (run.variant === 'at-most-once' || run.fault !== 'pause') return false;
+  if (run.settledMs === null || run.restoredAtMs === null || run.firstRejectedAtMs === null) return false;
+  if (run.dlqLeaderAfter === null || run.dlqLeaderAfter === run.dlqLeader) return false;
+  const waitedMs = run.restoredAtMs + run.settledMs - run.firstRejectedAtMs;
+  const timeoutMs = registrationTimeoutMs(netTicktimeS);
+  return waitedMs >= timeoutMs - 1_000 && waitedMs <= timeoutMs + 10_000;
+}
+
 export interface DlxNames {
   source: string;
   dlq: string;
@@ -87,6 +128,8 @@ export interface StrategyRun {
   run: number;
   fault: StrategyFault;
   dlqLeader: string;
+  /** The DLQ's leader once the run had settled (null: not known): another node when the fault cost it the leadership. */
+  dlqLeaderAfter: string | null;
   sourceLeader: string;
   published: number;
   rejected: number;
@@ -103,10 +146,14 @@ export interface StrategyRun {
   faultAtMs: number | null;
   restoredAtMs: number | null;
   rejoinedAtMs: number | null;
+  /** ms since the run's publish: the first message rejected (its dead letter's journey starts). */
+  firstRejectedAtMs: number | null;
   /** Restore → the source holding nothing more for the DLQ; null: it still held some at the end of the wait. */
   settledMs: number | null;
   /** Dead letters the source still held for the DLQ when the wait ended (part of leftInSource). */
   heldAtEnd: number;
+  /** The dead letters waited out the worker's registration call to the paused, replaced leader (waitedOutRegistration). */
+  waitedOutRegistration: boolean;
   problems: string[];
 }
 
@@ -128,6 +175,8 @@ export interface DlxStrategyResult {
   brokerVersion: string;
   /** dead_letter_worker_publisher_confirm_timeout on the first node (how often the worker resends what is unconfirmed). */
   workerRetryMs: number;
+  /** kernel's net_ticktime on the first node, s: a quorum queue client's synchronous calls time out after it + 5 s. */
+  netTicktimeS: number;
   fault: StrategyFault;
   count: number;
   holdMs: number;

@@ -10,12 +10,13 @@ import { BrokerUnavailableError, InterruptedError, errorMessage } from '../error
 import { systemClock } from '../util/retry.js';
 import {
   VARIANT_DESCRIPTIONS,
-  DEFAULT_WORKER_RETRY_MS,
   countLost,
   dlxNames,
+  parseNodeSettings,
   settleTimeoutMs,
   sourceArguments,
   summarizeStrategies,
+  waitedOutRegistration,
   type DlxStrategyOptions,
   type DlxStrategyResult,
   type DlxVariant,
@@ -45,7 +46,8 @@ async function sourceCounts(ctx: Context, queue: string): Promise<QueueCounts> {
   return { messagesDlx: q.messages_dlx ?? 0 };
 }
 
-async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, run: number, workerRetryMs: number): Promise<StrategyRun> {
+async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, run: number, settings: NodeSettings): Promise<StrategyRun> {
+  const { workerRetryMs } = settings;
   const { config } = ctx;
   const names = dlxNames(variant);
   const first = config.nodes[0]!;
@@ -106,6 +108,7 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
 
     let rejected = 0;
     let rejectedDuringFault = 0;
+    let firstRejectedAt: number | null = null;
     const all = new Promise<void>((resolve) => {
       const consumer = src.connection.createChannel().then(async (c) => {
         c.on('error', () => undefined);
@@ -113,6 +116,7 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
         await c.consume(names.source, (m: ConsumeMessage | null) => {
           if (!m) return;
           c.reject(m, false);
+          firstRejectedAt ??= performance.now();
           rejected++;
           if (fault?.timeline.restoredAt === null) rejectedDuringFault++;
           if (rejected >= o.count) resolve();
@@ -142,7 +146,13 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
     let dlqCount = (await ch.checkQueue(names.dlq)).messageCount;
     let quietSince = performance.now();
     let settledMs: number | null = null;
+    const waitLabel = keeps
+      ? `every dead letter in the DLQ (up to ${Math.round(settleMs / 1000)} s)`
+      : `the DLQ's count to stand still for ${SETTLE_QUIET_MS / 1000} s`;
     for (;;) {
+      ctx.progress.update(
+        `  ${variant} run ${run}: ${dlqCount} of ${rejected} dead letters in the DLQ, ${counts.messagesDlx} held by the source, ${Math.round((performance.now() - restoredAt) / 1000)} s after the restore; waiting for ${waitLabel}`,
+      );
       if (dlqCount >= rejected || (!keeps && counts.messagesDlx === 0 && performance.now() - quietSince >= SETTLE_QUIET_MS)) {
         settledMs = performance.now() - restoredAt;
         break;
@@ -161,6 +171,9 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
       copies.set(id, (copies.get(id) ?? 0) + 1);
     }
     const inDlq = copies.size;
+    const dlqLeaderAfter = await currentLeader(ctx, { vhost: config.vhost, queue: names.dlq })
+      .then((l) => shortNodeName(l.leader))
+      .catch(() => null);
     const duplicatesInDlq = [...copies.values()].reduce((a, n) => a + n - 1, 0);
     // What is left in the source: anything ready (a passive declare), and the dead letters it
     // still holds. messages_dlx lags both ways (it said 50 held after all 50 were in the DLQ), so
@@ -169,11 +182,12 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
     const heldAtEnd = Math.min(counts.messagesDlx, Math.max(0, o.count - inDlq - ready));
     const leftInSource = ready + heldAtEnd;
     if (inDlq + leftInSource > o.count) problems.push(`${inDlq + leftInSource} messages counted for ${o.count} published`);
-    return {
+    const result: StrategyRun = {
       variant,
       run,
       fault: o.fault,
       dlqLeader,
+      dlqLeaderAfter,
       sourceLeader,
       published: o.count,
       rejected,
@@ -185,10 +199,13 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
       faultAtMs: since(timeline.issuedAt),
       restoredAtMs: since(timeline.restoredAt),
       rejoinedAtMs: since(timeline.rejoinedAt),
+      firstRejectedAtMs: since(firstRejectedAt),
       settledMs,
       heldAtEnd,
+      waitedOutRegistration: false,
       problems,
     };
+    return { ...result, waitedOutRegistration: waitedOutRegistration(result, settings.netTicktimeS) };
   } finally {
     await fault?.close();
     try {
@@ -203,32 +220,30 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
   }
 }
 
-const WORKER_RETRY_KEY = 'dead_letter_worker_publisher_confirm_timeout';
+type NodeSettings = ReturnType<typeof parseNodeSettings>;
 
-/** rabbit's app env on one node (erl_call, or rabbitmqctl eval); undefined when unset. */
-async function readWorkerRetry(ctx: Context, node: NodeSpec): Promise<number | undefined> {
+const SETTINGS = '[application:get_env(rabbit, dead_letter_worker_publisher_confirm_timeout), application:get_env(kernel, net_ticktime)]';
+
+/** The worker's retry period and net_ticktime on one node (erl_call, or rabbitmqctl eval); the defaults when unset. */
+async function readNodeSettings(ctx: Context, node: NodeSpec): Promise<NodeSettings> {
   const output = await callNode(
     await ctx.docker(),
     node.container,
     node.nodeName,
-    {
-      expr: `io:format("~p", [application:get_env(rabbit, ${WORKER_RETRY_KEY})]), ok.`,
-      cli: ['rabbitmqctl', 'eval', `application:get_env(rabbit, ${WORKER_RETRY_KEY}).`],
-    },
+    { expr: `io:format("~p", [${SETTINGS}]), ok.`, cli: ['rabbitmqctl', 'eval', `${SETTINGS}.`] },
     30_000,
   );
-  const m = /\{ok,\s*(\d+)\}/.exec(output);
-  return m ? Number(m[1]) : undefined;
+  return parseNodeSettings(output);
 }
 
 export async function runDlxStrategy(ctx: Context, o: DlxStrategyOptions, step: Step): Promise<DlxStrategyResult> {
   await requireCluster(ctx);
   const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
-  const workerRetryMs = (await readWorkerRetry(ctx, ctx.config.nodes[0]!)) ?? DEFAULT_WORKER_RETRY_MS;
-  return runAll(ctx, o, step, overview.rabbitmq_version ?? 'unknown', workerRetryMs);
+  const settings = await readNodeSettings(ctx, ctx.config.nodes[0]!);
+  return runAll(ctx, o, step, overview.rabbitmq_version ?? 'unknown', settings);
 }
 
-async function runAll(ctx: Context, o: DlxStrategyOptions, step: Step, brokerVersion: string, workerRetryMs: number): Promise<DlxStrategyResult> {
+async function runAll(ctx: Context, o: DlxStrategyOptions, step: Step, brokerVersion: string, settings: NodeSettings): Promise<DlxStrategyResult> {
   await step(
     `for ${o.variants.map((v) => `${v} (${VARIANT_DESCRIPTIONS[v]})`).join('; ')}: ${o.runs} run(s) of ${o.count} messages rejected (requeue=false) while the DLQ's leader is under '${o.fault}' for ${o.holdMs} ms`,
   );
@@ -236,7 +251,7 @@ async function runAll(ctx: Context, o: DlxStrategyOptions, step: Step, brokerVer
   for (let run = 1; run <= o.runs; run++) {
     for (const variant of o.variants) {
       if (ctx.signal.aborted) throw new InterruptedError();
-      const r = await oneRun(ctx, o, variant, run, workerRetryMs);
+      const r = await oneRun(ctx, o, variant, run, settings);
       ctx.progress.info(`  ${variant} run ${run}: ${r.inDlq} in the DLQ, ${r.leftInSource} still in the source, ${r.lost} lost of ${r.published}`);
       runs.push(r);
     }
@@ -245,7 +260,8 @@ async function runAll(ctx: Context, o: DlxStrategyOptions, step: Step, brokerVer
   return {
     mode: 'strategy',
     brokerVersion,
-    workerRetryMs,
+    workerRetryMs: settings.workerRetryMs,
+    netTicktimeS: settings.netTicktimeS,
     fault: o.fault,
     count: o.count,
     holdMs: o.holdMs,

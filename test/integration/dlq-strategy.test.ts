@@ -8,9 +8,16 @@ async function leftovers(): Promise<string[]> {
   return [...queues, ...exchanges].filter((n) => n.startsWith('rmq-bench.dlx-strategy.'));
 }
 
-describe("dlq-demo --strategy: dead letters while the DLQ's leader is paused", { timeout: 300_000 }, () => {
-  it('at-least-once (with reject-publish): every dead letter kept; nothing left behind', async () => {
-    const r = await runCli(['dlq-demo', '--strategy', 'at-least-once', '-n', '50', '--hold', '8s', '--auto', '--json'], { timeoutMs: 290_000 });
+// at-least-once under a kill, at-most-once under a pause. A pause long enough for the other nodes
+// to elect a new leader (about 7 s here, some runs not within 8 s) holds at-least-once's dead
+// letters for the worker's registration call to time out, 65 s after the first rejection
+// (waitedOutRegistration; README, dlq-demo): measured in the README, not waited out here. A kill
+// fails that call at once, and the dead letters came with the node's return (10 to 15 s).
+describe("dlq-demo --strategy: dead letters while the DLQ's leader is faulted", { timeout: 300_000 }, () => {
+  it('at-least-once (with reject-publish), the leader killed: every dead letter kept; nothing left behind', async () => {
+    const r = await runCli(['dlq-demo', '--strategy', 'at-least-once', '--fault', 'kill', '-n', '50', '--hold', '3s', '--auto', '--json'], {
+      timeoutMs: 290_000,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const d = parseJson<DlxStrategyResult>(r);
     expect(d.ok, d.problems.join('\n')).toBe(true);
@@ -20,7 +27,12 @@ describe("dlq-demo --strategy: dead letters while the DLQ's leader is paused", {
     expect([x!.rejected, x!.rejectedDuringFault]).toEqual([50, 50]);
     expect(x!.lost).toBe(0);
     expect(x!.inDlq + x!.leftInSource).toBe(50);
-    expect(x!.restoredAtMs! - x!.faultAtMs!).toBeGreaterThanOrEqual(8_000);
+    expect(x!.restoredAtMs! - x!.faultAtMs!).toBeGreaterThanOrEqual(3_000);
+    // Killed, the leader is replaced at once, and stays a follower when it comes back.
+    expect(x!.dlqLeaderAfter).not.toBeNull();
+    expect(x!.dlqLeaderAfter).not.toBe(x!.dlqLeader);
+    expect(x!.firstRejectedAtMs!).toBeGreaterThanOrEqual(x!.faultAtMs!);
+    expect(d.netTicktimeS).toBe(60);
     expect(await leftovers()).toEqual([]);
   });
 
@@ -29,6 +41,8 @@ describe("dlq-demo --strategy: dead letters while the DLQ's leader is paused", {
     expect(r.exitCode, r.stderr).toBe(0);
     const d = parseJson<DlxStrategyResult>(r);
     const [x] = d.runs;
+    expect(d.fault).toBe('pause');
+    expect(x!.dlqLeaderAfter).not.toBeNull();
     expect(x!.rejectedDuringFault).toBe(50);
     expect(x!.leftInSource).toBe(0);
     // At most once: a dead letter leaves once, so the DLQ holds no copies (what it lacks is the loss the demo reports).

@@ -5,10 +5,13 @@ import { dlxStrategyCharts } from '../../src/report/charts/dlq-demo.js';
 import {
   countLost,
   dlxNames,
+  parseNodeSettings,
+  registrationTimeoutMs,
   settleTimeoutMs,
   sourceArguments,
   strategyVariants,
   summarizeStrategies,
+  waitedOutRegistration,
   type DlxStrategyResult,
   type StrategyRun,
 } from '../../src/scenarios/dlx-strategy-plan.js';
@@ -19,6 +22,7 @@ function run(over: Partial<StrategyRun>): StrategyRun {
     run: 1,
     fault: 'pause',
     dlqLeader: 'rabbit3',
+    dlqLeaderAfter: 'rabbit3',
     sourceLeader: 'rabbit1',
     published: 200,
     rejected: 200,
@@ -30,8 +34,10 @@ function run(over: Partial<StrategyRun>): StrategyRun {
     faultAtMs: 100,
     restoredAtMs: 15_100,
     rejoinedAtMs: 17_000,
+    firstRejectedAtMs: 150,
     settledMs: 3_000,
     heldAtEnd: 0,
+    waitedOutRegistration: false,
     problems: [],
     ...over,
   };
@@ -65,6 +71,39 @@ describe('dlq-demo --strategy: the variants', () => {
     [200, 210, 0, 0],
   ])('lost of %i published, %i in the DLQ, %i in the source: %i', (published, inDlq, left, lost) => expect(countLost(published, inDlq, left)).toBe(lost));
   it('the settle wait is one worker retry and a minute', () => expect(settleTimeoutMs(180_000)).toBe(240_000));
+  it.each([
+    ['{ok,180000} {ok,60}', 180_000, 60],
+    ['[{ok,3000},{ok,15}]', 3_000, 15],
+    ['[undefined,{ok, 60}]', 180_000, 60],
+    ['{undefined,undefined}', 180_000, 60],
+    ['', 180_000, 60],
+  ])('node settings from %j: worker retry %i ms, net_ticktime %i s', (output, workerRetryMs, netTicktimeS) =>
+    expect(parseNodeSettings(output)).toEqual({ workerRetryMs, netTicktimeS }),
+  );
+  it('a synchronous quorum queue call times out after net_ticktime + 5 s', () => expect(registrationTimeoutMs(60)).toBe(65_000));
+});
+
+describe('waitedOutRegistration: the held dead letters left when the registration call to the paused leader timed out', () => {
+  // Paused at 100 ms, restored at 15.1 s, the first rejection at 150 ms: 65 s later is 50.05 s after the restore.
+  const stalled = { variant: 'at-least-once', dlqLeaderAfter: 'rabbit1', settledMs: 50_200 } as const;
+  it.each([
+    ['65.15 s after the first rejection, the leader replaced', {}, true],
+    ['64.2 s (within the poll before the timeout)', { settledMs: 49_200 }, true],
+    ['75 s (the delivery after the timeout)', { settledMs: 60_000 }, true],
+    ['63 s: too early for the timeout', { settledMs: 48_000 }, false],
+    ['80 s: something else held them', { settledMs: 65_000 }, false],
+    ['the leader kept its place (the call was answered when it woke)', { dlqLeaderAfter: 'rabbit3' }, false],
+    ['the leader not known after the run', { dlqLeaderAfter: null }, false],
+    ['a kill (the call fails at once, the node is gone)', { fault: 'kill' }, false],
+    ['at-most-once sends without registering', { variant: 'at-most-once' }, false],
+    ['drop-head is at-least-once too', { variant: 'at-least-once-drop-head' }, true],
+    ['not settled', { settledMs: null }, false],
+    ['nothing rejected', { firstRejectedAtMs: null }, false],
+  ] as const)('%s: %s', (_name, over, expected) => expect(waitedOutRegistration(run({ ...stalled, ...over }), 60)).toBe(expected));
+  it('a shorter net_ticktime moves the window', () => {
+    expect(waitedOutRegistration(run({ ...stalled, settledMs: 5_200 }), 15)).toBe(true);
+    expect(waitedOutRegistration(run(stalled), 15)).toBe(false);
+  });
 });
 
 describe('summarizeStrategies', () => {
@@ -106,6 +145,7 @@ function result(runs: StrategyRun[]): DlxStrategyResult {
     mode: 'strategy',
     brokerVersion: '4.3.6',
     workerRetryMs: 180_000,
+    netTicktimeS: 60,
     fault: 'pause',
     count: 200,
     holdMs: 15_000,
@@ -130,6 +170,17 @@ describe('renderDlxStrategy', () => {
     expect(renderDlxStrategy(result([run({})]))).toContain(
       "at-most-once: kept every dead letter in 1 run(s) under 'pause' here (the docs allow a loss; none was seen)",
     );
+  });
+  it('a leader the fault replaced is shown beside the one faulted', () => {
+    expect(renderDlxStrategy(result([run({ dlqLeaderAfter: 'rabbit1' })]))).toMatch(/at-most-once\s+1\s+rabbit3 → rabbit1\s+200 \(200\)/);
+  });
+  it('a run that waited out the registration call says why its dead letters came when they did', () => {
+    const x = run({ variant: 'at-least-once', dlqLeaderAfter: 'rabbit1', settledMs: 50_200, waitedOutRegistration: true });
+    const text = renderDlxStrategy(result([x, run({ variant: 'at-least-once', run: 2 })]));
+    expect(text).toContain(
+      "at-least-once run 1: the held dead letters reached the DLQ 65.15 s after the first rejection. The source's dead-letter worker registers with the DLQ in a blocking call to the leader it knew (timeout net_ticktime + 5 s = 65.00 s); rabbit3, paused and replaced by rabbit1 meanwhile, never answered it, so nothing moved until it timed out",
+    );
+    expect(text).not.toContain('at-least-once run 2: the held');
   });
   it('copies in the DLQ are shown beside the distinct count', () => {
     expect(renderDlxStrategy(result([run({ variant: 'at-least-once', duplicatesInDlq: 2 })]))).toContain('200 (+2 copies)');
