@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { withDeadline } from '../util/retry.js';
+import { deferDockerodeExtras } from './defer-require.js';
 
 export type { Docker };
 
@@ -26,7 +27,9 @@ export function engineHint(platform: NodeJS.Platform = process.platform, isRoot 
 
 /** A dockerode client that has answered a ping. */
 export async function connectEngine(timeoutMs = 5_000): Promise<Docker> {
-  // Loaded on first use: dockerode costs about 28 MB of RSS, and most commands never need it.
+  // Loaded on first use: dockerode costs about 28 MB of RSS, and most commands never need it;
+  // without the BuildKit and ssh modules it never uses (defer-require.ts).
+  deferDockerodeExtras();
   const { default: DockerClient } = await import('dockerode');
   const docker = new DockerClient();
   try {
