@@ -5,6 +5,10 @@ export default defineConfig({
     // Every test that passed only on a retry is listed at the end (FLAKY ...): see the file.
     // The timing reporter writes nothing unless bench/test-cost.mjs asks (RMQ_BENCH_TEST_TIMING).
     reporters: ['default', './test/retry-reporter.ts', './test/timing-reporter.ts'],
+    // Transformed modules kept on disk (node_modules/.experimental-vitest-cache, keyed by each
+    // file's content): a warm run transforms only what changed. Measured: the unit tests alone,
+    // 12.7 CPU-s without, 9.0 with; the six vitest processes of a test run each transform again.
+    experimental: { fsModuleCache: true },
     projects: [
       {
         test: {
