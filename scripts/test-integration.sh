@@ -20,8 +20,10 @@ cd "$(dirname "$0")/.."
 
 # Workshop part 1 (durability, confirms, transactions) and the files that read it.
 shard_a=(workshop-1 producer durability-demo terminal report dlq-tools quorum-loss watch)
-# Part 2 (consumers, dead letters, retry, the checklist) and its files.
-shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox audit)
+# Part 2 (consumers, dead letters, retry, the checklist) and its files. Not audit.test.ts: it
+# drops unroutable messages on purpose, and the nodes count them until they restart, so the next
+# run's workshop audit (part 2's last step) failed on them (unroutable-dropped, 3 messages).
+shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm compare-extra cluster package)
 # No workshop part. The files are spread so that the shards end together: each shard's time
@@ -31,8 +33,9 @@ shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo alarm co
 # a ended last twice, 368 s, with d at 315-327 s: watch, 18-21 s, moved to d. On 2026-12-03, with
 # the built image's nodes booting in a third less CPU, d ended last again, 387-393 s against
 # 322-379 s, its two files alone taking 326 s (netfaults varies most: 173 to 236 s): audit,
-# 31-42 s, moved to b and watch, 10-12 s, back to a).
-shard_d=(netfaults producer-crash)
+# 31-42 s, moved to b and watch, 10-12 s, back to a). Later that day audit had to leave b (above);
+# d, which had ended first (308-332 s against 389-411 s), took it.
+shard_d=(netfaults producer-crash audit)
 shard_e=(chaos html-report dlq-strategy leader-faults failover)
 
 SHARDS=(a b c d e)

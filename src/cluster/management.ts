@@ -17,6 +17,8 @@ export class HttpError extends RmqBenchError {
 export interface ManagementOptions {
   /** Per request; a paused node never answers, so keep this short. */
   requestTimeoutMs?: number;
+  /** A GET not answered within this long is also sent to the next endpoint (request). */
+  hedgeAfterMs?: number;
 }
 
 export interface NodeInfo {
@@ -37,10 +39,17 @@ export interface NodeInfo {
  * tried in order, starting with the last one that answered; `exclude` skips nodes (a node
  * under a fault).
  */
+function unanswered(method: string, path: string, failures: readonly string[]): BrokerUnavailableError {
+  return new BrokerUnavailableError(`no management endpoint answered ${method} ${path} (${failures.join('; ') || 'all excluded'})`, {
+    hint: "is the cluster up? 'rmq-bench cluster up' starts it",
+  });
+}
+
 export class ManagementClient {
   private preferred = 0;
   private readonly auth: string;
   private readonly requestTimeoutMs: number;
+  private readonly hedgeAfterMs: number;
 
   constructor(
     readonly endpoints: readonly { node: string; url: string }[],
@@ -50,6 +59,9 @@ export class ManagementClient {
   ) {
     this.auth = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 3_000;
+    // A node answers a GET in a few ms (tens under load); one that has not in a second is
+    // paused, cut off, or waiting on a stalled peer (in a partition /api/nodes hangs on all).
+    this.hedgeAfterMs = Math.min(options.hedgeAfterMs ?? 1_000, this.requestTimeoutMs);
   }
 
   static fromConfig(config: Config, options?: ManagementOptions): ManagementClient {
@@ -84,8 +96,8 @@ export class ManagementClient {
     return new ManagementClient(endpoints, user, password, options);
   }
 
-  /** One request to one endpoint. */
-  async requestOn(baseUrl: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  /** One request to one endpoint; `cancel` gives it up early (another endpoint answered). */
+  async requestOn(baseUrl: string, method: string, path: string, body?: unknown, cancel?: AbortSignal): Promise<unknown> {
     const url = `${baseUrl}${path}`;
     // A ref'd timer, not AbortSignal.timeout: that one is unref'd, and while a paused node
     // holds the request open it was the only thing left in the event loop, so Node exited
@@ -97,7 +109,7 @@ export class ManagementClient {
         method,
         headers: { authorization: this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: ac.signal,
+        signal: cancel ? AbortSignal.any([ac.signal, cancel]) : ac.signal,
       });
       const text = await res.text();
       if (!res.ok) throw new HttpError(res.status, url, text);
@@ -109,9 +121,14 @@ export class ManagementClient {
 
   /**
    * A request through the first endpoint that answers. An HTTP error (404, 400) is the
-   * cluster's answer and is thrown at once; a connection failure moves to the next node.
+   * cluster's answer and is thrown at once; a connection failure moves to the next node. A GET
+   * is hedged: not answered within hedgeAfterMs, it goes to the next endpoint as well, and the
+   * first answer wins (the others are cancelled). During a partition, when every node holds
+   * /api/nodes for the whole 3 s timeout, a round fails after 5 s instead of 9; with one node
+   * paused, the next one answers after 1 s instead of 3.
    */
   async request(method: string, path: string, options: { body?: unknown; exclude?: readonly string[] } = {}): Promise<unknown> {
+    if (method === 'GET') return this.hedged(path, options.exclude);
     const n = this.endpoints.length;
     const failures: string[] = [];
     for (let i = 0; i < n; i++) {
@@ -127,8 +144,48 @@ export class ManagementClient {
         failures.push(`${ep.node}: ${errorMessage(err)}`);
       }
     }
-    throw new BrokerUnavailableError(`no management endpoint answered ${method} ${path} (${failures.join('; ') || 'all excluded'})`, {
-      hint: "is the cluster up? 'rmq-bench cluster up' starts it",
+    throw unanswered(method, path, failures);
+  }
+
+  /** A GET through the endpoints in turn, the next one starting when the last fails or is slow (request). */
+  private hedged(path: string, exclude?: readonly string[]): Promise<unknown> {
+    const n = this.endpoints.length;
+    const order = Array.from({ length: n }, (_, i) => (this.preferred + i) % n).filter((idx) => !exclude?.includes(this.endpoints[idx]!.node));
+    if (order.length === 0) return Promise.reject(unanswered('GET', path, []));
+    const cancel = new AbortController();
+    const failures: string[] = [];
+    return new Promise((resolve, reject) => {
+      let started = 0;
+      let failed = 0;
+      let done = false;
+      const finish = (settle: () => void): void => {
+        done = true;
+        cancel.abort();
+        settle();
+      };
+      const startNext = (): void => {
+        if (done || started >= order.length) return;
+        const idx = order[started++]!;
+        const ep = this.endpoints[idx]!;
+        const hedge = setTimeout(startNext, this.hedgeAfterMs);
+        this.requestOn(ep.url, 'GET', path, undefined, cancel.signal).then(
+          (result) => {
+            clearTimeout(hedge);
+            if (done) return;
+            this.preferred = idx;
+            finish(() => resolve(result));
+          },
+          (err: unknown) => {
+            clearTimeout(hedge);
+            if (done) return;
+            if (err instanceof HttpError && err.status !== 503) return finish(() => reject(err));
+            failures.push(`${ep.node}: ${errorMessage(err)}`);
+            if (++failed === order.length) return finish(() => reject(unanswered('GET', path, failures)));
+            startNext();
+          },
+        );
+      };
+      startNext();
     });
   }
 
