@@ -1,7 +1,21 @@
 import amqp from 'amqplib';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, mgmtGet, parseJson, PASSWORD, runCli, uniqueName, USER, withChannel, MGMT, NODES, AMQP_URLS, MGMT_PORTS } from './cli.js';
+import {
+  droppedUnroutable,
+  eventually,
+  mgmtGet,
+  parseJson,
+  PASSWORD,
+  runCli,
+  uniqueName,
+  USER,
+  withChannel,
+  MGMT,
+  NODES,
+  AMQP_URLS,
+  MGMT_PORTS,
+} from './cli.js';
 
 interface Item {
   id: string;
@@ -34,11 +48,6 @@ async function mgmt(method: string, path: string, body?: unknown): Promise<numbe
 async function audit(args: string[] = []): Promise<{ exitCode: number; doc: AuditJson; stderr: string }> {
   const r = await runCli(['audit', '--json', ...args], { timeoutMs: 60_000 });
   return { exitCode: r.exitCode, doc: parseJson<AuditJson>(r), stderr: r.stderr };
-}
-
-/** /api/overview's count of messages dropped as unroutable: cluster-wide, since the nodes started; the key is absent while it is 0. */
-async function droppedUnroutable(): Promise<number> {
-  return (await mgmtGet<{ message_stats?: { drop_unroutable?: number } }>('/api/overview')).message_stats?.drop_unroutable ?? 0;
 }
 
 /** The count an unroutable-dropped failure reports: `7 messages dropped as unroutable (...)`. */

@@ -77,6 +77,11 @@ export async function mgmtGet<T>(p: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** /api/overview's count of messages dropped as unroutable: cluster-wide, since the nodes started; the key is absent while it is 0. */
+export async function droppedUnroutable(): Promise<number> {
+  return (await mgmtGet<{ message_stats?: { drop_unroutable?: number } }>('/api/overview')).message_stats?.drop_unroutable ?? 0;
+}
+
 export function uniqueName(prefix: string): string {
   return `it.${prefix}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }

@@ -2,9 +2,8 @@ import { execa } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { loadConfig } from '../../src/config.js';
+import { CONTAINERS, droppedUnroutable, MGMT, PASSWORD, ROOT, USER } from './cli.js';
 import { partCommands, runWorkshopPart } from './workshop-run.js';
 
 /**
@@ -33,11 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const AUTH = { authorization: `Basic ${Buffer.from('demo:demo').toString('base64')}` };
-/** This session's cluster (RMQ_BENCH_NAME and the ports): the default one, or a shard's second one. */
-const config = loadConfig(process.env);
-const MGMT = `http://127.0.0.1:${config.nodes[0]!.managementPort}`;
+// This session's cluster (cli.ts reads RMQ_BENCH_NAME and the ports): the default one, or a shard's second one.
+const AUTH = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` };
 
 /** `rmq-bench cluster up` (the real binary), which builds the image when it is missing. */
 async function clusterUp(): Promise<void> {
@@ -64,13 +60,12 @@ async function clusterUp(): Promise<void> {
  * reset the only way there is, by restarting the nodes, before the workshop part runs.
  */
 async function resetDropCount(): Promise<void> {
-  const res = await fetch(`${MGMT}/api/overview`, { headers: AUTH, signal: AbortSignal.timeout(10_000) });
-  const dropped = ((await res.json()) as { message_stats?: { drop_unroutable?: number } }).message_stats?.drop_unroutable ?? 0;
+  const dropped = await droppedUnroutable();
   if (dropped === 0) return;
   process.stderr.write(`integration: the nodes count ${dropped} messages dropped as unroutable by an earlier run; restarting them for the workshop's audit\n`);
   const { default: Docker } = await import('dockerode');
   const docker = new Docker();
-  await Promise.all(config.nodes.map((n) => docker.getContainer(n.container).restart({ t: 30 })));
+  await Promise.all(CONTAINERS.map((c) => docker.getContainer(c).restart({ t: 30 })));
   await clusterUp();
 }
 
