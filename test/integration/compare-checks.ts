@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
+import { NODES } from './cli.js';
 
 /**
  * What a `compare --json` document must show, checked the same way by every file that runs
- * compare: producer.test.ts (the workshop's run), leader-faults.test.ts (one run per fault kind).
+ * compare: producer.test.ts (the workshop's run: kill), leader-faults.test.ts (stop and pause).
  */
 
 export interface Recon {
@@ -75,4 +76,18 @@ export function silentLossCounted(c: CompareJson, stderr: string, n: number): vo
   expect(verdictLine).toBeDefined();
   if (rec.silentlyLost > 0) expect(verdictLine).toContain(`${rec.silentlyLost} of ${n} messages silently lost`);
   else expect(verdictLine).toContain('no message lost this time');
+}
+
+/**
+ * The fault sequence of one run, to its end: the named fault, a node of this cluster elected
+ * while it was on (after a measured election), the node restored, and the rejoin wait ended after
+ * the restore (it ends only with every member online).
+ */
+export function faultHealed(run: CompareRunJson, kind: string): void {
+  const f = run.fault!;
+  expect(f.kind).toBe(kind);
+  expect(NODES).toContain(f.newLeader);
+  expect(f.electionMs).toBeGreaterThan(0);
+  expect(f.restoredAtMs).not.toBeNull();
+  expect(f.rejoinedAtMs).toBeGreaterThan(f.restoredAtMs!);
 }

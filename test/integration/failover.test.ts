@@ -19,8 +19,9 @@ const queue = uniqueName('failover');
 describe('failover: leader faults through dockerode', { timeout: 300_000 }, () => {
   useQuorumQueue(queue);
 
-  // kill, stop and pause take the same sequence (startLeaderFault) under a producer in
-  // leader-faults.test.ts, which checks the same: a different leader, then 3 nodes and 3 online members.
+  // kill, stop and pause take the same sequence (startLeaderFault) under a producer: kill in the
+  // workshop's compare (producer.test.ts), stop and pause in leader-faults.test.ts; both check the
+  // same: a different leader, then 3 nodes and 3 online members.
   for (const fault of ['disconnect'] as const) {
     it(`${fault}: a different node becomes leader, and after the restore all 3 nodes run with 3 online members`, async () => {
       const before = await mgmtGet<{ leader: string; online: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);

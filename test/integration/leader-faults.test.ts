@@ -4,14 +4,16 @@ import { callNode } from '../../src/cluster/erl-call.js';
 import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/leader.js';
 import { CONTAINERS, NODES, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
-import { type CompareJson, confirmedKept } from './compare-checks.js';
+import { type CompareJson, confirmedKept, faultHealed } from './compare-checks.js';
 
 /*
- * Each way of faulting a leader that takes it away (kill, stop, pause), once, under a confirms-on
- * producer (compare --mode on): nothing confirmed is lost, a different node led while the fault
- * was on, and after the restore every node runs and every member of the queue is online again.
- * The fault sequence is the one every command uses (startLeaderFault); failover.test.ts runs the
- * failover command itself (disconnect, --no-restore), netfaults.test.ts the network faults.
+ * Each way of faulting a leader that takes it away, once, under a confirms-on producer (compare
+ * --mode on): nothing confirmed is lost, a different node led while the fault was on, and after
+ * the restore every node runs and every member of the queue is online again. Stop and pause here;
+ * kill is the workshop's compare (producer.test.ts checks the same of its two runs: a node
+ * restart costs the machine some 4 to 6 CPU-s, so one is not spent on a third kill). The fault
+ * sequence is the one every command uses (startLeaderFault); failover.test.ts runs the failover
+ * command itself (disconnect, --no-restore), netfaults.test.ts the network faults.
  */
 
 const queue = uniqueName('leader-faults');
@@ -33,7 +35,6 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
   });
 
   for (const [fault, faultAt] of [
-    ['kill', '0.6'],
     ['stop', '0.3'],
     ['pause', '0.3'],
   ] as const) {
@@ -44,13 +45,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
       expect(c.ok).toBe(true);
       const run = c.runs[0]!;
       confirmedKept(run, 3000);
-      const f = run.fault!;
-      expect(f.kind).toBe(fault);
-      expect(NODES).toContain(f.newLeader);
-      expect(f.electionMs).toBeGreaterThan(0);
-      // Restored, then back: the rejoin wait ends only with every member online.
-      expect(f.restoredAtMs).not.toBeNull();
-      expect(f.rejoinedAtMs).toBeGreaterThan(f.restoredAtMs!);
+      faultHealed(run, fault);
 
       await expectClusterWhole(queue);
     });

@@ -5,13 +5,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReport } from './browser.js';
 import { parseJson, runCli, uniqueName, withChannel } from './cli.js';
-import { type CompareJson, confirmedKept, type Recon, silentLossCounted } from './compare-checks.js';
+import { type CompareJson, confirmedKept, faultHealed, type Recon, silentLossCounted } from './compare-checks.js';
+import { expectClusterWhole } from './fixtures.js';
 import { WORKSHOP_TIMEOUT_MS, workshopOutcome } from './workshop-run.js';
 
 let dir: string;
 
 // The workshop's step 2 (compare -n 5000: both modes, the leader killed at 0.3), run once with
-// --json and --html (workshop-run.ts); each fault kind's own run is in leader-faults.test.ts.
+// --json and --html (workshop-run.ts). It is also the suite's run of a leader kill under compare
+// (two kills, one per mode); leader-faults.test.ts runs the other kinds (stop, pause).
 describe("the workshop's compare -n 5000", { timeout: WORKSHOP_TIMEOUT_MS }, () => {
   it('confirms on loses nothing confirmed; confirms off, the counts add up and the verdict says what was lost', async () => {
     const o = await workshopOutcome('compare -n 5000');
@@ -21,6 +23,12 @@ describe("the workshop's compare -n 5000", { timeout: WORKSHOP_TIMEOUT_MS }, () 
     expect(c.runs.map((r) => r.mode)).toEqual(['confirms-on', 'confirms-off']);
     confirmedKept(c.runs[0]!, 5000);
     silentLossCounted(c, o.stderr, 5000);
+  });
+
+  it('each mode: the leader killed, a new one elected, the node restored; the cluster whole again', async () => {
+    const c = (await workshopOutcome('compare -n 5000')).doc as CompareJson;
+    for (const run of c.runs) faultHealed(run, 'kill');
+    await expectClusterWhole('demo.orders');
   });
 
   it('--html, opened in headless Chromium: a timeline per mode with the fault, the election and the restore marked; the embedded JSON is the --json document', async () => {
