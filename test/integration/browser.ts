@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { ROOT } from './cli.js';
 
 /** Debian's Chromium (scripts/ensure-browser.sh installs it); a missing browser fails the test, never skips it. */
@@ -35,30 +36,70 @@ export interface LoadedPage {
 }
 
 /**
+ * One Chromium per test file that opens pages: launched on the file's first page, closed after
+ * its last test. Launching it cost this machine 3 to 5 CPU-s, a page in a running one about 1
+ * (2026-12-03, measured with the machine's busy time): so a file's pages share one browser, each
+ * in a fresh context (no cookies, storage or cache shared between pages). Call useChromium() at
+ * the top of a file that calls inChromium or openReport.
+ */
+let browserFor: { scope: number; browser: Promise<Browser> } | undefined;
+let scope: number | undefined;
+let scopes = 0;
+
+export function useChromium(): void {
+  const id = ++scopes;
+  beforeAll(() => {
+    scope = id;
+  });
+  afterAll(async () => {
+    const open = browserFor;
+    browserFor = undefined;
+    scope = undefined;
+    if (open) await (await open.browser.catch(() => undefined))?.close();
+  });
+}
+
+function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // Root in CI needs --no-sandbox; the rest keeps Chromium off a closed network.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    timeout: 60_000,
+  });
+}
+
+/** The file's browser: launched on first use, and again if it went away (a crash). */
+async function fileBrowser(): Promise<Browser> {
+  if (scope === undefined) throw new Error('inChromium outside a file that called useChromium(): nothing would close the browser');
+  if (browserFor?.scope === scope) {
+    const b = await browserFor.browser.catch(() => undefined);
+    if (b?.isConnected()) return b;
+  }
+  const browser = launchChromium();
+  browserFor = { scope, browser };
+  return browser;
+}
+
+/**
  * Open `file` in headless Chromium at 1280 × 900 and wait for the page's own script (data-ready),
- * run `look` on it, and save a full-page screenshot under test-artifacts/. The browser is closed
- * on every way out. A missing Chromium fails the test, never skips it.
+ * run `look` on it, and save a full-page screenshot under test-artifacts/. The page's context is
+ * closed on every way out; the browser is the file's (useChromium). A missing Chromium fails the
+ * test, never skips it.
  */
 export async function inChromium<T>(file: string, screenshotName: string, look: (p: LoadedPage) => Promise<T>): Promise<T & { screenshot: string }> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run scripts/ensure-browser.sh (or set RMQ_BENCH_CHROMIUM)`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  let browser: Browser | undefined;
+  const context = await (await fileBrowser()).newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // Root in CI needs --no-sandbox; the rest keeps Chromium off a closed network.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 60_000,
-    });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
     const consoleErrors: string[] = [];
     const failedRequests: string[] = [];
     page.on('console', (m) => {
@@ -76,7 +117,7 @@ export async function inChromium<T>(file: string, screenshotName: string, look: 
     await page.screenshot({ path: screenshot, fullPage: true });
     return { ...result, screenshot };
   } finally {
-    await browser?.close();
+    await context.close();
   }
 }
 

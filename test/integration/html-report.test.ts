@@ -2,11 +2,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openReport } from './browser.js';
+import { openReport, useChromium } from './browser.js';
 import { runCli } from './cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-html-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+useChromium();
 
 // compare's page is checked on the workshop's own run (producer.test.ts), not on a run of its own.
 describe('--html: a self-contained report, opened in headless Chromium', { timeout: 240_000 }, () => {

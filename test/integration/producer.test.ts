@@ -3,13 +3,14 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openReport } from './browser.js';
+import { openReport, useChromium } from './browser.js';
 import { parseJson, runCli, uniqueName, withChannel } from './cli.js';
 import { type CompareJson, confirmedKept, faultHealed, type Recon, silentLossCounted } from './compare-checks.js';
 import { expectClusterWhole } from './fixtures.js';
 import { WORKSHOP_TIMEOUT_MS, workshopOutcome } from './workshop-run.js';
 
 let dir: string;
+useChromium();
 
 // The workshop's step 2 (compare -n 5000: both modes, the leader killed at 0.3), run once with
 // --json and --html (workshop-run.ts). It is also the suite's run of a leader kill under compare

@@ -3,11 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inChromium } from './browser.js';
+import { inChromium, useChromium } from './browser.js';
 import { parseJson, runCli } from './cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+useChromium();
 
 interface Summary {
   ok: boolean;
