@@ -42,20 +42,18 @@ export interface LoadedPage {
  * in a fresh context (no cookies, storage or cache shared between pages). Call useChromium() at
  * the top of a file that calls inChromium or openReport.
  */
-let browserFor: { scope: number; browser: Promise<Browser> } | undefined;
-let scope: number | undefined;
-let scopes = 0;
+let inFile = false;
+let browser: Promise<Browser> | undefined;
 
 export function useChromium(): void {
-  const id = ++scopes;
   beforeAll(() => {
-    scope = id;
+    inFile = true;
   });
   afterAll(async () => {
-    const open = browserFor;
-    browserFor = undefined;
-    scope = undefined;
-    if (open) await (await open.browser.catch(() => undefined))?.close();
+    const open = browser;
+    browser = undefined;
+    inFile = false;
+    await (await open?.catch(() => undefined))?.close();
   });
 }
 
@@ -78,13 +76,10 @@ function launchChromium(): Promise<Browser> {
 
 /** The file's browser: launched on first use, and again if it went away (a crash). */
 async function fileBrowser(): Promise<Browser> {
-  if (scope === undefined) throw new Error('inChromium outside a file that called useChromium(): nothing would close the browser');
-  if (browserFor?.scope === scope) {
-    const b = await browserFor.browser.catch(() => undefined);
-    if (b?.isConnected()) return b;
-  }
-  const browser = launchChromium();
-  browserFor = { scope, browser };
+  if (!inFile) throw new Error('inChromium outside a file that called useChromium(): nothing would close the browser');
+  const open = await browser?.catch(() => undefined);
+  if (open?.isConnected()) return open;
+  browser = launchChromium();
   return browser;
 }
 
