@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { chartsFor, embedJson, pageHead } from './html.js';
-import { failureReasons, isNum, isObj, keyFigures, verdictOf } from './doc-figures.js';
+import { failureReasons, isNum, isObj, keyFiguresOrThrow, verdictOf } from './doc-figures.js';
+import { DOC_SHAPES, mismatchesText, shapeMismatches, typeName } from './doc-shape.js';
 import { SCHEMA_VERSION } from './json.js';
 import { escapeHtml } from './svg.js';
 
@@ -10,45 +11,18 @@ import { escapeHtml } from './svg.js';
  * markup out; src/scenarios/report.ts reads the files.
  */
 
-/** Every kind an rmq-bench command prints with --json (and `producer --report` writes). */
-export const KNOWN_KINDS: readonly string[] = [
-  'alarm-demo',
-  'audit',
-  'bench',
-  'chaos',
-  'cluster-down',
-  'cluster-image',
-  'cluster-reset',
-  'cluster-status',
-  'cluster-up',
-  'compare',
-  'consumer',
-  'consumer-crash',
-  'consumer-timeout-demo',
-  'delayed-retry-demo',
-  'dlq-demo',
-  'dlq-inspect',
-  'dlq-replay',
-  'durability-demo',
-  'failover',
-  'prefetch-demo',
-  'producer',
-  'producer-crash',
-  'producer-outbox',
-  'producer-report',
-  'report',
-  'retry-demo',
-  'verify',
-  'watch',
-];
+/** Every kind an rmq-bench command prints with --json (and `producer --report` writes): DOC_SHAPES's kinds. */
+export const KNOWN_KINDS: readonly string[] = Object.keys(DOC_SHAPES);
 
 /** One input as read: its text, or why it could not be read. */
 export type ReportInput = { readonly file: string; readonly text: string } | { readonly file: string; readonly readError: string };
 
 /**
  * ok, failed, no-verdict: a document this rmq-bench reads (its `ok`, or none). malformed: not JSON,
- * not an object, no kind or schemaVersion. unreadable: the file could not be read. newer: a
- * schemaVersion above the one this rmq-bench writes (its fields are not interpreted).
+ * not an object, no kind or schemaVersion; or a field the report reads of its kind (doc-shape.ts)
+ * missing or of another type, or its figures or charts could not be computed (kind and document
+ * kept). unreadable: the file could not be read. newer: a schemaVersion above the one this
+ * rmq-bench writes (its fields are not interpreted).
  */
 export type EntryStatus = 'ok' | 'failed' | 'no-verdict' | 'malformed' | 'unreadable' | 'newer';
 
@@ -59,16 +33,37 @@ export interface ReportEntry {
   readonly status: EntryStatus;
   readonly kind: string | null;
   readonly schemaVersion: number | null;
-  /** A kind some rmq-bench command prints (false for malformed inputs). */
+  /** A kind some rmq-bench command prints (false without a kind). */
   readonly knownKind: boolean;
-  /** malformed, unreadable, newer: one line saying why it was not read. */
+  /** malformed, unreadable, newer: one line saying why it was not read ("runs is a string, expected an array of runs"). */
   readonly problem: string | null;
   readonly keyFigures: string;
   /** failed: why, from the document (problems, reasons, claims not held); may be empty. */
   readonly reasons: readonly string[];
   readonly doc: Readonly<Record<string, unknown>> | null;
-  /** malformed: the start of the file, shown in its section. */
+  /** malformed, and not even a document: the start of the file, shown in its section. */
   readonly excerpt: string | null;
+  /** Its charts' markup, drawn once read (none for a kind without charts, or a document not read). */
+  readonly charts: readonly string[];
+}
+
+/** One input in the --json document (and the page's embedded summary): its entry without its document. */
+export interface SummaryDocument {
+  readonly file: string;
+  readonly anchor: string;
+  readonly kind: string | null;
+  readonly schemaVersion: number | null;
+  readonly knownKind: boolean;
+  readonly status: EntryStatus;
+  readonly problem: string | null;
+  readonly keyFigures: string;
+  readonly reasons: readonly string[];
+}
+
+export interface ReportSummary {
+  readonly output: string;
+  readonly ok: boolean;
+  readonly documents: SummaryDocument[];
 }
 
 const MAX_REASON = 160;
@@ -79,8 +74,6 @@ function oneLine(text: string): string {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > MAX_REASON ? `${t.slice(0, MAX_REASON - 1)}…` : t;
 }
-
-const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
 
 type Unanchored = Omit<ReportEntry, 'anchor'>;
 
@@ -96,11 +89,32 @@ function bad(file: string, status: 'malformed' | 'unreadable', problem: string, 
     reasons: [],
     doc: null,
     excerpt: text === '' ? null : text.slice(0, EXCERPT_CHARS),
+    charts: [],
   };
 }
 
-/** One input → its entry: read or not, malformed or not, newer or not, its verdict and figures. Pure. */
-export function classifyInput(input: ReportInput): Unanchored {
+/** A document of a kind whose fields are not what the report reads: listed malformed, its JSON kept, nothing computed from it. */
+function unread(file: string, kind: string, schemaVersion: number, knownKind: boolean, doc: Readonly<Record<string, unknown>>, problem: string): Unanchored {
+  return { file, status: 'malformed', kind, schemaVersion, knownKind, problem: oneLine(problem), keyFigures: '-', reasons: [], doc, excerpt: null, charts: [] };
+}
+
+const errorText = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/**
+ * What the report computes from a document whose fields match its kind's (doc-shape.ts). None
+ * should throw then; if one does, the document is listed malformed, with the step that failed.
+ */
+export interface DocumentReaders {
+  readonly verdict: (kind: string, doc: Record<string, unknown>) => boolean | null;
+  readonly figures: (kind: string, doc: Record<string, unknown>) => string;
+  readonly reasons: (kind: string, doc: Record<string, unknown>) => string[];
+  readonly charts: (kind: string, doc: Record<string, unknown>) => string[];
+}
+
+export const DOCUMENT_READERS: DocumentReaders = { verdict: verdictOf, figures: keyFiguresOrThrow, reasons: failureReasons, charts: chartsFor };
+
+/** One input → its entry: read or not, malformed or not, newer or not, its verdict, figures and charts. Pure. */
+export function classifyInput(input: ReportInput, readers: DocumentReaders = DOCUMENT_READERS): Unanchored {
   const { file } = input;
   if ('readError' in input) return bad(file, 'unreadable', input.readError);
   const { text } = input;
@@ -133,20 +147,36 @@ export function classifyInput(input: ReportInput): Unanchored {
       reasons: [],
       doc: parsed,
       excerpt: null,
+      charts: [],
     };
-  const ok = verdictOf(kind, parsed);
-  return {
-    file,
-    status: ok === null ? 'no-verdict' : ok ? 'ok' : 'failed',
-    kind,
-    schemaVersion: v,
-    knownKind,
-    problem: null,
-    keyFigures: keyFigures(kind, parsed),
-    reasons: ok === false ? failureReasons(kind, parsed) : [],
-    doc: parsed,
-    excerpt: null,
-  };
+  const mismatches = shapeMismatches(kind, parsed);
+  if (mismatches.length > 0) return unread(file, kind, v, knownKind, parsed, mismatchesText(mismatches));
+  // The fields match, so nothing below should throw; if something does, the document is not counted as read.
+  let step = 'its verdict could not be read from it';
+  try {
+    const ok = readers.verdict(kind, parsed);
+    step = 'its key figures could not be computed from it';
+    const figures = readers.figures(kind, parsed);
+    step = 'why it failed could not be read from it';
+    const reasons = ok === false ? readers.reasons(kind, parsed) : [];
+    step = 'its charts could not be drawn from it';
+    const charts = knownKind ? readers.charts(kind, parsed) : [];
+    return {
+      file,
+      status: ok === null ? 'no-verdict' : ok ? 'ok' : 'failed',
+      kind,
+      schemaVersion: v,
+      knownKind,
+      problem: null,
+      keyFigures: figures,
+      reasons,
+      doc: parsed,
+      excerpt: null,
+      charts,
+    };
+  } catch (err) {
+    return unread(file, kind, v, knownKind, parsed, `${step} (${errorText(err)})`);
+  }
 }
 
 /** A section id from a file name: doc-<name without .json>, made unique with -2, -3... Pure. */
@@ -222,7 +252,7 @@ export function renderReportLines(entries: readonly ReportEntry[], output: strin
 }
 
 /** The --json document's data (and the page's embedded summary): no input's own document in it. Pure. */
-export function reportSummary(entries: readonly ReportEntry[], output: string): { output: string; ok: boolean; documents: object[] } {
+export function reportSummary(entries: readonly ReportEntry[], output: string): ReportSummary {
   return {
     output,
     ok: reportOk(entries),
@@ -307,15 +337,7 @@ function summaryHead(withWhy: boolean): string {
 /** A chart section's headings one level down (each input's own heading is the h2). */
 const demote = (markup: string): string => markup.replace(/<(\/?)h2>/g, '<$1h3>');
 
-function chartsOf(e: ReportEntry): string {
-  if (e.doc === null || e.kind === null || e.status === 'newer' || !e.knownKind) return '';
-  try {
-    const charts = chartsFor(e.kind, e.doc);
-    return charts.length === 0 ? '' : `<div class="charts">${demote(charts.join('\n'))}</div>`;
-  } catch (err) {
-    return `<p class="note">The charts could not be drawn from this document (${escapeHtml(oneLine(err instanceof Error ? err.message : String(err)))}).</p>`;
-  }
-}
+const chartsOf = (e: ReportEntry): string => (e.charts.length === 0 ? '' : `<div class="charts">${demote(e.charts.join('\n'))}</div>`);
 
 function section(e: ReportEntry): string {
   const out: string[] = [`<section class="doc" id="${e.anchor}" data-status="${e.status}"${e.kind === null ? '' : ` data-kind="${escapeHtml(e.kind)}"`}>`];
@@ -335,7 +357,8 @@ function section(e: ReportEntry): string {
   if (e.status === 'newer') out.push(`<p class="note">${escapeHtml(statusText(e))}: its fields are not interpreted; the JSON only.</p>`);
   else if (e.kind !== null && !e.knownKind) out.push(`<p class="note">rmq-bench does not know the kind '${escapeHtml(e.kind)}': the JSON only.</p>`);
   if (e.status === 'malformed' || e.status === 'unreadable') {
-    out.push(`<p class="note">${escapeHtml(statusText(e))}</p>`);
+    const kindNote = e.kind === null || e.doc === null ? '' : ` — not read as a ${e.kind} document: no figures, charts or verdict from it; the JSON only.`;
+    out.push(`<p class="note">${escapeHtml(statusText(e) + kindNote)}</p>`);
     if (e.excerpt !== null) {
       const more = e.excerpt.length >= EXCERPT_CHARS ? ` (its first ${EXCERPT_CHARS.toLocaleString('en-US')} characters)` : '';
       out.push(`<details><summary>The file${more}</summary><pre>${escapeHtml(e.excerpt)}</pre></details>`);

@@ -1,7 +1,8 @@
 /**
  * What `rmq-bench report` says of one --json document, by its kind: its key figures, why it
  * failed (from its own problems, reasons or claims), its verdict. Pure; never throws on a
- * document of an unexpected shape (the figures say "?").
+ * document of an unexpected shape (the figures say "?"). The report asks them only of a document
+ * whose fields match its kind's (doc-shape.ts).
  */
 export type J = Record<string, unknown>;
 
@@ -126,15 +127,23 @@ function figuresOf(kind: string, d: J): string {
 }
 
 /**
+ * keyFigures, except that what a kind's figures throw is thrown: `rmq-bench report` lists such a
+ * document as malformed rather than show the fallback as if nothing were wrong. Pure.
+ */
+export function keyFiguresOrThrow(kind: string, doc: Readonly<Record<string, unknown>>): string {
+  const f = figuresOf(kind, doc as J);
+  // No figure at all (its kind's fields missing, or a kind without a case): the fallback.
+  return /\d/.test(f) ? f : genericFigures(doc);
+}
+
+/**
  * The figures a document of this kind is about, in one line (compare: lost, silently lost and
  * duplicated per mode; alarm-demo: claims held and what never arrived...); any other kind, or a
  * document without the fields its kind has: its top-level numeric fields. Pure; never throws.
  */
 export function keyFigures(kind: string, doc: Readonly<Record<string, unknown>>): string {
   try {
-    const f = figuresOf(kind, doc as J);
-    // No figure at all (its kind's fields missing, or a kind without a case): the fallback.
-    return /\d/.test(f) ? f : genericFigures(doc);
+    return keyFiguresOrThrow(kind, doc);
   } catch {
     return genericFigures(doc);
   }

@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NotFoundError, UsageError } from '../../src/errors.js';
+import { report } from '../../src/cli/commands/report.js';
+import type { Context } from '../../src/context.js';
+import { ExitCode, NotFoundError, UsageError, verdictExit } from '../../src/errors.js';
 import {
   anchorsFor,
   classifyInput,
@@ -17,7 +19,11 @@ import {
   type ReportInput,
 } from '../../src/report/combined.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
+import { toJsonDocument } from '../../src/report/json.js';
+import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
 import { collectReportInputs, listReportFiles } from '../../src/scenarios/report.js';
+import { COMPARE_OPTIONS, compareRun, reconciliationOf } from './fixtures/runs.js';
+import { captureOutput } from './program-harness.js';
 
 const doc = (o: Record<string, unknown>): string => JSON.stringify({ schemaVersion: 1, ...o });
 
@@ -139,7 +145,7 @@ describe('classifyInput: one row of the summary per input', () => {
   });
 
   it('a failed document that gives no reason says so', () => {
-    const [e] = reportEntries([{ file: 'f.json', text: doc({ kind: 'bench', ok: false }) }]);
+    const [e] = reportEntries([{ file: 'f.json', text: doc({ kind: 'bench', ok: false, runs: [] }) }]);
     expect(e!.reasons).toEqual([]);
     expect(renderCombinedReport([e!], 'i.html')).toContain('the document gives no reason');
   });
@@ -391,9 +397,15 @@ describe('renderCombinedReport: the page', () => {
     }
   });
 
-  it('a known kind whose fields do not draw: a note, not a crash', () => {
+  it('a known kind without the fields its charts read: malformed, the fields named, its JSON kept, no chart', () => {
     const compare = page.slice(page.indexOf('id="doc-compare"'), page.indexOf('id="doc-x"'));
-    expect(compare).toContain('The charts could not be drawn from this document');
+    const problem = 'totals is missing, expected an array of mode totals; runs is missing, expected an array of runs';
+    expect(entries[5]).toMatchObject({ status: 'malformed', kind: 'compare', knownKind: true, problem, keyFigures: '-', charts: [] });
+    expect(compare).toContain(
+      `<p class="note">malformed: ${problem} — not read as a compare document: no figures, charts or verdict from it; the JSON only.</p>`,
+    );
+    expect(compare).not.toContain('<svg');
+    expect(compare).toContain('<script type="application/json" id="json-doc-compare">');
   });
 
   it('a document cannot close its script element', () => {
@@ -406,7 +418,7 @@ describe('renderCombinedReport: the page', () => {
     const summary = JSON.parse(m![1]!) as { kind: string; ok: boolean; documents: { file: string; status: string }[] };
     expect(summary.kind).toBe('report');
     expect(summary.ok).toBe(false);
-    expect(summary.documents.map((d) => d.status)).toEqual(['no-verdict', 'failed', 'ok', 'malformed', 'newer', 'ok', 'ok']);
+    expect(summary.documents.map((d) => d.status)).toEqual(['no-verdict', 'failed', 'ok', 'malformed', 'newer', 'malformed', 'ok']);
   });
 
   it('the "why it failed" column only when a document failed', () => {
@@ -417,7 +429,7 @@ describe('renderCombinedReport: the page', () => {
   });
 
   it('counts and the overall verdict', () => {
-    expect(countsLine(entries)).toBe('7 documents: 3 OK, 1 FAILED, 1 no verdict, 1 malformed, 1 newer schema');
+    expect(countsLine(entries)).toBe('7 documents: 2 OK, 1 FAILED, 1 no verdict, 2 malformed, 1 newer schema');
     expect(page).toContain('<span class="verdict failed">not all OK</span>');
   });
 });
@@ -490,5 +502,74 @@ describe('listReportFiles, collectReportInputs: the arguments → the files, rea
     const r2 = await collectReportInputs([links], out);
     expect(r2.inputs).toEqual([{ file: path.join(links, 'gone.json'), readError: 'cannot read it: ENOENT' }]);
     expect(reportEntries(r2.inputs)[0]!.status).toBe('unreadable');
+  });
+});
+
+describe('a folder with a good compare document and one whose runs is "not a list"', () => {
+  const output = captureOutput();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-report-shape-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const folder = path.join(tmp, 'results');
+  mkdirSync(folder);
+  const runs = [compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]))];
+  const good: CompareResult = { options: COMPARE_OPTIONS, runs, interrupted: false, partial: null, totals: [totalsFor('confirms-on', runs)], ok: true };
+  const goodFile = path.join(folder, 'compare.json');
+  const brokenFile = path.join(folder, 'compare-broken.json');
+  writeFileSync(goodFile, toJsonDocument('compare', good));
+  writeFileSync(brokenFile, toJsonDocument('compare', { ...good, runs: 'not a list' }));
+  const out = path.join(tmp, 'index.html');
+  const problem = 'runs is a string, expected an array of runs';
+
+  it('the broken one is malformed, naming the field; the overall verdict is not OK', async () => {
+    const entries = reportEntries((await collectReportInputs([folder], out)).inputs);
+    expect(entries.map((e) => [e.file, e.status])).toEqual([
+      [brokenFile, 'malformed'],
+      [goodFile, 'ok'],
+    ]);
+    expect(entries[0]).toMatchObject({ kind: 'compare', knownKind: true, schemaVersion: 1, problem, keyFigures: '-', reasons: [], charts: [] });
+    expect(entries[0]!.doc).toMatchObject({ runs: 'not a list' });
+    expect(entries[1]!.charts.length).toBeGreaterThan(0);
+    expect(reportOk(entries)).toBe(false);
+    expect(reportSummary(entries, out).ok).toBe(false);
+    expect(renderReportLines(entries, out).split('\n')).toEqual([
+      `${brokenFile} (compare): malformed: ${problem}`,
+      `${goodFile} (compare): OK — confirms-on: lost 0, silently lost 0, duplicated 0`,
+      `report: ${out} (2 documents: 1 OK, 1 malformed)`,
+    ]);
+    const page = renderCombinedReport(entries, out, '2026-12-02T04:00:00.000Z');
+    const header = page.match(/<div class="meta">generated .*?<\/div>/)![0];
+    expect(header).toContain('2 documents: 1 OK, 1 malformed');
+    expect(header).toContain('<span class="verdict failed">not all OK</span>');
+    expect(page).not.toContain('>all OK<');
+    const row = page.match(/<tr data-status="malformed">.*?<\/tr>/)![0];
+    expect(row).toContain(`<span class="bad-input">malformed: ${problem}</span>`);
+    expect(page).not.toContain('Cannot read properties');
+  });
+
+  it('rmq-bench report returns a failed verdict (exit 1); the field is named on stderr, in the --json document and on the page', async () => {
+    const logs: string[] = [];
+    const verdict = await report.run({ log: (line: string) => logs.push(line) } as unknown as Context, { json: true, inputs: [folder], output: out });
+    expect(verdict).toEqual({ ok: false });
+    expect(verdictExit(verdict!.ok)).toBe(ExitCode.verdict);
+    expect(ExitCode.verdict).toBe(1);
+    expect(logs).toEqual([]);
+    const json = JSON.parse(output.stdout.join('')) as { kind: string; ok: boolean; documents: Record<string, unknown>[] };
+    expect(json).toMatchObject({ kind: 'report', ok: false, output: out });
+    expect(json.documents[0]).toEqual({
+      file: brokenFile,
+      anchor: 'doc-compare-broken',
+      kind: 'compare',
+      schemaVersion: 1,
+      knownKind: true,
+      status: 'malformed',
+      problem,
+      keyFigures: '-',
+      reasons: [],
+    });
+    expect(json.documents[1]).toMatchObject({ status: 'ok', problem: null });
+    expect(output.stderr.join('')).toContain(`${brokenFile} (compare): malformed: ${problem}\n`);
+    const page = readFileSync(out, 'utf8');
+    expect(page).toContain('<span class="verdict failed">not all OK</span>');
+    expect(page).toContain(`malformed: ${problem}`);
   });
 });

@@ -6,8 +6,9 @@ import { jsonOption, writableFile } from '../options.js';
 
 /**
  * `rmq-bench report <files or folders...> -o index.html`: one self-contained page for a set of
- * --json documents. Its verdict: every document read, and none failed (exit 1 otherwise, the page
- * written all the same).
+ * --json documents. Its verdict: every document read (JSON, with the fields the report reads of
+ * its kind: src/report/doc-shape.ts), and none failed; run() returns it and main.ts makes a
+ * false one exit 1, the page written all the same.
  */
 export interface ReportCliOptions {
   json: boolean;
