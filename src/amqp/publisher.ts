@@ -341,7 +341,11 @@ export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks
     ledger.written(seq);
     if (book.inFlight > maxInFlight) maxInFlight = book.inFlight;
     if (!confirms && !tx) progressed(at);
-    if (firstTime) hooks.onWritten?.(++distinctWritten);
+    if (firstTime) {
+      // Counted whether or not a hook listens (an optional call skips its arguments' side effects).
+      distinctWritten++;
+      hooks.onWritten?.(distinctWritten);
+    }
     if (!ok) s.needDrain = true;
     return true;
   };
