@@ -58,11 +58,21 @@ typecheck() {
   "$bin/tsc" -p tsconfig.test.json --noEmit || return
   mv "$stamps/typecheck.started" "$stamps/typecheck.ok"
 }
+# Tests that passed only on their own retry (test/retry-reporter.ts) are listed at the very end.
+retried=$(mktemp)
+trap 'rm -f "$retried"' EXIT
+export RMQ_BENCH_RETRIED_FILE="$retried"
 (typecheck && "$bin/vitest" run --project unit) 2>&1 | sed -u 's/^/[unit] /' &
 unit_pid=$!
 code_integration=0
 bash scripts/test-integration.sh || code_integration=$?
 code_unit=0
 wait "$unit_pid" || code_unit=$?
+if [ -s "$retried" ]; then
+  echo "test: $(wc -l <"$retried") tests passed only on a retry (each carries its own retry, with a comment saying why):" >&2
+  cat "$retried" >&2
+else
+  echo "test: no test needed a retry" >&2
+fi
 echo "test: type check and unit tests exit $code_unit, integration tests exit $code_integration" >&2
 [ "$code_unit" -eq 0 ] && [ "$code_integration" -eq 0 ]

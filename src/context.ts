@@ -5,6 +5,7 @@ import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
 import { ManagementClient } from './cluster/management.js';
 import type { Progress } from './progress.js';
+import type { Checkpoint, CheckpointRunner } from './checkpoint.js';
 
 /** What a command hands to a scenario: configuration, the clients (opened lazily), progress and Ctrl+C. */
 export interface Context {
@@ -19,11 +20,14 @@ export interface Context {
   readonly faults: FaultInjector;
   /** A line for people on stderr (warnings, cleanup failures). */
   log(line: string): void;
+  /** A checkpoint of the run: the user's --checkpoint-cmd runs here (its output on stderr); nothing without one. */
+  checkpoint(point: Checkpoint): Promise<void>;
 }
 
 export interface ContextOverrides {
   management?: ManagementClient;
   faults?: FaultInjector;
+  checkpoint?: CheckpointRunner;
 }
 
 export function createContext(config: Config, progress: Progress, signal: AbortSignal, overrides: ContextOverrides = {}): Context {
@@ -39,6 +43,13 @@ export function createContext(config: Config, progress: Progress, signal: AbortS
     compose: () => (compose ??= createComposeClient(config)),
     faults: overrides.faults ?? dockerInjector(config, getDocker),
     log: (line) => progress.warn(line),
+    async checkpoint(point) {
+      const run = overrides.checkpoint;
+      if (!run) return;
+      progress.update(`${point.name} ${point.queue}: running --checkpoint-cmd`);
+      const output = await run(point, signal);
+      for (const line of output.split('\n').filter((l) => l.trim() !== '')) progress.info(`checkpoint ${point.name}: ${line}`);
+    },
   };
 }
 

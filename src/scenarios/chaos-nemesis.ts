@@ -52,6 +52,8 @@ export interface NemesisHandle {
   readonly history: readonly FaultRecord[];
   /** The fault on now, from its start until the cluster is whole again; null in calm. */
   active(): ActiveFault | null;
+  /** Settles once every planned fault has run, been healed and the cluster is whole again (or the nemesis stopped). */
+  readonly allRun: Promise<void>;
   /** Schedule no more faults; the one on (if any) is healed after its hold and awaited until whole. */
   finish(): Promise<void>;
   /** Heal the fault on at once and stop (Ctrl+C, an error elsewhere). Safe to call more than once. */
@@ -229,6 +231,7 @@ export function startNemesis(ctx: Context, opts: NemesisOptions): NemesisHandle 
 
   return {
     history,
+    allRun: done,
     active: () => {
       const c = current;
       if (!c) return null;

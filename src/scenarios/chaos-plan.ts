@@ -27,6 +27,11 @@ export interface ChaosOptions {
   intervalMs: number;
   /** How long each fault is held before it is healed. */
   holdMs: number;
+  /**
+   * Exactly this many faults (the seed's first ones): the traffic goes on until durationMs has
+   * passed and the last of them is healed. Undefined: as many as fit in durationMs.
+   */
+  faultCount?: number | undefined;
   faults: FaultKind[];
   targets: ChaosTarget[];
   seed: number;

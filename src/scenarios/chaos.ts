@@ -173,7 +173,7 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
   const connectedTo: string[][] = Array.from({ length: producerCount }, () => []);
   const maskedUrls = endpoints.urls.map(maskUrl);
 
-  const schedule = nemesisSchedule(opts.seed, kinds, opts.targets, Math.ceil(opts.durationMs / Math.max(1, opts.intervalMs)) + 2);
+  const schedule = nemesisSchedule(opts.seed, kinds, opts.targets, opts.faultCount ?? Math.ceil(opts.durationMs / Math.max(1, opts.intervalMs)) + 2);
   let nemesis: NemesisHandle | undefined;
   const phaseNow = (): LatencyPhase => nemesis?.active()?.kind ?? 'calm';
 
@@ -338,6 +338,10 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
       onLine: (line) => progress.info(line),
     });
     await systemClock.sleep(opts.durationMs, ctx.signal);
+    if (opts.faultCount !== undefined) {
+      stage = `until fault ${opts.faultCount} of ${opts.faultCount} is healed`;
+      await allFaultsRun(ctx, nemesis, opts);
+    }
     stage = 'healing the last fault';
     await nemesis.finish();
     stage = 'stopping the producers';
@@ -415,6 +419,28 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<Cha
     ok: verdict.ok && !interrupted && nemesisError === null,
     reasons,
   };
+}
+
+/**
+ * --fault-count: past --duration, until the nemesis has run every planned fault, each one at
+ * most an interval, its hold and a rejoin away.
+ */
+async function allFaultsRun(ctx: Context, nemesis: NemesisHandle, opts: ChaosOptions): Promise<void> {
+  let allRan = false;
+  void nemesis.allRun.then(() => {
+    allRan = true;
+  });
+  const left = Math.max(1, (opts.faultCount ?? 0) - nemesis.history.length + 1);
+  await retryUntil(
+    async () => allRan,
+    (ran) => ran,
+    {
+      timeoutMs: left * (opts.intervalMs + opts.holdMs + opts.rejoinTimeoutMs),
+      intervalMs: 500,
+      signal: ctx.signal,
+      describe: () => `the nemesis ran ${nemesis.history.length} of the ${opts.faultCount} faults (--fault-count) past --duration`,
+    },
+  );
 }
 
 function stripRun(opts: ChaosRunOptions): ChaosOptions {

@@ -252,6 +252,7 @@ async function oneRun(
 
   if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault: timeline });
 
+  await ctx.checkpoint({ name: 'before-drain', queue: opts.queue, vhost: opts.vhost, mode, run });
   progress.update(`${label}: draining ${opts.queue}`);
   const drain = await drainQueue(ledger, {
     urls,

@@ -96,6 +96,8 @@ async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, ru
     ledger,
   );
 
+  const point = { queue: o.queue, vhost: config.vhost, mode, run };
+  await ctx.checkpoint({ name: 'before-consume', ...point });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-crash-'));
   const store = path.join(dir, 'processed.sqlite');
   const env = { RMQ_BENCH_QUIET: '1' };
@@ -121,6 +123,7 @@ async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, ru
       throw new Error(`the second consumer failed (exit ${second.exitCode}): ${String(second.stderr).trim().split('\n').pop() ?? ''}`);
     }
     if (ctx.signal.aborted) throw new InterruptedError();
+    await ctx.checkpoint({ name: 'after-consume', ...point });
 
     const s = openProcessedStore(store, { idempotent: false, readonly: true });
     let duplicatesSkipped: number;

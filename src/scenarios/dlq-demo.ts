@@ -208,6 +208,7 @@ async function oneReason(ctx: Context, ch: ConfirmChannel, o: DlqDemoOptions, re
 
   await step(`reading ${DLQ} (the messages stay there)`);
   const dead = await peekDlq(ch, expectedInDlq, reason === 'expired' ? o.ttlMs + 10_000 : 10_000, ctx.signal);
+  await ctx.checkpoint({ name: 'dead-lettered', queue: DLQ, vhost: ctx.config.vhost, mode: reason, run: 1 });
   const leftInQueue = (await ch.checkQueue(QUEUE)).messageCount;
   const ours = dead.filter((d) => d.messageId?.startsWith(`dlq-${reason}-`));
   if (ours.length !== expectedInDlq) problems.push(`${ours.length} messages in ${DLQ}, expected ${expectedInDlq}`);

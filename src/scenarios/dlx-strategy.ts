@@ -164,6 +164,7 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
       if (now !== dlqCount || counts.messagesDlx > 0) quietSince = performance.now();
       dlqCount = now;
     }
+    await ctx.checkpoint({ name: 'before-drain', queue: names.dlq, vhost: config.vhost, mode: variant, run });
     // Read the DLQ out (it is deleted after the run): at-least-once may deliver a dead letter twice.
     const copies = new Map<string, number>();
     for (let m = await ch.get(names.dlq, { noAck: true }); m; m = await ch.get(names.dlq, { noAck: true })) {

@@ -416,6 +416,7 @@ async function oneRun(ctx: Context, o: ProducerCrashOptions, mode: ProducerCrash
       for (let seq = 0; seq < o.count; seq++) ledger.written(seq);
     }
 
+    await ctx.checkpoint({ name: 'before-drain', queue, vhost: config.vhost, mode, run });
     progress.update(`${label}: draining ${queue} with an idempotent consumer`);
     const drained = await drainIdempotent(ctx, { urls, queue, storeFile, idleMs: o.drainIdleMs, label }, ledger);
 

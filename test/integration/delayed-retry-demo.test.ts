@@ -29,8 +29,31 @@ async function policyNames(): Promise<string[]> {
 }
 
 describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 180_000 }, () => {
-  it('type failed by policy: reject and close wait min × x-delivery-count capped at max; a nack comes back at once; DLX and delivery-limit stay; the policy is removed', async () => {
-    const r = await runCli(['delayed-retry-demo', '--type', 'failed', '--min', '500ms', '--max', '1200ms', '-n', '2', '--returns', '4', '--auto', '--json']);
+  // A timing test on a loaded machine (five clusters at once): a redelivery can come back a few
+  // hundred ms late, so it may run a second time. Its assertions are about delays, not about a
+  // lost or unexpected message.
+  it('type failed by policy: reject and close wait min × x-delivery-count, capped at max (a run where no cap would fail); a nack comes back at once; DLX and delivery-limit stay; the policy is removed', {
+    retry: 1,
+  }, async () => {
+    // min 500 ms, max 1 s: the third and fourth returns would wait 1.5 s and 2 s without the cap,
+    // past max + the 400 ms tolerance.
+    const r = await runCli([
+      'delayed-retry-demo',
+      '--type',
+      'failed',
+      '--min',
+      '500ms',
+      '--max',
+      '1s',
+      '-n',
+      '2',
+      '--returns',
+      '4',
+      '--tolerance',
+      '400ms',
+      '--auto',
+      '--json',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const d = parseJson<Doc>(r);
     expect(d.ok, d.problems.join('\n')).toBe(true);
@@ -38,15 +61,19 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
     expect(d.rounds.map((x) => [x.kind, x.deliveryCount, x.expectedMs])).toEqual([
       ['reject', 1, 500],
       ['close', 2, 1000],
-      ['reject', 3, 1200],
-      ['close', 4, 1200],
+      ['reject', 3, 1000],
+      ['close', 4, 1000],
       ['nack', 4, 0],
     ]);
     for (const x of d.rounds) {
       expect(x.measured).toHaveLength(2);
       for (const m of x.measured) {
         expect(m.deliveryCount).toBe(x.deliveryCount);
-        expect(m.delayMs).toBeGreaterThanOrEqual(x.expectedMs - 100);
+        // Both bounds: not before the delay (100 ms of clock slack), not later than the tolerance.
+        expect(m.delayMs, `${x.kind} #${x.index}`).toBeGreaterThanOrEqual(x.expectedMs - 100);
+        expect(m.delayMs, `${x.kind} #${x.index}`).toBeLessThanOrEqual(x.expectedMs + 400);
+        // The cap shows: the third and fourth counted returns came back well before min × count.
+        if (x.delayed && x.deliveryCount >= 3) expect(m.delayMs, `${x.kind} #${x.index}`).toBeLessThan(500 * x.deliveryCount - 100);
       }
     }
     // The broker's own view of the policy while it ran: dlx-orders' keys were still in force.
@@ -101,7 +128,14 @@ describe('delayed-retry-demo (RabbitMQ 4.3 native delayed retry)', { timeout: 18
       ['reject', 6000],
       ['nack', 6000],
     ]);
-    for (const round of d.rounds) for (const m of round.measured) expect(m.delayMs, `${round.kind} #${round.index}`).toBeGreaterThanOrEqual(round.expectedMs);
+    // Both bounds, with the default tolerance (1 s late at most); the three messages each round.
+    for (const round of d.rounds) {
+      expect(round.measured, `${round.kind} #${round.index}`).toHaveLength(3);
+      for (const m of round.measured) {
+        expect(m.delayMs, `${round.kind} #${round.index}`).toBeGreaterThanOrEqual(round.expectedMs);
+        expect(m.delayMs, `${round.kind} #${round.index}`).toBeLessThanOrEqual(round.expectedMs + 1_000);
+      }
+    }
   });
 
   it('a broken setup (no delayed-retry policy) fails the verdict: the messages come back at once', async () => {

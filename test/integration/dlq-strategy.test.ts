@@ -1,6 +1,10 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DlxStrategyResult } from '../../src/scenarios/dlx-strategy-plan.js';
 import { mgmtGet, parseJson, runCli } from './cli.js';
+import { distinct, witnessAt, witnessCommand, witnessLines } from './witness.js';
 
 async function leftovers(): Promise<string[]> {
   const queues = (await mgmtGet<{ name: string }[]>('/api/queues?columns=name')).map((q) => q.name);
@@ -15,9 +19,25 @@ async function leftovers(): Promise<string[]> {
 // fails that call at once, and the dead letters came with the node's return (10 to 15 s).
 describe("dlq-demo --strategy: dead letters while the DLQ's leader is faulted", { timeout: 300_000 }, () => {
   it('at-least-once (with reject-publish), the leader killed: every dead letter kept; nothing left behind', async () => {
-    const r = await runCli(['dlq-demo', '--strategy', 'at-least-once', '--fault', 'kill', '-n', '50', '--hold', '3s', '--auto', '--json'], {
-      timeoutMs: 290_000,
-    });
+    const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+    const r = await runCli(
+      [
+        'dlq-demo',
+        '--strategy',
+        'at-least-once',
+        '--fault',
+        'kill',
+        '-n',
+        '50',
+        '--hold',
+        '3s',
+        '--checkpoint-cmd',
+        witnessCommand(out, { peek: true }),
+        '--auto',
+        '--json',
+      ],
+      { timeoutMs: 290_000 },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const d = parseJson<DlxStrategyResult>(r);
     expect(d.ok, d.problems.join('\n')).toBe(true);
@@ -25,8 +45,16 @@ describe("dlq-demo --strategy: dead letters while the DLQ's leader is faulted", 
     const [x] = d.runs;
     expect(x!.dlqLeader).not.toBe(x!.sourceLeader);
     expect([x!.rejected, x!.rejectedDuringFault]).toEqual([50, 50]);
+    // Every dead letter reached the DLQ (the run waits for that): none counted kept while still in the source.
+    expect(x!.inDlq).toBe(50);
+    expect(x!.leftInSource).toBe(0);
     expect(x!.lost).toBe(0);
-    expect(x!.inDlq + x!.leftInSource).toBe(50);
+    // The DLQ as the broker held it before rmq-bench read it out (the tests' witness): all 50, rejected.
+    const w = witnessAt(witnessLines(out), 'before-drain', 'at-least-once');
+    expect(w.ids!.length).toBe(w.messages);
+    expect(distinct(w.ids!)).toBe(50);
+    expect(new Set(w.firstDeathReasons)).toEqual(new Set(['rejected']));
+    expect(x!.duplicatesInDlq).toBe(w.messages - 50);
     expect(x!.restoredAtMs! - x!.faultAtMs!).toBeGreaterThanOrEqual(3_000);
     // Killed, the leader is replaced at once, and stays a follower when it comes back.
     expect(x!.dlqLeaderAfter).not.toBeNull();

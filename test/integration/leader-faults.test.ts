@@ -1,10 +1,14 @@
 import Docker from 'dockerode';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callNode } from '../../src/cluster/erl-call.js';
 import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/leader.js';
 import { CONTAINERS, NODES, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
-import { type CompareJson, confirmedKept, faultHealed } from './compare-checks.js';
+import { type CompareJson, confirmedKept, confirmedKeptByTheBroker, faultHealed } from './compare-checks.js';
+import { witnessAt, witnessCommand, witnessLines } from './witness.js';
 
 /*
  * Each way of faulting a leader that takes it away, once, under a confirms-on producer (compare
@@ -39,12 +43,30 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
     ['pause', '0.3'],
   ] as const) {
     it(`${fault} of the leader at ${faultAt}: no confirmed message is lost; a different node leads, and after the restore all 3 nodes run with 3 online members`, async () => {
-      const r = await runCli(['compare', '--mode', 'on', '--queue', queue, '-n', '3000', '--fault', fault, '--fault-at', faultAt, '--json']);
+      const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+      const r = await runCli([
+        'compare',
+        '--mode',
+        'on',
+        '--queue',
+        queue,
+        '-n',
+        '3000',
+        '--fault',
+        fault,
+        '--fault-at',
+        faultAt,
+        '--checkpoint-cmd',
+        witnessCommand(out, { peek: true }),
+        '--json',
+      ]);
       expect(r.exitCode, r.stderr).toBe(0);
       const c = parseJson<CompareJson>(r);
       expect(c.ok).toBe(true);
       const run = c.runs[0]!;
       confirmedKept(run, 3000);
+      // The broker's own count and ids, taken before rmq-bench drained the queue.
+      confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), 3000);
       faultHealed(run, fault);
 
       await expectClusterWhole(queue);

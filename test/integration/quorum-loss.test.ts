@@ -1,25 +1,17 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
+import { type CompareRunJson, confirmedKeptByTheBroker } from './compare-checks.js';
 import { useQuorumQueue } from './fixtures.js';
+import { witnessAt, witnessCommand, witnessLines } from './witness.js';
 
-interface CompareJson {
-  ok: boolean;
-  runs: {
-    mode: string;
-    leaderAtStart: string;
-    producer: { samples: { tMs: number; confirmed: number }[] };
-    fault: {
-      kind: string;
-      node: string;
-      alsoFaulted: string[];
-      appliedAtMs: number | null;
-      restoredAtMs: number | null;
-      rejoinedAtMs: number | null;
-      error: string | null;
-    };
-    reconciliation: { lost: number; counts: { confirmed: number; readDistinct: number; unexpected: number } };
-  }[];
-}
+/** compare's document, with what a quorum-loss run adds: the second node faulted, and the producer's samples. */
+type QuorumLossRun = CompareRunJson & {
+  producer: { samples: { tMs: number; confirmed: number }[] };
+  fault: NonNullable<CompareRunJson['fault']> & { alsoFaulted: string[] };
+};
 
 const queue = uniqueName('quorum-loss');
 
@@ -27,6 +19,7 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
   useQuorumQueue(queue);
 
   it('compare, confirms on: nothing is confirmed while the majority is gone, nothing confirmed is lost, both nodes come back', async () => {
+    const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
     const r = await runCli([
       'compare',
       '--mode',
@@ -41,10 +34,12 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
       'quorum-loss',
       '--fault-at',
       '0.1',
+      '--checkpoint-cmd',
+      witnessCommand(out, { peek: true }),
       '--json',
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const c = parseJson<CompareJson>(r);
+    const c = parseJson<{ ok: boolean; runs: QuorumLossRun[] }>(r);
     expect(c.ok).toBe(true);
     const run = c.runs[0]!;
     const f = run.fault;
@@ -64,6 +59,8 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
     expect(run.reconciliation.counts.unexpected).toBe(0);
     expect(run.reconciliation.counts.confirmed).toBe(3000);
     expect(run.reconciliation.counts.readDistinct).toBe(3000);
+    // The broker's own count and ids, taken before rmq-bench drained the queue.
+    confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), 3000);
     const nodes = await mgmtGet<{ running: boolean }[]>('/api/nodes');
     expect(nodes.filter((n) => n.running)).toHaveLength(3);
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { WORKSHOP_COMMANDS, WORKSHOP_HTML, WORKSHOP_PARTS, WORKSHOP_TIMEOUT_MS, partCommands, sectionNumber, workshopOutcome } from './workshop-run.js';
+import {
+  WORKSHOP_COMMANDS,
+  WORKSHOP_HTML,
+  WORKSHOP_PARTS,
+  WORKSHOP_WITNESS,
+  WORKSHOP_TIMEOUT_MS,
+  partCommands,
+  sectionNumber,
+  workshopOutcome,
+} from './workshop-run.js';
 
 // Every command of docs/WORKSHOP.md, run once per part in the document's order (workshop-run.ts),
 // each checked by workshop-N.test.ts for its part: its exit code, and either its verdict (`ok`)
@@ -32,10 +41,11 @@ const WITHOUT_VERDICT: Record<string, (doc: Doc) => void> = {
     for (const r of rows) expect(r.fastProcessed + r.slowProcessed, `prefetch ${r.prefetch}`).toBe(count);
   },
   'dlq inspect': (doc) => {
-    // Right after dlq-demo: its dead letters are there, and inspecting them took none away.
-    const rows = doc.rows as unknown[];
-    expect(rows.length).toBeGreaterThan(0);
-    expect(doc.total as number).toBeGreaterThanOrEqual(rows.length);
+    // Right after dlq-demo --reason delivery_limit,rejected,maxlen, which empties demo.dlq before
+    // each reason: the last reason's one dead letter (max-length 2 of 3, the oldest dropped).
+    const rows = doc.rows as { messageId: string; reason: string; sourceQueue: string; count: number }[];
+    expect(rows.map((r) => [r.messageId, r.reason, r.sourceQueue, r.count])).toEqual([['dlq-maxlen-1', 'maxlen', 'demo.orders', 1]]);
+    expect(doc.total).toBe(1);
   },
 };
 
@@ -63,6 +73,11 @@ export function describeWorkshopShape(): void {
     it('asks --html only of workshop commands (their pages are checked on the same run)', () => {
       const lines = WORKSHOP_COMMANDS.map((c) => c.args.join(' '));
       for (const k of WORKSHOP_HTML) expect(lines).toContain(k);
+    });
+
+    it('runs the witness only with workshop commands (their counts are checked on the same run)', () => {
+      const lines = WORKSHOP_COMMANDS.map((c) => c.args.join(' '));
+      for (const k of Object.keys(WORKSHOP_WITNESS)) expect(lines).toContain(k);
     });
   });
 }

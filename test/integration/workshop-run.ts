@@ -3,6 +3,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { parseWorkshop, type WorkshopCommand } from '../../scripts/workshop.mjs';
 import { ROOT, runCli } from './cli.js';
+import { type WitnessLine, witnessCommand, witnessLines } from './witness.js';
 
 /**
  * docs/WORKSHOP.md's commands, run once per test session, each with --json. The walkthrough is
@@ -30,13 +31,29 @@ export interface WorkshopOutcome extends WorkshopCommand {
   durationMs: number;
   /** The --html page the run also wrote (WORKSHOP_HTML), or null. */
   htmlFile: string | null;
+  /** What the tests' witness counted at the run's checkpoints (WORKSHOP_WITNESS), or null. */
+  witness: WitnessLine[] | null;
 }
 
 /**
  * Commands also run with --html <file>: their page is checked on the same run (producer.test.ts
  * opens compare's), so no test runs the same fault sequence again just for its page.
  */
-export const WORKSHOP_HTML: readonly string[] = ['compare -n 5000'];
+export const WORKSHOP_HTML: readonly string[] = ['compare -n 20000'];
+
+/**
+ * Commands also run with --checkpoint-cmd: the tests' witness (queue-witness.mjs, no code shared
+ * with src/) counts the queue, and peeks every message id in it, before rmq-bench drains it. The
+ * tests compare the documents with those counts (producer.test.ts, consumer.test.ts, dlq-demo.test.ts).
+ */
+export const WORKSHOP_WITNESS: Readonly<Record<string, { peek: boolean }>> = {
+  'compare -n 20000': { peek: true },
+  // Its runs purge and refill the queue: the counts before the first consumer and after the last one.
+  'consumer-crash': { peek: false },
+  // Each reason's dead letters, as demo.dlq holds them (with their x-first-death-reason).
+  'dlq-demo --reason expired': { peek: true },
+  'dlq-demo --reason delivery_limit,rejected,maxlen': { peek: true },
+};
 
 export const WORKSHOP_COMMANDS: WorkshopCommand[] = parseWorkshop(readFileSync(path.join(ROOT, 'docs', 'WORKSHOP.md'), 'utf8')).flatMap((b) => b.commands);
 
@@ -98,12 +115,16 @@ export async function runWorkshopPart(n: number, sessionDir: string): Promise<Wo
   const outcomes: WorkshopOutcome[] = [];
   for (const c of commands) {
     const line = c.args.join(' ');
-    const htmlFile = WORKSHOP_HTML.includes(line) ? path.join(dir, `${line.replace(/[^a-z0-9]+/gi, '-')}.html`) : null;
+    const base = path.join(dir, line.replace(/[^a-z0-9]+/gi, '-'));
+    const htmlFile = WORKSHOP_HTML.includes(line) ? `${base}.html` : null;
+    const witness = WORKSHOP_WITNESS[line];
+    const witnessFile = witness ? `${base}.witness.jsonl` : null;
+    const extra = [...(htmlFile ? ['--html', htmlFile] : []), ...(witness && witnessFile ? ['--checkpoint-cmd', witnessCommand(witnessFile, witness)] : [])];
     const started = performance.now();
-    const r = await runCli([...c.args, '--json', ...(htmlFile ? ['--html', htmlFile] : [])], { timeoutMs: 600_000 });
+    const r = await runCli([...c.args, '--json', ...extra], { timeoutMs: 600_000 });
     const durationMs = Math.round(performance.now() - started);
     process.stderr.write(
-      `workshop part ${n}: rmq-bench ${line} --json${htmlFile ? ' --html' : ''}: exit ${r.exitCode} in ${(durationMs / 1000).toFixed(1)} s\n`,
+      `workshop part ${n}: rmq-bench ${line} --json${htmlFile ? ' --html' : ''}${witnessFile ? ' --checkpoint-cmd <witness>' : ''}: exit ${r.exitCode} in ${(durationMs / 1000).toFixed(1)} s\n`,
     );
     let doc: unknown = null;
     try {
@@ -111,7 +132,7 @@ export async function runWorkshopPart(n: number, sessionDir: string): Promise<Wo
     } catch {
       doc = null;
     }
-    outcomes.push({ ...c, ...r, doc, durationMs, htmlFile });
+    outcomes.push({ ...c, ...r, doc, durationMs, htmlFile, witness: witnessFile ? witnessLines(witnessFile) : null });
   }
   writeFileSync(file, JSON.stringify(outcomes));
   return outcomes;

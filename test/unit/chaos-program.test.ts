@@ -16,6 +16,7 @@ const defaults: ChaosCliOptions = {
   durationMs: 300_000,
   intervalMs: 20_000,
   holdMs: 8_000,
+  faultCount: undefined,
   faults: [...FAULT_KINDS],
   faultsGiven: false,
   targets: ['leader', 'random', 'producer'],
@@ -48,6 +49,7 @@ describe('chaos: argv → options', () => {
   const cases: { args: string[]; expected: Partial<ChaosCliOptions> }[] = [
     { args: [], expected: {} },
     { args: ['--duration', '10m', '--interval', '15s', '--hold', '5s'], expected: { durationMs: 600_000, intervalMs: 15_000, holdMs: 5_000 } },
+    { args: ['--fault-count', '3'], expected: { faultCount: 3 } },
     // Naming the faults: a kind this host cannot apply is then refused, not left out.
     { args: ['--faults', 'kill,partition'], expected: { faults: ['kill', 'partition'], faultsGiven: true, netem: undefined } },
     {
@@ -78,6 +80,7 @@ describe('chaos: usage errors', () => {
     { args: ['--targets', 'everyone'], error: 'commander', text: "'everyone' is not one of leader, random, producer" },
     { args: ['--rate', '0'], error: 'commander', text: "'0' is not a number above 0" },
     { args: ['--producers', '0'], error: 'commander', text: "'0' is not a positive whole number" },
+    { args: ['--fault-count', '0'], error: 'commander', text: "'0' is not a positive whole number" },
     { args: ['--duration', 'forever'], error: 'commander', text: "'forever' is not a duration" },
     { args: ['--seed', '4294967296'], error: 'commander', text: 'above 4294967295' },
     { args: ['--hold', '20s', '--interval', '20s'], error: 'usage', text: '--hold 20s must be shorter than --interval 20s' },

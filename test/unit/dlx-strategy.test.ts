@@ -201,7 +201,11 @@ describe('renderDlxStrategy', () => {
 describe('dlq-demo options', () => {
   const raw = { json: false, auto: false, ttl: 1000, maxLength: 2 };
   it('without --strategy: the reasons, 3 messages each', () => {
-    expect(dlqDemoOptions(raw)).toEqual({ ...{ json: false, html: undefined, auto: false, ttlMs: 1000, maxLength: 2 }, reasons: ['delivery_limit'], count: 3 });
+    expect(dlqDemoOptions(raw)).toEqual({
+      ...{ json: false, html: undefined, auto: false, ttlMs: 1000, maxLength: 2, checkpointCmd: undefined },
+      reasons: ['delivery_limit'],
+      count: 3,
+    });
   });
   it("with --strategy: 200 messages a run, pause for 15 s, one run, the broker's worker retry", () => {
     expect(dlqDemoOptions({ ...raw, strategy: ['at-most-once', 'at-least-once'] }).strategy).toEqual({

@@ -19,6 +19,7 @@ const crashDefaults = {
   printEvery: 100,
   seed: undefined,
   fault: 'none',
+  checkpointCmd: undefined,
   childTimeoutMs: 300_000,
   electionTimeoutMs: 60_000,
   rejoinTimeoutMs: 180_000,

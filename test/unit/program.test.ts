@@ -62,6 +62,7 @@ const consumerDefaults: ConsumerCliOptions = {
 
 const compareDefaults: CompareCliOptions = {
   json: false,
+  checkpointCmd: undefined,
   netem: undefined,
   html: undefined,
   queue: 'demo.orders',
@@ -208,14 +209,14 @@ describe('createProgram: argv → invocation', () => {
       args: ['dlq-demo', '--html', 'report.html'],
       expected: {
         command: 'dlq-demo',
-        options: { json: false, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 },
+        options: { json: false, checkpointCmd: undefined, html: 'report.html', auto: false, reasons: ['delivery_limit'], count: 3, ttlMs: 1000, maxLength: 2 },
       },
     },
     {
       args: ['dlq-demo', '--reason', 'maxlen,rejected'],
       expected: {
         command: 'dlq-demo',
-        options: { json: false, html: undefined, auto: false, reasons: ['rejected', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 },
+        options: { json: false, checkpointCmd: undefined, html: undefined, auto: false, reasons: ['rejected', 'maxlen'], count: 3, ttlMs: 1000, maxLength: 2 },
       },
     },
     {
@@ -224,6 +225,7 @@ describe('createProgram: argv → invocation', () => {
         command: 'dlq-demo',
         options: {
           json: false,
+          checkpointCmd: undefined,
           html: undefined,
           auto: false,
           reasons: ['delivery_limit', 'rejected', 'expired', 'maxlen'],
@@ -260,6 +262,7 @@ describe('createProgram: argv → invocation', () => {
           printEvery: 100,
           seed: undefined,
           fault: 'none',
+          checkpointCmd: undefined,
           childTimeoutMs: 300_000,
           electionTimeoutMs: 60_000,
           rejoinTimeoutMs: 180_000,

@@ -37,6 +37,7 @@ interface RawOptions {
   duration: number;
   interval: number;
   hold: number;
+  faultCount?: number;
   faults?: FaultKind[];
   targets: ChaosTarget[];
   seed?: number;
@@ -79,6 +80,7 @@ export function chaosOptions(o: RawOptions): ChaosCliOptions {
     durationMs: o.duration,
     intervalMs: o.interval,
     holdMs: o.hold,
+    faultCount: o.faultCount,
     faults,
     faultsGiven: o.faults !== undefined,
     targets: o.targets,
@@ -123,6 +125,12 @@ export const chaos = defineCommand({
         .addOption(durationOption('--duration <duration>', 'how long traffic flows and faults are injected', '5m'))
         .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
         .addOption(durationOption('--hold <duration>', 'how long each fault stays on before it is healed', '8s'))
+        .addOption(
+          new Option(
+            '--fault-count <n>',
+            'exactly n faults, the same ones for the same --seed; the traffic goes on until --duration has passed and the last of them is healed (default: as many as fit in --duration)',
+          ).argParser(positiveInt),
+        )
         .addOption(
           new Option(
             '--faults <list>',

@@ -3,6 +3,7 @@ import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError } from '../../errors.js';
 import type { CompareMode, CompareOptions } from '../../scenarios/compare.js';
 import { defineCommand } from '../command.js';
+import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
 import {
   countOption,
@@ -26,7 +27,10 @@ import {
 } from '../options.js';
 
 /** `rmq-bench compare`, the main demo: confirms on vs off, each under a fault on the queue leader. */
-export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'>, ReportAndClusterOptions {}
+export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'>, ReportAndClusterOptions {
+  /** --checkpoint-cmd: the user's command before each run's drain. */
+  checkpointCmd: string | undefined;
+}
 
 interface RawOptions {
   json: boolean;
@@ -35,6 +39,7 @@ interface RawOptions {
   managementUrl?: string[];
   faultCmd?: string;
   restoreCmd?: string;
+  checkpointCmd?: string;
   count: number;
   rate: number;
   fault: FaultKind | 'none';
@@ -77,7 +82,8 @@ export const compare = defineCommand({
         .addOption(vhostOption())
         .addOption(sizeOption())
         .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
-        .addOption(heartbeatOption()),
+        .addOption(heartbeatOption())
+        .addOption(checkpointCmdOption('before each run drains the queue (the producer done, the fault healed)')),
     ).action((o: RawOptions, command: Command) => {
       const given = givenOptions(command);
       if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
@@ -108,11 +114,12 @@ export const compare = defineCommand({
         managementUrls: o.managementUrl,
         faultCmd: o.faultCmd,
         restoreCmd: o.restoreCmd,
+        checkpointCmd: o.checkpointCmd,
       });
     }),
-  overrides: otherClusterOverride,
+  overrides: async (o, config) => ({ ...(await otherClusterOverride(o, config)), ...checkpointOverride(o.checkpointCmd) }),
   async run(ctx, o) {
-    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, ...rest } = o;
+    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, checkpointCmd: _c, ...rest } = o;
     const { runCompare } = await import('../../scenarios/compare.js');
     const { renderCompare } = await import('../../report/compare.js');
     const { emit } = await import('../output.js');

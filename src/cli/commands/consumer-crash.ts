@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import type { ConsumerCrashOptions } from '../../scenarios/consumer-crash.js';
 import { CRASH_MODES, type CrashMode } from '../../scenarios/consumer-crash-modes.js';
+import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
 import {
   choiceList,
@@ -18,7 +19,12 @@ import {
 } from '../options.js';
 
 /** `rmq-bench consumer-crash`: SIGKILL a consumer mid-run, autoack vs manual ack vs idempotent. */
-export type ConsumerCrashCliOptions = ConsumerCrashOptions & { json: boolean; html: string | undefined };
+export type ConsumerCrashCliOptions = ConsumerCrashOptions & {
+  json: boolean;
+  html: string | undefined;
+  /** --checkpoint-cmd: the user's command before and after each run's consumers. */
+  checkpointCmd: string | undefined;
+};
 
 interface RawOptions {
   json: boolean;
@@ -31,6 +37,7 @@ interface RawOptions {
   runs: number;
   modes: CrashMode[];
   queue: string;
+  checkpointCmd?: string;
 }
 
 export const consumerCrash = defineCommand({
@@ -51,6 +58,7 @@ export const consumerCrash = defineCommand({
           .default([...CRASH_MODES], 'all three'),
       )
       .addOption(queueOption('queue (purged before each run)'))
+      .addOption(checkpointCmdOption('once the messages are published, before the first consumer (before-consume), and after the last one (after-consume)'))
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => {
@@ -69,10 +77,12 @@ export const consumerCrash = defineCommand({
           runs: o.runs,
           modes: o.modes,
           idleTimeoutMs: 3_000,
+          checkpointCmd: o.checkpointCmd,
         });
       }),
+  overrides: async (o) => checkpointOverride(o.checkpointCmd),
   async run(ctx, o) {
-    const { json, html, ...options } = o;
+    const { json, html, checkpointCmd: _c, ...options } = o;
     const { runConsumerCrash } = await import('../../scenarios/consumer-crash.js');
     const { renderConsumerCrash } = await import('../../report/consumer.js');
     const { emit } = await import('../output.js');

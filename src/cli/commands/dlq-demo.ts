@@ -10,6 +10,7 @@ import {
   type DlxVariant,
   type StrategyFault,
 } from '../../scenarios/dlx-strategy-plan.js';
+import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
 import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
@@ -24,6 +25,8 @@ export type DlqDemoCliOptions = DlqDemoOptions & {
   auto: boolean;
   /** --strategy: the dead-lettering strategies under a fault, instead of the reasons. */
   strategy?: DlxStrategyOptions;
+  /** --checkpoint-cmd: the user's command once a reason's dead letters are in demo.dlq, or before a strategy run's DLQ is read out. */
+  checkpointCmd: string | undefined;
 };
 
 /** --reason: a comma-separated list of reasons, or all (in the demo's order). */
@@ -54,13 +57,14 @@ interface RawOptions {
   fault?: StrategyFault;
   hold?: number;
   runs?: number;
+  checkpointCmd?: string;
 }
 
 const REASON_COUNT = 3;
 const STRATEGY_COUNT = 200;
 
 export function dlqDemoOptions(o: RawOptions): DlqDemoCliOptions {
-  const base = { json: o.json, html: o.html, auto: o.auto, ttlMs: o.ttl, maxLength: o.maxLength };
+  const base = { json: o.json, html: o.html, auto: o.auto, ttlMs: o.ttl, maxLength: o.maxLength, checkpointCmd: o.checkpointCmd };
   if (o.strategy === undefined) {
     const stray = (['fault', 'hold', 'runs'] as const).filter((k) => o[k] !== undefined);
     if (stray.length > 0) throw new UsageError(`${stray.map((k) => `--${k}`).join(', ')} go(es) with --strategy`);
@@ -99,12 +103,18 @@ export const dlqDemo = defineCommand({
       .addOption(new Option('--fault <kind>', "with --strategy: what happens to the DLQ's leader (default: pause)").choices(STRATEGY_FAULTS))
       .addOption(durationOption('--hold <duration>', 'with --strategy: how long the fault lasts; the messages are rejected within it (default: 15s)'))
       .addOption(new Option('--runs <k>', 'with --strategy: runs of each strategy (default: 1)').argParser(positiveInt))
+      .addOption(
+        checkpointCmdOption(
+          "once a reason's dead letters are in demo.dlq (dead-lettered), or, with --strategy, before each run reads its DLQ out (before-drain)",
+        ),
+      )
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions) => dispatch(dlqDemoOptions(o))),
+  overrides: async (o) => checkpointOverride(o.checkpointCmd),
   async run(ctx, o) {
-    const { json, html, auto, strategy, ...options } = o;
+    const { json, html, auto, strategy, checkpointCmd: _c, ...options } = o;
     const { emit } = await import('../output.js');
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (strategy) {

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { ProducerCrashOptions } from '../../scenarios/producer-crash.js';
 import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/producer-crash-modes.js';
 import { maxKills } from '../../scenarios/producer-crash-plan.js';
+import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
 import {
   choiceList,
@@ -29,6 +30,8 @@ export interface ProducerCrashCliOptions extends Omit<ProducerCrashOptions, 'see
   html: string | undefined;
   /** undefined: the command picks one (and prints it, so the run can be repeated). */
   seed: number | undefined;
+  /** --checkpoint-cmd: the user's command before each run's drain. */
+  checkpointCmd: string | undefined;
 }
 
 interface RawOptions {
@@ -42,6 +45,7 @@ interface RawOptions {
   printEvery: number;
   seed?: number;
   fault: FaultKind | 'none';
+  checkpointCmd?: string;
 }
 
 const MAX_KILLS = 50;
@@ -61,6 +65,7 @@ function producerCrashOptions(o: RawOptions, given: ReadonlySet<string>): Produc
     printEvery: o.printEvery,
     seed: o.seed,
     fault: o.fault,
+    checkpointCmd: o.checkpointCmd,
     childTimeoutMs: 300_000,
     electionTimeoutMs: 60_000,
     rejoinTimeoutMs: 180_000,
@@ -94,11 +99,13 @@ export const producerCrash = defineCommand({
           .choices([...FAULT_KINDS, 'none'])
           .default('none'),
       )
+      .addOption(checkpointCmdOption("before each run's queue is drained (the producer's last life over, a fault healed)"))
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(producerCrashOptions(o, givenOptions(command)))),
+  overrides: async (o) => checkpointOverride(o.checkpointCmd),
   async run(ctx, o) {
-    const { json, html, seed, ...rest } = o;
+    const { json, html, seed, checkpointCmd: _c, ...rest } = o;
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.
     const options: ProducerCrashOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runProducerCrash } = await import('../../scenarios/producer-crash.js');

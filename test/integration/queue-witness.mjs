@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// An independent witness of a queue, run by the integration tests through rmq-bench's
+// --checkpoint-cmd (or directly): it shares no code with src/ (plain amqplib), so what it counts
+// is a count rmq-bench did not compute.
+//
+//   node test/integration/queue-witness.mjs --urls amqp://u:p@host:5672,... --out FILE [--peek]
+//
+// The queue, vhost, checkpoint, mode and run come from the RMQ_BENCH_CHECKPOINT* variables
+// rmq-bench sets (or --queue / --vhost). It appends one JSON line to FILE:
+//   { checkpoint, mode, run, queue, messages, ids, firstDeathReasons }
+// messages: the broker's own count of the queue (queue.declare passive), read until two reads
+// 500 ms apart agree. With --peek, ids: every message id the broker delivered, and beside each
+// its x-first-death-reason header (or null): consumed without ack, then all nacked with requeue,
+// so that the broker puts every message back: nothing is taken.
+import { appendFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import amqp from 'amqplib';
+
+const { values } = parseArgs({
+  options: {
+    urls: { type: 'string' },
+    out: { type: 'string' },
+    queue: { type: 'string' },
+    vhost: { type: 'string' },
+    peek: { type: 'boolean', default: false },
+  },
+});
+const env = process.env;
+const queue = values.queue ?? env.RMQ_BENCH_CHECKPOINT_QUEUE;
+const vhost = values.vhost ?? env.RMQ_BENCH_CHECKPOINT_VHOST ?? '/';
+if (!values.urls || !values.out || !queue) {
+  console.error('witness: --urls, --out and a queue (--queue or RMQ_BENCH_CHECKPOINT_QUEUE) are required');
+  process.exit(2);
+}
+
+const DEADLINE_MS = 60_000;
+const started = Date.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The first URL that answers (the vhost put in its path). */
+async function connect() {
+  const errors = [];
+  for (const url of values.urls.split(',')) {
+    const u = new URL(url);
+    u.pathname = `/${encodeURIComponent(vhost)}`;
+    try {
+      return await amqp.connect(u.toString());
+    } catch (err) {
+      errors.push(`${u.host}: ${err.message}`);
+    }
+  }
+  throw new Error(`no broker answered: ${errors.join('; ')}`);
+}
+
+/** The queue's message count, once two reads 500 ms apart agree. */
+async function stableCount(ch) {
+  let last = (await ch.checkQueue(queue)).messageCount;
+  for (;;) {
+    await sleep(500);
+    const now = (await ch.checkQueue(queue)).messageCount;
+    if (now === last) return now;
+    if (Date.now() - started > DEADLINE_MS) throw new Error(`the count of ${queue} did not settle within ${DEADLINE_MS} ms (${last}, then ${now})`);
+    last = now;
+  }
+}
+
+/** Every message delivered without ack until `expected` arrived (or 3 s of silence), then all put back. */
+async function peek(conn, expected) {
+  const ch = await conn.createChannel();
+  // Unlimited when the count does not fit basic.qos's 16 bits.
+  await ch.prefetch(expected > 0 && expected <= 65_535 ? expected : 0);
+  const ids = [];
+  const firstDeathReasons = [];
+  let last;
+  let lastAt = Date.now();
+  await ch.consume(
+    queue,
+    (msg) => {
+      if (!msg) return;
+      ids.push(String(msg.properties.messageId));
+      const reason = msg.properties.headers?.['x-first-death-reason'];
+      firstDeathReasons.push(reason === undefined ? null : String(reason));
+      last = msg;
+      lastAt = Date.now();
+    },
+    { noAck: false },
+  );
+  while (ids.length < expected && Date.now() - lastAt < 3_000 && Date.now() - started < DEADLINE_MS) await sleep(50);
+  if (last) ch.nack(last, true, true);
+  await ch.close();
+  return { ids, firstDeathReasons };
+}
+
+const conn = await connect();
+try {
+  const ch = await conn.createChannel();
+  const messages = await stableCount(ch);
+  await ch.close();
+  const peeked = values.peek ? await peek(conn, messages) : null;
+  const ids = peeked?.ids ?? null;
+  const line = {
+    checkpoint: env.RMQ_BENCH_CHECKPOINT ?? null,
+    mode: env.RMQ_BENCH_CHECKPOINT_MODE ?? null,
+    run: env.RMQ_BENCH_CHECKPOINT_RUN === undefined ? null : Number(env.RMQ_BENCH_CHECKPOINT_RUN),
+    queue,
+    messages,
+    ids,
+    firstDeathReasons: peeked?.firstDeathReasons ?? null,
+  };
+  appendFileSync(values.out, `${JSON.stringify(line)}\n`);
+  console.log(`witness: ${queue} holds ${messages} messages${ids ? `; peeked ${ids.length}` : ''}`);
+} finally {
+  await conn.close();
+}
