@@ -1,10 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DlxStrategyResult } from '../../src/scenarios/dlx-strategy-plan.js';
 import { mgmtGet, parseJson, runCli } from './cli.js';
-import { distinct, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { distinct, witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
 
 async function leftovers(): Promise<string[]> {
   const queues = (await mgmtGet<{ name: string }[]>('/api/queues?columns=name')).map((q) => q.name);
@@ -19,7 +16,7 @@ async function leftovers(): Promise<string[]> {
 // fails that call at once, and the dead letters came with the node's return (10 to 15 s).
 describe("dlq-demo --strategy: dead letters while the DLQ's leader is faulted", { timeout: 300_000 }, () => {
   it('at-least-once (with reject-publish), the leader killed: every dead letter kept; nothing left behind', async () => {
-    const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+    const out = await newWitnessFile();
     const r = await runCli(
       [
         'dlq-demo',

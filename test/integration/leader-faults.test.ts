@@ -1,14 +1,11 @@
 import Docker from 'dockerode';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callNode } from '../../src/cluster/erl-call.js';
 import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/leader.js';
 import { CONTAINERS, NODES, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
 import { type CompareJson, confirmedKept, confirmedKeptByTheBroker, faultHealed } from './compare-checks.js';
-import { witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
 
 /*
  * Each way of faulting a leader that takes it away, once, under a confirms-on producer (compare
@@ -43,7 +40,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
     ['pause', '0.3'],
   ] as const) {
     it(`${fault} of the leader at ${faultAt}: no confirmed message is lost; a different node leads, and after the restore all 3 nodes run with 3 online members`, async () => {
-      const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+      const out = await newWitnessFile();
       const r = await runCli([
         'compare',
         '--mode',

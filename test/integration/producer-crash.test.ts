@@ -1,10 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mgmtGet, NODES, parseJson, runCli } from './cli.js';
 import { ELECTION_WITHIN_MS, newLeaderElected } from './compare-checks.js';
-import { distinct, seqsOf, type WitnessLine, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { distinct, seqsOf, type WitnessLine, witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
 
 interface RunJson {
   mode: 'naive' | 'outbox';
@@ -74,7 +71,7 @@ function checkOutboxRun(r: RunJson, kills: number, w: WitnessLine): void {
 
 /** A file for the witness's lines, and the --checkpoint-cmd that writes them. */
 async function witness(): Promise<{ out: string; args: string[] }> {
-  const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+  const out = await newWitnessFile();
   return { out, args: ['--checkpoint-cmd', witnessCommand(out, { peek: true })] };
 }
 

@@ -1,11 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { type CompareRunJson, confirmedKeptByTheBroker } from './compare-checks.js';
 import { useQuorumQueue } from './fixtures.js';
-import { witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
 
 /** compare's document, with what a quorum-loss run adds: the second node faulted, and the producer's samples. */
 type QuorumLossRun = CompareRunJson & {
@@ -19,7 +16,7 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
   useQuorumQueue(queue);
 
   it('compare, confirms on: nothing is confirmed while the majority is gone, nothing confirmed is lost, both nodes come back', async () => {
-    const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+    const out = await newWitnessFile();
     const r = await runCli([
       'compare',
       '--mode',

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { AMQP_URLS, ROOT } from './cli.js';
@@ -24,6 +26,11 @@ export interface WitnessLine {
 }
 
 const SCRIPT = path.join(ROOT, 'test', 'integration', 'queue-witness.mjs');
+
+/** A fresh file for the witness's lines (in a new temporary folder). */
+export async function newWitnessFile(): Promise<string> {
+  return path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
+}
 
 /** The --checkpoint-cmd that appends the witness's line to `out`. */
 export function witnessCommand(out: string, options: { peek?: boolean } = {}): string {
