@@ -26,20 +26,10 @@ shard_a=(workshop-1 producer durability-demo quorum-loss)
 shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo compare-extra cluster package terminal dlq-tools)
-# No workshop part. The files are spread so that the shards end together: each shard's time
-# and each file's are printed (rebalanced from whole runs' figures, 2026-12-02 evening: shard a
-# ended 45 s before e, so quorum-loss moved to it; then d (netfaults and producer-crash, long
-# waits) ended last, 357-386 s against e's 278-331, so failover moved to e. Later that evening
-# a ended last twice, 368 s, with d at 315-327 s: watch, 18-21 s, moved to d. On 2026-12-03, with
-# the built image's nodes booting in a third less CPU, d ended last again, 387-393 s against
-# 322-379 s, its two files alone taking 326 s (netfaults varies most: 173 to 236 s): audit,
-# 31-42 s, moved to b and watch, 10-12 s, back to a). Later that day audit had to leave b (above);
-# d, which had ended first (308-332 s against 389-411 s), took it. Then a ended last (379-392 s,
-# the others 348-377 s): watch (11 s) moved to e, terminal and dlq-tools (3 and 7 s) to c. On
-# 2026-12-03 (second session) leader-faults lost its kill (e: 96 -> 53 s) and producer-crash its
-# naive run under a kill (d: 139 -> 34 s); the shards then ended a 335, b 318, c 335, d about 265
-# (one test failed, so d's figure is estimated), e 302: report (22 s) moved from a to e, alarm
-# (42 s) from c to d.
+# No workshop part. The files are spread so that the shards end together: each shard's time and
+# each file's are printed at the end of a run; move a file from the shard that ends last to the one
+# that ends first. The longest files: netfaults (a partition's election and heal, 130 to 260 s),
+# chaos (90 to 110 s), durability-demo and producer-crash (node restarts).
 shard_d=(netfaults producer-crash audit alarm)
 shard_e=(chaos html-report dlq-strategy leader-faults failover watch report)
 

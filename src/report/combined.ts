@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { chartsFor, embedJson, pageHead } from './html.js';
 import { failureReasons, isNum, isObj, keyFiguresOrThrow, verdictOf } from './doc-figures.js';
-import { DOC_SHAPES, mismatchesText, shapeMismatches, typeName } from './doc-shape.js';
+import { DOC_SHAPES, mismatchesText, shapeMismatches } from './doc-shape.js';
+import { typeName } from './shape-check.js';
 import { SCHEMA_VERSION } from './json.js';
 import { escapeHtml } from './svg.js';
 

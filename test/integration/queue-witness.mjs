@@ -44,7 +44,7 @@ async function connect() {
     const u = new URL(url);
     u.pathname = `/${encodeURIComponent(vhost)}`;
     try {
-      return await amqp.connect(u.toString());
+      return await amqp.connect(u.toString(), { timeout: 10_000 });
     } catch (err) {
       errors.push(`${u.host}: ${err.message}`);
     }

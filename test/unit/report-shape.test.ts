@@ -12,7 +12,8 @@ import {
   reportSummary,
 } from '../../src/report/combined.js';
 import { keyFigures } from '../../src/report/doc-figures.js';
-import { DOC_SHAPES, type Mismatch, mismatchesText, mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
+import { DOC_SHAPES, mismatchesText, mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
+import type { Mismatch } from '../../src/report/shape-check.js';
 import { chartsFor } from '../../src/report/html.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
