@@ -1,4 +1,5 @@
 import { nodeByName, type Config } from './config.js';
+import type { ClusterContext } from './cluster/cluster-ctx.js';
 import { checkFaultSupported, injectFault, type FaultInjector } from './cluster/faults.js';
 import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
@@ -7,19 +8,11 @@ import { ManagementClient } from './cluster/management.js';
 import type { Progress } from './progress.js';
 import type { Checkpoint, CheckpointRunner } from './checkpoint.js';
 
-/** What a command hands to a scenario: configuration, the clients (opened lazily), progress and Ctrl+C. */
-export interface Context {
-  readonly config: Config;
-  readonly progress: Progress;
-  /** Aborted on Ctrl+C: every wait listens to it, and every fault is undone in a finally. */
-  readonly signal: AbortSignal;
-  readonly management: ManagementClient;
-  docker(): Promise<Docker>;
-  compose(): Promise<ComposeClient>;
-  /** How faults reach a node (dockerode by default). */
-  readonly faults: FaultInjector;
-  /** A line for people on stderr (warnings, cleanup failures). */
-  log(line: string): void;
+/**
+ * What a command hands to a scenario: what the cluster functions take (configuration, the
+ * clients opened lazily, progress, Ctrl+C, faults, log lines: ClusterContext), and checkpoints.
+ */
+export interface Context extends ClusterContext {
   /** A checkpoint of the run: the user's --checkpoint-cmd runs here (its output on stderr); nothing without one. */
   checkpoint(point: Checkpoint): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { OutputError } from '../errors.js';
 import { renderHtmlReport } from '../report/html.js';
 import { toJsonDocument } from '../report/json.js';
+import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
 
 /**
  * stdout is data (the --json document); stderr is for people (tables, verdicts). With --html,
@@ -39,8 +40,16 @@ export function writeOutputs(files: readonly OutputFile[], write: (path: string,
   if (failed.length > 0) throw new OutputError(`could not write ${failed.join(', ')}`, { hint: 'the result above is complete; only the file is missing' });
 }
 
-/** The result: text on stderr, the --json document on stdout, then the files (--html, and `files`). */
-export function emit(options: { json: boolean; html?: string | undefined }, kind: string, data: object, text: string, files: readonly OutputFile[] = []): void {
+/**
+ * The result: its terminal report on stderr (its kind's printer, or `text`), the --json document
+ * on stdout, then the files (--html, and `files`). The kind decides the result's type.
+ */
+export function emit<K extends Kind>(
+  options: { json: boolean; html?: string | undefined },
+  kind: K,
+  data: ResultOf<K>,
+  { text = KIND_VIEWS[kind].text(data), files = [] }: { text?: string; files?: readonly OutputFile[] } = {},
+): void {
   process.stderr.write(`${text}\n`);
   if (options.json) process.stdout.write(`${toJsonDocument(kind, data)}\n`);
   const html = options.html;

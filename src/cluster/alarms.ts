@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClusterContext } from './cluster-ctx.js';
 import { BrokerUnavailableError, EnvironmentError, InterruptedError, errorMessage } from '../errors.js';
 import type { NodeSpec } from '../config.js';
 import { systemClock } from '../util/retry.js';
@@ -90,8 +90,8 @@ function jsonOrUndefined(text: string): unknown {
 }
 
 /**
- * The alarms in force in the cluster, asked of the management API (a request of a few ms; the
- * same question through `rabbitmqctl eval` in a container cost about 1.6 s of CPU). Asks
+ * The alarms in force in the cluster, asked of the management API: a request of a few ms, where
+ * `rabbitmqctl eval` in a container would start a whole Erlang VM for the same question. Asks
  * `preferNode` (short name: rabbit1) first, then the others, until one answers.
  */
 export async function clusterAlarms(mgmt: ManagementClient, preferNode?: string): Promise<RaisedAlarm[]> {
@@ -151,7 +151,7 @@ export interface AlarmHandle {
  * in a finally; a raise that fails half-way is cleared here. Ctrl+C while waiting: cleared, then
  * InterruptedError.
  */
-export async function raiseAlarm(ctx: Context, node: NodeSpec, kind: AlarmKind, timeoutMs = 15_000): Promise<AlarmHandle> {
+export async function raiseAlarm(ctx: ClusterContext, node: NodeSpec, kind: AlarmKind, timeoutMs = 15_000): Promise<AlarmHandle> {
   const docker = await ctx.docker();
   const cmds = ALARM_COMMANDS[kind];
   let clearing: Promise<void> | undefined;

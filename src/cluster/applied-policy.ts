@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { ClusterContext } from './cluster-ctx.js';
 import { errorMessage } from '../errors.js';
 import { callNode, erlangBinary, type NodeCall } from './erl-call.js';
 
@@ -6,10 +6,10 @@ import { callNode, erlangBinary, type NodeCall } from './erl-call.js';
  * The policy a quorum queue has in force, asked of its leader itself (through erl_call), not of
  * the management API. The API's `policy` and `effective_policy_definition` come from the
  * statistics the leader emits on its tick (rabbit_quorum_queue:handle_tick), merged over every
- * node's copy. After a leader change they can lag: right after the leader was paused and
- * restored, the API went on naming the queue's old policy for 10 to 50 s after a PUT while the
- * leader already had the new one in force (rmq-bench failover --fault pause, then
- * delayed-retry-demo). The leader's own config says whether delayed retry is on.
+ * node's copy. After a leader change they can lag: right after the leader is paused and
+ * restored, the API can go on naming the queue's old policy for 10 to 50 s after a PUT while the
+ * leader already has the new one in force (rmq-bench failover --fault pause, then
+ * delayed-retry-demo, shows it). The leader's own config says whether delayed retry is on.
  */
 
 export interface AppliedPolicy {
@@ -52,7 +52,7 @@ export function parseAppliedPolicy(text: string): AppliedPolicy | undefined {
 }
 
 /** Asked of our cluster's nodes in turn (the first that answers); undefined when none does. */
-export async function askAppliedPolicy(ctx: Context, ref: { vhost: string; queue: string }): Promise<AppliedPolicy | undefined> {
+export async function askAppliedPolicy(ctx: ClusterContext, ref: { vhost: string; queue: string }): Promise<AppliedPolicy | undefined> {
   const docker = await ctx.docker();
   for (const node of ctx.config.nodes) {
     try {

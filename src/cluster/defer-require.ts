@@ -40,10 +40,10 @@ export function deferFunctionModule(file: string, require: NodeJS.Require = loca
 }
 
 /**
- * Before dockerode is first imported: its BuildKit and ssh modules as stand-ins (deferFunctionModule).
- * Measured here: import('dockerode') took 0.38 CPU-s, 0.10 of it Node starting; the two modules'
- * dependencies are about 0.2 of the rest, in each of the 70 to 80 processes of a test run that
- * talk to Docker. An ssh:// DOCKER_HOST or a BuildKit build still works: it loads them on its call.
+ * Call before dockerode is first imported: its BuildKit and ssh modules become stand-ins
+ * (deferFunctionModule), so that importing dockerode does not load gRPC, the proto loader and
+ * ssh2, most of what the import costs, in every process that talks to Docker. An ssh://
+ * DOCKER_HOST or a BuildKit build still works: its first call loads the real module.
  */
 export function deferDockerodeExtras(): void {
   for (const file of dockerodeExtras()) deferFunctionModule(file);

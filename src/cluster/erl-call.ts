@@ -5,8 +5,8 @@ import { execIn, type Docker } from './engine.js';
  * One Erlang expression evaluated on a node, from inside its own container, through erl_call:
  * Erlang/OTP's small C client, which joins the node's distribution for one call. It costs a few
  * ms of CPU, where rabbitmqctl or rabbitmq-queues start a whole Erlang VM for the same call
- * (about 1.5 s of CPU each here; a test run made 26 of them). An image whose Erlang has no
- * erl_call gets the command-line tool instead (`cli`), which calls the same functions.
+ * (more than a second of CPU each). An image whose Erlang has no erl_call gets the command-line
+ * tool instead (`cli`), which calls the same functions.
  */
 export interface NodeCall {
   /** An Erlang expression, evaluated on the node; what it prints is the answer. Must end in `ok`. */

@@ -144,7 +144,7 @@ export async function startAgain(
 /**
  * The cgroup freezer gives up ("OCI runtime pause failed: unable to freeze") when a process of
  * the container does not stop in time, typically one blocked in the kernel on disk I/O (an
- * fsync) on a busy machine; seen here with two clusters running. The next attempt usually
+ * fsync) on a busy machine, such as one running two clusters. The next attempt usually
  * succeeds: try up to PAUSE_ATTEMPTS times, 500 ms apart, before reporting it. Resolves with
  * performance.now() at the start of the attempt that froze it: when the fault really began.
  */

@@ -1,255 +1,18 @@
-import { type NodeSpec, nodeByName } from '../config.js';
-import type { Context } from '../context.js';
-import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../errors.js';
-import { retryUntil, systemClock, type Clock } from '../util/retry.js';
-import { inspectContainer } from './engine.js';
-import { callNode } from './erl-call.js';
-import { type AppliedFault, combineFaults, type FaultKind, type FaultOptions, restoreQuietly } from './faults.js';
-import { parseQuorumStatus, quorumStatusCall, shortNodeName, type QueueLeadership } from './leader.js';
-import { ManagementClient } from './management.js';
+import { InterruptedError, errorMessage } from '../errors.js';
+import { systemClock, type Clock } from '../util/retry.js';
+import type { ClusterContext } from './cluster-ctx.js';
+import { type Election, waitForNewLeader } from './election.js';
+import { faultLeader, type LeaderFault } from './fault-leader.js';
+import type { FaultKind, FaultOptions } from './faults.js';
+import type { QueueRef } from './queue-leader.js';
+import { type Rejoin, waitForRejoin } from './rejoin.js';
 
 /**
- * The reusable fault piece: find a quorum queue's leader, fault that node's container, watch
- * the election, restore the node and wait until it is back. Scenarios inject faults mid-run
- * through it.
+ * A leader fault as one sequence, run in the background: fault a quorum queue's leader
+ * (fault-leader.ts), watch the election (election.ts), hold, restore the node and wait until it is
+ * back (rejoin.ts). Every scenario that faults a leader mid-run uses it; the fault is undone on
+ * every way out.
  */
-
-export interface QueueRef {
-  vhost: string;
-  queue: string;
-}
-
-/** The queue's leadership now; throws when the queue is unknown, not quorum, or leaderless. */
-export async function currentLeader(ctx: Context, ref: QueueRef, exclude?: readonly string[]): Promise<QueueLeadership & { leader: string }> {
-  const q = await ctx.management.queue(ref.vhost, ref.queue, exclude);
-  if (q.type !== 'quorum') throw new NotFoundError(`queue '${ref.queue}' is a ${q.type} queue; leader faults need a quorum queue`);
-  if (q.leader === undefined) throw new BrokerUnavailableError(`queue '${ref.queue}' has no leader right now`);
-  return q as QueueLeadership & { leader: string };
-}
-
-export interface LeaderFault {
-  /** Short name (container) of the faulted leader: rabbit2. */
-  oldLeader: string;
-  /** Other nodes faulted with it (quorum-loss: the follower killed too). */
-  alsoFaulted: string[];
-  before: QueueLeadership & { leader: string };
-  fault: AppliedFault;
-  /** Erlang name of the faulted node when it is not before.leader (chaos faults followers too). */
-  node?: string;
-}
-
-/**
- * Fault the container of the queue's current leader. First waits (up to healthyTimeoutMs) until
- * every member is online, so that the fault never takes away a majority.
- */
-export async function faultLeader(
-  ctx: Context,
-  ref: QueueRef,
-  kind: FaultKind,
-  options: { healthyTimeoutMs?: number; faultOptions?: FaultOptions } = {},
-): Promise<LeaderFault> {
-  // An unknown or non-quorum queue is the user's input: fail at once, not after a wait.
-  await currentLeader(ctx, ref);
-  const before = await retryUntil(
-    () => currentLeader(ctx, ref),
-    (q) => q.online.length >= q.members.length,
-    {
-      timeoutMs: options.healthyTimeoutMs ?? 30_000,
-      intervalMs: 500,
-      signal: ctx.signal,
-      describe: (last) =>
-        last.value
-          ? `queue '${ref.queue}' has ${last.value.online.length} of ${last.value.members.length} members online; a leader fault now could lose the majority`
-          : `queue '${ref.queue}' has no leader (${errorMessage(last.error)})`,
-      hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
-    },
-  );
-  if (kind === 'quorum-loss') {
-    const follower = before.members.find((m) => m !== before.leader);
-    if (follower === undefined) throw new NotFoundError(`queue '${ref.queue}' has no follower: quorum-loss needs at least 2 members`);
-    const leaderKill = await ctx.faults.inject(before.leader, 'kill');
-    let followerKill: AppliedFault;
-    try {
-      followerKill = await ctx.faults.inject(follower, 'kill');
-    } catch (err) {
-      await restoreQuietly(leaderKill, ctx.log);
-      throw err;
-    }
-    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [shortNodeName(follower)], before, fault: combineFaults(kind, [leaderKill, followerKill]) };
-  }
-  const fault = await ctx.faults.inject(before.leader, kind, options.faultOptions);
-  return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
-}
-
-export interface Election {
-  newLeader: string;
-  /** Which watcher saw it first: management API or quorum_status. */
-  source: string;
-  /** performance.now() when the new leader was first seen. */
-  electedAt: number;
-  electionMs: number;
-}
-
-/** The leader as a survivor reports it, asked inside its container (see quorumStatusCall). */
-export async function leaderViaCli(ctx: Context, survivor: NodeSpec, ref: QueueRef): Promise<string | undefined> {
-  return parseQuorumStatus(await callNode(await ctx.docker(), survivor.container, survivor.nodeName, quorumStatusCall(ref), 15_000)).leader;
-}
-
-/** How often the in-container watcher asks once it has started: a docker exec and an erl_call each time. */
-const CLI_POLL_MS = 250;
-
-/**
- * Watch the survivors until the queue reports a leader other than oldLeader. The management
- * API is polled every pollMs: it answers within ~100 ms after a kill or a stop, but hangs while
- * a member is paused or cut off. From its first failed request on, the survivors are asked in
- * their containers too (quorumStatusCall, every 250 ms, in turn), which answers in every case.
- * electionMs runs from the moment the fault was issued to the first answer that named the new
- * leader: an upper bound, within one poll of the source that saw it.
- */
-export async function waitForNewLeader(ctx: Context, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number; pollMs?: number }): Promise<Election> {
-  const survivors = ctx.config.nodes.filter((n) => n.name !== lf.oldLeader);
-  const withCli = ctx.faults.kind === 'docker';
-  const quickMgmt = new ManagementClient(
-    ctx.management.endpoints.filter((e) => e.node !== lf.oldLeader),
-    ctx.config.user,
-    ctx.config.password,
-    { requestTimeoutMs: 1_000 },
-  );
-  const stop = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, stop.signal]);
-  const deadline = performance.now() + options.timeoutMs;
-  const isNew = (leader: string | undefined): boolean => leader !== undefined && shortNodeName(leader) !== lf.oldLeader;
-  let turn = 0;
-  const watch = (source: 'management' | 'cli', probe: () => Promise<string | undefined>, intervalMs: number): Promise<{ leader: string; source: string }> =>
-    retryUntil(probe, isNew, {
-      timeoutMs: Math.max(0, deadline - performance.now()),
-      intervalMs,
-      signal,
-      describe: (last) =>
-        `no new leader for '${ref.queue}' after '${lf.fault.kind}' of ${lf.oldLeader} (${source}, last seen: ${last.value ?? (last.error ? errorMessage(last.error) : 'none')})`,
-    }).then((leader) => ({ leader: leader!, source }));
-  let startCli = (): void => {};
-  const management = watch(
-    'management',
-    async () => {
-      try {
-        return (await quickMgmt.queue(ref.vhost, ref.queue)).leader;
-      } catch (err) {
-        startCli();
-        throw err;
-      }
-    },
-    options.pollMs ?? 100,
-  );
-  // quorum_status is asked inside our own containers only, once the management API has failed to answer.
-  const cli = new Promise<{ leader: string; source: string }>((resolve, reject) => {
-    let started = false;
-    startCli = () => {
-      if (started || !withCli) return;
-      started = true;
-      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), CLI_POLL_MS).then(resolve, reject);
-    };
-    // Never started: it ends with the management watcher.
-    management.catch((err: unknown) => {
-      if (!started) reject(err);
-    });
-  });
-  try {
-    const found = await Promise.any([management, cli]).catch((err: unknown) => {
-      throw err instanceof AggregateError ? (err.errors.find((e) => e instanceof InterruptedError) ?? err.errors[0]) : err;
-    });
-    const electedAt = performance.now();
-    return { newLeader: shortNodeName(found.leader), electedAt, electionMs: electedAt - lf.fault.issuedAt, source: found.source };
-  } finally {
-    stop.abort();
-  }
-}
-
-export interface Rejoin {
-  restoredAt: number;
-  rejoinedAt: number;
-  /** From the restore call to the start of the stable stretch: running in the cluster, every queue member online. */
-  rejoinMs: number;
-  /** Of the first queue watched. */
-  members: string[];
-  online: string[];
-  /** Short name of the (first) queue's leader once the node is back. */
-  leaderAfter: string | null;
-  /** Every queue watched → short name of its leader once the node is back. */
-  leaders?: Record<string, string | null>;
-}
-
-/**
- * Wait until a node whose fault was undone at restoredAt is back: its container (and those
- * faulted with it) runs, the cluster lists it as running, and every queue in refs has a leader
- * and every member online, all of it unchanged for stableMs (a restarting node shows up as
- * online once before its queues recover).
- */
-export async function waitForRejoin(
-  ctx: Context,
-  refs: QueueRef | readonly QueueRef[],
-  lf: LeaderFault,
-  options: { timeoutMs: number; restoredAt: number; stableMs?: number },
-): Promise<Rejoin> {
-  const { restoredAt } = options;
-  const queues: readonly QueueRef[] = Array.isArray(refs) ? refs : [refs as QueueRef];
-  const stableMs = options.stableMs ?? 3_000;
-  const nodeName = lf.node ?? lf.before.leader;
-  const container = ctx.faults.kind === 'docker' ? nodeByName(ctx.config, nodeName)?.container : undefined;
-  const docker = container ? await ctx.docker() : undefined;
-  const node = { name: lf.oldLeader, nodeName };
-  let streakSince: number | undefined;
-  const check = async (): Promise<{ ok: boolean; why: string; qs: QueueLeadership[] }> => {
-    if (docker && container) {
-      for (const name of [container, ...lf.alsoFaulted.map((n) => nodeByName(ctx.config, n)?.container ?? n)]) {
-        const c = await inspectContainer(docker, name);
-        if (c.state !== 'running') return { ok: false, why: `container ${name} ${c.state}`, qs: [] };
-      }
-    }
-    const nodes = await ctx.management.nodes([node.name]);
-    if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, qs: [] };
-    const qs: QueueLeadership[] = [];
-    for (const ref of queues) {
-      const q = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);
-      qs.push(q);
-      const whole = q.leader !== undefined && q.online.includes(node.nodeName) && q.online.length >= q.members.length;
-      if (!whole) return { ok: false, why: `${ref.queue}: ${q.online.length} of ${q.members.length} members online`, qs };
-    }
-    return { ok: true, why: 'every member online', qs };
-  };
-  const r = await retryUntil(
-    async () => {
-      const v = await check().catch((err: unknown) => ({ ok: false, why: errorMessage(err), qs: [] }));
-      if (!v.ok) streakSince = undefined;
-      else streakSince ??= performance.now();
-      return v;
-    },
-    (v) => v.ok && streakSince !== undefined && performance.now() - streakSince >= stableMs,
-    {
-      timeoutMs: options.timeoutMs,
-      intervalMs: 250,
-      signal: ctx.signal,
-      describe: (last) => `${node.name} did not rejoin after '${lf.fault.kind}' was undone (last state: ${last.value?.why ?? errorMessage(last.error)})`,
-      hint: `see 'rmq-bench cluster logs ${node.name}'`,
-    },
-  );
-  const rejoinedAt = streakSince!;
-  const first = r.qs[0]!;
-  const short = (leader: string | undefined): string | null => (leader === undefined ? null : shortNodeName(leader));
-  return {
-    restoredAt,
-    rejoinedAt,
-    rejoinMs: rejoinedAt - restoredAt,
-    members: first.members,
-    online: first.online,
-    leaderAfter: short(first.leader),
-    leaders: Object.fromEntries(queues.map((ref, i) => [ref.queue, short(r.qs[i]?.leader)])),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The whole sequence as one handle: every scenario that faults a leader mid-run uses this.
-// ---------------------------------------------------------------------------------------------
 
 /** Where a leader fault is: it only moves forward, and ends in one of the last three. */
 export type FaultPhase = 'faulting' | 'electing' | 'holding' | 'restoring' | 'rejoining' | 'rejoined' | 'left-faulted' | 'failed';
@@ -360,8 +123,8 @@ export interface LeaderFaultHandle {
 }
 
 /** The real steps, on this context's cluster. */
-export function contextDriver(ctx: Context, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
-  const scoped = (signal: AbortSignal): Context => ({ ...ctx, signal });
+export function contextDriver(ctx: ClusterContext, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
+  const scoped = (signal: AbortSignal): ClusterContext => ({ ...ctx, signal });
   return {
     fault: (kind, signal) => faultLeader(scoped(signal), ref, kind, faultOptions ? { faultOptions } : {}),
     waitForNewLeader: (lf, timeoutMs, signal) => waitForNewLeader(scoped(signal), ref, lf, { timeoutMs }),
@@ -402,7 +165,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
  * every way out, at once, unless the plan leaves it faulted. Errors end the sequence and are
  * kept in the outcome, never thrown from here.
  */
-export function startLeaderFault(ctx: Context, ref: QueueRef, kind: FaultKind, plan: LeaderFaultPlan): LeaderFaultHandle {
+export function startLeaderFault(ctx: ClusterContext, ref: QueueRef, kind: FaultKind, plan: LeaderFaultPlan): LeaderFaultHandle {
   const clock = plan.clock ?? systemClock;
   const driver = plan.driver ?? contextDriver(ctx, ref, plan.faultOptions);
   const closing = new AbortController();

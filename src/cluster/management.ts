@@ -99,9 +99,9 @@ export class ManagementClient {
   /** One request to one endpoint; `cancel` gives it up early (another endpoint answered). */
   async requestOn(baseUrl: string, method: string, path: string, body?: unknown, cancel?: AbortSignal): Promise<unknown> {
     const url = `${baseUrl}${path}`;
-    // A ref'd timer, not AbortSignal.timeout: that one is unref'd, and while a paused node
-    // holds the request open it was the only thing left in the event loop, so Node exited
-    // (code 13, an unsettled top-level await) instead of timing out.
+    // A ref'd timer, not AbortSignal.timeout: that one is unref'd, so while a paused node holds
+    // the request open nothing would keep the event loop alive and Node would exit (code 13, an
+    // unsettled top-level await) instead of timing out.
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error(`no answer within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
     try {

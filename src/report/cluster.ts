@@ -1,4 +1,6 @@
-import type { ResetResult, StatusResult, UpResult } from '../cluster/cluster.js';
+import type { ResetResult } from '../cluster/reset.js';
+import type { StatusResult } from '../cluster/status.js';
+import type { UpResult } from '../cluster/up.js';
 import { FAULT_DESCRIPTIONS } from '../cluster/faults.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { FailoverResult } from '../scenarios/failover.js';

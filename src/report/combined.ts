@@ -1,9 +1,13 @@
 import path from 'node:path';
+import { failureReasons, keyFiguresOrThrow, verdictOf } from './doc-figures.js';
+import { asResult, mismatchesText, shapeMismatches } from './doc-shape.js';
+import { isNum, isObj } from './figure-text.js';
 import { chartsFor, embedJson, pageHead } from './html.js';
-import { failureReasons, isNum, isObj, keyFiguresOrThrow, verdictOf } from './doc-figures.js';
-import { DOC_SHAPES, mismatchesText, shapeMismatches } from './doc-shape.js';
+import { type Kind, isKind } from './kinds.js';
+import { countsLine, type ReportSummary, type SummaryDocument, statusText } from './kinds/report.js';
+import { SCHEMA_VERSION } from '../schema-version.js';
+import type { ReportInput } from '../scenarios/report.js';
 import { typeName } from './shape-check.js';
-import { SCHEMA_VERSION } from './json.js';
 import { escapeHtml } from './svg.js';
 
 /**
@@ -12,59 +16,13 @@ import { escapeHtml } from './svg.js';
  * markup out; src/scenarios/report.ts reads the files.
  */
 
-/** Every kind an rmq-bench command prints with --json (and `producer --report` writes): DOC_SHAPES's kinds. */
-export const KNOWN_KINDS: readonly string[] = Object.keys(DOC_SHAPES);
-
-/** One input as read: its text, or why it could not be read. */
-export type ReportInput = { readonly file: string; readonly text: string } | { readonly file: string; readonly readError: string };
-
-/**
- * ok, failed, no-verdict: a document this rmq-bench reads (its `ok`, or none). malformed: not JSON,
- * not an object, no kind or schemaVersion; or a field the report reads of its kind (doc-shape.ts)
- * missing or of another type, or its figures or charts could not be computed (kind and document
- * kept). unreadable: the file could not be read. newer: a schemaVersion above the one this
- * rmq-bench writes (its fields are not interpreted).
- */
-export type EntryStatus = 'ok' | 'failed' | 'no-verdict' | 'malformed' | 'unreadable' | 'newer';
-
-export interface ReportEntry {
-  readonly file: string;
-  /** The id of its section in the page (unique within the page). */
-  readonly anchor: string;
-  readonly status: EntryStatus;
-  readonly kind: string | null;
-  readonly schemaVersion: number | null;
-  /** A kind some rmq-bench command prints (false without a kind). */
-  readonly knownKind: boolean;
-  /** malformed, unreadable, newer: one line saying why it was not read ("runs is a string, expected an array of runs"). */
-  readonly problem: string | null;
-  readonly keyFigures: string;
-  /** failed: why, from the document (problems, reasons, claims not held); may be empty. */
-  readonly reasons: readonly string[];
+/** One input as the page shows it: its summary, its document and what was drawn from it. */
+export interface ReportEntry extends SummaryDocument {
   readonly doc: Readonly<Record<string, unknown>> | null;
   /** malformed, and not even a document: the start of the file, shown in its section. */
   readonly excerpt: string | null;
   /** Its charts' markup, drawn once read (none for a kind without charts, or a document not read). */
   readonly charts: readonly string[];
-}
-
-/** One input in the --json document (and the page's embedded summary): its entry without its document. */
-export interface SummaryDocument {
-  readonly file: string;
-  readonly anchor: string;
-  readonly kind: string | null;
-  readonly schemaVersion: number | null;
-  readonly knownKind: boolean;
-  readonly status: EntryStatus;
-  readonly problem: string | null;
-  readonly keyFigures: string;
-  readonly reasons: readonly string[];
-}
-
-export interface ReportSummary {
-  readonly output: string;
-  readonly ok: boolean;
-  readonly documents: SummaryDocument[];
 }
 
 const MAX_REASON = 160;
@@ -112,7 +70,14 @@ export interface DocumentReaders {
   readonly charts: (kind: string, doc: Record<string, unknown>) => string[];
 }
 
-export const DOCUMENT_READERS: DocumentReaders = { verdict: verdictOf, figures: keyFiguresOrThrow, reasons: failureReasons, charts: chartsFor };
+const chartsOfDocument = <K extends Kind>(kind: K, doc: Record<string, unknown>): string[] => chartsFor(kind, asResult(kind, doc));
+
+export const DOCUMENT_READERS: DocumentReaders = {
+  verdict: verdictOf,
+  figures: keyFiguresOrThrow,
+  reasons: failureReasons,
+  charts: (kind, doc) => (isKind(kind) ? chartsOfDocument(kind, doc) : []),
+};
 
 /** One input → its entry: read or not, malformed or not, newer or not, its verdict, figures and charts. Pure. */
 export function classifyInput(input: ReportInput, readers: DocumentReaders = DOCUMENT_READERS): Unanchored {
@@ -135,7 +100,7 @@ export function classifyInput(input: ReportInput, readers: DocumentReaders = DOC
   if (typeof parsed.kind !== 'string' || parsed.kind.trim() === '')
     return bad(file, 'malformed', `kind is not a name (${oneLine(JSON.stringify(parsed.kind))})`, text);
   const kind = parsed.kind;
-  const knownKind = KNOWN_KINDS.includes(kind);
+  const knownKind = isKind(kind);
   if (v > SCHEMA_VERSION)
     return {
       file,
@@ -207,49 +172,6 @@ export function reportEntries(inputs: readonly ReportInput[]): ReportEntry[] {
 /** Every document read and none failed (no verdict is not a failure; malformed, unreadable and newer are). */
 export function reportOk(entries: readonly ReportEntry[]): boolean {
   return entries.every((e) => e.status === 'ok' || e.status === 'no-verdict');
-}
-
-/** The verdict in words: OK, FAILED, no verdict, or why the file was not read. */
-export function statusText(e: Pick<ReportEntry, 'status' | 'problem'>): string {
-  switch (e.status) {
-    case 'ok':
-      return 'OK';
-    case 'failed':
-      return 'FAILED';
-    case 'no-verdict':
-      return 'no verdict';
-    case 'newer':
-      return e.problem ?? 'written by a newer rmq-bench';
-    default:
-      return `${e.status}: ${e.problem ?? '?'}`;
-  }
-}
-
-/** How many of each status, in the page's and stderr's words: "3 OK, 1 FAILED, 1 malformed". */
-export function countsLine(entries: readonly ReportEntry[]): string {
-  const label: Record<EntryStatus, string> = {
-    ok: 'OK',
-    failed: 'FAILED',
-    'no-verdict': 'no verdict',
-    malformed: 'malformed',
-    unreadable: 'unreadable',
-    newer: 'newer schema',
-  };
-  const counts = new Map<EntryStatus, number>();
-  for (const e of entries) counts.set(e.status, (counts.get(e.status) ?? 0) + 1);
-  const parts = (Object.keys(label) as EntryStatus[]).filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${label[k]}`);
-  return `${entries.length} document${entries.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
-}
-
-/** stderr: one line per document, then the page written. Pure. */
-export function renderReportLines(entries: readonly ReportEntry[], output: string): string {
-  const lines = entries.map((e) => {
-    const kind = e.kind === null ? '' : ` (${e.kind}${e.knownKind ? '' : ', unknown kind'})`;
-    const figures = e.keyFigures === '-' ? '' : ` — ${e.keyFigures}`;
-    const why = e.reasons.length > 0 ? ` — why: ${e.reasons.join('; ')}` : '';
-    return `${e.file}${kind}: ${statusText(e)}${figures}${why}`;
-  });
-  return [...lines, `report: ${output} (${countsLine(entries)})`].join('\n');
 }
 
 /** The --json document's data (and the page's embedded summary): no input's own document in it. Pure. */

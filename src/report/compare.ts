@@ -1,4 +1,4 @@
-import type { PublisherResult } from '../amqp/publisher.js';
+import type { PublisherResult } from '../amqp/publisher-result.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
 import type { CompareResult, CompareRun, ModeTotals } from '../scenarios/compare.js';
 import { formatMs } from '../util/duration.js';

@@ -1,4 +1,6 @@
-import { FAILURE_DESCRIPTIONS, type ConsumerResult, type DeliveryRecord, type FailureAction } from '../amqp/consumer.js';
+import { FAILURE_DESCRIPTIONS } from '../amqp/consumer-failures.js';
+import type { ConsumerResult, DeliveryRecord } from '../amqp/consumer-result.js';
+import type { FailureAction } from '../amqp/failure-actions.js';
 import type { ConsumerCrashResult, CrashMode, CrashRun } from '../scenarios/consumer-crash.js';
 import type { PrefetchDemoResult } from '../scenarios/prefetch-demo.js';
 import { formatMs } from '../util/duration.js';

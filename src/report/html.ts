@@ -1,28 +1,4 @@
-import type { AlarmDemoResult } from '../scenarios/alarm-plan.js';
-import type { ChaosResult } from '../scenarios/chaos-plan.js';
-import type { CompareResult } from '../scenarios/compare.js';
-import type { ConsumerCrashResult } from '../scenarios/consumer-crash.js';
-import type { ConsumerTimeoutDemoResult } from '../scenarios/consumer-timeout-plan.js';
-import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-demo.js';
-import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
-import type { DlxStrategyResult } from '../scenarios/dlx-strategy-plan.js';
-import type { DurabilityDemoResult } from '../scenarios/durability-demo.js';
-import type { PrefetchDemoResult } from '../scenarios/prefetch-demo.js';
-import type { ProducerCrashResult } from '../scenarios/producer-crash.js';
-import type { RetryDemoResult } from '../scenarios/retry-demo.js';
-import type { RetryLadderResult } from '../scenarios/retry-ladder.js';
-import { alarmCharts } from './charts/alarm-demo.js';
-import { type BenchLike, benchCharts } from './charts/bench.js';
-import { chaosCharts } from './charts/chaos.js';
-import { compareCharts } from './charts/compare.js';
-import { consumerCrashCharts } from './charts/consumer-crash.js';
-import { consumerTimeoutCharts } from './charts/consumer-timeout-demo.js';
-import { delayedRetryCharts } from './charts/delayed-retry-demo.js';
-import { dlqDemoCharts, dlxStrategyCharts } from './charts/dlq-demo.js';
-import { durabilityCharts } from './charts/durability-demo.js';
-import { prefetchCharts } from './charts/prefetch-demo.js';
-import { producerCrashCharts } from './charts/producer-crash.js';
-import { ladderCharts, retryCharts } from './charts/retry-demo.js';
+import { KIND_VIEWS, type Kind, type ResultOf, isKind } from './kinds.js';
 import { toJsonDocument } from './json.js';
 import { escapeHtml } from './svg.js';
 
@@ -74,10 +50,11 @@ export function pageHead(title: string, extraStyle = ''): string {
 </head>`;
 }
 
-export function renderHtmlReport(kind: string, data: object, text: string, generatedAtIso = new Date().toISOString()): string {
-  const ok = (data as { ok?: unknown }).ok;
+export function renderHtmlReport<K extends Kind>(kind: K, data: ResultOf<K>, text: string, generatedAtIso = new Date().toISOString()): string {
+  const ok = 'ok' in data ? data.ok : undefined;
   const verdict = typeof ok === 'boolean' ? `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'verdict: OK' : 'verdict: FAILED'}</span>` : '';
-  const sections = chartsFor(kind, data);
+  // A kind from a caller in plain JavaScript may be any string: its page has no charts.
+  const sections = isKind(kind) ? chartsFor(kind, data) : [];
   return `${pageHead(`rmq-bench ${kind}`)}
 <body data-kind="${escapeHtml(kind)}">
 <h1>rmq-bench ${escapeHtml(kind)}</h1>
@@ -99,34 +76,7 @@ ${sections.join('\n')}
 `;
 }
 
-/** The charts of one --json document of this kind (none for a kind without charts). Pure. */
-export function chartsFor(kind: string, data: object): string[] {
-  switch (kind) {
-    case 'compare':
-      return compareCharts(data as CompareResult);
-    case 'consumer-crash':
-      return consumerCrashCharts(data as ConsumerCrashResult);
-    case 'producer-crash':
-      return producerCrashCharts(data as ProducerCrashResult);
-    case 'prefetch-demo':
-      return prefetchCharts(data as PrefetchDemoResult);
-    case 'dlq-demo':
-      return (data as { mode?: string }).mode === 'strategy' ? dlxStrategyCharts(data as DlxStrategyResult) : dlqDemoCharts(data as DlqDemoResult);
-    case 'retry-demo':
-      return 'mode' in data ? ladderCharts(data as RetryLadderResult) : retryCharts(data as RetryDemoResult);
-    case 'delayed-retry-demo':
-      return delayedRetryCharts(data as DelayedRetryDemoResult);
-    case 'consumer-timeout-demo':
-      return consumerTimeoutCharts(data as ConsumerTimeoutDemoResult);
-    case 'alarm-demo':
-      return alarmCharts(data as AlarmDemoResult);
-    case 'durability-demo':
-      return durabilityCharts(data as DurabilityDemoResult);
-    case 'bench':
-      return benchCharts(data as BenchLike);
-    case 'chaos':
-      return chaosCharts(data as ChaosResult);
-    default:
-      return [];
-  }
+/** The charts of a result of this kind (none for a kind without charts). Pure. */
+export function chartsFor<K extends Kind>(kind: K, data: ResultOf<K>): string[] {
+  return KIND_VIEWS[kind].charts(data);
 }

@@ -1,6 +1,6 @@
-/** The one JSON document a --json command prints. Every document carries schemaVersion and kind. */
-export const SCHEMA_VERSION = 1;
+import { SCHEMA_VERSION } from '../schema-version.js';
 
+/** The one JSON document a --json command prints. Every document carries schemaVersion and kind. */
 export function toJsonDocument(kind: string, data: object): string {
   // schemaVersion and kind come first and cannot be overridden by a field of the data.
   const doc = Object.assign({ schemaVersion: SCHEMA_VERSION, kind }, data, { schemaVersion: SCHEMA_VERSION, kind });

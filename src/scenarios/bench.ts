@@ -1,6 +1,7 @@
 import type { Channel } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
+import { newRunId, runPublisher, type PublishMode } from '../amqp/publisher.js';
+import type { PublisherResult } from '../amqp/publisher-result.js';
 import { startStreamConsumer, type StreamConsumer } from '../amqp/stream-consumer.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
@@ -158,19 +159,91 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
     throw asAmqpError(`could not declare queue ${queue}`, err);
   }
   hooks.onRunStart?.(spec, queue);
-  const meter = new ModeMeter();
-  const stopProducers = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let ticker: NodeJS.Timeout | undefined;
-  const consumers: StreamConsumer[] = [];
-  let producerTasks: Promise<PublisherResult>[] = [];
+  const run = new BenchRun(ctx, opts, spec, urls, queue, hooks);
   try {
+    return await run.measure();
+  } finally {
+    await run.stop();
+    await deleteQueue(ctx, opts, urls, queue);
+  }
+}
+
+/** One run on its queue: its consumers and producers, the meter they feed, and the timers that bound and sample it. */
+class BenchRun {
+  private readonly meter = new ModeMeter();
+  /** Aborted when --duration is up (and on the way out). */
+  private readonly stopProducers = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private readonly consumers: StreamConsumer[] = [];
+  private producerTasks: Promise<PublisherResult>[] = [];
+  /** Why the first consumer that gave up did (null: none did). */
+  private consumerLost: string | null = null;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly opts: BenchOptions,
+    private readonly spec: BenchRunSpec,
+    private readonly urls: readonly string[],
+    private readonly queue: string,
+    private readonly hooks: BenchHooks,
+  ) {}
+
+  async measure(): Promise<BenchModeResult> {
+    const { ctx, opts, spec, meter, hooks } = this;
+    await this.subscribeConsumers();
+    meter.start();
+    this.ticker = setInterval(() => hooks.onSample?.(spec, meter.tick()), 1_000);
+    if (opts.durationMs !== undefined) this.timer = setTimeout(() => this.stopProducers.abort(), opts.durationMs);
+    this.producerTasks = this.startProducers();
+    const producers = await Promise.all(this.producerTasks);
+    clearTimeout(this.timer);
+    const publishes = sumOf(producers, (p) => p.publishes);
+    const gaveUp = producers.find((p) => p.gaveUp !== null)?.gaveUp ?? null;
+    const drained = opts.consumers > 0 && !ctx.signal.aborted ? await this.drain(publishes) : null;
+    await Promise.all(this.consumers.map((c) => c.stop()));
+    clearInterval(this.ticker);
+    const { last, totals } = meter.finish();
+    if (last) hooks.onSample?.(spec, last);
+    const interrupted = ctx.signal.aborted || producers.some((p) => p.interrupted);
+    const consumerGaveUp: string | null = this.consumerLost;
+    const run: BenchModeResult = {
+      ...spec,
+      queue: this.queue,
+      producers: opts.producers,
+      consumers: opts.consumers,
+      published: sumOf(producers, (p) => p.written),
+      publishes,
+      confirmed: spec.mode === 'none' ? 0 : sumOf(producers, (p) => p.confirmed),
+      nacked: sumOf(producers, (p) => p.nacked),
+      indeterminate: sumOf(producers, (p) => p.indeterminate),
+      consumed: totals.consumed,
+      publishDurationMs: totals.publishDurationMs,
+      publishRatePerSec: totals.publishRatePerSec,
+      consumeRatePerSec: totals.consumeRatePerSec,
+      confirmLatency: totals.confirmLatency,
+      e2eLatency: totals.e2eLatency,
+      cpuSeconds: totals.cpuSeconds,
+      cpuUsPerMessage: totals.cpuUsPerMessage,
+      peakRssBytes: totals.peakRssBytes,
+      durationMs: totals.durationMs,
+      stoppedBy: interrupted ? 'interrupted' : gaveUp !== null || consumerGaveUp !== null ? 'gave-up' : this.stopProducers.signal.aborted ? 'time' : 'count',
+      drained: interrupted ? null : drained,
+      gaveUp: gaveUp ?? (consumerGaveUp === null ? null : `consumer: ${consumerGaveUp}`),
+      samples: totals.samples,
+    };
+    return run;
+  }
+
+  /** The consumers, each on its own connection, subscribed before anything is published. */
+  private async subscribeConsumers(): Promise<void> {
+    const { ctx, opts, meter } = this;
     for (let i = 0; i < opts.consumers; i++) {
-      consumers.push(
+      this.consumers.push(
         await subscribe(
           {
-            urls,
-            queue,
+            urls: this.urls,
+            queue: this.queue,
             prefetch: opts.prefetch,
             ackEvery: opts.ackEvery,
             heartbeatS: opts.heartbeatS,
@@ -182,22 +255,22 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
         ),
       );
     }
-    let consumerLost: string | null = null;
-    for (const c of consumers) void c.lost.then((why) => (consumerLost ??= why));
+    for (const c of this.consumers) void c.lost.then((why) => (this.consumerLost ??= why));
+  }
 
-    meter.start();
-    ticker = setInterval(() => hooks.onSample?.(spec, meter.tick()), 1_000);
-    if (opts.durationMs !== undefined) timer = setTimeout(() => stopProducers.abort(), opts.durationMs);
+  /** --producers publishers in the run's mode, each with its own ledger, until the count or stopProducers. */
+  private startProducers(): Promise<PublisherResult>[] {
+    const { ctx, opts, spec, meter } = this;
     const count = opts.count ?? Number.MAX_SAFE_INTEGER;
-    producerTasks = Array.from({ length: opts.producers }, () => {
+    return Array.from({ length: opts.producers }, () => {
       const runId = newRunId();
       const ledger = new Ledger(opts.count === undefined ? { runId } : { runId, capacity: opts.count });
       return runPublisher(
         {
-          urls,
+          urls: this.urls,
           startIndex: 0,
           exchange: '',
-          routingKey: queue,
+          routingKey: this.queue,
           count,
           ratePerSec: opts.ratePerSec,
           sizeBytes: opts.sizeBytes,
@@ -219,7 +292,7 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
         ledger,
         {
           signal: ctx.signal,
-          stop: stopProducers.signal,
+          stop: this.stopProducers.signal,
           onWritten: () => meter.onWritten(),
           onConfirm: (ms) => meter.onConfirm(ms),
           onEvent: (e) => {
@@ -229,64 +302,31 @@ async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls
         },
       );
     });
-    const producers = await Promise.all(producerTasks);
-    clearTimeout(timer);
-    const publishes = sumOf(producers, (p) => p.publishes);
-    const gaveUp = producers.find((p) => p.gaveUp !== null)?.gaveUp ?? null;
+  }
 
-    let drained: boolean | null = null;
-    if (opts.consumers > 0 && !ctx.signal.aborted) {
-      try {
-        await retryUntil(
-          async () => meter.consumed,
-          (n) => n >= publishes || consumerLost !== null,
-          { timeoutMs: opts.drainTimeoutMs, intervalMs: 50, signal: ctx.signal, describe: () => 'drain' },
-        );
-        drained = meter.consumed >= publishes;
-      } catch (err) {
-        if (err instanceof DeadlineError) drained = false;
-        else if (!(err instanceof InterruptedError)) throw err;
-      }
+  /** Whether the consumers read every publish within --drain-timeout (until one gives up); null when interrupted. */
+  private async drain(publishes: number): Promise<boolean | null> {
+    const { ctx, meter } = this;
+    try {
+      await retryUntil(
+        async () => meter.consumed,
+        (n) => n >= publishes || this.consumerLost !== null,
+        { timeoutMs: this.opts.drainTimeoutMs, intervalMs: 50, signal: ctx.signal, describe: () => 'drain' },
+      );
+      return meter.consumed >= publishes;
+    } catch (err) {
+      if (err instanceof DeadlineError) return false;
+      if (!(err instanceof InterruptedError)) throw err;
+      return null;
     }
-    await Promise.all(consumers.map((c) => c.stop()));
-    clearInterval(ticker);
-    const { last, totals } = meter.finish();
-    if (last) hooks.onSample?.(spec, last);
-    const interrupted = ctx.signal.aborted || producers.some((p) => p.interrupted);
-    const consumerGaveUp: string | null = consumerLost;
-    const run: BenchModeResult = {
-      ...spec,
-      queue,
-      producers: opts.producers,
-      consumers: opts.consumers,
-      published: sumOf(producers, (p) => p.written),
-      publishes,
-      confirmed: spec.mode === 'none' ? 0 : sumOf(producers, (p) => p.confirmed),
-      nacked: sumOf(producers, (p) => p.nacked),
-      indeterminate: sumOf(producers, (p) => p.indeterminate),
-      consumed: totals.consumed,
-      publishDurationMs: totals.publishDurationMs,
-      publishRatePerSec: totals.publishRatePerSec,
-      consumeRatePerSec: totals.consumeRatePerSec,
-      confirmLatency: totals.confirmLatency,
-      e2eLatency: totals.e2eLatency,
-      cpuSeconds: totals.cpuSeconds,
-      cpuUsPerMessage: totals.cpuUsPerMessage,
-      peakRssBytes: totals.peakRssBytes,
-      durationMs: totals.durationMs,
-      stoppedBy: interrupted ? 'interrupted' : gaveUp !== null || consumerGaveUp !== null ? 'gave-up' : stopProducers.signal.aborted ? 'time' : 'count',
-      drained: interrupted ? null : drained,
-      gaveUp: gaveUp ?? (consumerGaveUp === null ? null : `consumer: ${consumerGaveUp}`),
-      samples: totals.samples,
-    };
-    return run;
-  } finally {
-    clearTimeout(timer);
-    clearInterval(ticker);
-    // On an error: stop everything before the queue goes.
-    stopProducers.abort();
-    await Promise.allSettled([...producerTasks, ...consumers.map((c) => c.stop())]);
-    await deleteQueue(ctx, opts, urls, queue);
+  }
+
+  /** On every way out (an error too): everything stopped before the queue goes. */
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    clearInterval(this.ticker);
+    this.stopProducers.abort();
+    await Promise.allSettled([...this.producerTasks, ...this.consumers.map((c) => c.stop())]);
   }
 }
 

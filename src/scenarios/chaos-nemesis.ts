@@ -1,16 +1,11 @@
-import { combineFaults, restoreQuietly, type AppliedFault, type FaultKind } from '../cluster/faults.js';
-import {
-  currentLeader,
-  type FaultPhase,
-  type LeaderFault,
-  type LeaderFaultDriver,
-  type LeaderFaultHandle,
-  type QueueRef,
-  startLeaderFault,
-  waitForRejoin,
-} from '../cluster/leader-fault.js';
+import type { LeaderFault } from '../cluster/fault-leader.js';
+import type { FaultKind } from '../cluster/faults.js';
+import { type FaultPhase, type LeaderFaultDriver, type LeaderFaultHandle, type LeaderFaultTimeline, startLeaderFault } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
+import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
+import { injectQuorumLoss } from '../cluster/quorum-loss.js';
+import { waitForRejoin } from '../cluster/rejoin.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
@@ -71,7 +66,7 @@ interface Resolved {
   before: LeaderFault['before'];
 }
 
-/** The queues' leaders now (short names), asking only nodes not in `exclude`. */
+/** The queues' leaders now: by queue name (short names), and each queue's leadership in the order of `queues`. */
 async function leadersOf(ctx: Context, queues: readonly QueueRef[]): Promise<{ map: Record<string, string | null>; list: LeaderFault['before'][] }> {
   const list: LeaderFault['before'][] = [];
   const map: Record<string, string | null> = {};
@@ -124,25 +119,123 @@ export async function resolveTarget(
   return { nodeName, second, reason, leaders, before };
 }
 
-export function startNemesis(ctx: Context, opts: NemesisOptions): NemesisHandle {
-  const history: FaultRecord[] = [];
-  const finishing = new AbortController();
-  const closing = new AbortController();
-  const runSignal = AbortSignal.any([ctx.signal, closing.signal]);
-  const rel = (t: number | null): number | null => (t === null ? null : Math.round(t - opts.t0));
-  let current: { handle: LeaderFaultHandle; record: FaultRecord; planned: PlannedFault } | undefined;
-  let stoppedBecause: string | null = null;
-  const say = (line: string): void => opts.onLine?.(line);
+/** The fault on now: its sequence, what it is recording, and what was planned. */
+interface CurrentFault {
+  handle: LeaderFaultHandle;
+  record: FaultRecord;
+  planned: PlannedFault;
+}
 
-  const step = async (planned: PlannedFault): Promise<void> => {
-    const issuedAt = performance.now();
-    const record: FaultRecord = {
+/**
+ * The nemesis's state and steps: run() waits for each planned fault's turn and runs step() on
+ * it; step() drives one fault through the shared sequence and fills in its FaultRecord.
+ */
+class Nemesis {
+  readonly history: FaultRecord[] = [];
+  /** Why the nemesis stopped early, or null. */
+  stoppedBecause: string | null = null;
+  /** Settles once run() has ended. */
+  readonly done: Promise<void>;
+  private readonly finishing = new AbortController();
+  private readonly closing = new AbortController();
+  /** Ctrl+C or close(): every wait of the nemesis stops, and the fault on is healed. */
+  private readonly runSignal: AbortSignal;
+  /** ctx with runSignal. */
+  private readonly scoped: Context;
+  private current: CurrentFault | undefined;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly opts: NemesisOptions,
+  ) {
+    this.runSignal = AbortSignal.any([ctx.signal, this.closing.signal]);
+    this.scoped = { ...ctx, signal: this.runSignal };
+    this.done = this.run();
+  }
+
+  active(): ActiveFault | null {
+    const c = this.current;
+    if (!c) return null;
+    return { index: c.planned.index, kind: c.planned.kind, nodes: c.record.nodes, phase: c.handle.timeline.phase };
+  }
+
+  async finish(): Promise<void> {
+    this.finishing.abort();
+    await this.done;
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+    await this.current?.handle.close();
+    await this.done;
+  }
+
+  private say(line: string): void {
+    this.opts.onLine?.(line);
+  }
+
+  /** A performance.now() time as ms since the run's start. */
+  private rel(t: number | null): number | null {
+    return t === null ? null : Math.round(t - this.opts.t0);
+  }
+
+  /** Each planned fault in turn, intervalMs after the previous one started, until all ran or the nemesis is stopped. */
+  private async run(): Promise<void> {
+    const started = performance.now();
+    const untilOrStop = (at: number): Promise<void> =>
+      systemClock.sleep(Math.max(0, at - performance.now()), AbortSignal.any([this.runSignal, this.finishing.signal])).catch(() => undefined);
+    try {
+      let nextAt = started + this.opts.firstAtMs;
+      for (const planned of this.opts.schedule) {
+        await untilOrStop(nextAt);
+        if (this.finishing.signal.aborted || this.runSignal.aborted) return;
+        const stepStart = performance.now();
+        await this.step(planned);
+        nextAt = stepStart + this.opts.intervalMs;
+      }
+    } catch (err) {
+      if (!(err instanceof InterruptedError)) {
+        this.stoppedBecause = errorMessage(err);
+        this.say(`nemesis stopped: ${this.stoppedBecause}`);
+      }
+    }
+  }
+
+  /** One planned fault: applied, held, healed and awaited until the cluster is whole; throws when it could not be. */
+  private async step(planned: PlannedFault): Promise<void> {
+    const record = this.newRecord(planned);
+    this.history.push(record);
+    const handle = startLeaderFault(this.scoped, this.opts.queues[0]!, planned.kind, {
+      restoreAfterMs: this.opts.holdMs,
+      awaitElection: false,
+      electionTimeoutMs: 0,
+      rejoinTimeoutMs: this.opts.rejoinTimeoutMs,
+      driver: this.driverFor(planned, record),
+      onPhase: (phase, t) => {
+        if (phase === 'restoring') this.say(`fault ${planned.index}: healing ${record.nodes.join(' and ')}`);
+        if (phase === 'rejoined' && t.rejoinedAt !== null) this.say(`fault ${planned.index}: cluster whole again`);
+      },
+    });
+    this.current = { handle, record, planned };
+    const { timeline, error } = await handle.done;
+    this.recordOutcome(record, timeline);
+    this.current = undefined;
+    if (error !== undefined) {
+      if (error instanceof InterruptedError || this.runSignal.aborted) throw new InterruptedError();
+      throw new Error(`fault ${planned.index} (${planned.kind}): ${timeline.error}`);
+    }
+    // The leaders once whole: which queues changed leader.
+    record.leadersAfter = (await leadersOf(this.scoped, this.opts.queues).catch(() => ({ map: {} }))).map;
+  }
+
+  private newRecord(planned: PlannedFault): FaultRecord {
+    return {
       index: planned.index,
       kind: planned.kind,
       target: planned.target,
       nodes: [],
       reason: '',
-      issuedAtMs: rel(issuedAt)!,
+      issuedAtMs: this.rel(performance.now())!,
       appliedAtMs: null,
       restoredAtMs: null,
       wholeAtMs: null,
@@ -150,102 +243,49 @@ export function startNemesis(ctx: Context, opts: NemesisOptions): NemesisHandle 
       leadersAfter: {},
       error: null,
     };
-    history.push(record);
-    const scoped: Context = { ...ctx, signal: runSignal };
-    const driver: LeaderFaultDriver = {
-      fault: async (kind, signal) => {
-        const s: Context = { ...ctx, signal };
-        const r = await resolveTarget(s, planned, opts.queues, opts.producerNodes());
-        record.reason = r.reason;
-        record.leadersBefore = r.leaders;
-        let fault: AppliedFault;
-        if (kind === 'quorum-loss') {
-          const first = await ctx.faults.inject(r.nodeName, 'kill');
-          let other: AppliedFault;
-          try {
-            if (r.second === undefined) throw new Error(`no second member next to ${r.nodeName} for quorum-loss`);
-            other = await ctx.faults.inject(r.second, 'kill');
-          } catch (err) {
-            await restoreQuietly(first, ctx.log);
-            throw err;
-          }
-          fault = combineFaults(kind, [first, other]);
-        } else {
-          fault = await ctx.faults.inject(r.nodeName, kind, opts.netem ? { netem: opts.netem } : {});
-        }
-        const alsoFaulted = r.second !== undefined && kind === 'quorum-loss' ? [shortNodeName(r.second)] : [];
-        record.nodes = [shortNodeName(r.nodeName), ...alsoFaulted];
-        say(`fault ${planned.index}: ${kind} ${record.nodes.join(' and ')} (${r.reason})`);
-        return { oldLeader: shortNodeName(r.nodeName), alsoFaulted, before: r.before, fault, node: r.nodeName };
-      },
-      waitForNewLeader: () => Promise.reject(new Error('chaos awaits no election')),
-      waitForRejoin: (lf, restoredAt, timeoutMs, signal) => waitForRejoin({ ...ctx, signal }, opts.queues, lf, { timeoutMs, restoredAt }),
-    };
-    const handle = startLeaderFault(scoped, opts.queues[0]!, planned.kind, {
-      restoreAfterMs: opts.holdMs,
-      awaitElection: false,
-      electionTimeoutMs: 0,
-      rejoinTimeoutMs: opts.rejoinTimeoutMs,
-      driver,
-      onPhase: (phase, t) => {
-        if (phase === 'restoring') say(`fault ${planned.index}: healing ${record.nodes.join(' and ')}`);
-        if (phase === 'rejoined' && t.rejoinedAt !== null) say(`fault ${planned.index}: cluster whole again`);
-      },
-    });
-    current = { handle, record, planned };
-    const { timeline, error } = await handle.done;
-    record.appliedAtMs = rel(timeline.appliedAt);
-    record.restoredAtMs = rel(timeline.restoredAt);
-    record.wholeAtMs = rel(timeline.rejoinedAt);
+  }
+
+  private recordOutcome(record: FaultRecord, timeline: Readonly<LeaderFaultTimeline>): void {
+    record.appliedAtMs = this.rel(timeline.appliedAt);
+    record.restoredAtMs = this.rel(timeline.restoredAt);
+    record.wholeAtMs = this.rel(timeline.rejoinedAt);
     record.error = timeline.error;
-    current = undefined;
-    if (error !== undefined) {
-      if (error instanceof InterruptedError || runSignal.aborted) throw new InterruptedError();
-      throw new Error(`fault ${planned.index} (${planned.kind}): ${timeline.error}`);
-    }
-    // The leaders once whole: which queues changed leader.
-    record.leadersAfter = (await leadersOf(scoped, opts.queues).catch(() => ({ map: {} }))).map;
-  };
+  }
 
-  const run = async (): Promise<void> => {
-    const started = performance.now();
-    const untilOrStop = (at: number): Promise<void> =>
-      systemClock.sleep(Math.max(0, at - performance.now()), AbortSignal.any([runSignal, finishing.signal])).catch(() => undefined);
-    try {
-      let nextAt = started + opts.firstAtMs;
-      for (const planned of opts.schedule) {
-        await untilOrStop(nextAt);
-        if (finishing.signal.aborted || runSignal.aborted) return;
-        const stepStart = performance.now();
-        await step(planned);
-        nextAt = stepStart + opts.intervalMs;
-      }
-    } catch (err) {
-      if (!(err instanceof InterruptedError)) {
-        stoppedBecause = errorMessage(err);
-        say(`nemesis stopped: ${stoppedBecause}`);
-      }
-    }
-  };
-  const done = run();
+  /** The sequence's steps for a chaos fault: the node is resolved when the fault starts, no election is awaited. */
+  private driverFor(planned: PlannedFault, record: FaultRecord): LeaderFaultDriver {
+    return {
+      fault: (kind, signal) => this.applyFault(planned, record, kind, signal),
+      waitForNewLeader: () => Promise.reject(new Error('chaos awaits no election')),
+      waitForRejoin: (lf, restoredAt, timeoutMs, signal) => waitForRejoin({ ...this.ctx, signal }, this.opts.queues, lf, { timeoutMs, restoredAt }),
+    };
+  }
 
+  /** Resolve the planned target to a node (two for quorum-loss) and fault it. */
+  private async applyFault(planned: PlannedFault, record: FaultRecord, kind: FaultKind, signal: AbortSignal): Promise<LeaderFault> {
+    const { ctx, opts } = this;
+    const r = await resolveTarget({ ...ctx, signal }, planned, opts.queues, opts.producerNodes());
+    record.reason = r.reason;
+    record.leadersBefore = r.leaders;
+    const fault =
+      kind === 'quorum-loss'
+        ? await injectQuorumLoss(ctx, r.nodeName, r.second)
+        : await ctx.faults.inject(r.nodeName, kind, opts.netem ? { netem: opts.netem } : {});
+    const alsoFaulted = r.second !== undefined && kind === 'quorum-loss' ? [shortNodeName(r.second)] : [];
+    record.nodes = [shortNodeName(r.nodeName), ...alsoFaulted];
+    this.say(`fault ${planned.index}: ${kind} ${record.nodes.join(' and ')} (${r.reason})`);
+    return { oldLeader: shortNodeName(r.nodeName), alsoFaulted, before: r.before, fault, node: r.nodeName };
+  }
+}
+
+export function startNemesis(ctx: Context, opts: NemesisOptions): NemesisHandle {
+  const nemesis = new Nemesis(ctx, opts);
   return {
-    history,
-    allRun: done,
-    active: () => {
-      const c = current;
-      if (!c) return null;
-      return { index: c.planned.index, kind: c.planned.kind, nodes: c.record.nodes, phase: c.handle.timeline.phase };
-    },
-    finish: async () => {
-      finishing.abort();
-      await done;
-    },
-    close: async () => {
-      closing.abort();
-      await current?.handle.close();
-      await done;
-    },
-    error: () => stoppedBecause,
+    history: nemesis.history,
+    allRun: nemesis.done,
+    active: () => nemesis.active(),
+    finish: () => nemesis.finish(),
+    close: () => nemesis.close(),
+    error: () => nemesis.stoppedBecause,
   };
 }

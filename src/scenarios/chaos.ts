@@ -1,38 +1,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ConsumerResult } from '../amqp/consumer-result.js';
 import { type Endpoints, endpointsFor } from '../amqp/locate.js';
-import { connectAny, closeWithin } from '../amqp/connect.js';
-import { runConsumer, type ConsumerResult } from '../amqp/consumer.js';
-import { newRunId, runPublisher, type PublisherResult, type PublisherSnapshot } from '../amqp/publisher.js';
-import { requireCluster } from '../cluster/cluster.js';
+import type { PublisherResult } from '../amqp/publisher-result.js';
+import { requireCluster } from '../cluster/readiness.js';
 import type { FaultKind } from '../cluster/faults.js';
-import { currentLeader, type QueueRef } from '../cluster/leader-fault.js';
-import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
-import { Ledger, parseMessageId } from '../ledger/ledger.js';
-import { reconcile } from '../ledger/reconcile.js';
-import { LatencyRecorder } from '../measure/histogram.js';
-import { openProcessedStore } from '../store/processed.js';
-import { renderChaosLive } from '../report/chaos.js';
+import { openProcessedStore, type ProcessedStore } from '../store/processed.js';
 import { maskUrl } from '../url.js';
 import { retryUntil, systemClock } from '../util/retry.js';
 import { startNemesis, type NemesisHandle } from './chaos-nemesis.js';
 import {
   availability,
-  type ChaosConsumer,
   type ChaosOptions,
-  type ChaosProducer,
   type ChaosResult,
   type ChaosSample,
   chaosTotals,
   chaosVerdict,
-  type ConfirmGap,
-  GAP_MIN_MS,
   type LatencyPhase,
   nemesisSchedule,
+  type PlannedFault,
 } from './chaos-plan.js';
+import { type ChaosQueues, chaosQueues, declareQueues, deleteQueues, drained, leadersOf } from './chaos-queues.js';
+import { ChaosTraffic } from './chaos-traffic.js';
 
 /**
  * chaos: P producers with confirms and C consumers with manual ack and an idempotent store, over
@@ -47,6 +39,26 @@ export type { ChaosOptions, ChaosResult };
 export interface ChaosRunOptions extends ChaosOptions {
   /** The user named the faults: one this host cannot apply is refused (exit 69), not left out. */
   faultsGiven: boolean;
+}
+
+/** Where the run stands, once a second while it runs: the caller's progress line. */
+export interface ChaosLiveSample {
+  elapsedMs: number;
+  durationMs: number;
+  /** The confirming producers' counters, summed. */
+  written: number;
+  confirmed: number;
+  consumed: number;
+  inFlight: number;
+  /** What the nemesis is doing now ("kill rabbit2 (holding)"), "calm", or the stage of the end. */
+  phase: string;
+  /** What the control producer wrote; null without --control. */
+  controlWritten: number | null;
+}
+
+export interface ChaosHooks {
+  /** Once a second while traffic flows and until everything has stopped. */
+  onLive?: (live: ChaosLiveSample) => void;
 }
 
 /** Which kinds can run here: the ones the injector refuses are left out of a default list, refused in a given one. */
@@ -66,359 +78,207 @@ async function usableFaults(ctx: Context, opts: ChaosRunOptions): Promise<{ kind
   return { kinds, skipped };
 }
 
-const queueName = (opts: ChaosOptions, i: number): string => `${opts.queuePrefix}.${i + 1}`;
-const controlQueue = (opts: ChaosOptions): string => `${opts.queuePrefix}.control`;
-
-/**
- * Fresh quorum queues, each declared through a connection to node i mod 3 with the client-local
- * leader locator, so that their leaders start spread over the nodes; then awaited until every
- * member is online.
- */
-async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints: Endpoints, names: readonly string[]): Promise<void> {
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
-    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
-      if (!/404|not found/i.test(errorMessage(err))) throw err;
-    });
-    const c = await connectAny(endpoints.urls, i % endpoints.urls.length, { heartbeatS: opts.heartbeatS, timeoutMs: 15_000, signal: ctx.signal });
-    try {
-      const ch = await c.connection.createChannel();
-      await ch.assertQueue(name, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' } });
-      await ch.close();
-    } finally {
-      await closeWithin(c.connection);
-    }
-  }
-  for (const name of names) {
-    await retryUntil(
-      () => currentLeader(ctx, { vhost: opts.vhost, queue: name }),
-      (q) => q.online.length >= q.members.length && q.members.length > 0,
-      {
-        timeoutMs: 60_000,
-        intervalMs: 500,
-        signal: ctx.signal,
-        describe: (l) =>
-          `queue '${name}' not ready (${l.value ? `${l.value.online.length} of ${l.value.members.length} members online` : errorMessage(l.error)})`,
-      },
-    );
-  }
+/** The consumers' idempotent store: the user's file, or one in a temporary folder removed at close. */
+function openStore(opts: ChaosOptions): { store: ProcessedStore; closeStore: () => void } {
+  const storeDir = opts.storeFile ? undefined : mkdtempSync(path.join(tmpdir(), 'rmq-bench-chaos-'));
+  const storeFile = opts.storeFile ?? path.join(storeDir!, 'processed.db');
+  const store = openProcessedStore(storeFile, { idempotent: true });
+  return {
+    store,
+    closeStore: () => {
+      store.close();
+      if (storeDir) rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
 }
 
-async function deleteQueues(ctx: Context, vhost: string, names: readonly string[]): Promise<void> {
-  for (const name of names)
-    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
-      ctx.log(`could not delete queue ${name}: ${errorMessage(err)}`);
-    });
-}
-
-async function leaderOrNull(ctx: Context, ref: QueueRef): Promise<string | null> {
-  try {
-    return shortNodeName((await currentLeader(ctx, ref)).leader);
-  } catch {
-    return null;
-  }
-}
-
-/** Every producer's ledger, found by the run id in a consumed message's id. */
-class Ledgers {
-  readonly byRun = new Map<string, Ledger>();
-  unexpected = 0;
-  readonly unexpectedSamples: string[] = [];
-
-  read(messageId: string | undefined): void {
-    const parsed = messageId === undefined ? undefined : parseMessageId(messageId);
-    const ledger = parsed ? this.byRun.get(parsed.runId) : undefined;
-    if (ledger && parsed) {
-      ledger.recordReadSeq(parsed.seq);
-      return;
-    }
-    this.unexpected++;
-    if (this.unexpectedSamples.length < 20) this.unexpectedSamples.push(String(messageId));
-  }
-}
-
-export async function runChaos(ctx: Context, opts: ChaosRunOptions): Promise<ChaosResult> {
+export async function runChaos(ctx: Context, opts: ChaosRunOptions, hooks: ChaosHooks = {}): Promise<ChaosResult> {
   await requireCluster(ctx);
   const { progress } = ctx;
   const { kinds, skipped } = await usableFaults(ctx, opts);
   for (const s of skipped) progress.info(`${s.kind} left out: ${s.why}`);
   const endpoints = await endpointsFor(ctx, opts.urls, opts.heartbeatS);
-  const names = Array.from({ length: opts.queues }, (_, i) => queueName(opts, i));
-  const allQueues = opts.control ? [...names, controlQueue(opts)] : names;
-  const refs: QueueRef[] = names.map((queue) => ({ vhost: opts.vhost, queue }));
+  const queues = chaosQueues(opts);
 
-  progress.start(`declaring ${allQueues.length} quorum queues (${allQueues.join(', ')})`);
-  await declareQueues(ctx, opts, endpoints, allQueues);
-  const leadersAtStart = await Promise.all(allQueues.map((queue) => leaderOrNull(ctx, { vhost: opts.vhost, queue })));
-  progress.succeed(`queues ready, leaders: ${allQueues.map((q, i) => `${q} ${leadersAtStart[i] ?? '?'}`).join(', ')}`);
+  progress.start(`declaring ${queues.all.length} quorum queues (${queues.all.join(', ')})`);
+  await declareQueues(ctx, opts, endpoints, queues.all);
+  const leadersAtStart = await leadersOf(ctx, opts.vhost, queues.all);
+  progress.succeed(`queues ready, leaders: ${queues.all.map((q, i) => `${q} ${leadersAtStart[i] ?? '?'}`).join(', ')}`);
 
-  const storeDir = opts.storeFile ? undefined : mkdtempSync(path.join(tmpdir(), 'rmq-bench-chaos-'));
-  const storeFile = opts.storeFile ?? path.join(storeDir!, 'processed.db');
-  const store = openProcessedStore(storeFile, { idempotent: true });
-
+  const { store, closeStore } = openStore(opts);
   const t0 = performance.now();
   const startedAtIso = new Date().toISOString();
-  const ledgers = new Ledgers();
-  const stopProducers = new AbortController();
-  const stopConsumers = new AbortController();
-  const consumerSignal = AbortSignal.any([ctx.signal, stopConsumers.signal]);
-  const latency = new Map<LatencyPhase, LatencyRecorder>();
-  const gaps: ConfirmGap[] = [];
-  let consumed = 0;
-  let lastDeliveryAt = performance.now();
-  const producerCount = opts.producers + (opts.control ? 1 : 0);
-  const snapshots: (() => PublisherSnapshot)[] = [];
-  const lastConfirmAt = new Array<number>(producerCount).fill(t0);
-  const nodeOf = new Array<string | undefined>(producerCount).fill(undefined);
-  const connectedTo: string[][] = Array.from({ length: producerCount }, () => []);
-  const maskedUrls = endpoints.urls.map(maskUrl);
-
   const schedule = nemesisSchedule(opts.seed, kinds, opts.targets, opts.faultCount ?? Math.ceil(opts.durationMs / Math.max(1, opts.intervalMs)) + 2);
-  let nemesis: NemesisHandle | undefined;
-  const phaseNow = (): LatencyPhase => nemesis?.active()?.kind ?? 'calm';
+  const run = new ChaosRun(ctx, opts, hooks, { endpoints, queues, store, closeStore, t0 });
+  await run.play(schedule);
 
-  // Ledgers sized for the run at the nominal rate; they grow if a producer writes more.
-  const capacity = Math.ceil((opts.ratePerSec * opts.durationMs) / 1000) + opts.window;
-  const producerRuns: Promise<PublisherResult>[] = [];
-  const runIds: string[] = [];
-  for (let p = 0; p < producerCount; p++) {
-    const isControl = p === opts.producers;
-    const runId = newRunId();
-    runIds.push(runId);
-    const ledger = new Ledger({ runId, capacity });
-    ledgers.byRun.set(runId, ledger);
-    const queue = isControl ? controlQueue(opts) : names[p % names.length]!;
-    producerRuns.push(
-      runPublisher(
-        {
-          urls: endpoints.urls,
-          startIndex: p % endpoints.urls.length,
-          exchange: '',
-          routingKey: queue,
-          count: 2 ** 31 - 1,
-          ratePerSec: opts.ratePerSec,
-          sizeBytes: opts.sizeBytes,
-          persistent: true,
-          mandatory: false,
-          mode: isControl ? 'none' : 'async',
-          window: opts.window,
-          batchSize: 100,
-          confirmTimeoutMs: opts.confirmTimeoutMs,
-          heartbeatS: opts.heartbeatS,
-          reconnectTimeoutMs: opts.rejoinTimeoutMs + 60_000,
-          runId,
-          recordConfirmLatency: false,
-        },
-        ledger,
-        {
-          signal: ctx.signal,
-          stop: stopProducers.signal,
-          onStart: (snapshot) => {
-            snapshots[p] = snapshot;
-          },
-          onConfirm: (ms) => {
-            const now = performance.now();
-            if (now - lastConfirmAt[p]! >= GAP_MIN_MS) gaps.push({ producer: p + 1, fromMs: lastConfirmAt[p]! - t0, toMs: now - t0 });
-            lastConfirmAt[p] = now;
-            if (ms === undefined) return;
-            const phase = phaseNow();
-            let rec = latency.get(phase);
-            if (!rec) {
-              rec = new LatencyRecorder();
-              latency.set(phase, rec);
-            }
-            rec.recordMs(ms);
-          },
-          onEvent: (e) => {
-            if (e.type === 'connected') {
-              const i = maskedUrls.indexOf(e.detail);
-              nodeOf[p] = i === -1 ? undefined : endpoints.nodes[i];
-              connectedTo[p]!.push(nodeOf[p] ? shortNodeName(nodeOf[p]!) : e.detail);
-            } else if (e.type === 'connection-lost' || e.type === 'gave-up') nodeOf[p] = undefined;
-          },
-        },
-      ),
-    );
-  }
-
-  const consumerCount = opts.consumers + (opts.control ? 1 : 0);
-  const consumerQueues = Array.from({ length: consumerCount }, (_, c) =>
-    opts.control && c === opts.consumers ? controlQueue(opts) : names[c % names.length]!,
-  );
-  const consumerRuns: Promise<ConsumerResult>[] = consumerQueues.map((queue, c) =>
-    runConsumer(
-      {
-        urls: endpoints.urls,
-        // Spread over the nodes, as the producers are: a fault hits some consumers, not all.
-        startIndex: (c + 1) % endpoints.urls.length,
-        queue,
-        prefetch: opts.prefetch,
-        autoAck: false,
-        crashOnDelivery: false,
-        failure: undefined,
-        workMs: 0,
-        ackEvery: 1,
-        count: undefined,
-        idleTimeoutMs: 2 ** 31 - 1,
-        heartbeatS: opts.heartbeatS,
-        reconnectTimeoutMs: opts.rejoinTimeoutMs + 60_000,
-        store,
-      },
-      {
-        signal: consumerSignal,
-        onDelivery: (d) => {
-          if (d.outcome !== 'processed' && d.outcome !== 'duplicate-skipped') return;
-          // The timeline's consumed counts the confirming producers' queues; the control queue is apart.
-          if (queue !== controlQueue(opts)) consumed++;
-          lastDeliveryAt = performance.now();
-          ledgers.read(d.messageId);
-        },
-        onEvent: (line) => {
-          if (line.startsWith('connection lost')) ctx.log(`consumer ${c + 1}: ${line}`);
-        },
-      },
-    ),
-  );
-
-  // Awaited only at the end: a failure before then must not be an unhandled rejection.
-  for (const run of [...producerRuns, ...consumerRuns]) run.catch(() => undefined);
-
-  const samples: ChaosSample[] = [];
-  /** The confirming producers' live counters, summed (the control producer's are apart). */
-  const counters = (): { written: number; confirmed: number; inFlight: number; control: number } => {
-    const c = { written: 0, confirmed: 0, inFlight: 0, control: 0 };
-    snapshots.forEach((snap, p) => {
-      const s = snap();
-      if (p === opts.producers) c.control += s.written;
-      else {
-        c.written += s.written;
-        c.confirmed += s.confirmed;
-        c.inFlight += s.inFlight;
-      }
-    });
-    return c;
-  };
-  const sample = (): void => {
-    const { written, confirmed, inFlight } = counters();
-    samples.push({ tMs: Math.round(performance.now() - t0), written, confirmed, consumed, inFlight });
-  };
-  let stage = 'traffic';
-  const ticker = setInterval(() => {
-    sample();
-    const a = nemesis?.active();
-    const c = counters();
-    progress.update(
-      renderChaosLive({
-        elapsedMs: performance.now() - t0,
-        durationMs: opts.durationMs,
-        written: c.written,
-        confirmed: c.confirmed,
-        consumed,
-        inFlight: c.inFlight,
-        phase: a ? `${a.kind} ${a.nodes.join('+') || '…'} (${a.phase})` : stage === 'traffic' ? 'calm' : stage,
-      }) + (opts.control ? `, control written ${c.control}` : ''),
-    );
-  }, 1_000);
-
-  let interrupted = false;
-  let producers: PublisherResult[] = [];
-  let consumers: ConsumerResult[] = [];
-  try {
-    progress.start(`chaos: ${opts.producers} producers, ${opts.consumers} consumers, ${opts.queues} queues, a fault every ${opts.intervalMs / 1000} s`);
-    nemesis = startNemesis(ctx, {
-      schedule,
-      queues: refs,
-      intervalMs: opts.intervalMs,
-      holdMs: opts.holdMs,
-      rejoinTimeoutMs: opts.rejoinTimeoutMs,
-      firstAtMs: Math.min(opts.intervalMs, 10_000),
-      netem: opts.netem,
-      producerNodes: () => nodeOf.slice(0, opts.producers),
-      t0,
-      onLine: (line) => progress.info(line),
-    });
-    await systemClock.sleep(opts.durationMs, ctx.signal);
-    if (opts.faultCount !== undefined) {
-      stage = `until fault ${opts.faultCount} of ${opts.faultCount} is healed`;
-      await allFaultsRun(ctx, nemesis, opts);
-    }
-    stage = 'healing the last fault';
-    await nemesis.finish();
-    stage = 'stopping the producers';
-    stopProducers.abort();
-    producers = await Promise.all(producerRuns);
-    stage = 'draining';
-    await drained(ctx, opts, allQueues, () => lastDeliveryAt);
-  } catch (err) {
-    if (!ctx.signal.aborted) throw err;
-    interrupted = true;
-  } finally {
-    clearInterval(ticker);
-    // Ctrl+C or an error: heal at once, stop everything, close the store.
-    await nemesis?.close();
-    stopProducers.abort();
-    stopConsumers.abort();
-    if (producers.length === 0) producers = await Promise.all(producerRuns);
-    consumers = await Promise.all(consumerRuns);
-    sample();
-    store.close();
-    if (storeDir) rmSync(storeDir, { recursive: true, force: true });
-  }
   const endMs = performance.now() - t0;
-  for (let p = 0; p < opts.producers; p++)
-    if (endMs - (lastConfirmAt[p]! - t0) >= GAP_MIN_MS) gaps.push({ producer: p + 1, fromMs: lastConfirmAt[p]! - t0, toMs: endMs });
-
-  const chaosProducers: ChaosProducer[] = producers.map((r, p) => ({
-    producer: p + 1,
-    queue: p === opts.producers ? controlQueue(opts) : names[p % names.length]!,
-    confirms: p !== opts.producers,
-    runId: runIds[p]!,
-    reconnects: r.reconnects,
-    longestStallMs: r.longestStallMs,
-    connectedTo: connectedTo[p]!,
-    reconciliation: reconcile(ledgers.byRun.get(runIds[p]!)!),
-  }));
-  const chaosConsumers: ChaosConsumer[] = consumers.map((r, c) => ({
-    consumer: c + 1,
-    queue: consumerQueues[c]!,
-    received: r.received,
-    processed: r.processed,
-    duplicatesSkipped: r.duplicatesSkipped,
-    reconnects: r.reconnects,
-  }));
+  const { traffic, nemesis, interrupted } = run;
+  traffic.closeGaps(endMs);
+  const chaosProducers = traffic.producerReports(run.producers);
+  const chaosConsumers = traffic.consumerReports(run.consumers);
   const confirming = chaosProducers.filter((p) => p.confirms);
   const totals = chaosTotals(confirming);
   const control = opts.control ? chaosTotals(chaosProducers.filter((p) => !p.confirms)) : null;
-  const verdict = chaosVerdict(totals, ledgers.unexpected);
+  const verdict = chaosVerdict(totals, traffic.ledgers.unexpected);
   const reasons = [...verdict.reasons];
   if (interrupted) reasons.push('interrupted before the drain: messages still queued count as unread');
   const nemesisError = nemesis?.error() ?? null;
   if (nemesisError) reasons.push(`the nemesis stopped early: ${nemesisError}`);
   const history = [...(nemesis?.history ?? [])];
-  const leadersAtEnd = await Promise.all(allQueues.map((queue) => leaderOrNull(ctx, { vhost: opts.vhost, queue })));
-  if (!interrupted && verdict.ok) await deleteQueues(ctx, opts.vhost, allQueues);
+  const leadersAtEnd = await leadersOf(ctx, opts.vhost, queues.all);
+  if (!interrupted && verdict.ok) await deleteQueues(ctx, opts.vhost, queues.all);
   return {
     // The kinds that ran (a default list without the ones this host cannot apply); never a password.
     options: { ...stripRun(opts), faults: kinds, ...(opts.urls ? { urls: opts.urls.map(maskUrl) } : {}) },
     startedAtIso,
     durationMs: Math.round(endMs),
-    queues: allQueues.map((name, i) => ({ name, leaderAtStart: leadersAtStart[i] ?? null, leaderAtEnd: leadersAtEnd[i] ?? null })),
+    queues: queues.all.map((name, i) => ({ name, leaderAtStart: leadersAtStart[i] ?? null, leaderAtEnd: leadersAtEnd[i] ?? null })),
     producers: chaosProducers,
     consumers: chaosConsumers,
     totals,
     control,
-    unexpected: ledgers.unexpected,
-    unexpectedSamples: ledgers.unexpectedSamples,
+    unexpected: traffic.ledgers.unexpected,
+    unexpectedSamples: traffic.ledgers.unexpectedSamples,
     absorbed: chaosConsumers.reduce((a, c) => a + c.duplicatesSkipped, 0),
     faults: history,
-    availability: availability(history, gaps, endMs),
-    latency: [...latency.entries()].map(([phase, rec]) => ({ phase, summary: rec.summary() })),
-    samples,
+    availability: availability(history, traffic.gaps, endMs),
+    latency: [...traffic.latency.entries()].map(([phase, rec]) => ({ phase, summary: rec.summary() })),
+    samples: run.samples,
     skippedKinds: skipped,
     interrupted,
     ok: verdict.ok && !interrupted && nemesisError === null,
     reasons,
   };
+}
+
+interface RunSetup {
+  endpoints: Endpoints;
+  queues: ChaosQueues;
+  store: ProcessedStore;
+  /** Closes the store (and removes its temporary folder). */
+  closeStore: () => void;
+  /** performance.now() of the run's start. */
+  t0: number;
+}
+
+/**
+ * One run from the first message to the last: the traffic starts with the run, the nemesis with
+ * play(); play() ends once the traffic has stopped, on every way out.
+ */
+class ChaosRun {
+  readonly traffic: ChaosTraffic;
+  nemesis: NemesisHandle | undefined;
+  /** The timeline: one sample a second, and one at the end. */
+  readonly samples: ChaosSample[] = [];
+  /** Ctrl+C before the end of the drain. */
+  interrupted = false;
+  producers: PublisherResult[] = [];
+  consumers: ConsumerResult[] = [];
+  /** What the run is doing past its traffic, for the live line. */
+  private stage = 'traffic';
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly opts: ChaosOptions,
+    private readonly hooks: ChaosHooks,
+    private readonly setup: RunSetup,
+  ) {
+    this.traffic = new ChaosTraffic(ctx, opts, {
+      endpoints: setup.endpoints,
+      names: setup.queues.names,
+      store: setup.store,
+      t0: setup.t0,
+      phaseNow: () => this.phaseNow(),
+    });
+  }
+
+  private phaseNow(): LatencyPhase {
+    return this.nemesis?.active()?.kind ?? 'calm';
+  }
+
+  /** The faults, then the end (heal, stop the producers, drain); on Ctrl+C or an error, heal at once and stop everything. */
+  async play(schedule: readonly PlannedFault[]): Promise<void> {
+    const ticker = setInterval(() => this.tick(), 1_000);
+    try {
+      await this.underNemesis(schedule);
+      await this.windDown();
+    } catch (err) {
+      if (!this.ctx.signal.aborted) throw err;
+      this.interrupted = true;
+    } finally {
+      clearInterval(ticker);
+      await this.stopAll();
+    }
+  }
+
+  /** Traffic under the nemesis for durationMs, and (--fault-count) until every planned fault has run. */
+  private async underNemesis(schedule: readonly PlannedFault[]): Promise<void> {
+    const { ctx, opts } = this;
+    ctx.progress.start(`chaos: ${opts.producers} producers, ${opts.consumers} consumers, ${opts.queues} queues, a fault every ${opts.intervalMs / 1000} s`);
+    this.nemesis = startNemesis(ctx, {
+      schedule,
+      queues: this.setup.queues.refs,
+      intervalMs: opts.intervalMs,
+      holdMs: opts.holdMs,
+      rejoinTimeoutMs: opts.rejoinTimeoutMs,
+      firstAtMs: Math.min(opts.intervalMs, 10_000),
+      netem: opts.netem,
+      producerNodes: () => this.traffic.producerNodes(),
+      t0: this.setup.t0,
+      onLine: (line) => ctx.progress.info(line),
+    });
+    await systemClock.sleep(opts.durationMs, ctx.signal);
+    if (opts.faultCount !== undefined) {
+      this.stage = `until fault ${opts.faultCount} of ${opts.faultCount} is healed`;
+      await allFaultsRun(ctx, this.nemesis, opts);
+    }
+  }
+
+  /** The last fault healed, the producers stopped (their confirms awaited), the queues drained. */
+  private async windDown(): Promise<void> {
+    this.stage = 'healing the last fault';
+    await this.nemesis!.finish();
+    this.stage = 'stopping the producers';
+    this.traffic.stopProducers();
+    this.producers = await this.traffic.producersDone();
+    this.stage = 'draining';
+    await drained(this.ctx, this.opts, this.setup.queues.all, () => this.traffic.lastDeliveryAt);
+  }
+
+  /** Heal at once, stop everything, take the last sample, close the store. */
+  private async stopAll(): Promise<void> {
+    await this.nemesis?.close();
+    this.traffic.stopProducers();
+    this.traffic.stopConsumers();
+    if (this.producers.length === 0) this.producers = await this.traffic.producersDone();
+    this.consumers = await this.traffic.consumersDone();
+    this.sample();
+    this.setup.closeStore();
+  }
+
+  private sample(): void {
+    const { written, confirmed, inFlight } = this.traffic.counters();
+    const consumed = this.traffic.consumed;
+    this.samples.push({ tMs: Math.round(performance.now() - this.setup.t0), written, confirmed, consumed, inFlight });
+  }
+
+  /** Once a second: a timeline sample, and the live line. */
+  private tick(): void {
+    this.sample();
+    const a = this.nemesis?.active();
+    const c = this.traffic.counters();
+    this.hooks.onLive?.({
+      elapsedMs: performance.now() - this.setup.t0,
+      durationMs: this.opts.durationMs,
+      written: c.written,
+      confirmed: c.confirmed,
+      consumed: this.traffic.consumed,
+      inFlight: c.inFlight,
+      phase: a ? `${a.kind} ${a.nodes.join('+') || '…'} (${a.phase})` : this.stage === 'traffic' ? 'calm' : this.stage,
+      controlWritten: this.opts.control ? c.control : null,
+    });
+  }
 }
 
 /**
@@ -446,24 +306,4 @@ async function allFaultsRun(ctx: Context, nemesis: NemesisHandle, opts: ChaosOpt
 function stripRun(opts: ChaosRunOptions): ChaosOptions {
   const { faultsGiven: _f, ...rest } = opts;
   return rest;
-}
-
-/**
- * The end of the drain: nothing delivered for drainIdleMs and every queue empty in the management
- * API (ready and unacked), or a 5-minute deadline, after which what is still queued counts as unread.
- */
-async function drained(ctx: Context, opts: ChaosOptions, queues: readonly string[], lastDeliveryAt: () => number): Promise<void> {
-  const deadline = performance.now() + 300_000;
-  while (performance.now() < deadline) {
-    await systemClock.sleep(500, ctx.signal);
-    if (performance.now() - lastDeliveryAt() < opts.drainIdleMs) continue;
-    let left = 0;
-    for (const q of queues) {
-      const info = await ctx.management.queue(opts.vhost, q).catch(() => undefined);
-      const raw = info?.raw ?? {};
-      left += Number(raw.messages ?? 0);
-    }
-    if (left === 0) return;
-  }
-  ctx.log('the queues were not empty after 5 minutes of draining: what is still queued counts as unread');
 }

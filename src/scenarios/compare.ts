@@ -1,10 +1,12 @@
 import { drainQueue, type DrainResult } from '../amqp/drain.js';
 import { type Endpoints, endpointsFor } from '../amqp/locate.js';
-import { newRunId, runPublisher, type PublishMode, type PublisherResult } from '../amqp/publisher.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { newRunId, runPublisher, type PublishMode } from '../amqp/publisher.js';
+import type { PublisherResult } from '../amqp/publisher-result.js';
+import { requireCluster } from '../cluster/readiness.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
-import { currentLeader, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
+import { startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
+import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
@@ -183,73 +185,8 @@ async function oneRun(
   const ledger = new Ledger({ runId, capacity: opts.count });
   const publishMode: PublishMode = mode === 'confirms-on' ? 'async' : 'none';
 
-  const t0 = performance.now();
-  let fault: LeaderFaultHandle | undefined;
-  let written = 0;
-  let confirmed = 0;
-  const faultAtCount = Math.max(1, Math.floor(opts.count * opts.faultAt));
-  const inFaultWindow = (): boolean => fault !== undefined && !['rejoined', 'left-faulted', 'failed'].includes(fault.timeline.phase);
-
-  const ticker = setInterval(() => {
-    const node = fault?.timeline.node;
-    progress.update(
-      `${label}: written ${written}/${opts.count}${mode === 'confirms-on' ? `, confirmed ${confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`,
-    );
-  }, 250);
-  let producer: PublisherResult;
-  let timeline: FaultTimeline | null = null;
-  try {
-    progress.update(`${label}: publishing ${opts.count} messages to ${leaderNode} (the leader of ${opts.queue})`);
-    producer = await runPublisher(
-      {
-        urls,
-        startIndex,
-        exchange: opts.exchange,
-        routingKey: opts.routingKey,
-        count: opts.count,
-        ratePerSec: opts.ratePerSec,
-        sizeBytes: opts.sizeBytes,
-        persistent: true,
-        mandatory: false,
-        mode: publishMode,
-        window: opts.window,
-        batchSize: 100,
-        confirmTimeoutMs: opts.confirmTimeoutMs,
-        heartbeatS: opts.heartbeatS,
-        reconnectTimeoutMs: opts.reconnectTimeoutMs,
-        runId,
-      },
-      ledger,
-      {
-        signal: ctx.signal,
-        onWritten: (n) => {
-          written = n;
-          if (n >= faultAtCount && !fault && opts.fault !== 'none')
-            fault = startLeaderFault(ctx, ref, opts.fault, {
-              restoreAfterMs: opts.restoreAfterMs,
-              electionTimeoutMs: opts.electionTimeoutMs,
-              rejoinTimeoutMs: opts.rejoinTimeoutMs,
-              ...(opts.netem ? { faultOptions: { netem: opts.netem } } : {}),
-            });
-        },
-        onConfirm: () => {
-          confirmed++;
-        },
-        inFaultWindow,
-      },
-    );
-    if (fault) {
-      progress.update(`${label}: producer done; waiting for ${fault.timeline.node ?? 'the faulted node'} to be restored and rejoin`);
-      const { timeline: t } = await fault.done;
-      timeline = relativeTimeline(t, t0, leaderNode, producer);
-    }
-  } finally {
-    clearInterval(ticker);
-    // An error or Ctrl+C on the producer's side: undo the fault at once.
-    if (fault && !fault.timeline.restored && fault.timeline.phase !== 'failed') progress.info(`restoring ${fault.timeline.node ?? leaderNode}`);
-    await fault?.close();
-  }
-
+  const faulted = new ProducerUnderFault(ctx, opts, { mode, label, ref, leaderNode });
+  const { producer, timeline } = await faulted.publish({ urls, startIndex, runId, publishMode }, ledger);
   if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault: timeline });
 
   await ctx.checkpoint({ name: 'before-drain', queue: opts.queue, vhost: opts.vhost, mode, run });
@@ -270,6 +207,107 @@ async function oneRun(
     `${label}: ${producer.written} reported sent, ${reconciliation.counts.readDistinct} read, ${reconciliation.lost} lost, ${reconciliation.silentlyLost} silently lost, ${reconciliation.duplicated} duplicated`,
   );
   return { mode, publishMode, run, runId, leaderAtStart: leaderNode, producer, fault: timeline, drain, reconciliation, lateCopies };
+}
+
+/**
+ * One run's producer, with the fault started on the queue's leader once --fault-at of the
+ * messages are written, and restored (and its rejoin awaited) when the producer is done. The
+ * status line shows what is written, confirmed and faulted.
+ */
+class ProducerUnderFault {
+  private fault: LeaderFaultHandle | undefined;
+  private written = 0;
+  private confirmed = 0;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly opts: CompareOptions,
+    private readonly info: { mode: CompareMode; label: string; ref: QueueRef; leaderNode: string },
+  ) {}
+
+  async publish(
+    p: { urls: readonly string[]; startIndex: number; runId: string; publishMode: PublishMode },
+    ledger: Ledger,
+  ): Promise<{ producer: PublisherResult; timeline: FaultTimeline | null }> {
+    const { ctx, opts } = this;
+    const { label, leaderNode } = this.info;
+    const { progress } = ctx;
+    const t0 = performance.now();
+    const faultAtCount = Math.max(1, Math.floor(opts.count * opts.faultAt));
+    const ticker = setInterval(() => progress.update(this.statusLine()), 250);
+    let producer: PublisherResult;
+    let timeline: FaultTimeline | null = null;
+    try {
+      progress.update(`${label}: publishing ${opts.count} messages to ${leaderNode} (the leader of ${opts.queue})`);
+      producer = await runPublisher(
+        {
+          urls: p.urls,
+          startIndex: p.startIndex,
+          exchange: opts.exchange,
+          routingKey: opts.routingKey,
+          count: opts.count,
+          ratePerSec: opts.ratePerSec,
+          sizeBytes: opts.sizeBytes,
+          persistent: true,
+          mandatory: false,
+          mode: p.publishMode,
+          window: opts.window,
+          batchSize: 100,
+          confirmTimeoutMs: opts.confirmTimeoutMs,
+          heartbeatS: opts.heartbeatS,
+          reconnectTimeoutMs: opts.reconnectTimeoutMs,
+          runId: p.runId,
+        },
+        ledger,
+        {
+          signal: ctx.signal,
+          onWritten: (n) => this.onWritten(n, faultAtCount),
+          onConfirm: () => {
+            this.confirmed++;
+          },
+          inFaultWindow: () => this.inFaultWindow(),
+        },
+      );
+      const fault = this.fault;
+      if (fault) {
+        progress.update(`${label}: producer done; waiting for ${fault.timeline.node ?? 'the faulted node'} to be restored and rejoin`);
+        const { timeline: t } = await fault.done;
+        timeline = relativeTimeline(t, t0, leaderNode, producer);
+      }
+    } finally {
+      clearInterval(ticker);
+      // An error or Ctrl+C on the producer's side: undo the fault at once.
+      const fault = this.fault;
+      if (fault && !fault.timeline.restored && fault.timeline.phase !== 'failed') progress.info(`restoring ${fault.timeline.node ?? leaderNode}`);
+      await fault?.close();
+    }
+    return { producer, timeline };
+  }
+
+  private statusLine(): string {
+    const { opts, fault } = this;
+    const node = fault?.timeline.node;
+    return `${this.info.label}: written ${this.written}/${opts.count}${this.info.mode === 'confirms-on' ? `, confirmed ${this.confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`;
+  }
+
+  /** The fault starts at the faultAtCount-th message written. */
+  private onWritten(n: number, faultAtCount: number): void {
+    const { opts } = this;
+    this.written = n;
+    if (n >= faultAtCount && !this.fault && opts.fault !== 'none')
+      this.fault = startLeaderFault(this.ctx, this.info.ref, opts.fault, {
+        restoreAfterMs: opts.restoreAfterMs,
+        electionTimeoutMs: opts.electionTimeoutMs,
+        rejoinTimeoutMs: opts.rejoinTimeoutMs,
+        ...(opts.netem ? { faultOptions: { netem: opts.netem } } : {}),
+      });
+  }
+
+  /** Whether a confirm arriving now falls in the fault's window (for the second histogram). */
+  private inFaultWindow(): boolean {
+    const { fault } = this;
+    return fault !== undefined && !['rejoined', 'left-faulted', 'failed'].includes(fault.timeline.phase);
+  }
 }
 
 /** The fault's timeline in ms since the producer started, with when the producer got a connection back. */

@@ -1,10 +1,11 @@
-import type { Channel, ConfirmChannel, ConsumeMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { numberHeader, runConsumer } from '../amqp/consumer.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { runConsumer } from '../amqp/consumer.js';
+import { numberHeader } from '../amqp/delivery-headers.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, InterruptedError, errorMessage } from '../errors.js';
@@ -193,39 +194,101 @@ async function queueEndAfterStop(ch: ConfirmChannel, queue: string): Promise<Que
 
 export async function runConsumerTimeoutDemo(ctx: Context, o: ConsumerTimeoutDemoOptions, step: Step): Promise<ConsumerTimeoutDemoResult> {
   await requireCluster(ctx);
-  const { config, management: m } = ctx;
-  const vh = encodeURIComponent(config.vhost);
-  const overview = (await m.get('/api/overview')) as { rabbitmq_version?: string };
+  const { config } = ctx;
+  const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
   const brokerVersion = overview.rabbitmq_version ?? 'unknown';
   const urls = config.nodes.map((n) => amqpUrl(config, n));
   const admin = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench consumer-timeout-demo' });
   admin.connection.on('error', () => undefined);
-  const storeDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-consumer-timeout-'));
-  const declared: string[] = [];
-  let policySet = false;
-  const naives: NaiveHandle[] = [];
-  const stop = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  const demo = new TimeoutDemo(ctx, o, urls, admin.connection);
   try {
     const ch = await admin.connection.createConfirmChannel();
     ch.on('error', () => undefined);
-    const slowOf = (via: TimeoutVia): string => messageIdsFor(via, o.count)[o.slowIndex - 1]!;
 
     await step(
       `setup: for ${o.vias.join(', ')}, two fresh quorum queues with a consumer timeout of ${o.timeoutMs} ms: ${o.vias.map((v) => VIA_DESCRIPTIONS[v]).join('; ')}`,
     );
+    await demo.declareQueues(ch);
+
+    await step(
+      `publish ${o.count} messages to each queue; message ${o.slowIndex} takes ${o.slowWorkMs} ms of work, the others ${o.workMs} ms (the timeout is ${o.timeoutMs} ms)`,
+    );
+    await demo.publish(ch);
+
+    await step('the naive consumer and rmq-bench consumer, side by side on their own queues; watching until both are done and then for the observation window');
+    const runs = await demo.watch(ch);
+    const { vias: _, ...ranWith } = o;
+    return {
+      ...ranWith,
+      brokerVersion,
+      runs,
+      samples: demo.samples,
+      ok: runs.every((r) => r.ok),
+    };
+  } finally {
+    await demo.cleanUp();
+  }
+}
+
+/** One via's consumers once they are done: the naive one's handle and what rmq-bench's consumer saw. */
+interface ViaRun {
+  via: TimeoutVia;
+  q: { naive: string; handling: string };
+  slowId: string;
+  naive: NaiveHandle;
+  handling: HandlingRun;
+}
+
+/**
+ * One run of the demo: the queues and the temporary policy it declared, the consumers it
+ * started, the idempotent stores' folder, and the clock its records use (ms since the
+ * consumers started). cleanUp undoes all of it.
+ */
+class TimeoutDemo {
+  /** Every queue declared, for the sampler and the cleanup. */
+  private readonly declared: string[] = [];
+  private policySet = false;
+  private readonly naives: NaiveHandle[] = [];
+  /** Aborted by the demo's own deadline, or once the runs are assessed. */
+  private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
+  private readonly storeDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-consumer-timeout-'));
+  private readonly vh: string;
+  private t0 = 0;
+  readonly samples: QueueSample[] = [];
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly o: ConsumerTimeoutDemoOptions,
+    private readonly urls: string[],
+    private readonly admin: ChannelModel,
+  ) {
+    this.signal = AbortSignal.any([ctx.signal, this.stop.signal]);
+    this.vh = encodeURIComponent(ctx.config.vhost);
+  }
+
+  /** ms since the consumers started. */
+  private readonly now = (): number => performance.now() - this.t0;
+
+  private slowOf(via: TimeoutVia): string {
+    return messageIdsFor(via, this.o.count)[this.o.slowIndex - 1]!;
+  }
+
+  /** Two fresh quorum queues per via, with the timeout set that way (the policy: a temporary one, seen applied). */
+  async declareQueues(ch: ConfirmChannel): Promise<void> {
+    const { o } = this;
     for (const via of o.vias) {
       const q = queuesOf(via);
       const set = timeoutSetting(via, o.timeoutMs);
       for (const name of [q.naive, q.handling]) {
-        declared.push(name);
+        this.declared.push(name);
         await declareFresh(ch, name, set.queueArguments);
       }
     }
     if (o.vias.includes('policy')) {
       const q = queuesOf('policy');
-      policySet = true;
-      await m.request('PUT', `/api/policies/${vh}/${TEMP_POLICY}`, {
+      this.policySet = true;
+      await this.ctx.management.request('PUT', `/api/policies/${this.vh}/${TEMP_POLICY}`, {
         body: {
           pattern: `^${q.naive.replace(/\./g, '\\.')}$|^${q.handling.replace(/\./g, '\\.')}$`,
           'apply-to': 'queues',
@@ -233,33 +296,26 @@ export async function runConsumerTimeoutDemo(ctx: Context, o: ConsumerTimeoutDem
           definition: timeoutSetting('policy', o.timeoutMs).policy,
         },
       });
-      await waitForPolicy(ctx, [q.naive, q.handling]);
+      await waitForPolicy(this.ctx, [q.naive, q.handling]);
     }
+  }
 
-    await step(
-      `publish ${o.count} messages to each queue; message ${o.slowIndex} takes ${o.slowWorkMs} ms of work, the others ${o.workMs} ms (the timeout is ${o.timeoutMs} ms)`,
-    );
-    for (const via of o.vias) {
+  /** The same messages to both queues of every via, confirmed. */
+  async publish(ch: ConfirmChannel): Promise<void> {
+    for (const via of this.o.vias) {
       const q = queuesOf(via);
-      for (const id of messageIdsFor(via, o.count)) {
+      for (const id of messageIdsFor(via, this.o.count)) {
         for (const name of [q.naive, q.handling]) ch.sendToQueue(name, Buffer.from(`consumer-timeout-demo ${id}`), { messageId: id, persistent: true });
       }
     }
     await ch.waitForConfirms();
+  }
 
-    await step('the naive consumer and rmq-bench consumer, side by side on their own queues; watching until both are done and then for the observation window');
-    const t0 = performance.now();
-    const now = (): number => performance.now() - t0;
-    const samples: QueueSample[] = [];
-    const sampler = (async () => {
-      while (!signal.aborted) {
-        const ready: Record<string, number> = {};
-        for (const name of declared) ready[name] = (await ch.checkQueue(name)).messageCount;
-        samples.push({ tMs: now(), ready });
-        await systemClock.sleep(250, signal).catch(() => undefined);
-      }
-    })().catch(() => undefined);
-
+  /** Both consumers of every via side by side, the queues sampled meanwhile, within the demo's deadline; then each via assessed. */
+  async watch(ch: ConfirmChannel): Promise<ViaResult[]> {
+    const { o, signal, stop } = this;
+    this.t0 = performance.now();
+    const sampler = this.sample(ch);
     const aborted = new Promise<void>((resolve) => {
       if (signal.aborted) resolve();
       else signal.addEventListener('abort', () => resolve(), { once: true });
@@ -267,127 +323,152 @@ export async function runConsumerTimeoutDemo(ctx: Context, o: ConsumerTimeoutDem
     const deadlineMs = o.slowWorkMs + o.count * o.workMs + o.timeoutMs + 2 * o.observeMs + 60_000;
     const deadline = setTimeout(() => stop.abort(), deadlineMs);
     try {
-      const perVia = await Promise.all(
-        o.vias.map(async (via) => {
-          const q = queuesOf(via);
-          const set = timeoutSetting(via, o.timeoutMs);
-          const slowId = slowOf(via);
-          const naive = await startNaive(ctx, urls, q.naive, o, slowId, set.consumerArguments, now);
-          naives.push(naive);
-          const store = openProcessedStore(path.join(storeDir, `${via}.sqlite`), { idempotent: true });
-          const handling: HandlingRun = {
-            queue: q.handling,
-            deliveries: [],
-            processed: {},
-            duplicatesAbsorbed: 0,
-            cancels: 0,
-            cancelAtMs: null,
-            resubscribedAtMs: null,
-            finishedAtMs: 0,
-          };
-          try {
-            const r = await runConsumer(
-              {
-                urls,
-                queue: q.handling,
-                consumeArguments: set.consumerArguments,
-                prefetch: 1,
-                autoAck: false,
-                crashOnDelivery: false,
-                failure: undefined,
-                workMs: o.workMs,
-                workMsOf: (id) => (id === slowId ? o.slowWorkMs : o.workMs),
-                ackEvery: 1,
-                count: undefined,
-                idleTimeoutMs: o.observeMs,
-                heartbeatS: 5,
-                reconnectTimeoutMs: 30_000,
-                store,
-              },
-              {
-                signal,
-                onDelivery: (d) =>
-                  handling.deliveries.push({
-                    atMs: now(),
-                    messageId: d.messageId ?? '?',
-                    redelivered: d.redelivered,
-                    deliveryCount: d.deliveryCount ?? 0,
-                    acquiredCount: d.acquiredCount ?? 0,
-                  }),
-                onCancelled: () => {
-                  handling.cancelAtMs ??= now();
-                  ctx.progress.info(
-                    `  ${via}: rmq-bench's consumer cancelled by the broker at ${(now() / 1000).toFixed(2)} s; it subscribes again when its work is done`,
-                  );
-                },
-                onSubscribed: () => {
-                  if (handling.cancelAtMs !== null) handling.resubscribedAtMs ??= now();
-                },
-              },
-            );
-            handling.processed = Object.fromEntries(store.processedCounts());
-            handling.duplicatesAbsorbed = store.skippedDuplicates();
-            handling.cancels = r.cancels;
-            handling.finishedAtMs = now();
-          } finally {
-            store.close();
-          }
-          await Promise.race([naive.slowDone, aborted]);
-          // The observation window: the naive consumer has had its chance to go on.
-          await systemClock.sleep(Math.max(0, o.observeMs - (now() - (naive.run.lastProcessedAtMs ?? 0))), signal).catch(() => undefined);
-          return { via, q, slowId, naive, handling };
-        }),
-      );
-      if (ctx.signal.aborted) throw new InterruptedError();
+      const perVia = await Promise.all(o.vias.map((via) => this.runVia(via, aborted)));
+      if (this.ctx.signal.aborted) throw new InterruptedError();
       const timedOut = stop.signal.aborted;
       const runs: ViaResult[] = [];
       for (const x of perVia) {
-        const endAtMs = now();
-        const r = assessVia(o, {
-          via: x.via,
-          setBy: VIA_DESCRIPTIONS[x.via],
-          timeoutMs: o.timeoutMs,
-          messageIds: messageIdsFor(x.via, o.count),
-          slowId: x.slowId,
-          naive: x.naive.run,
-          handling: x.handling,
-          naiveEnd: await queueEnd(ch, x.q.naive),
-          handlingEnd: await queueEndAfterStop(ch, x.q.handling),
-          endAtMs,
-        });
+        const r = await this.assess(ch, x);
         if (timedOut) r.problems.push(`the demo did not finish within ${deadlineMs} ms`);
         runs.push({ ...r, ok: r.ok && !timedOut });
       }
       stop.abort();
       await sampler;
-      const { vias: _, ...ranWith } = o;
-      return {
-        ...ranWith,
-        brokerVersion,
-        runs,
-        samples,
-        ok: runs.every((r) => r.ok),
-      };
+      return runs;
     } finally {
       clearTimeout(deadline);
       stop.abort();
     }
-  } finally {
-    for (const n of naives) await n.close().catch(() => undefined);
-    if (policySet) {
-      await m
-        .request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`)
+  }
+
+  /** Every queue's ready count every 250 ms, until the demo stops. */
+  private sample(ch: ConfirmChannel): Promise<void> {
+    const { signal } = this;
+    return (async () => {
+      while (!signal.aborted) {
+        const ready: Record<string, number> = {};
+        for (const name of this.declared) ready[name] = (await ch.checkQueue(name)).messageCount;
+        this.samples.push({ tMs: this.now(), ready });
+        await systemClock.sleep(250, signal).catch(() => undefined);
+      }
+    })().catch(() => undefined);
+  }
+
+  /** One via: the naive consumer and rmq-bench's, then the observation window once the naive one's slow work is over. */
+  private async runVia(via: TimeoutVia, aborted: Promise<void>): Promise<ViaRun> {
+    const { o } = this;
+    const q = queuesOf(via);
+    const set = timeoutSetting(via, o.timeoutMs);
+    const slowId = this.slowOf(via);
+    const naive = await startNaive(this.ctx, this.urls, q.naive, o, slowId, set.consumerArguments, this.now);
+    this.naives.push(naive);
+    const handling = await this.runHandling(via, q.handling, slowId, set.consumerArguments);
+    await Promise.race([naive.slowDone, aborted]);
+    // The observation window: the naive consumer has had its chance to go on.
+    await systemClock.sleep(Math.max(0, o.observeMs - (this.now() - (naive.run.lastProcessedAtMs ?? 0))), this.signal).catch(() => undefined);
+    return { via, q, slowId, naive, handling };
+  }
+
+  /** rmq-bench's consumer on its queue, with an idempotent store, until it has been idle for the observation window. */
+  private async runHandling(via: TimeoutVia, queue: string, slowId: string, consumeArguments: Record<string, number>): Promise<HandlingRun> {
+    const { o, now } = this;
+    const store = openProcessedStore(path.join(this.storeDir, `${via}.sqlite`), { idempotent: true });
+    const handling: HandlingRun = {
+      queue,
+      deliveries: [],
+      processed: {},
+      duplicatesAbsorbed: 0,
+      cancels: 0,
+      cancelAtMs: null,
+      resubscribedAtMs: null,
+      finishedAtMs: 0,
+    };
+    try {
+      const r = await runConsumer(
+        {
+          urls: this.urls,
+          queue,
+          consumeArguments,
+          prefetch: 1,
+          autoAck: false,
+          crashOnDelivery: false,
+          failure: undefined,
+          workMs: o.workMs,
+          workMsOf: (id) => (id === slowId ? o.slowWorkMs : o.workMs),
+          ackEvery: 1,
+          count: undefined,
+          idleTimeoutMs: o.observeMs,
+          heartbeatS: 5,
+          reconnectTimeoutMs: 30_000,
+          store,
+        },
+        {
+          signal: this.signal,
+          onDelivery: (d) =>
+            handling.deliveries.push({
+              atMs: now(),
+              messageId: d.messageId ?? '?',
+              redelivered: d.redelivered,
+              deliveryCount: d.deliveryCount ?? 0,
+              acquiredCount: d.acquiredCount ?? 0,
+            }),
+          onCancelled: () => {
+            handling.cancelAtMs ??= now();
+            this.ctx.progress.info(
+              `  ${via}: rmq-bench's consumer cancelled by the broker at ${(now() / 1000).toFixed(2)} s; it subscribes again when its work is done`,
+            );
+          },
+          onSubscribed: () => {
+            if (handling.cancelAtMs !== null) handling.resubscribedAtMs ??= now();
+          },
+        },
+      );
+      handling.processed = Object.fromEntries(store.processedCounts());
+      handling.duplicatesAbsorbed = store.skippedDuplicates();
+      handling.cancels = r.cancels;
+      handling.finishedAtMs = now();
+    } finally {
+      store.close();
+    }
+    return handling;
+  }
+
+  /** One via's records and both queues' end state, checked against RabbitMQ's claims. */
+  private async assess(ch: ConfirmChannel, x: ViaRun): Promise<ViaResult> {
+    const { o } = this;
+    const endAtMs = this.now();
+    return assessVia(o, {
+      via: x.via,
+      setBy: VIA_DESCRIPTIONS[x.via],
+      timeoutMs: o.timeoutMs,
+      messageIds: messageIdsFor(x.via, o.count),
+      slowId: x.slowId,
+      naive: x.naive.run,
+      handling: x.handling,
+      naiveEnd: await queueEnd(ch, x.q.naive),
+      handlingEnd: await queueEndAfterStop(ch, x.q.handling),
+      endAtMs,
+    });
+  }
+
+  /** On every way out: the consumers closed, the temporary policy and the queues removed, the stores deleted. */
+  async cleanUp(): Promise<void> {
+    const { ctx, declared } = this;
+    for (const n of this.naives) await n.close().catch(() => undefined);
+    if (this.policySet) {
+      await ctx.management
+        .request('DELETE', `/api/policies/${this.vh}/${TEMP_POLICY}`)
         .catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
     }
     if (declared.length > 0) {
       try {
-        const ch = await admin.connection.createChannel();
+        const ch = await this.admin.createChannel();
         for (const q of declared) await ch.deleteQueue(q);
       } catch (err) {
         ctx.log(`could not delete the demo's queues (${declared.join(', ')}): ${errorMessage(err)}`);
       }
     }
-    await closeWithin(admin.connection);
-    rmSync(storeDir, { recursive: true, force: true });
+    await closeWithin(this.admin);
+    rmSync(this.storeDir, { recursive: true, force: true });
   }
 }

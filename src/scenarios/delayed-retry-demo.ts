@@ -1,13 +1,30 @@
-import type { Channel, ConsumeMessage } from 'amqplib';
+import type { Channel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { closeChannelWithin, closeWithin, connectAny } from '../amqp/connect.js';
 import { askAppliedPolicy } from '../cluster/applied-policy.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { HttpError } from '../cluster/management.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, EnvironmentError, InterruptedError, UsageError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
-import type { DelayedRetryType, DelayedRetryVia } from './delayed-retry-settings.js';
+import {
+  checkDelay,
+  DEFAULT_DELIVERY_LIMIT,
+  type DelayedRetryDemoOptions,
+  type DelayedRetryDemoResult,
+  delayedRetryUnsupported,
+  demoQueue,
+  demoSetup,
+  EARLY_SLACK_MS,
+  type KeptPolicy,
+  type MeasuredRedelivery,
+  numberOf,
+  type PlannedReturn,
+  POLICY_PRIORITY,
+  returnPlan,
+  type RoundResult,
+  TEMP_POLICY,
+} from './delayed-retry-plan.js';
 
 /**
  * delayed-retry-demo: RabbitMQ 4.3's native delayed retry for quorum queues, measured. A
@@ -15,168 +32,41 @@ import type { DelayedRetryType, DelayedRetryVia } from './delayed-retry-settings
  * min(min × delivery count, max) before it is delivered again, for the kinds of return the
  * type names: "failed" returns (basic.reject requeue=true, or a channel closed with the
  * message unacked: both raise x-delivery-count) and "returned" ones (basic.nack requeue=true:
- * x-delivery-count stays). Measured on 4.3.6: a return the type does not name comes back at
+ * x-delivery-count stays). On RabbitMQ 4.3.6, a return the type does not name comes back at
  * once, and a "returned" return with x-delivery-count 0 waits `min`. Returns data; never prints.
  */
 
-/** How the consumer gives a delivery back. */
-export type ReturnKind = 'reject' | 'close' | 'nack';
-export type ReturnClass = 'failed' | 'returned';
-
-export interface DelayedRetryDemoOptions {
-  type: DelayedRetryType;
-  minMs: number;
-  maxMs: number;
-  /** Messages published (they go through the plan together). */
-  count: number;
-  /** Returns of the kinds the type names, per message. */
-  returns: number;
-  via: DelayedRetryVia;
-  /** Accepted lateness of each redelivery over the formula. */
-  toleranceMs: number;
-  /** Testing: leave delayed retry off (no policy, no arguments); the verdict must fail. */
-  skipSetup: boolean;
-}
-
-export interface PlannedReturn {
-  kind: ReturnKind;
-  class: ReturnClass;
-  /** Whether the configured type delays this return. */
-  delayed: boolean;
-  /** x-delivery-count the redelivery carries (0 = header absent). */
-  deliveryCount: number;
-  expectedMs: number;
-}
-
-export interface MeasuredRedelivery {
-  messageId: string;
-  delayMs: number;
-  deliveryCount: number;
-}
-
-export interface RoundResult extends PlannedReturn {
-  /** 1-based: the n-th time each message was given back. */
-  index: number;
-  measured: MeasuredRedelivery[];
-  /** Highest messages_delayed the management API showed while waiting (its stats lag up to 5 s). */
-  messagesDelayedSeen: number | null;
-  ok: boolean;
-}
-
-export interface DelayedRetryDemoResult {
-  brokerVersion: string;
-  via: DelayedRetryVia;
-  queue: string;
-  type: DelayedRetryType;
-  minMs: number;
-  maxMs: number;
-  toleranceMs: number;
-  /** Early slack allowed below the formula (clock and scheduling). */
-  earlySlackMs: number;
-  setup: {
-    /** The temporary policy (via policy), or the queue arguments (via arguments). */
-    name: string;
-    priority: number | null;
-    definition: Record<string, unknown>;
-    /** Keys copied from dlx-orders so that its DLX and delivery-limit stay in force. */
-    keptFrom: string | null;
-    keptKeys: string[];
-    /** What the broker reports for the queue while the demo runs. */
-    effective: Record<string, unknown> | null;
-    skipped: boolean;
-  };
-  deliveryLimit: number;
-  messages: string[];
-  rounds: RoundResult[];
-  /** Every delivery, for timelines: ms since the first publish. */
-  deliveries: { messageId: string; atMs: number; round: number }[];
-  processed: number;
-  ok: boolean;
-  problems: string[];
-}
-
-export const TEMP_POLICY = 'rmq-bench-delayed-retry';
-export const POLICY_PRIORITY = 15;
-const POLICY_QUEUE = 'demo.orders';
-const ARGUMENTS_QUEUE = 'demo.delayed-retry';
-const EARLY_SLACK_MS = 100;
-/** quorum queues' delivery-limit when none is set (RabbitMQ 4.x). */
-const DEFAULT_DELIVERY_LIMIT = 20;
-
-export function classOf(kind: ReturnKind): ReturnClass {
-  return kind === 'nack' ? 'returned' : 'failed';
-}
-
-/** Delay of one redelivery: min × x-delivery-count (at least 1), capped at max. Pure. */
-export function delayFor(minMs: number, maxMs: number, deliveryCount: number): number {
-  return Math.min(minMs * Math.max(1, deliveryCount), maxMs);
-}
-
-/**
- * The returns the consumer makes, in order: `returns` of the kinds the type names (failed:
- * reject and close in turn; returned: nack; all: reject, nack, close in turn), then for a type
- * other than all one return of the other class, which must come back at once. Pure.
- */
-export function returnPlan(type: DelayedRetryType, returns: number, minMs: number, maxMs: number): PlannedReturn[] {
-  const cycle: ReturnKind[] = type === 'failed' ? ['reject', 'close'] : type === 'returned' ? ['nack'] : ['reject', 'nack', 'close'];
-  const kinds = Array.from({ length: returns }, (_, i) => cycle[i % cycle.length]!);
-  if (type === 'failed') kinds.push('nack');
-  if (type === 'returned') kinds.push('reject');
-  let count = 0;
-  return kinds.map((kind) => {
-    const cls = classOf(kind);
-    if (cls === 'failed') count += 1;
-    const delayed = type === 'all' || type === cls;
-    return { kind, class: cls, delayed, deliveryCount: count, expectedMs: delayed ? delayFor(minMs, maxMs, count) : 0 };
-  });
-}
-
-/** Problems with one measured delay against the plan, or none. Pure. */
-export function checkDelay(measuredMs: number, expectedMs: number, toleranceMs: number, earlySlackMs = EARLY_SLACK_MS): string | undefined {
-  if (measuredMs < expectedMs - earlySlackMs) return `came back after ${Math.round(measuredMs)} ms, before the ${expectedMs} ms delay`;
-  if (measuredMs > expectedMs + toleranceMs) return `came back after ${Math.round(measuredMs)} ms, more than ${expectedMs} + ${toleranceMs} ms`;
-  return undefined;
-}
-
-/** "4.3.6" → [4, 3, 6]; undefined when it does not look like a version. Pure. */
-export function parseVersion(v: string): [number, number, number] | undefined {
-  const m = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(v.trim());
-  if (!m) return undefined;
-  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
-}
-
-/**
- * Whether a broker of this version takes delayed retry the given way: queue arguments from
- * 4.3.0, policy keys from 4.3.1. Returns the explanation when it does not. Pure.
- */
-export function delayedRetryUnsupported(version: string, via: DelayedRetryVia): string | undefined {
-  const v = parseVersion(version);
-  if (!v) return `cannot tell the broker's version from '${version}'`;
-  const need: [number, number, number] = via === 'policy' ? [4, 3, 1] : [4, 3, 0];
-  const older = v[0] !== need[0] ? v[0] < need[0] : v[1] !== need[1] ? v[1] < need[1] : v[2] < need[2];
-  if (!older) return undefined;
-  if (via === 'policy' && v[0] === 4 && v[1] === 3) {
-    return `RabbitMQ ${version} takes native delayed retry only as queue arguments (the delayed-retry-* policy keys came in 4.3.1): use --via arguments, or upgrade`;
-  }
-  return `RabbitMQ ${version} has no native delayed retry (x-delayed-retry-* queue arguments need 4.3.0, the policy keys 4.3.1); retry-demo shows the TTL-queue way, which works on any version`;
-}
-
-/** The temporary policy's definition: dlx-orders' keys, plus delayed retry. Pure. */
-export function policyDefinition(base: Record<string, unknown>, type: DelayedRetryType, minMs: number, maxMs: number): Record<string, unknown> {
-  return { ...base, 'delayed-retry-type': type, 'delayed-retry-min': minMs, 'delayed-retry-max': maxMs };
-}
-
-function numberOf(v: unknown): number | undefined {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  return undefined;
-}
+export {
+  classOf,
+  checkDelay,
+  type DelayedRetryDemoOptions,
+  type DelayedRetryDemoResult,
+  delayedRetryUnsupported,
+  delayFor,
+  type MeasuredRedelivery,
+  type PlannedReturn,
+  parseVersion,
+  POLICY_PRIORITY,
+  policyDefinition,
+  type ReturnClass,
+  type ReturnKind,
+  returnPlan,
+  type RoundResult,
+  TEMP_POLICY,
+} from './delayed-retry-plan.js';
 
 type Step = (title: string) => Promise<void>;
 
+/** One delivery, on the channel it came on, and when (performance.now()). */
+interface Delivery {
+  m: ConsumeMessage;
+  ch: Channel;
+  at: number;
+}
+
 /** Deliveries as they arrive, taken one at a time with a deadline. */
 class Inbox {
-  private readonly items: { m: ConsumeMessage; ch: Channel; at: number }[] = [];
+  private readonly items: Delivery[] = [];
   private wake: (() => void) | undefined;
 
   push(m: ConsumeMessage, ch: Channel): void {
@@ -184,7 +74,7 @@ class Inbox {
     this.wake?.();
   }
 
-  async take(deadline: number, signal: AbortSignal, onTick: () => void): Promise<{ m: ConsumeMessage; ch: Channel; at: number } | undefined> {
+  async take(deadline: number, signal: AbortSignal, onTick: () => void): Promise<Delivery | undefined> {
     for (;;) {
       const item = this.items.shift();
       if (item) return item;
@@ -212,202 +102,28 @@ class Inbox {
 
 export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptions, step: Step): Promise<DelayedRetryDemoResult> {
   await requireCluster(ctx);
-  const { config, management: m } = ctx;
-  const vh = encodeURIComponent(config.vhost);
-  const overview = (await m.get('/api/overview')) as { rabbitmq_version?: string };
-  const brokerVersion = overview.rabbitmq_version ?? 'unknown';
-  const unsupported = delayedRetryUnsupported(brokerVersion, o.via);
-  if (unsupported) throw new EnvironmentError(unsupported);
-
-  // dlx-orders: the policy a priority-15 policy on demo.orders would shadow.
-  let base: Record<string, unknown> = {};
-  let keptFrom: string | null = null;
-  try {
-    const p = (await m.get(`/api/policies/${vh}/dlx-orders`)) as { definition?: Record<string, unknown> };
-    base = p.definition ?? {};
-    keptFrom = 'dlx-orders';
-  } catch (err) {
-    if (!(err instanceof HttpError && err.status === 404)) throw err;
-  }
-  const deliveryLimit = numberOf(base['delivery-limit']) ?? DEFAULT_DELIVERY_LIMIT;
+  const { config } = ctx;
+  const brokerVersion = await supportedBrokerVersion(ctx, o);
+  const kept = await dlxOrders(ctx);
+  const deliveryLimit = numberOf(kept.base['delivery-limit']) ?? DEFAULT_DELIVERY_LIMIT;
   const plan = returnPlan(o.type, o.returns, o.minMs, o.maxMs);
-  const counted = plan.filter((p) => p.class === 'failed').length;
-  if (counted > deliveryLimit) {
-    throw new UsageError(
-      `--returns ${o.returns} makes ${counted} counted returns, more than the delivery-limit ${deliveryLimit}: the message would be dead-lettered`,
-      {
-        hint: `use --returns ${o.returns - (counted - deliveryLimit)} or less`,
-      },
-    );
-  }
-
-  const queue = o.via === 'policy' ? POLICY_QUEUE : ARGUMENTS_QUEUE;
-  const qPath = `/api/queues/${vh}/${encodeURIComponent(queue)}`;
-  const definition =
-    o.via === 'policy'
-      ? policyDefinition(base, o.type, o.minMs, o.maxMs)
-      : {
-          'x-queue-type': 'quorum',
-          ...(base['dead-letter-exchange'] === undefined ? {} : { 'x-dead-letter-exchange': base['dead-letter-exchange'] }),
-          'x-delivery-limit': deliveryLimit,
-          ...(o.skipSetup ? {} : { 'x-delayed-retry-type': o.type, 'x-delayed-retry-min': o.minMs, 'x-delayed-retry-max': o.maxMs }),
-        };
-  const setup: DelayedRetryDemoResult['setup'] = {
-    name: o.via === 'policy' ? TEMP_POLICY : `${queue} (queue arguments)`,
-    priority: o.via === 'policy' ? POLICY_PRIORITY : null,
-    definition,
-    keptFrom,
-    keptKeys: Object.keys(base),
-    effective: null,
-    skipped: o.skipSetup,
-  };
+  refuseOverLimit(o, plan, deliveryLimit);
+  const queue = demoQueue(o.via);
+  const setup = demoSetup(o, queue, kept, deliveryLimit);
 
   const urls = config.nodes.map((n) => amqpUrl(config, n));
   const c = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench delayed-retry-demo' });
   c.connection.on('error', () => undefined);
-  let policySet = false;
-  let queueDeclared = false;
-  const problems: string[] = [];
+  const demo = new DelayedRetryRun(ctx, o, queue, c.connection);
   try {
     const admin = await c.connection.createConfirmChannel();
     admin.on('error', () => undefined);
-    if (o.via === 'policy') {
-      const kept = keptFrom
-        ? `it carries ${keptFrom}' ${Object.keys(base).join(' and ')} too, so they stay in force`
-        : 'no dlx-orders policy was found to keep';
-      await step(
-        o.skipSetup
-          ? `setup: NO delayed-retry policy (--skip-setup): ${queue} gives messages back at once, and the verdict must say so`
-          : `setup: policy ${TEMP_POLICY} (priority ${POLICY_PRIORITY}) on ^demo\\.orders$ with delayed-retry-type ${o.type}, min ${o.minMs} ms, max ${o.maxMs} ms; ${kept}. The article's policy left them out and silently replaced dlx-orders`,
-      );
-      await admin.purgeQueue(queue);
-      if (!o.skipSetup) {
-        policySet = true;
-        const put = async (): Promise<void> => {
-          await m.request('PUT', `/api/policies/${vh}/${TEMP_POLICY}`, {
-            body: { pattern: '^demo\\.orders$', 'apply-to': 'queues', priority: POLICY_PRIORITY, definition },
-          });
-        };
-        await put();
-        setup.effective = await waitForPolicy(ctx, { vhost: ctx.config.vhost, queue }, qPath, put);
-      }
-    } else {
-      await step(
-        `setup: quorum queue ${queue} declared with ${Object.entries(definition)
-          .map(([k, v]) => `${k}=${String(v)}`)
-          .join(', ')}${o.skipSetup ? ' (--skip-setup: no x-delayed-retry-* arguments)' : ''}`,
-      );
-      await admin.deleteQueue(queue);
-      queueDeclared = true;
-      await admin.assertQueue(queue, { durable: true, arguments: definition });
-    }
-
-    const runId = Date.now().toString(36);
-    const messages = Array.from({ length: o.count }, (_, i) => `delayed-${runId}-${i + 1}`);
-    const expectedTotal = plan.reduce((s, p) => s + p.expectedMs, 0);
-    await step(
-      `publish ${o.count} message(s) with confirms; each will be given back ${plan.length} times (${plan.map((p) => p.kind).join(', ')}), expecting ${plan
-        .map((p) => `${(p.expectedMs / 1000).toFixed(1)} s`)
-        .join(', ')} (≈ ${(expectedTotal / 1000).toFixed(1)} s in all)`,
-    );
-    const t0 = performance.now();
-    for (const id of messages) admin.sendToQueue(queue, Buffer.from(`delayed-retry-demo ${id}`), { messageId: id, persistent: true });
-    await admin.waitForConfirms();
-
-    const inbox = new Inbox();
-    const mine = new Set(messages);
-    let consumerCh: Channel | undefined;
-    const subscribe = async (): Promise<void> => {
-      const ch = await c.connection.createChannel();
-      ch.on('error', () => undefined);
-      await ch.prefetch(o.count + 10);
-      await ch.consume(queue, (msg) => {
-        if (msg) inbox.push(msg, ch);
-      });
-      consumerCh = ch;
-    };
-    await subscribe();
-
-    const deliveries: DelayedRetryDemoResult['deliveries'] = [];
-    const rounds: RoundResult[] = [];
-    const returnedAt = new Map<string, number>();
-    let processed = 0;
-    for (let r = 0; r <= plan.length; r++) {
-      const planned = r === 0 ? undefined : plan[r - 1]!;
-      let delayedSeen: number | null = null;
-      const onTick = (): void => {
-        void m
-          .get(qPath)
-          .then((q) => {
-            const d = numberOf((q as Record<string, unknown>).messages_delayed);
-            if (d !== undefined) delayedSeen = Math.max(delayedSeen ?? 0, d);
-            ctx.progress.update(
-              `waiting for return #${r}'s redeliveries (expected after ${((planned?.expectedMs ?? 0) / 1000).toFixed(1)} s): messages_delayed ${d ?? '?'}`,
-            );
-          })
-          .catch(() => undefined);
-      };
-      const deadline = performance.now() + (planned?.expectedMs ?? 0) + o.toleranceMs + 15_000;
-      const got = new Map<string, { m: ConsumeMessage; ch: Channel; at: number }>();
-      while (got.size < messages.length) {
-        const item = await inbox.take(deadline, ctx.signal, onTick);
-        if (!item) break;
-        const id = typeof item.m.properties.messageId === 'string' ? item.m.properties.messageId : '';
-        if (!mine.has(id)) {
-          problems.push(`a message that is not the demo's (${id || 'no id'}) was in ${queue}; it was left unacked and given back`);
-          continue;
-        }
-        if (got.has(id)) problems.push(`${id} was delivered twice in round ${r}`);
-        got.set(id, item);
-        deliveries.push({ messageId: id, atMs: item.at - t0, round: r });
-      }
-      if (got.size < messages.length) {
-        const missing = messages.filter((id) => !got.has(id));
-        const waitedMs = (planned?.expectedMs ?? 0) + o.toleranceMs + 15_000;
-        throw new DeadlineError(
-          `${missing.length} of ${messages.length} message(s) not back within ${waitedMs} ms of ${r === 0 ? 'the publish' : `return #${r}`} (${missing.join(', ')})`,
-          waitedMs,
-        );
-      }
-      if (planned) {
-        const measured: MeasuredRedelivery[] = messages.map((id) => {
-          const item = got.get(id)!;
-          const deliveryCount = numberOf(item.m.properties.headers?.['x-delivery-count']) ?? 0;
-          return { messageId: id, delayMs: item.at - returnedAt.get(id)!, deliveryCount };
-        });
-        const roundProblems: string[] = [];
-        for (const x of measured) {
-          const p = checkDelay(x.delayMs, planned.expectedMs, o.toleranceMs);
-          if (p) roundProblems.push(`return #${r} (${planned.kind}) of ${x.messageId}: ${p}`);
-          if (x.deliveryCount !== planned.deliveryCount)
-            roundProblems.push(`return #${r} of ${x.messageId}: x-delivery-count ${x.deliveryCount}, expected ${planned.deliveryCount}`);
-        }
-        problems.push(...roundProblems);
-        rounds.push({ ...planned, index: r, measured, messagesDelayedSeen: delayedSeen, ok: roundProblems.length === 0 });
-        const spread = measured.map((x) => x.delayMs);
-        ctx.progress.info(
-          `  return #${r} (${planned.kind}, ${planned.class}${planned.delayed ? '' : ', not delayed by this type'}): back after ${(Math.min(...spread) / 1000).toFixed(2)}–${(Math.max(...spread) / 1000).toFixed(2)} s, expected ${(planned.expectedMs / 1000).toFixed(2)} s`,
-        );
-      }
-      const next = plan[r];
-      if (!next) {
-        for (const item of got.values()) item.ch.ack(item.m);
-        processed = got.size;
-        break;
-      }
-      // Give every message back the same way, at the same moment.
-      const now = performance.now();
-      for (const id of messages) returnedAt.set(id, now);
-      if (next.kind === 'close') {
-        await closeChannelWithin(consumerCh!, 5_000);
-        await subscribe();
-      } else {
-        for (const item of got.values()) {
-          if (next.kind === 'reject') item.ch.reject(item.m, true);
-          else item.ch.nack(item.m, false, true);
-        }
-      }
-    }
+    if (o.via === 'policy') await demo.setPolicy(admin, setup, kept, step);
+    else await demo.declareWithArguments(admin, setup.definition, step);
+    await demo.publish(admin, plan, step);
+    await demo.subscribe();
+    const processed = await demo.playRounds(plan);
+    const { messages, problems } = demo;
     if (processed !== messages.length) problems.push(`${processed} of ${messages.length} messages processed`);
     return {
       brokerVersion,
@@ -421,22 +137,256 @@ export async function runDelayedRetryDemo(ctx: Context, o: DelayedRetryDemoOptio
       setup,
       deliveryLimit,
       messages,
-      rounds,
-      deliveries,
+      rounds: demo.rounds,
+      deliveries: demo.deliveries,
       processed,
       ok: problems.length === 0,
       problems,
     };
   } finally {
-    if (policySet) {
-      await m
-        .request('DELETE', `/api/policies/${vh}/${TEMP_POLICY}`)
+    await demo.cleanUp();
+  }
+}
+
+/** The broker's version; an EnvironmentError when it does not take delayed retry the way asked. */
+async function supportedBrokerVersion(ctx: Context, o: DelayedRetryDemoOptions): Promise<string> {
+  const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
+  const brokerVersion = overview.rabbitmq_version ?? 'unknown';
+  const unsupported = delayedRetryUnsupported(brokerVersion, o.via);
+  if (unsupported) throw new EnvironmentError(unsupported);
+  return brokerVersion;
+}
+
+/** dlx-orders: the policy a priority-15 policy on demo.orders would shadow (none: nothing to keep). */
+async function dlxOrders(ctx: Context): Promise<KeptPolicy> {
+  try {
+    const p = (await ctx.management.get(`/api/policies/${encodeURIComponent(ctx.config.vhost)}/dlx-orders`)) as { definition?: Record<string, unknown> };
+    return { base: p.definition ?? {}, keptFrom: 'dlx-orders' };
+  } catch (err) {
+    if (!(err instanceof HttpError && err.status === 404)) throw err;
+    return { base: {}, keptFrom: null };
+  }
+}
+
+/** More counted returns than the delivery-limit would dead-letter the message: a UsageError. */
+function refuseOverLimit(o: DelayedRetryDemoOptions, plan: readonly PlannedReturn[], deliveryLimit: number): void {
+  const counted = plan.filter((p) => p.class === 'failed').length;
+  if (counted > deliveryLimit) {
+    throw new UsageError(
+      `--returns ${o.returns} makes ${counted} counted returns, more than the delivery-limit ${deliveryLimit}: the message would be dead-lettered`,
+      {
+        hint: `use --returns ${o.returns - (counted - deliveryLimit)} or less`,
+      },
+    );
+  }
+}
+
+/**
+ * The demo on one connection: the setup, the messages published together, and each round of
+ * returns measured against the plan. Undoes its setup in cleanUp().
+ */
+class DelayedRetryRun {
+  readonly problems: string[] = [];
+  readonly rounds: RoundResult[] = [];
+  /** Every delivery, for timelines: ms since the publish. */
+  readonly deliveries: DelayedRetryDemoResult['deliveries'] = [];
+  messages: string[] = [];
+  private mine = new Set<string>();
+  private policySet = false;
+  private queueDeclared = false;
+  private readonly qPath: string;
+  private readonly inbox = new Inbox();
+  private consumerCh: Channel | undefined;
+  /** performance.now() of the publish. */
+  private t0 = 0;
+  /** When each message was last given back. */
+  private readonly returnedAt = new Map<string, number>();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly o: DelayedRetryDemoOptions,
+    private readonly queue: string,
+    private readonly connection: Awaited<ReturnType<typeof connectAny>>['connection'],
+  ) {
+    this.qPath = `/api/queues/${encodeURIComponent(ctx.config.vhost)}/${encodeURIComponent(queue)}`;
+  }
+
+  /** Via policy: demo.orders purged, and the temporary policy set (unless skipSetup) and awaited in force. */
+  async setPolicy(admin: ConfirmChannel, setup: DelayedRetryDemoResult['setup'], kept: KeptPolicy, step: Step): Promise<void> {
+    const { ctx, o, queue } = this;
+    const keptText = kept.keptFrom
+      ? `it carries ${kept.keptFrom}' ${Object.keys(kept.base).join(' and ')} too, so they stay in force`
+      : 'no dlx-orders policy was found to keep';
+    await step(
+      o.skipSetup
+        ? `setup: NO delayed-retry policy (--skip-setup): ${queue} gives messages back at once, and the verdict must say so`
+        : `setup: policy ${TEMP_POLICY} (priority ${POLICY_PRIORITY}) on ^demo\\.orders$ with delayed-retry-type ${o.type}, min ${o.minMs} ms, max ${o.maxMs} ms; ${keptText}. The article's policy left them out and silently replaced dlx-orders`,
+    );
+    await admin.purgeQueue(queue);
+    if (o.skipSetup) return;
+    this.policySet = true;
+    const put = async (): Promise<void> => {
+      await ctx.management.request('PUT', `/api/policies/${encodeURIComponent(ctx.config.vhost)}/${TEMP_POLICY}`, {
+        body: { pattern: '^demo\\.orders$', 'apply-to': 'queues', priority: POLICY_PRIORITY, definition: setup.definition },
+      });
+    };
+    await put();
+    setup.effective = await waitForPolicy(ctx, { vhost: ctx.config.vhost, queue }, this.qPath, put);
+  }
+
+  /** Via arguments: the queue deleted and declared again with them. */
+  async declareWithArguments(admin: ConfirmChannel, definition: Record<string, unknown>, step: Step): Promise<void> {
+    const { o, queue } = this;
+    await step(
+      `setup: quorum queue ${queue} declared with ${Object.entries(definition)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(', ')}${o.skipSetup ? ' (--skip-setup: no x-delayed-retry-* arguments)' : ''}`,
+    );
+    await admin.deleteQueue(queue);
+    this.queueDeclared = true;
+    await admin.assertQueue(queue, { durable: true, arguments: definition });
+  }
+
+  /** The messages, published together with confirms: t0. */
+  async publish(admin: ConfirmChannel, plan: readonly PlannedReturn[], step: Step): Promise<void> {
+    const { o, queue } = this;
+    const runId = Date.now().toString(36);
+    this.messages = Array.from({ length: o.count }, (_, i) => `delayed-${runId}-${i + 1}`);
+    const expectedTotal = plan.reduce((s, p) => s + p.expectedMs, 0);
+    await step(
+      `publish ${o.count} message(s) with confirms; each will be given back ${plan.length} times (${plan.map((p) => p.kind).join(', ')}), expecting ${plan
+        .map((p) => `${(p.expectedMs / 1000).toFixed(1)} s`)
+        .join(', ')} (≈ ${(expectedTotal / 1000).toFixed(1)} s in all)`,
+    );
+    this.t0 = performance.now();
+    for (const id of this.messages) admin.sendToQueue(queue, Buffer.from(`delayed-retry-demo ${id}`), { messageId: id, persistent: true });
+    await admin.waitForConfirms();
+    this.mine = new Set(this.messages);
+  }
+
+  /** A consumer on a fresh channel, with room for every message at once. */
+  async subscribe(): Promise<void> {
+    const ch = await this.connection.createChannel();
+    ch.on('error', () => undefined);
+    await ch.prefetch(this.o.count + 10);
+    await ch.consume(this.queue, (msg) => {
+      if (msg) this.inbox.push(msg, ch);
+    });
+    this.consumerCh = ch;
+  }
+
+  /**
+   * Round 0 is the first delivery, round r the redeliveries after return #r. After each round every
+   * message is given back the next planned way; after the last one they are acked. Returns how many.
+   */
+  async playRounds(plan: readonly PlannedReturn[]): Promise<number> {
+    for (let r = 0; ; r++) {
+      const planned = r === 0 ? undefined : plan[r - 1]!;
+      const { got, seen } = await this.collect(r, planned);
+      if (planned) this.measure(r, planned, got, seen.delayed);
+      const next = plan[r];
+      if (!next) {
+        for (const item of got.values()) item.ch.ack(item.m);
+        return got.size;
+      }
+      await this.giveBack(next, got);
+    }
+  }
+
+  /**
+   * Every message's delivery in round r, by id; a DeadlineError when some are not back within the
+   * expected delay, the tolerance and 15 s. While waiting, the highest messages_delayed seen.
+   */
+  private async collect(r: number, planned: PlannedReturn | undefined): Promise<{ got: Map<string, Delivery>; seen: { delayed: number | null } }> {
+    const { ctx, o, messages } = this;
+    const seen: { delayed: number | null } = { delayed: null };
+    const onTick = (): void => {
+      void ctx.management
+        .get(this.qPath)
+        .then((q) => {
+          const d = numberOf((q as Record<string, unknown>).messages_delayed);
+          if (d !== undefined) seen.delayed = Math.max(seen.delayed ?? 0, d);
+          ctx.progress.update(
+            `waiting for return #${r}'s redeliveries (expected after ${((planned?.expectedMs ?? 0) / 1000).toFixed(1)} s): messages_delayed ${d ?? '?'}`,
+          );
+        })
+        .catch(() => undefined);
+    };
+    const deadline = performance.now() + (planned?.expectedMs ?? 0) + o.toleranceMs + 15_000;
+    const got = new Map<string, Delivery>();
+    while (got.size < messages.length) {
+      const item = await this.inbox.take(deadline, ctx.signal, onTick);
+      if (!item) break;
+      const id = typeof item.m.properties.messageId === 'string' ? item.m.properties.messageId : '';
+      if (!this.mine.has(id)) {
+        this.problems.push(`a message that is not the demo's (${id || 'no id'}) was in ${this.queue}; it was left unacked and given back`);
+        continue;
+      }
+      if (got.has(id)) this.problems.push(`${id} was delivered twice in round ${r}`);
+      got.set(id, item);
+      this.deliveries.push({ messageId: id, atMs: item.at - this.t0, round: r });
+    }
+    if (got.size < messages.length) {
+      const missing = messages.filter((id) => !got.has(id));
+      const waitedMs = (planned?.expectedMs ?? 0) + o.toleranceMs + 15_000;
+      throw new DeadlineError(
+        `${missing.length} of ${messages.length} message(s) not back within ${waitedMs} ms of ${r === 0 ? 'the publish' : `return #${r}`} (${missing.join(', ')})`,
+        waitedMs,
+      );
+    }
+    return { got, seen };
+  }
+
+  /** Each redelivery's delay and x-delivery-count against the plan: the round's result. */
+  private measure(r: number, planned: PlannedReturn, got: Map<string, Delivery>, delayedSeen: number | null): void {
+    const { ctx, o } = this;
+    const measured: MeasuredRedelivery[] = this.messages.map((id) => {
+      const item = got.get(id)!;
+      const deliveryCount = numberOf(item.m.properties.headers?.['x-delivery-count']) ?? 0;
+      return { messageId: id, delayMs: item.at - this.returnedAt.get(id)!, deliveryCount };
+    });
+    const roundProblems: string[] = [];
+    for (const x of measured) {
+      const p = checkDelay(x.delayMs, planned.expectedMs, o.toleranceMs);
+      if (p) roundProblems.push(`return #${r} (${planned.kind}) of ${x.messageId}: ${p}`);
+      if (x.deliveryCount !== planned.deliveryCount)
+        roundProblems.push(`return #${r} of ${x.messageId}: x-delivery-count ${x.deliveryCount}, expected ${planned.deliveryCount}`);
+    }
+    this.problems.push(...roundProblems);
+    this.rounds.push({ ...planned, index: r, measured, messagesDelayedSeen: delayedSeen, ok: roundProblems.length === 0 });
+    const spread = measured.map((x) => x.delayMs);
+    ctx.progress.info(
+      `  return #${r} (${planned.kind}, ${planned.class}${planned.delayed ? '' : ', not delayed by this type'}): back after ${(Math.min(...spread) / 1000).toFixed(2)}–${(Math.max(...spread) / 1000).toFixed(2)} s, expected ${(planned.expectedMs / 1000).toFixed(2)} s`,
+    );
+  }
+
+  /** Give every message back the same way, at the same moment. */
+  private async giveBack(next: PlannedReturn, got: Map<string, Delivery>): Promise<void> {
+    const now = performance.now();
+    for (const id of this.messages) this.returnedAt.set(id, now);
+    if (next.kind === 'close') {
+      await closeChannelWithin(this.consumerCh!, 5_000);
+      await this.subscribe();
+    } else {
+      for (const item of got.values()) {
+        if (next.kind === 'reject') item.ch.reject(item.m, true);
+        else item.ch.nack(item.m, false, true);
+      }
+    }
+  }
+
+  /** Every way out: the temporary policy removed, the arguments queue deleted, the connection closed. */
+  async cleanUp(): Promise<void> {
+    const { ctx } = this;
+    if (this.policySet) {
+      await ctx.management
+        .request('DELETE', `/api/policies/${encodeURIComponent(ctx.config.vhost)}/${TEMP_POLICY}`)
         .catch((err: unknown) => ctx.log(`could not remove policy ${TEMP_POLICY}: ${errorMessage(err)}`));
     }
-    if (queueDeclared) {
-      await m.request('DELETE', qPath).catch((err: unknown) => ctx.log(`could not delete ${queue}: ${errorMessage(err)}`));
+    if (this.queueDeclared) {
+      await ctx.management.request('DELETE', this.qPath).catch((err: unknown) => ctx.log(`could not delete ${this.queue}: ${errorMessage(err)}`));
     }
-    await closeWithin(c.connection);
+    await closeWithin(this.connection);
   }
 }
 

@@ -1,7 +1,8 @@
 import type { ConfirmChannel, GetMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { runConsumer, type ConsumerResult, type FailureAction } from '../amqp/consumer.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { runConsumer, type FailureAction } from '../amqp/consumer.js';
+import type { ConsumerResult } from '../amqp/consumer-result.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';

@@ -1,8 +1,9 @@
-import type { ConsumeMessage } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { callNode } from '../cluster/erl-call.js';
-import { currentLeader, startLeaderFault, type LeaderFaultHandle } from '../cluster/leader-fault.js';
+import { startLeaderFault, type LeaderFaultHandle } from '../cluster/leader-fault.js';
+import { currentLeader } from '../cluster/queue-leader.js';
 import { shortNodeName } from '../cluster/leader.js';
 import { amqpUrl, type NodeSpec } from '../config.js';
 import type { Context } from '../context.js';
@@ -47,36 +48,15 @@ async function sourceCounts(ctx: Context, queue: string): Promise<QueueCounts> {
 }
 
 async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, run: number, settings: NodeSettings): Promise<StrategyRun> {
-  const { workerRetryMs } = settings;
   const { config } = ctx;
   const names = dlxNames(variant);
-  const first = config.nodes[0]!;
-  const last = config.nodes[config.nodes.length - 1]!;
-  const connectOptions = { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal };
-  const src = await connectAny([amqpUrl(config, first)], 0, { ...connectOptions, connectionName: 'rmq-bench dlq-demo --strategy (source)' });
-  src.connection.on('error', () => undefined);
+  const src = await connectTo(ctx, config.nodes[0]!, 'source');
   let fault: LeaderFaultHandle | undefined;
   const problems: string[] = [];
   try {
-    const ch = await src.connection.createConfirmChannel();
+    const ch = await src.createConfirmChannel();
     ch.on('error', () => undefined);
-    await ch.deleteQueue(names.source);
-    await ch.deleteQueue(names.dlq);
-    await ch.assertExchange(names.dlx, 'fanout', { durable: true });
-    // The DLQ first, declared through the last node so that it leads it.
-    const far = await connectAny([amqpUrl(config, last)], 0, { ...connectOptions, connectionName: 'rmq-bench dlq-demo --strategy (dlq)' });
-    far.connection.on('error', () => undefined);
-    try {
-      const fch = await far.connection.createChannel();
-      await fch.assertQueue(names.dlq, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' } });
-      await fch.bindQueue(names.dlq, names.dlx, '');
-    } finally {
-      await closeWithin(far.connection);
-    }
-    await ch.assertQueue(names.source, { durable: true, arguments: { ...sourceArguments(variant, names.dlx), 'x-queue-leader-locator': 'client-local' } });
-    const dlqLeader = shortNodeName((await currentLeader(ctx, { vhost: config.vhost, queue: names.dlq })).leader);
-    const sourceLeader = shortNodeName((await currentLeader(ctx, { vhost: config.vhost, queue: names.source })).leader);
-    if (dlqLeader === sourceLeader) throw new BrokerUnavailableError(`the DLQ and the source queue are both led from ${dlqLeader}; the demo needs them apart`);
+    const { dlqLeader, sourceLeader } = await declareApart(ctx, ch, names, variant);
 
     const t0 = performance.now();
     const since = (t: number | null): number | null => (t === null ? null : t - t0);
@@ -85,92 +65,22 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
     await ch.waitForConfirms();
 
     // Fault the DLQ's leader; reject everything while it is down.
-    let applied!: () => void;
-    const appliedP = new Promise<void>((r) => (applied = r));
-    fault = startLeaderFault(ctx, { vhost: config.vhost, queue: names.dlq }, o.fault, {
-      restoreAfterMs: o.holdMs,
-      electionTimeoutMs: 60_000,
-      rejoinTimeoutMs: 180_000,
-      awaitElection: false,
-      onPhase: (phase, t) => {
-        if (t.appliedAt !== null) applied();
-        if (phase === 'holding')
-          ctx.progress.info(`  ${variant} run ${run}: '${o.fault}' on ${t.node} (the DLQ's leader) for ${o.holdMs} ms; rejecting ${o.count} messages`);
-        if (phase === 'rejoined') ctx.progress.info(`  ${variant} run ${run}: ${t.node} back, ${Math.round(t.rejoinMs ?? 0)} ms after the restore`);
-      },
-    });
+    const started = faultDlqLeader(ctx, o, names.dlq, variant, run);
+    fault = started.fault;
+    await started.applied;
+    const rejecter = new Rejecter(src, names.source, o.count, fault);
     const outcome = fault.done;
-    await Promise.race([appliedP, outcome.then(() => undefined)]);
-    if (fault.timeline.appliedAt === null) {
-      const { error } = await outcome;
-      throw error ?? new BrokerUnavailableError('the fault was not applied');
-    }
-
-    let rejected = 0;
-    let rejectedDuringFault = 0;
-    let firstRejectedAt: number | null = null;
-    const all = new Promise<void>((resolve) => {
-      const consumer = src.connection.createChannel().then(async (c) => {
-        c.on('error', () => undefined);
-        await c.prefetch(100);
-        await c.consume(names.source, (m: ConsumeMessage | null) => {
-          if (!m) return;
-          c.reject(m, false);
-          firstRejectedAt ??= performance.now();
-          rejected++;
-          if (fault?.timeline.restoredAt === null) rejectedDuringFault++;
-          if (rejected >= o.count) resolve();
-        });
-      });
-      // A channel that could not consume: the checks below report the shortfall.
-      void consumer.catch(() => resolve());
-    });
-    await Promise.race([all, outcome.then(() => undefined)]);
+    await Promise.race([rejecter.all, outcome.then(() => undefined)]);
     const { timeline, error } = await outcome;
     if (error) throw error;
-    if (rejected < o.count) problems.push(`only ${rejected} of ${o.count} rejected by the time the node was back`);
-    if (rejectedDuringFault < rejected) problems.push(`${rejected - rejectedDuringFault} rejected after the restore: a longer --hold would fault them all`);
+    if (rejecter.rejected < o.count) problems.push(`only ${rejecter.rejected} of ${o.count} rejected by the time the node was back`);
+    if (rejecter.duringFault < rejecter.rejected)
+      problems.push(`${rejecter.rejected - rejecter.duringFault} rejected after the restore: a longer --hold would fault them all`);
 
-    // After the restore. The management API's messages_dlx lags, and once read 0 while the
-    // source still held every dead letter (a CI run counted 50 of 50 lost that way), so the
-    // wait is on the DLQ itself (a passive declare answers from its leader):
-    // - at-least-once with reject-publish: until every rejected message is in the DLQ, up to one
-    //   worker retry and a minute (what is missing then is held, or lost, as messages_dlx says);
-    // - the others send each dead letter once: until the DLQ's count has not moved for
-    //   SETTLE_QUIET_MS with nothing held.
     const restoredAt = timeline.restoredAt ?? performance.now();
-    const keeps = variant === 'at-least-once';
-    const settleMs = keeps ? settleTimeoutMs(workerRetryMs) : SETTLE_QUIET_MS + 60_000;
-    const deadline = performance.now() + settleMs;
-    let counts = await sourceCounts(ctx, names.source);
-    let dlqCount = (await ch.checkQueue(names.dlq)).messageCount;
-    let quietSince = performance.now();
-    let settledMs: number | null = null;
-    const waitLabel = keeps
-      ? `every dead letter in the DLQ (up to ${Math.round(settleMs / 1000)} s)`
-      : `the DLQ's count to stand still for ${SETTLE_QUIET_MS / 1000} s`;
-    for (;;) {
-      ctx.progress.update(
-        `  ${variant} run ${run}: ${dlqCount} of ${rejected} dead letters in the DLQ, ${counts.messagesDlx} held by the source, ${Math.round((performance.now() - restoredAt) / 1000)} s after the restore; waiting for ${waitLabel}`,
-      );
-      if (dlqCount >= rejected || (!keeps && counts.messagesDlx === 0 && performance.now() - quietSince >= SETTLE_QUIET_MS)) {
-        settledMs = performance.now() - restoredAt;
-        break;
-      }
-      if (performance.now() >= deadline) break;
-      await systemClock.sleep(500, ctx.signal);
-      counts = await sourceCounts(ctx, names.source);
-      const now = (await ch.checkQueue(names.dlq)).messageCount;
-      if (now !== dlqCount || counts.messagesDlx > 0) quietSince = performance.now();
-      dlqCount = now;
-    }
+    const { counts, settledMs } = await settleDlq(ctx, ch, names, { variant, run, rejecter, restoredAt, workerRetryMs: settings.workerRetryMs });
     await ctx.checkpoint({ name: 'before-drain', queue: names.dlq, vhost: config.vhost, mode: variant, run });
-    // Read the DLQ out (it is deleted after the run): at-least-once may deliver a dead letter twice.
-    const copies = new Map<string, number>();
-    for (let m = await ch.get(names.dlq, { noAck: true }); m; m = await ch.get(names.dlq, { noAck: true })) {
-      const id = String(m.properties.messageId);
-      copies.set(id, (copies.get(id) ?? 0) + 1);
-    }
+    const copies = await drainDlq(ch, names.dlq);
     const inDlq = copies.size;
     const dlqLeaderAfter = await currentLeader(ctx, { vhost: config.vhost, queue: names.dlq })
       .then((l) => shortNodeName(l.leader))
@@ -191,8 +101,8 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
       dlqLeaderAfter,
       sourceLeader,
       published: o.count,
-      rejected,
-      rejectedDuringFault,
+      rejected: rejecter.rejected,
+      rejectedDuringFault: rejecter.duringFault,
       inDlq,
       duplicatesInDlq,
       leftInSource,
@@ -200,7 +110,7 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
       faultAtMs: since(timeline.issuedAt),
       restoredAtMs: since(timeline.restoredAt),
       rejoinedAtMs: since(timeline.rejoinedAt),
-      firstRejectedAtMs: since(firstRejectedAt),
+      firstRejectedAtMs: since(rejecter.firstAt),
       settledMs,
       heldAtEnd,
       waitedOutRegistration: false,
@@ -210,15 +120,173 @@ async function oneRun(ctx: Context, o: DlxStrategyOptions, variant: DlxVariant, 
   } finally {
     await fault?.close();
     try {
-      const ch = await src.connection.createChannel();
+      const ch = await src.createChannel();
       await ch.deleteQueue(names.source);
       await ch.deleteQueue(names.dlq);
       await ch.deleteExchange(names.dlx);
     } catch (err) {
       ctx.log(`could not delete ${names.source}, ${names.dlq} or ${names.dlx}: ${errorMessage(err)}`);
     }
-    await closeWithin(src.connection);
+    await closeWithin(src);
   }
+}
+
+type DlxNames = ReturnType<typeof dlxNames>;
+
+/** A connection to one node only (client-local placement declares on it). */
+async function connectTo(ctx: Context, node: NodeSpec, role: 'source' | 'dlq'): Promise<ChannelModel> {
+  const c = await connectAny([amqpUrl(ctx.config, node)], 0, {
+    heartbeatS: 5,
+    timeoutMs: 30_000,
+    signal: ctx.signal,
+    connectionName: `rmq-bench dlq-demo --strategy (${role})`,
+  });
+  c.connection.on('error', () => undefined);
+  return c.connection;
+}
+
+/**
+ * Fresh queues: the DLQ declared through the last node so that it leads it, the source through
+ * `ch` (the first node's). Throws when both ended up led from the same node.
+ */
+async function declareApart(ctx: Context, ch: ConfirmChannel, names: DlxNames, variant: DlxVariant): Promise<{ dlqLeader: string; sourceLeader: string }> {
+  const { config } = ctx;
+  await ch.deleteQueue(names.source);
+  await ch.deleteQueue(names.dlq);
+  await ch.assertExchange(names.dlx, 'fanout', { durable: true });
+  // The DLQ first, declared through the last node so that it leads it.
+  const far = await connectTo(ctx, config.nodes[config.nodes.length - 1]!, 'dlq');
+  try {
+    const fch = await far.createChannel();
+    await fch.assertQueue(names.dlq, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' } });
+    await fch.bindQueue(names.dlq, names.dlx, '');
+  } finally {
+    await closeWithin(far);
+  }
+  await ch.assertQueue(names.source, { durable: true, arguments: { ...sourceArguments(variant, names.dlx), 'x-queue-leader-locator': 'client-local' } });
+  const dlqLeader = shortNodeName((await currentLeader(ctx, { vhost: config.vhost, queue: names.dlq })).leader);
+  const sourceLeader = shortNodeName((await currentLeader(ctx, { vhost: config.vhost, queue: names.source })).leader);
+  if (dlqLeader === sourceLeader) throw new BrokerUnavailableError(`the DLQ and the source queue are both led from ${dlqLeader}; the demo needs them apart`);
+  return { dlqLeader, sourceLeader };
+}
+
+/**
+ * The fault on the DLQ's leader, restored after --hold. `applied` resolves once it is applied,
+ * or rejects with the fault's error when it never was; the caller closes `fault` either way.
+ */
+function faultDlqLeader(
+  ctx: Context,
+  o: DlxStrategyOptions,
+  dlq: string,
+  variant: DlxVariant,
+  run: number,
+): { fault: LeaderFaultHandle; applied: Promise<void> } {
+  let applied!: () => void;
+  const appliedP = new Promise<void>((r) => (applied = r));
+  const fault = startLeaderFault(ctx, { vhost: ctx.config.vhost, queue: dlq }, o.fault, {
+    restoreAfterMs: o.holdMs,
+    electionTimeoutMs: 60_000,
+    rejoinTimeoutMs: 180_000,
+    awaitElection: false,
+    onPhase: (phase, t) => {
+      if (t.appliedAt !== null) applied();
+      if (phase === 'holding')
+        ctx.progress.info(`  ${variant} run ${run}: '${o.fault}' on ${t.node} (the DLQ's leader) for ${o.holdMs} ms; rejecting ${o.count} messages`);
+      if (phase === 'rejoined') ctx.progress.info(`  ${variant} run ${run}: ${t.node} back, ${Math.round(t.rejoinMs ?? 0)} ms after the restore`);
+    },
+  });
+  const outcome = fault.done;
+  const untilApplied = async (): Promise<void> => {
+    await Promise.race([appliedP, outcome.then(() => undefined)]);
+    if (fault.timeline.appliedAt === null) {
+      const { error } = await outcome;
+      throw error ?? new BrokerUnavailableError('the fault was not applied');
+    }
+  };
+  return { fault, applied: untilApplied() };
+}
+
+/** A consumer on the source that rejects (requeue=false) every delivery; its counts go on as it does. */
+class Rejecter {
+  rejected = 0;
+  /** Rejected before the fault was restored. */
+  duringFault = 0;
+  firstAt: number | null = null;
+  /** Resolves once `count` are rejected, or when the channel could not consume (the caller's checks report the shortfall). */
+  readonly all: Promise<void>;
+
+  constructor(connection: ChannelModel, queue: string, count: number, fault: LeaderFaultHandle) {
+    this.all = new Promise<void>((resolve) => {
+      const consumer = connection.createChannel().then(async (c) => {
+        c.on('error', () => undefined);
+        await c.prefetch(100);
+        await c.consume(queue, (m: ConsumeMessage | null) => {
+          if (!m) return;
+          c.reject(m, false);
+          this.firstAt ??= performance.now();
+          this.rejected++;
+          if (fault.timeline.restoredAt === null) this.duringFault++;
+          if (this.rejected >= count) resolve();
+        });
+      });
+      void consumer.catch(() => resolve());
+    });
+  }
+}
+
+/**
+ * After the restore. The management API's messages_dlx lags, and once read 0 while the source
+ * still held every dead letter (a CI run counted 50 of 50 lost that way), so the wait is on the
+ * DLQ itself (a passive declare answers from its leader):
+ * - at-least-once with reject-publish: until every rejected message is in the DLQ, up to one
+ *   worker retry and a minute (what is missing then is held, or lost, as messages_dlx says);
+ * - the others send each dead letter once: until the DLQ's count has not moved for
+ *   SETTLE_QUIET_MS with nothing held.
+ * Returns the source's last counts, and when it settled (ms after the restore; null: it did not).
+ */
+async function settleDlq(
+  ctx: Context,
+  ch: ConfirmChannel,
+  names: DlxNames,
+  a: { variant: DlxVariant; run: number; rejecter: Rejecter; restoredAt: number; workerRetryMs: number },
+): Promise<{ counts: QueueCounts; settledMs: number | null }> {
+  const { variant, run, rejecter, restoredAt } = a;
+  const keeps = variant === 'at-least-once';
+  const settleMs = keeps ? settleTimeoutMs(a.workerRetryMs) : SETTLE_QUIET_MS + 60_000;
+  const deadline = performance.now() + settleMs;
+  let counts = await sourceCounts(ctx, names.source);
+  let dlqCount = (await ch.checkQueue(names.dlq)).messageCount;
+  let quietSince = performance.now();
+  let settledMs: number | null = null;
+  const waitLabel = keeps
+    ? `every dead letter in the DLQ (up to ${Math.round(settleMs / 1000)} s)`
+    : `the DLQ's count to stand still for ${SETTLE_QUIET_MS / 1000} s`;
+  for (;;) {
+    ctx.progress.update(
+      `  ${variant} run ${run}: ${dlqCount} of ${rejecter.rejected} dead letters in the DLQ, ${counts.messagesDlx} held by the source, ${Math.round((performance.now() - restoredAt) / 1000)} s after the restore; waiting for ${waitLabel}`,
+    );
+    if (dlqCount >= rejecter.rejected || (!keeps && counts.messagesDlx === 0 && performance.now() - quietSince >= SETTLE_QUIET_MS)) {
+      settledMs = performance.now() - restoredAt;
+      break;
+    }
+    if (performance.now() >= deadline) break;
+    await systemClock.sleep(500, ctx.signal);
+    counts = await sourceCounts(ctx, names.source);
+    const now = (await ch.checkQueue(names.dlq)).messageCount;
+    if (now !== dlqCount || counts.messagesDlx > 0) quietSince = performance.now();
+    dlqCount = now;
+  }
+  return { counts, settledMs };
+}
+
+/** Read the DLQ out (it is deleted after the run): message id -> copies (at-least-once may deliver a dead letter twice). */
+async function drainDlq(ch: ConfirmChannel, dlq: string): Promise<Map<string, number>> {
+  const copies = new Map<string, number>();
+  for (let m = await ch.get(dlq, { noAck: true }); m; m = await ch.get(dlq, { noAck: true })) {
+    const id = String(m.properties.messageId);
+    copies.set(id, (copies.get(id) ?? 0) + 1);
+  }
+  return copies;
 }
 
 type NodeSettings = ReturnType<typeof parseNodeSettings>;

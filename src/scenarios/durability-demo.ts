@@ -1,6 +1,7 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { requireCluster, waitForHealthyAndClustered } from '../cluster/cluster.js';
+import { requireCluster, waitForHealthyAndClustered } from '../cluster/readiness.js';
+import type { Docker } from '../cluster/engine.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
@@ -104,12 +105,36 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
   const urls = config.nodes.map((n) => amqpUrl(config, n));
   const problems: string[] = [];
   const docker = await ctx.docker();
+  const { published, classicNode } = await setUpAndPublish(ctx, o, urls, step);
 
+  if (ctx.signal.aborted) throw new InterruptedError();
+  await step(
+    `restart every node: ${o.how === 'stop' ? 'docker stop (SIGTERM: RabbitMQ shuts down cleanly)' : 'docker kill (SIGKILL: a crash)'}, all three, then start them again`,
+  );
+  const restartMs = await restartEveryNode(ctx, o, docker, problems);
+
+  await step('count what survived in each queue');
+  const rows = await countSurvivors(ctx, o, urls, published, problems);
+  for (const r of rows)
+    if (r.confirmed !== r.published)
+      problems.push(`${r.queueType} queue, ${r.deliveryMode}: only ${r.confirmed} of ${r.published} confirmed before the restart`);
+  return { how: o.how, classicNode, restartMs, queueAgeMs: o.queueAgeMs, rows, ok: problems.length === 0, problems };
+}
+
+/** Confirmed messages per queue and delivery mode. */
+type Published = Record<string, { transient: number; persistent: number }>;
+
+/** Both queues new and empty, left to settle for --queue-age, then both kinds of messages published to each with confirms. */
+async function setUpAndPublish(
+  ctx: Context,
+  o: DurabilityDemoOptions,
+  urls: string[],
+  step: Step,
+): Promise<{ published: Published; classicNode: string | null }> {
   // Publish through rabbit1: the classic queue is declared there and lives there.
-  let c = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench durability-demo' });
+  const c = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench durability-demo' });
   c.connection.on('error', () => undefined);
-  const published: Record<string, { transient: number; persistent: number }> = {};
-  let classicNode: string | null = null;
+  const published: Published = {};
   try {
     const ch = await c.connection.createConfirmChannel();
     ch.on('error', () => undefined);
@@ -117,8 +142,8 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
     for (const q of [CLASSIC_QUEUE, QUORUM_QUEUE]) await ch.deleteQueue(q);
     await ch.assertQueue(CLASSIC_QUEUE, { durable: true, arguments: { 'x-queue-type': 'classic' } });
     await ch.assertQueue(QUORUM_QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-    const info = (await ctx.management.get(`/api/queues/${encodeURIComponent(config.vhost)}/${CLASSIC_QUEUE}`)) as { node?: string };
-    classicNode = info.node ?? null;
+    const info = (await ctx.management.get(`/api/queues/${encodeURIComponent(ctx.config.vhost)}/${CLASSIC_QUEUE}`)) as { node?: string };
+    const classicNode = info.node ?? null;
     if (o.queueAgeMs > 0) {
       ctx.progress.start(`letting the new queues settle for ${(o.queueAgeMs / 1000).toFixed(1)} s (--queue-age)`);
       await systemClock.sleep(o.queueAgeMs, ctx.signal);
@@ -128,16 +153,16 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
     for (const q of [CLASSIC_QUEUE, QUORUM_QUEUE]) {
       published[q] = { transient: await publishAll(ch, q, o.count, false), persistent: await publishAll(ch, q, o.count, true) };
     }
+    return { published, classicNode };
   } finally {
     await closeWithin(c.connection);
   }
+}
 
-  if (ctx.signal.aborted) throw new InterruptedError();
-  await step(
-    `restart every node: ${o.how === 'stop' ? 'docker stop (SIGTERM: RabbitMQ shuts down cleanly)' : 'docker kill (SIGKILL: a crash)'}, all three, then start them again`,
-  );
+/** Every node stopped or killed, started again whatever happened, and waited for; returns how long that took (ms). */
+async function restartEveryNode(ctx: Context, o: DurabilityDemoOptions, docker: Docker, problems: string[]): Promise<number> {
   const started = performance.now();
-  const containers = config.nodes.map((n) => docker.getContainer(n.container));
+  const containers = ctx.config.nodes.map((n) => docker.getContainer(n.container));
   try {
     await Promise.all(
       containers.map((ct) =>
@@ -154,9 +179,12 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
   await waitForHealthyAndClustered(ctx, { timeoutMs: o.restartTimeoutMs });
   const restartMs = performance.now() - started;
   ctx.progress.succeed(`all nodes back in ${(restartMs / 1000).toFixed(1)} s`);
+  return restartMs;
+}
 
-  await step('count what survived in each queue');
-  c = await retryUntil(
+/** What each queue holds after the restart, by delivery mode, against the article's claim; then both queues deleted. */
+async function countSurvivors(ctx: Context, o: DurabilityDemoOptions, urls: string[], published: Published, problems: string[]): Promise<DurabilityRow[]> {
+  const c = await retryUntil(
     () => connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 10_000, signal: ctx.signal, connectionName: 'rmq-bench durability-demo count' }),
     () => true,
     {
@@ -198,8 +226,5 @@ export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, 
   } finally {
     await closeWithin(c.connection);
   }
-  for (const r of rows)
-    if (r.confirmed !== r.published)
-      problems.push(`${r.queueType} queue, ${r.deliveryMode}: only ${r.confirmed} of ${r.published} confirmed before the restart`);
-  return { how: o.how, classicNode, restartMs, queueAgeMs: o.queueAgeMs, rows, ok: problems.length === 0, problems };
+  return rows;
 }

@@ -1,6 +1,7 @@
-import { runConsumer, type ConsumerResult } from '../amqp/consumer.js';
+import { runConsumer } from '../amqp/consumer.js';
+import type { ConsumerResult } from '../amqp/consumer-result.js';
 import { newRunId, publishConfirmed } from '../amqp/publisher.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';

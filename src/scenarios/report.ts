@@ -1,13 +1,15 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFoundError, UsageError } from '../errors.js';
-import type { ReportInput } from '../report/combined.js';
 
 /**
  * `rmq-bench report`'s inputs: each argument a file, or a folder meaning every *.json file in it
  * (not recursive), by name. Reads them and returns their texts (or why one could not be read);
  * src/report/combined.ts makes the entries and the page. Never prints.
  */
+
+/** One input as read: its text, or why it could not be read. */
+export type ReportInput = { readonly file: string; readonly text: string } | { readonly file: string; readonly readError: string };
 
 export interface CollectedInputs {
   readonly inputs: ReportInput[];

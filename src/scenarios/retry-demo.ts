@@ -1,6 +1,7 @@
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { runConsumer, type DeliveryRecord } from '../amqp/consumer.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { runConsumer } from '../amqp/consumer.js';
+import type { DeliveryRecord } from '../amqp/consumer-result.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { errorMessage } from '../errors.js';

@@ -1,6 +1,6 @@
-import type { Channel, ConfirmChannel, ConsumeMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { requireCluster } from '../cluster/cluster.js';
+import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, InterruptedError, errorMessage } from '../errors.js';
@@ -159,16 +159,7 @@ export async function runRetryLadder(ctx: Context, o: RetryLadderOptions, step: 
     );
     await teardown(admin);
     declared = true;
-    await admin.assertExchange(LADDER_EXCHANGE, 'direct', { durable: true });
-    await admin.assertExchange(RETURN_EXCHANGE, 'fanout', { durable: true });
-    await admin.assertQueue(WORK_QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': LADDER_EXCHANGE } });
-    await admin.bindQueue(WORK_QUEUE, RETURN_EXCHANGE, '');
-    for (const r of topo.rungs) {
-      await admin.assertQueue(r.queue, { durable: true, arguments: r.arguments });
-      await admin.bindQueue(r.queue, LADDER_EXCHANGE, r.bindingKey);
-    }
-    await admin.assertQueue(DLQ, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-    await admin.bindQueue(DLQ, LADDER_EXCHANGE, topo.dlqBindingKey);
+    await declareLadder(admin, topo);
 
     await step(
       `publish two messages with the key ${attemptKey(1)}: ${good} fails ${failures} time(s) and then succeeds; ${poison} always fails, climbs all ${n} rungs and ends in ${DLQ}`,
@@ -177,65 +168,135 @@ export async function runRetryLadder(ctx: Context, o: RetryLadderOptions, step: 
     for (const id of [good, poison]) admin.publish(RETURN_EXCHANGE, attemptKey(1), Buffer.from(`retry-ladder ${id}`), { messageId: id, persistent: true });
     await admin.waitForConfirms();
 
-    const attempts: LadderAttempt[] = [];
-    const problems: string[] = [];
-    let done = 0;
-    let wake: (() => void) | undefined;
-    const ch = await c.connection.createChannel();
+    const ladder = new LadderConsumer(ctx, o, { good, poison, failures, rungs: n, t0 });
+    await ladder.consume(c.connection);
+    await ladder.untilDone();
+
+    await step(`${poison} failed its attempt ${n + 1}: the ladder is exhausted; looking for it in ${DLQ}`);
+    const dead = await findInDlq(admin, poison, 10_000, ctx.signal);
+    return ladder.result(topo, dead);
+  } finally {
+    if (declared && admin) {
+      await teardown(admin).catch((err: unknown) => ctx.log(`could not remove the ladder: ${errorMessage(err)}`));
+    }
+    await closeWithin(c.connection);
+  }
+}
+
+/** The work queue (dead-lettering to the ladder), the rungs, and demo.dlq bound past the last rung. */
+async function declareLadder(admin: ConfirmChannel, topo: ReturnType<typeof ladderTopology>): Promise<void> {
+  await admin.assertExchange(LADDER_EXCHANGE, 'direct', { durable: true });
+  await admin.assertExchange(RETURN_EXCHANGE, 'fanout', { durable: true });
+  await admin.assertQueue(WORK_QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': LADDER_EXCHANGE } });
+  await admin.bindQueue(WORK_QUEUE, RETURN_EXCHANGE, '');
+  for (const r of topo.rungs) {
+    await admin.assertQueue(r.queue, { durable: true, arguments: r.arguments });
+    await admin.bindQueue(r.queue, LADDER_EXCHANGE, r.bindingKey);
+  }
+  await admin.assertQueue(DLQ, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await admin.bindQueue(DLQ, LADDER_EXCHANGE, topo.dlqBindingKey);
+}
+
+type DlqFind = { routingKey: string; deaths: string[] } | undefined;
+
+interface LadderMessages {
+  /** Fails `failures` times, then succeeds. */
+  good: string;
+  /** Always fails: climbs every rung and ends in demo.dlq. */
+  poison: string;
+  failures: number;
+  rungs: number;
+  /** performance.now() when they were published: attempts are timed from it. */
+  t0: number;
+}
+
+/**
+ * The consumer on the work queue: it fails (nacks) the good message until x-death counts
+ * `failures` earlier attempts and the poison message always, records every attempt, and checks
+ * the attempts against the ladder at the end.
+ */
+class LadderConsumer {
+  readonly attempts: LadderAttempt[] = [];
+  readonly problems: string[] = [];
+  /** Messages finished: the good one processed, the poison one past its last rung. */
+  private done = 0;
+  /** Wakes untilDone when an attempt arrives. */
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly o: RetryLadderOptions,
+    private readonly m: LadderMessages,
+  ) {}
+
+  async consume(connection: ChannelModel): Promise<void> {
+    const ch = await connection.createChannel();
     ch.on('error', () => undefined);
     await ch.prefetch(10);
     await ch.consume(WORK_QUEUE, (m: ConsumeMessage | null) => {
-      if (!m) return;
-      const id = typeof m.properties.messageId === 'string' ? m.properties.messageId : '';
-      if (id !== good && id !== poison) {
-        problems.push(`a message that is not the demo's (${id || 'no id'}) was in ${WORK_QUEUE}; acked and ignored`);
-        ch.ack(m);
-        return;
-      }
-      const atMs = performance.now() - t0;
-      const mine = attempts.filter((a) => a.messageId === id);
-      const h = ladderHistory(m.properties.headers, WORK_QUEUE);
-      const attempt = mine.length + 1;
-      const fail = id === poison || h.earlierAttempts < failures;
-      const prev = mine[mine.length - 1];
-      attempts.push({
-        messageId: id,
-        attempt,
-        atMs,
-        gapMs: prev ? atMs - prev.atMs : null,
-        expectedGapMs: prev ? (o.backoffMs[attempt - 2] ?? null) : null,
-        routingKey: m.fields.routingKey,
-        earlierAttempts: h.earlierAttempts,
-        lastRung: h.lastRung,
-        outcome: fail ? 'failed' : 'processed',
-      });
-      ctx.progress.info(
-        `  ${id} attempt ${attempt} at ${(atMs / 1000).toFixed(2)} s (key ${m.fields.routingKey}, x-death: ${h.earlierAttempts} earlier) → ${fail ? `failed: nack → ${destinationAfter(attempt, n)}` : 'processed'}`,
-      );
-      if (fail) ch.nack(m, false, false);
-      else ch.ack(m);
-      if ((id === good && !fail) || (id === poison && attempt === n + 1)) done += 1;
-      wake?.();
+      if (m) this.onDelivery(ch, m);
     });
+  }
 
+  private onDelivery(ch: Channel, m: ConsumeMessage): void {
+    const { good, poison, failures, rungs: n } = this.m;
+    const id = typeof m.properties.messageId === 'string' ? m.properties.messageId : '';
+    if (id !== good && id !== poison) {
+      this.problems.push(`a message that is not the demo's (${id || 'no id'}) was in ${WORK_QUEUE}; acked and ignored`);
+      ch.ack(m);
+      return;
+    }
+    const atMs = performance.now() - this.m.t0;
+    const mine = this.attempts.filter((a) => a.messageId === id);
+    const h = ladderHistory(m.properties.headers, WORK_QUEUE);
+    const attempt = mine.length + 1;
+    const fail = id === poison || h.earlierAttempts < failures;
+    const prev = mine[mine.length - 1];
+    this.attempts.push({
+      messageId: id,
+      attempt,
+      atMs,
+      gapMs: prev ? atMs - prev.atMs : null,
+      expectedGapMs: prev ? (this.o.backoffMs[attempt - 2] ?? null) : null,
+      routingKey: m.fields.routingKey,
+      earlierAttempts: h.earlierAttempts,
+      lastRung: h.lastRung,
+      outcome: fail ? 'failed' : 'processed',
+    });
+    this.ctx.progress.info(
+      `  ${id} attempt ${attempt} at ${(atMs / 1000).toFixed(2)} s (key ${m.fields.routingKey}, x-death: ${h.earlierAttempts} earlier) → ${fail ? `failed: nack → ${destinationAfter(attempt, n)}` : 'processed'}`,
+    );
+    if (fail) ch.nack(m, false, false);
+    else ch.ack(m);
+    if ((id === good && !fail) || (id === poison && attempt === n + 1)) this.done += 1;
+    this.wake?.();
+  }
+
+  /** Until both messages are done, within the ladder's TTLs plus the tolerance per attempt and 15 s. */
+  async untilDone(): Promise<void> {
+    const { o, ctx } = this;
+    const n = this.m.rungs;
     const budgetMs = o.backoffMs.reduce((s, t) => s + t, 0) + (n + 1) * o.toleranceMs + 15_000;
     const deadline = performance.now() + budgetMs;
-    while (done < 2) {
+    while (this.done < 2) {
       if (ctx.signal.aborted) throw new InterruptedError();
       const left = deadline - performance.now();
-      if (left <= 0) throw new DeadlineError(`the ladder did not finish within ${budgetMs} ms (${attempts.length} attempts seen)`, budgetMs);
+      if (left <= 0) throw new DeadlineError(`the ladder did not finish within ${budgetMs} ms (${this.attempts.length} attempts seen)`, budgetMs);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 500));
-        wake = () => {
+        this.wake = () => {
           clearTimeout(t);
           resolve();
         };
       });
-      wake = undefined;
+      this.wake = undefined;
     }
+  }
 
-    await step(`${poison} failed its attempt ${n + 1}: the ladder is exhausted; looking for it in ${DLQ}`);
-    const dead = await findInDlq(admin, poison, 10_000, ctx.signal);
+  /** The attempts checked against the ladder (gaps, keys, x-death, rungs, counts, the DLQ), and the result. */
+  result(topo: ReturnType<typeof ladderTopology>, dead: DlqFind): RetryLadderResult {
+    const { o, problems, attempts } = this;
+    const { good, poison, failures, rungs: n } = this.m;
     const goodAttempts = attempts.filter((a) => a.messageId === good);
     const poisonAttempts = attempts.filter((a) => a.messageId === poison);
     for (const [label, list] of [
@@ -244,14 +305,7 @@ export async function runRetryLadder(ctx: Context, o: RetryLadderOptions, step: 
     ] as const) {
       const { problems: gapProblems } = checkLadderGaps(list, o.backoffMs, o.toleranceMs);
       problems.push(...gapProblems.map((p) => `${label}: ${p}`));
-      for (const a of list) {
-        if (a.routingKey !== attemptKey(a.attempt))
-          problems.push(`${label}: attempt ${a.attempt} arrived with the key ${a.routingKey}, not ${attemptKey(a.attempt)}`);
-        if (a.earlierAttempts !== a.attempt - 1)
-          problems.push(`${label}: attempt ${a.attempt} has ${a.earlierAttempts} earlier attempts in x-death, not ${a.attempt - 1}`);
-        if (a.attempt > 1 && a.lastRung !== rungQueue(a.attempt - 1))
-          problems.push(`${label}: attempt ${a.attempt} came back from ${a.lastRung ?? 'nowhere'}, not ${rungQueue(a.attempt - 1)}`);
-      }
+      for (const a of list) problems.push(...attemptProblems(label, a));
     }
     const processedTimes = goodAttempts.filter((a) => a.outcome === 'processed').length;
     if (goodAttempts.length !== failures + 1) problems.push(`good: ${goodAttempts.length} attempts, expected ${failures + 1}`);
@@ -271,12 +325,19 @@ export async function runRetryLadder(ctx: Context, o: RetryLadderOptions, step: 
       ok: problems.length === 0,
       problems,
     };
-  } finally {
-    if (declared && admin) {
-      await teardown(admin).catch((err: unknown) => ctx.log(`could not remove the ladder: ${errorMessage(err)}`));
-    }
-    await closeWithin(c.connection);
   }
+}
+
+/** One attempt against the rung it should have come from: its routing key, its x-death count, its last rung. */
+function attemptProblems(label: string, a: LadderAttempt): string[] {
+  const problems: string[] = [];
+  if (a.routingKey !== attemptKey(a.attempt))
+    problems.push(`${label}: attempt ${a.attempt} arrived with the key ${a.routingKey}, not ${attemptKey(a.attempt)}`);
+  if (a.earlierAttempts !== a.attempt - 1)
+    problems.push(`${label}: attempt ${a.attempt} has ${a.earlierAttempts} earlier attempts in x-death, not ${a.attempt - 1}`);
+  if (a.attempt > 1 && a.lastRung !== rungQueue(a.attempt - 1))
+    problems.push(`${label}: attempt ${a.attempt} came back from ${a.lastRung ?? 'nowhere'}, not ${rungQueue(a.attempt - 1)}`);
+  return problems;
 }
 
 /** Remove the ladder (the work queue, rungs, exchanges and demo.dlq's ladder binding); demo.dlq itself stays. */
@@ -292,12 +353,7 @@ async function teardown(ch: Channel): Promise<void> {
  * Find one message in demo.dlq by id without disturbing the others: read them all unacked,
  * then give them back with nack-requeue (which does not count as a failed delivery).
  */
-async function findInDlq(
-  ch: Channel,
-  messageId: string,
-  timeoutMs: number,
-  signal: AbortSignal,
-): Promise<{ routingKey: string; deaths: string[] } | undefined> {
+async function findInDlq(ch: Channel, messageId: string, timeoutMs: number, signal: AbortSignal): Promise<DlqFind> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const got = [];

@@ -128,91 +128,20 @@ export function watchView(history: readonly WatchSnapshot[], cur: WatchSnapshot,
   const prevQueues = new Map((prev?.broker.queues ?? []).map((q) => [qkey(q), q]));
   const oldQueues = new Map((oldest?.broker.queues ?? []).map((q) => [qkey(q), q]));
   const topology = new Topology(cur.broker);
-  const alerts: WatchAlert[] = [];
+  const alerts: WatchAlert[] = snapshotAlerts(cur, prev, options.gapMs);
 
-  for (const u of cur.unanswered) {
-    alerts.push({
-      kind: 'endpoint-down',
-      object: `endpoint ${u.node}`,
-      message: `${u.node} (${u.url}) has not answered since ${u.since.slice(11, 19)} (${u.error}); asking ${cur.answeredBy.node}`,
-    });
-  }
-  if (prev && cur.atMs - prev.atMs > options.gapMs) {
-    alerts.push({
-      kind: 'gap',
-      object: 'watch',
-      message: `no data for ${((cur.atMs - prev.atMs) / 1000).toFixed(1)} s (since ${new Date(prev.atMs).toISOString().slice(11, 19)})`,
-    });
-  }
-
-  const nodes: WatchNodeRow[] = cur.broker.nodes.map((n: NodeInfo) => ({
-    name: n.name,
-    running: n.running,
-    memAlarm: n.mem_alarm === true,
-    diskAlarm: n.disk_free_alarm === true,
-    partitions: n.partitions ?? [],
-  }));
-  for (const n of nodes) {
-    const obj = `node ${n.name}`;
-    if (!n.running) alerts.push({ kind: 'node-down', object: obj, message: `${n.name} is not running` });
-    if (n.memAlarm) alerts.push({ kind: 'alarm', object: obj, message: `memory alarm on ${n.name}: publishers are blocked` });
-    if (n.diskAlarm) alerts.push({ kind: 'alarm', object: obj, message: `disk alarm on ${n.name}: publishers are blocked` });
-    if (n.partitions.length > 0) alerts.push({ kind: 'partition', object: obj, message: `${n.name} is partitioned from ${n.partitions.join(', ')}` });
-  }
+  const nodes: WatchNodeRow[] = cur.broker.nodes.map(nodeRow);
+  for (const n of nodes) alerts.push(...nodeAlerts(n));
 
   const queues: WatchQueueRow[] = [];
   for (const q of cur.broker.queues) {
     if (options.match && !options.match.test(q.name)) continue;
     const eq = topology.queues.get(qkey(q))!;
-    const p = prevQueues.get(qkey(q));
-    const old = oldQueues.get(qkey(q));
-    const leader = leaderOf(q);
-    const members = q.members ?? [];
-    const online = q.online ?? [];
-    const row: WatchQueueRow = {
-      vhost: q.vhost,
-      name: q.name,
-      type: eq.type,
-      role: topology.role(eq),
-      ready: num(q.messages_ready),
-      unacked: num(q.messages_unacknowledged),
-      delayed: num(q.messages_delayed),
-      consumers: num(q.consumers),
-      publishRate: statRate(q, p, dtS, 'publish'),
-      deliverRate: statRate(q, p, dtS, 'deliver_get'),
-      ackRate: statRate(q, p, dtS, 'ack'),
-      leader: leader ? shortNodeName(leader) : null,
-      members: members.map(shortNodeName),
-      online: online.map(shortNodeName),
-    };
+    const row = queueRow(q, eq.type, topology.role(eq), prevQueues.get(qkey(q)), dtS);
     queues.push(row);
-
-    const obj = objectName('queue', q.vhost, q.name);
-    if (eq.type === 'quorum' && members.length > 0) {
-      if (!leader) alerts.push({ kind: 'no-leader', object: obj, message: `${q.name} has no leader: it accepts and delivers nothing` });
-      else if (online.length < members.length) {
-        const off = members.filter((m) => !online.includes(m)).map(shortNodeName);
-        alerts.push({
-          kind: 'members-offline',
-          object: obj,
-          message: `${q.name}: ${online.length}/${members.length} members online (${off.join(', ')} offline)`,
-        });
-      }
-    }
-    if (old && oldest) {
-      const over = `${((cur.atMs - oldest.atMs) / 1000).toFixed(0)} s`;
-      const depth = num(q.messages);
-      const oldDepth = num(old.messages);
-      if (row.role === 'dlq' && depth !== null && oldDepth !== null && depth > oldDepth) {
-        alerts.push({ kind: 'dlq-growing', object: obj, message: `dead-letter queue ${q.name} grew by ${depth - oldDepth} in ${over} (now ${depth})` });
-      }
-      const oldUnacked = num(old.messages_unacknowledged);
-      const acksBefore = num(old.message_stats?.ack) ?? 0;
-      const acksNow = num(q.message_stats?.ack) ?? 0;
-      if (row.unacked !== null && oldUnacked !== null && row.unacked > oldUnacked && acksNow <= acksBefore && (row.ackRate ?? 0) === 0) {
-        alerts.push({ kind: 'unacked-growing', object: obj, message: `${q.name}: unacked grew from ${oldUnacked} to ${row.unacked} in ${over} with no ack` });
-      }
-    }
+    if (eq.type === 'quorum') alerts.push(...leadershipAlerts(q));
+    const old = oldQueues.get(qkey(q));
+    if (old && oldest) alerts.push(...growthAlerts(q, row, old, cur.atMs - oldest.atMs));
   }
   queues.sort((a, b) => a.vhost.localeCompare(b.vhost) || a.name.localeCompare(b.name));
   alerts.sort((a, b) => ALERT_KINDS.indexOf(a.kind) - ALERT_KINDS.indexOf(b.kind) || a.object.localeCompare(b.object));
@@ -229,6 +158,99 @@ export function watchView(history: readonly WatchSnapshot[], cur: WatchSnapshot,
     queues,
     alerts,
   };
+}
+
+/** The watch's own alerts: an endpoint that does not answer, and a gap since the previous snapshot. Pure. */
+function snapshotAlerts(cur: WatchSnapshot, prev: WatchSnapshot | undefined, gapMs: number): WatchAlert[] {
+  const alerts: WatchAlert[] = [];
+  for (const u of cur.unanswered) {
+    alerts.push({
+      kind: 'endpoint-down',
+      object: `endpoint ${u.node}`,
+      message: `${u.node} (${u.url}) has not answered since ${u.since.slice(11, 19)} (${u.error}); asking ${cur.answeredBy.node}`,
+    });
+  }
+  if (prev && cur.atMs - prev.atMs > gapMs) {
+    alerts.push({
+      kind: 'gap',
+      object: 'watch',
+      message: `no data for ${((cur.atMs - prev.atMs) / 1000).toFixed(1)} s (since ${new Date(prev.atMs).toISOString().slice(11, 19)})`,
+    });
+  }
+  return alerts;
+}
+
+function nodeRow(n: NodeInfo): WatchNodeRow {
+  return {
+    name: n.name,
+    running: n.running,
+    memAlarm: n.mem_alarm === true,
+    diskAlarm: n.disk_free_alarm === true,
+    partitions: n.partitions ?? [],
+  };
+}
+
+/** A node down, in alarm or partitioned. Pure. */
+function nodeAlerts(n: WatchNodeRow): WatchAlert[] {
+  const alerts: WatchAlert[] = [];
+  const obj = `node ${n.name}`;
+  if (!n.running) alerts.push({ kind: 'node-down', object: obj, message: `${n.name} is not running` });
+  if (n.memAlarm) alerts.push({ kind: 'alarm', object: obj, message: `memory alarm on ${n.name}: publishers are blocked` });
+  if (n.diskAlarm) alerts.push({ kind: 'alarm', object: obj, message: `disk alarm on ${n.name}: publishers are blocked` });
+  if (n.partitions.length > 0) alerts.push({ kind: 'partition', object: obj, message: `${n.name} is partitioned from ${n.partitions.join(', ')}` });
+  return alerts;
+}
+
+/** One queue's row: its counts, its rates (against `prev`, dtS seconds older, where the API gives none), its leader and members. Pure. */
+function queueRow(q: QueueInfo, type: string, role: QueueRole, prev: QueueInfo | undefined, dtS: number | null): WatchQueueRow {
+  const leader = leaderOf(q);
+  return {
+    vhost: q.vhost,
+    name: q.name,
+    type,
+    role,
+    ready: num(q.messages_ready),
+    unacked: num(q.messages_unacknowledged),
+    delayed: num(q.messages_delayed),
+    consumers: num(q.consumers),
+    publishRate: statRate(q, prev, dtS, 'publish'),
+    deliverRate: statRate(q, prev, dtS, 'deliver_get'),
+    ackRate: statRate(q, prev, dtS, 'ack'),
+    leader: leader ? shortNodeName(leader) : null,
+    members: (q.members ?? []).map(shortNodeName),
+    online: (q.online ?? []).map(shortNodeName),
+  };
+}
+
+/** A quorum queue without a leader, or with members offline. Pure. */
+function leadershipAlerts(q: QueueInfo): WatchAlert[] {
+  const members = q.members ?? [];
+  const online = q.online ?? [];
+  if (members.length === 0) return [];
+  const obj = objectName('queue', q.vhost, q.name);
+  if (!leaderOf(q)) return [{ kind: 'no-leader', object: obj, message: `${q.name} has no leader: it accepts and delivers nothing` }];
+  if (online.length >= members.length) return [];
+  const off = members.filter((m) => !online.includes(m)).map(shortNodeName);
+  return [{ kind: 'members-offline', object: obj, message: `${q.name}: ${online.length}/${members.length} members online (${off.join(', ')} offline)` }];
+}
+
+/** Against the oldest snapshot (`old`, overMs before): a dead-letter queue that grew, or unacked that grew with no ack. Pure. */
+function growthAlerts(q: QueueInfo, row: WatchQueueRow, old: QueueInfo, overMs: number): WatchAlert[] {
+  const alerts: WatchAlert[] = [];
+  const obj = objectName('queue', q.vhost, q.name);
+  const over = `${(overMs / 1000).toFixed(0)} s`;
+  const depth = num(q.messages);
+  const oldDepth = num(old.messages);
+  if (row.role === 'dlq' && depth !== null && oldDepth !== null && depth > oldDepth) {
+    alerts.push({ kind: 'dlq-growing', object: obj, message: `dead-letter queue ${q.name} grew by ${depth - oldDepth} in ${over} (now ${depth})` });
+  }
+  const oldUnacked = num(old.messages_unacknowledged);
+  const acksBefore = num(old.message_stats?.ack) ?? 0;
+  const acksNow = num(q.message_stats?.ack) ?? 0;
+  if (row.unacked !== null && oldUnacked !== null && row.unacked > oldUnacked && acksNow <= acksBefore && (row.ackRate ?? 0) === 0) {
+    alerts.push({ kind: 'unacked-growing', object: obj, message: `${q.name}: unacked grew from ${oldUnacked} to ${row.unacked} in ${over} with no ack` });
+  }
+  return alerts;
 }
 
 /** Keep the snapshots of the last windowMs (at least the latest one). Pure. */

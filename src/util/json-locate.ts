@@ -21,116 +21,142 @@ class Fault extends Error {
 
 const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
-export function locateJsonError(text: string): JsonFault | undefined {
-  let i = 0;
-  const ws = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  };
-  const describe = (): string => (i >= text.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(text[i])}`);
-  const expect = (ch: string): void => {
-    if (text[i] !== ch) throw new Fault(i, `${describe()}, expected '${ch}'`);
-    i++;
-  };
-  const string = (): void => {
-    expect('"');
+/** A recursive-descent validator over `text`: each method reads one piece of JSON at `i` or throws a Fault there. */
+class Scanner {
+  /** Where the scanner stands. */
+  i = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** One value and nothing after it but whitespace. */
+  document(): void {
+    this.value();
+    this.ws();
+    if (this.i < this.text.length) throw new Fault(this.i, `${this.describe()} after the end of the document`);
+  }
+
+  private ws(): void {
+    while (this.i < this.text.length && ' \t\n\r'.includes(this.text[this.i]!)) this.i++;
+  }
+
+  /** The character at i, for a message: "unexpected \"}\"", or the end of the input. */
+  private describe(): string {
+    return this.i >= this.text.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(this.text[this.i])}`;
+  }
+
+  private expect(ch: string): void {
+    if (this.text[this.i] !== ch) throw new Fault(this.i, `${this.describe()}, expected '${ch}'`);
+    this.i++;
+  }
+
+  /** Consume `ch` when it is next. */
+  private skip(ch: string): boolean {
+    if (this.text[this.i] !== ch) return false;
+    this.i++;
+    return true;
+  }
+
+  private value(): void {
+    this.ws();
+    const c = this.text[this.i];
+    if (c === '{') this.object();
+    else if (c === '[') this.array();
+    else if (c === '"') this.string();
+    else if (!this.numberOrLiteral()) throw new Fault(this.i, `${this.describe()}, expected a value`);
+  }
+
+  private object(): void {
+    this.i++;
+    this.ws();
+    if (this.skip('}')) return;
     for (;;) {
-      if (i >= text.length) throw new Fault(i, 'unterminated string');
-      const c = text[i]!;
+      this.ws();
+      if (this.text[this.i] !== '"') throw new Fault(this.i, `${this.describe()}, expected a property name in double quotes`);
+      this.string();
+      this.ws();
+      this.expect(':');
+      this.value();
+      this.ws();
+      if (this.skip(',')) continue;
+      if (this.skip('}')) return;
+      throw new Fault(this.i, `${this.describe()}, expected ',' or '}'`);
+    }
+  }
+
+  private array(): void {
+    this.i++;
+    this.ws();
+    if (this.skip(']')) return;
+    for (;;) {
+      this.value();
+      this.ws();
+      if (this.skip(',')) continue;
+      if (this.skip(']')) return;
+      throw new Fault(this.i, `${this.describe()}, expected ',' or ']'`);
+    }
+  }
+
+  private string(): void {
+    const { text } = this;
+    this.expect('"');
+    for (;;) {
+      if (this.i >= text.length) throw new Fault(this.i, 'unterminated string');
+      const c = text[this.i]!;
       if (c === '"') {
-        i++;
+        this.i++;
         return;
       }
-      if (c < ' ') throw new Fault(i, c === '\n' ? 'line break inside a string' : 'control character inside a string');
-      if (c === '\\') {
-        const e = text[i + 1];
-        if (e === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) throw new Fault(i, 'bad \\u escape');
-          i += 6;
-        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
-        else throw new Fault(i, 'bad escape');
-      } else i++;
+      if (c < ' ') throw new Fault(this.i, c === '\n' ? 'line break inside a string' : 'control character inside a string');
+      if (c === '\\') this.escape();
+      else this.i++;
     }
-  };
-  const value = (): void => {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') throw new Fault(i, `${describe()}, expected a property name in double quotes`);
-        string();
-        ws();
-        expect(':');
-        value();
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return;
-        }
-        throw new Fault(i, `${describe()}, expected ',' or '}'`);
-      }
-    }
-    if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return;
-        }
-        throw new Fault(i, `${describe()}, expected ',' or ']'`);
-      }
-    }
-    if (c === '"') {
-      string();
-      return;
-    }
-    NUMBER.lastIndex = i;
-    const num = NUMBER.exec(text);
+  }
+
+  /** A backslash escape inside a string: \uXXXX or one of "\/bfnrt. */
+  private escape(): void {
+    const e = this.text[this.i + 1];
+    if (e === 'u') {
+      if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 2, this.i + 6))) throw new Fault(this.i, 'bad \\u escape');
+      this.i += 6;
+    } else if (e !== undefined && '"\\/bfnrt'.includes(e)) this.i += 2;
+    else throw new Fault(this.i, 'bad escape');
+  }
+
+  /** A number, true, false or null at i: consumed, and true; false when none is there. */
+  private numberOrLiteral(): boolean {
+    NUMBER.lastIndex = this.i;
+    const num = NUMBER.exec(this.text);
     if (num) {
-      i += num[0].length;
-      return;
+      this.i += num[0].length;
+      return true;
     }
     for (const lit of ['true', 'false', 'null']) {
-      if (text.startsWith(lit, i)) {
-        i += lit.length;
-        return;
+      if (this.text.startsWith(lit, this.i)) {
+        this.i += lit.length;
+        return true;
       }
     }
-    throw new Fault(i, `${describe()}, expected a value`);
-  };
+    return false;
+  }
+}
+
+/** Where a fault is in the text: its offset, 1-based line and column, and why. */
+function faultAt(text: string, fault: Fault): JsonFault {
+  const before = text.slice(0, fault.offset);
+  const line = before.split('\n').length;
+  const column = fault.offset - before.lastIndexOf('\n');
+  return { offset: fault.offset, line, column, reason: fault.reason };
+}
+
+export function locateJsonError(text: string): JsonFault | undefined {
+  const scanner = new Scanner(text);
   try {
-    value();
-    ws();
-    if (i < text.length) throw new Fault(i, `${describe()} after the end of the document`);
+    scanner.document();
     return undefined;
   } catch (caught) {
     // A document nested deeper than the stack: report where the scanner stood.
-    const err = caught instanceof RangeError ? new Fault(i, 'nested too deeply') : caught;
+    const err = caught instanceof RangeError ? new Fault(scanner.i, 'nested too deeply') : caught;
     if (!(err instanceof Fault)) throw err;
-    const before = text.slice(0, err.offset);
-    const line = before.split('\n').length;
-    const column = err.offset - before.lastIndexOf('\n');
-    return { offset: err.offset, line, column, reason: err.reason };
+    return faultAt(text, err);
   }
 }

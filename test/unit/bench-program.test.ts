@@ -2,29 +2,8 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { modeList, windowList, type BenchCliOptions } from '../../src/cli/commands/bench.js';
 import { UsageError } from '../../src/errors.js';
+import { BENCH_CLI_DEFAULTS } from './fixtures/bench.js';
 import { captureOutput, parse } from './program-harness.js';
-
-const defaults: BenchCliOptions = {
-  json: false,
-  html: undefined,
-  csvFile: undefined,
-  modes: ['none', 'tx', 'sync', 'batch', 'async'],
-  windows: [256],
-  batchSize: 100,
-  producers: 1,
-  consumers: 1,
-  sizeBytes: 100,
-  ratePerSec: 0,
-  durationMs: 10_000,
-  count: undefined,
-  prefetch: 100,
-  ackEvery: 1,
-  drainTimeoutMs: 30_000,
-  confirmTimeoutMs: 30_000,
-  heartbeatS: 5,
-  reconnectTimeoutMs: 10_000,
-  urls: undefined,
-};
 
 /** `rmq-bench bench <args>` parsed. */
 const parseBench = (args: string[]) => parse(['bench', ...args]);
@@ -59,7 +38,7 @@ describe('bench: argv → options', () => {
   it.each(cases)('$args', async ({ args, expected }) => {
     const { calls, err } = await parseBench(args);
     expect(err).toBeUndefined();
-    expect(calls).toStrictEqual([{ command: 'bench', options: { ...defaults, ...expected } }]);
+    expect(calls).toStrictEqual([{ command: 'bench', options: { ...BENCH_CLI_DEFAULTS, ...expected } }]);
     expect(stderr).toEqual([]);
   });
 });

@@ -1,93 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_HEADER, ms, renderBench, renderBenchTable, renderCsv, renderSampleLine, runNotes } from '../../src/report/bench.js';
-import type { LatencySummary } from '../../src/measure/histogram.js';
-import type { BenchModeResult, BenchOptions, BenchResult, BenchSample } from '../../src/scenarios/bench.js';
+import type { BenchModeResult, BenchOptions, BenchResult } from '../../src/scenarios/bench.js';
+import { BENCH_OPTIONS, benchRun, benchSample, MB } from './fixtures/bench.js';
+import { latency, NO_LATENCY } from './fixtures/latency.js';
 
-const MB = 1024 * 1024;
-const NONE: LatencySummary = { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
-const lat = (p50Ms: number, p95Ms: number, p99Ms: number, maxMs: number, count = 1_000): LatencySummary => ({
-  count,
-  p50Ms,
-  p95Ms,
-  p99Ms,
-  maxMs,
-  meanMs: p50Ms,
+const options: BenchOptions = { ...BENCH_OPTIONS, modes: ['none', 'sync', 'async'] };
+
+const none = benchRun({
+  label: 'none',
+  mode: 'none',
+  window: null,
+  confirmed: 0,
+  confirmLatency: NO_LATENCY,
+  publishRatePerSec: 20_000,
+  consumeRatePerSec: 8_000,
 });
-
-function sample(overrides: Partial<BenchSample> = {}): BenchSample {
-  return {
-    second: 1,
-    elapsedMs: 1_000,
-    intervalMs: 1_000,
-    published: 8_123,
-    confirmed: 8_100,
-    nacked: 0,
-    consumed: 8_050,
-    confirmLatency: lat(5.1, 9.84, 14.2, 20),
-    e2eLatency: lat(6.004, 11.5, 16, 30),
-    cpuSeconds: 0.85,
-    rssBytes: 92.4 * MB,
-    ...overrides,
-  };
-}
-
-function run(overrides: Partial<BenchModeResult> = {}): BenchModeResult {
-  return {
-    label: 'async/256',
-    mode: 'async',
-    window: 256,
-    batchSize: null,
-    queue: 'bench-async256-abcde',
-    producers: 1,
-    consumers: 1,
-    published: 90_000,
-    publishes: 90_000,
-    confirmed: 90_000,
-    nacked: 0,
-    indeterminate: 0,
-    consumed: 90_000,
-    publishDurationMs: 10_000,
-    publishRatePerSec: 9_000.4,
-    consumeRatePerSec: 8_950.6,
-    confirmLatency: lat(5.123, 12.34, 25.6, 180.2),
-    e2eLatency: lat(7, 15, 30, 210),
-    cpuSeconds: 5.4321,
-    cpuUsPerMessage: 60.36,
-    peakRssBytes: 118.26 * MB,
-    durationMs: 10_200,
-    stoppedBy: 'time',
-    drained: true,
-    gaveUp: null,
-    samples: [
-      sample(),
-      sample({ second: 2, elapsedMs: 2_000 }),
-      sample({ second: 3, elapsedMs: 2_500, intervalMs: 500, published: 0, confirmed: 10, consumed: 60 }),
-    ],
-    ...overrides,
-  };
-}
-
-const options: BenchOptions = {
-  modes: ['none', 'sync', 'async'],
-  windows: [256],
-  batchSize: 100,
-  producers: 1,
-  consumers: 1,
-  sizeBytes: 100,
-  ratePerSec: 0,
-  durationMs: 10_000,
-  count: undefined,
-  prefetch: 100,
-  ackEvery: 1,
-  drainTimeoutMs: 30_000,
-  confirmTimeoutMs: 30_000,
-  heartbeatS: 5,
-  reconnectTimeoutMs: 10_000,
-  urls: undefined,
-};
-
-const none = run({ label: 'none', mode: 'none', window: null, confirmed: 0, confirmLatency: NONE, publishRatePerSec: 20_000, consumeRatePerSec: 8_000 });
-const sync = run({
+const sync = benchRun({
   label: 'sync',
   mode: 'sync',
   window: null,
@@ -97,9 +25,9 @@ const sync = run({
   consumed: 4_500,
   publishRatePerSec: 450,
   consumeRatePerSec: 449.6,
-  confirmLatency: lat(2.1, 3.5, 6, 40),
+  confirmLatency: latency(2.1, 3.5, 6, 40),
 });
-const asyncRun = run();
+const asyncRun = benchRun();
 
 function result(overrides: Partial<BenchResult> = {}): BenchResult {
   return { options, startedAtIso: '2026-01-01T00:00:00.000Z', runs: [none, sync, asyncRun], interrupted: false, processPeakRssBytes: 120 * MB, ...overrides };
@@ -121,13 +49,13 @@ describe('ms', () => {
 
 describe('renderSampleLine', () => {
   it('a confirm mode: rates per second, latencies, CPU and RSS', () => {
-    expect(renderSampleLine('async/256', sample(), true)).toBe(
+    expect(renderSampleLine('async/256', benchSample(), true)).toBe(
       'async/256, time 1.0 s, sent 8123 msg/s, confirmed 8100 msg/s, nacked 0, received 8050 msg/s, confirm p50/p95/p99 5.10/9.84/14.2 ms, e2e p50/p95/p99 6.00/11.5/16.0 ms, cpu 85%, rss 92.4 MB',
     );
   });
 
   it('mode none: no confirm figures', () => {
-    expect(renderSampleLine('none', sample({ confirmed: 0, confirmLatency: NONE }), false)).toBe(
+    expect(renderSampleLine('none', benchSample({ confirmed: 0, confirmLatency: NO_LATENCY }), false)).toBe(
       'none, time 1.0 s, sent 8123 msg/s, received 8050 msg/s, e2e p50/p95/p99 6.00/11.5/16.0 ms, cpu 85%, rss 92.4 MB',
     );
   });
@@ -135,7 +63,7 @@ describe('renderSampleLine', () => {
   it('a short last interval: counts scaled to a second; no latency yet is "-"', () => {
     const line = renderSampleLine(
       'sync',
-      sample({ elapsedMs: 2_500, intervalMs: 500, published: 100, confirmed: 100, consumed: 0, e2eLatency: NONE, cpuSeconds: 0.1 }),
+      benchSample({ elapsedMs: 2_500, intervalMs: 500, published: 100, confirmed: 100, consumed: 0, e2eLatency: NO_LATENCY, cpuSeconds: 0.1 }),
       true,
     );
     expect(line).toBe(
@@ -189,7 +117,9 @@ describe('renderBenchTable', () => {
   });
 
   it('without consumers: consumed and consume rate are "-"; no latency yet is "-"', () => {
-    const t = renderBenchTable([run({ consumers: 0, consumed: 0, consumeRatePerSec: null, e2eLatency: NONE, publishRatePerSec: null, cpuUsPerMessage: null })]);
+    const t = renderBenchTable([
+      benchRun({ consumers: 0, consumed: 0, consumeRatePerSec: null, e2eLatency: NO_LATENCY, publishRatePerSec: null, cpuUsPerMessage: null }),
+    ]);
     expect(row(t, 'consumed')).toEqual(['consumed', '-']);
     expect(row(t, 'consume rate (msg/s)')).toEqual(['consume rate (msg/s)', '-']);
     expect(row(t, 'end-to-end p50 (ms)')).toEqual(['end-to-end p50 (ms)', '-']);
@@ -204,17 +134,17 @@ describe('runNotes', () => {
     { name: 'mode none is never "not confirmed"', run: none, expected: [] },
     {
       name: 'interrupted',
-      run: run({ stoppedBy: 'interrupted', drained: null, confirmed: 80_000, durationMs: 4_200 }),
+      run: benchRun({ stoppedBy: 'interrupted', drained: null, confirmed: 80_000, durationMs: 4_200 }),
       expected: ['async/256: interrupted after 4.20 s: its figures are what was measured until Ctrl+C'],
     },
     {
       name: 'consumers did not catch up',
-      run: run({ drained: false, consumed: 85_000 }),
+      run: benchRun({ drained: false, consumed: 85_000 }),
       expected: ['async/256: consumers read 85000 of 90000 messages before the drain timeout; the rest went with the queue'],
     },
     {
       name: 'not all confirmed, and gave up',
-      run: run({ stoppedBy: 'gave-up', gaveUp: 'no broker answered within 10000 ms', confirmed: 89_990, nacked: 4, indeterminate: 6 }),
+      run: benchRun({ stoppedBy: 'gave-up', gaveUp: 'no broker answered within 10000 ms', confirmed: 89_990, nacked: 4, indeterminate: 6 }),
       expected: ['async/256: gave up: no broker answered within 10000 ms', 'async/256: 10 of 90000 messages not confirmed (4 nacked, 6 indeterminate)'],
     },
   ];
@@ -247,7 +177,7 @@ describe('renderBench', () => {
   });
 
   it('interrupted: the run’s note, then that later modes were not run', () => {
-    const cut = run({ stoppedBy: 'interrupted', drained: null, durationMs: 1_500 });
+    const cut = benchRun({ stoppedBy: 'interrupted', drained: null, durationMs: 1_500 });
     const lines = renderBench(result({ runs: [none, cut], interrupted: true })).split('\n');
     expect(lines.slice(-2)).toEqual([
       'async/256: interrupted after 1.50 s: its figures are what was measured until Ctrl+C',
@@ -302,7 +232,7 @@ describe('renderCsv', () => {
       confirm_rate: '20',
       consume_rate: '120',
     });
-    const empty = renderCsv([run({ samples: [sample({ confirmLatency: NONE, intervalMs: 0 })] })])
+    const empty = renderCsv([benchRun({ samples: [benchSample({ confirmLatency: NO_LATENCY, intervalMs: 0 })] })])
       .trimEnd()
       .split('\n')[1]!
       .split(',');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deathSummary, shouldFail, type ConsumerResult, type DeliveryRecord } from '../../src/amqp/consumer.js';
+import { shouldFail } from '../../src/amqp/consumer-failures.js';
+import type { ConsumerResult, DeliveryRecord } from '../../src/amqp/consumer-result.js';
+import { deathSummary } from '../../src/amqp/delivery-headers.js';
 import { renderConsumer, renderConsumerCrash, renderDelivery, renderPrefetchDemo } from '../../src/report/consumer.js';
 import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';
 

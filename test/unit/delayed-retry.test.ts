@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderDelayedRetryDemo } from '../../src/report/dlq.js';
 import { expectedSurvivors } from '../../src/scenarios/durability-demo.js';
-import {
-  checkDelay,
-  delayFor,
-  delayedRetryUnsupported,
-  parseVersion,
-  policyDefinition,
-  returnPlan,
-  type DelayedRetryDemoResult,
-} from '../../src/scenarios/delayed-retry-demo.js';
+import { checkDelay, delayFor, delayedRetryUnsupported, parseVersion, policyDefinition, returnPlan } from '../../src/scenarios/delayed-retry-demo.js';
+import { delayedRetryResult, delayedRound } from './fixtures/delayed-retry.js';
 
 describe('delayFor: min(min × x-delivery-count (at least 1), max)', () => {
   it.each([
@@ -108,61 +101,25 @@ describe('policyDefinition keeps the shadowed policy’s keys', () => {
 });
 
 describe('renderDelayedRetryDemo', () => {
-  const base: DelayedRetryDemoResult = {
-    brokerVersion: '4.3.6',
-    via: 'policy',
-    queue: 'demo.orders',
+  const base = delayedRetryResult({
     type: 'failed',
     minMs: 500,
     maxMs: 1200,
     toleranceMs: 1000,
-    earlySlackMs: 100,
     setup: {
-      name: 'rmq-bench-delayed-retry',
-      priority: 15,
+      ...delayedRetryResult().setup,
       definition: { 'dead-letter-exchange': 'demo.dlx', 'delivery-limit': 5, 'delayed-retry-type': 'failed' },
-      keptFrom: 'dlx-orders',
       keptKeys: ['dead-letter-exchange', 'delivery-limit'],
-      effective: null,
-      skipped: false,
     },
     deliveryLimit: 5,
     messages: ['a', 'b'],
     rounds: [
-      {
-        index: 1,
-        kind: 'reject',
-        class: 'failed',
-        delayed: true,
-        deliveryCount: 1,
-        expectedMs: 500,
-        measured: [
-          { messageId: 'a', delayMs: 503, deliveryCount: 1 },
-          { messageId: 'b', delayMs: 540, deliveryCount: 1 },
-        ],
-        messagesDelayedSeen: 2,
-        ok: true,
-      },
-      {
-        index: 2,
-        kind: 'nack',
-        class: 'returned',
-        delayed: false,
-        deliveryCount: 1,
-        expectedMs: 0,
-        measured: [
-          { messageId: 'a', delayMs: 4, deliveryCount: 1 },
-          { messageId: 'b', delayMs: 4, deliveryCount: 1 },
-        ],
-        messagesDelayedSeen: null,
-        ok: true,
-      },
+      delayedRound({ index: 1, kind: 'reject', class: 'failed', deliveryCount: 1, expectedMs: 500, delays: { a: 503, b: 540 }, messagesDelayedSeen: 2 }),
+      delayedRound({ index: 2, kind: 'nack', class: 'returned', delayed: false, deliveryCount: 1, expectedMs: 0, delays: { a: 4, b: 4 } }),
     ],
     deliveries: [],
-    processed: 2,
-    ok: true,
-    problems: [],
-  };
+  });
+
   it('a row per return, the kept keys and the verdict', () => {
     const text = renderDelayedRetryDemo(base);
     expect(text).toContain('#1      reject  failed');

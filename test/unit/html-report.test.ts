@@ -1,546 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import type { PublisherSample } from '../../src/amqp/publisher.js';
-import type { LatencySummary } from '../../src/measure/histogram.js';
+import type { PublisherSample } from '../../src/amqp/publisher-result.js';
 import { median } from '../../src/measure/median.js';
 import { renderCompare } from '../../src/report/compare.js';
 import { faultMarkers } from '../../src/report/charts/compare.js';
 import { lossPerRunChart, ratesFrom } from '../../src/report/charts/shared.js';
-import { embedJson, renderHtmlReport } from '../../src/report/html.js';
-import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
-import type { CompareOptions, CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
-import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';
-import type { DelayedRetryDemoResult } from '../../src/scenarios/delayed-retry-demo.js';
-import type { DlqDemoResult } from '../../src/scenarios/dlq-demo.js';
+import { embedJson, renderHtmlReport as renderTypedPage } from '../../src/report/html.js';
+import type { CompareResult, CompareRun, FaultTimeline } from '../../src/scenarios/compare.js';
 import type { DurabilityDemoResult } from '../../src/scenarios/durability-demo.js';
-import type { PrefetchDemoResult } from '../../src/scenarios/prefetch-demo.js';
-import type { ProducerCrashResult } from '../../src/scenarios/producer-crash.js';
-import type { RetryDemoResult } from '../../src/scenarios/retry-demo.js';
-import type { RetryLadderResult } from '../../src/scenarios/retry-ladder.js';
-import { compareRun, NO_LATENCY, reconciliationOf, COMPARE_OPTIONS } from './fixtures/runs.js';
+import { BENCH_RESULT, unsampledBenchRun } from './fixtures/bench.js';
+import { CONSUMER_CRASH_RESULT, crashRun } from './fixtures/consumer-crash.js';
+import { delayedRetryResult } from './fixtures/delayed-retry.js';
+import { DLQ_RESULT } from './fixtures/dlq.js';
+import { DURABILITY_RESULT } from './fixtures/durability.js';
+import { NO_LATENCY } from './fixtures/latency.js';
+import {
+  attributeValues,
+  bars,
+  charts,
+  DATA_OPEN,
+  dotTitles,
+  embeddedDoc,
+  embeddedRaw,
+  expectedDoc,
+  markerLabels,
+  markerXs,
+  reportRaw,
+  seriesNames,
+  svgs,
+  unescapeHtml,
+} from './fixtures/page.js';
+import { PREFETCH_RESULT } from './fixtures/prefetch.js';
+import { PRODUCER_CRASH_RESULT } from './fixtures/producer-crash.js';
+import { ladderResult, RETRY_RESULT } from './fixtures/retry.js';
+import { COMPARE_OPTIONS, compareResult, compareRun, compareWithFault, KILL_TIMELINE, reconciliationOf, samplesUntil } from './fixtures/runs.js';
+
+/** The page of a document of any kind: these tables hold documents of many kinds, and some of none rmq-bench prints. */
+const renderHtmlReport = renderTypedPage as (kind: string, data: object, text: string, generatedAtIso?: string) => string;
 
 // ---------------------------------------------------------------------------------------------
-// Reading the page back: small regex helpers, enough for the markup html.ts and svg.ts write.
+// One realistic result per kind, from ./fixtures/.
 // ---------------------------------------------------------------------------------------------
 
-const DATA_OPEN = '<script type="application/json" id="rmq-bench-data">';
-
-/** The raw text of the embedded JSON element, up to the first </script> (as an HTML parser would end it). */
-function embeddedRaw(page: string): string {
-  const start = page.indexOf(DATA_OPEN);
-  expect(start).toBeGreaterThanOrEqual(0);
-  const from = start + DATA_OPEN.length;
-  const end = page.indexOf('</script>', from);
-  expect(end).toBeGreaterThan(from);
-  return page.slice(from, end);
-}
-
-function embeddedDoc(page: string): unknown {
-  return JSON.parse(embeddedRaw(page));
-}
-
-function unescapeHtml(s: string): string {
-  return s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
-}
-
-/** The raw (escaped) content of <pre id="report">. */
-function reportRaw(page: string): string {
-  const m = /<pre id="report">([\s\S]*?)<\/pre>/.exec(page);
-  expect(m).not.toBeNull();
-  return m![1]!;
-}
-
-/** data-chart of every chart, in page order. */
-function charts(page: string): string[] {
-  return [...page.matchAll(/<svg class="chart" data-chart="([^"]*)"/g)].map((m) => m[1]!);
-}
-
-/** Each <svg>…</svg> of the page. */
-function svgs(page: string): string[] {
-  return [...page.matchAll(/<svg\b[\s\S]*?<\/svg>/g)].map((m) => m[0]);
-}
-
-function markerLabels(svg: string): string[] {
-  return [...svg.matchAll(/<g class="marker" data-marker="([^"]*)"/g)].map((m) => unescapeHtml(m[1]!));
-}
-
-function markerXs(svg: string): number[] {
-  return [...svg.matchAll(/<g class="marker" data-marker="[^"]*"(?: data-x="[^"]*")?><line x1="([^"]*)"/g)].map((m) => Number(m[1]));
-}
-
-function seriesNames(svg: string): string[] {
-  return [...svg.matchAll(/<polyline class="series" data-series="([^"]*)"/g)].map((m) => unescapeHtml(m[1]!));
-}
-
-/** Every bar as series/category → its <title> text. */
-function bars(svg: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of svg.matchAll(/<rect class="bar" data-series="([^"]*)" data-category="([^"]*)"[^>]*><title>([^<]*)<\/title>/g)) {
-    out[`${unescapeHtml(m[1]!)}/${unescapeHtml(m[2]!)}`] = unescapeHtml(m[3]!);
-  }
-  return out;
-}
-
-function dotTitles(svg: string): string[] {
-  return [...svg.matchAll(/<circle class="dot"[^>]*><title>([^<]*)<\/title>/g)].map((m) => unescapeHtml(m[1]!));
-}
-
-/** Every attribute value in the page. */
-function attributeValues(page: string): string[] {
-  return [...page.matchAll(/\s[a-zA-Z-:]+="([^"]*)"/g)].map((m) => m[1]!);
-}
-
-/** What --json would print for `data`: schemaVersion and kind first, undefined dropped. */
-function expectedDoc(kind: string, data: object): unknown {
-  return { schemaVersion: 1, kind, ...JSON.parse(JSON.stringify(data)) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fixtures: one realistic result per kind.
-// ---------------------------------------------------------------------------------------------
-
-const LATENCY: LatencySummary = { count: 1_998, p50Ms: 1.5, p95Ms: 9.5, p99Ms: 12.4, maxMs: 250.4, meanMs: 3 };
-
-const compareOptions: CompareOptions = COMPARE_OPTIONS;
-
-const killTimeline: FaultTimeline = {
-  kind: 'kill',
-  node: 'rabbit1',
-  alsoFaulted: [],
-  newLeader: 'rabbit2',
-  faultAtMs: 1_500,
-  appliedAtMs: 1_500,
-  electedAtMs: 3_250,
-  electionMs: 1_750,
-  restoredAtMs: 3_500,
-  rejoinedAtMs: 3_900,
-  producerResumedAtMs: 3_400,
-  error: null,
-};
-
-/** Samples every 100 ms up to `untilMs`: 500 written per second, confirms 10 behind. */
-function samplesUntil(untilMs: number): PublisherSample[] {
-  const out: PublisherSample[] = [];
-  for (let t = 0; t <= untilMs; t += 100) {
-    const written = t / 2;
-    const confirmed = Math.max(0, written - 10);
-    out.push({ tMs: t, written, confirmed, inFlight: written - confirmed });
-  }
-  return out;
-}
-
-function modeTotals(mode: ModeTotals['mode'], overrides: Partial<ModeTotals> = {}): ModeTotals {
-  return {
-    mode,
-    runs: 1,
-    attempted: 2_000,
-    reportedSent: 2_000,
-    confirmed: mode === 'confirms-on' ? 2_000 : 0,
-    read: 2_000,
-    lost: 0,
-    silentlyLost: 0,
-    duplicated: 0,
-    recovered: 0,
-    reconnects: 0,
-    unexpected: 0,
-    lateCopies: 0,
-    maxStallMs: 0,
-    runsWithLoss: 0,
-    ...overrides,
-  };
-}
-
-function compareResult(runs: CompareRun[], overrides: Partial<CompareResult> = {}): CompareResult {
-  return {
-    interrupted: false,
-    partial: null,
-    options: compareOptions,
-    runs,
-    totals: [modeTotals('confirms-on'), modeTotals('confirms-off', { read: 1_963, silentlyLost: 37, runsWithLoss: 1 })],
-    ok: true,
-    ...overrides,
-  };
-}
-
-/** Two runs with a kill, samples over 4 s; the confirms-off run silently lost 3 messages. */
-function compareWithFault(): CompareResult {
-  return compareResult([
-    compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { confirmLatency: LATENCY, samples: samplesUntil(4_000) }, killTimeline),
-    compareRun(
-      'confirms-off',
-      1,
-      reconciliationOf('off-1', [
-        ['aw', 1, 5],
-        ['aw', 0, 3],
-      ]),
-      { samples: samplesUntil(4_000) },
-      { ...killTimeline, node: 'rabbit2', newLeader: 'rabbit3', producerResumedAtMs: null },
-    ),
-  ]);
-}
-
-const crashRun = (mode: CrashRun['mode'], run: number, lost: number, processedTwice: number, duplicatesSkipped: number): CrashRun => ({
-  mode,
-  run,
-  published: 1_000,
-  confirmed: 1_000,
-  processedBeforeKill: 400,
-  processed: 1_000 - lost,
-  lost,
-  processedTwice,
-  duplicatesSkipped,
-  unexpected: 0,
-});
-
-const consumerCrash: ConsumerCrashResult = {
-  options: {
-    queue: 'demo.orders',
-    exchange: 'demo.orders',
-    count: 1_000,
-    prefetch: 50,
-    workMs: 2,
-    ackEvery: 10,
-    killAt: 0.4,
-    runs: 2,
-    modes: ['autoack', 'manual', 'idempotent'],
-    idleTimeoutMs: 2_000,
-  },
-  runs: [
-    crashRun('autoack', 1, 48, 0, 0),
-    crashRun('autoack', 2, 52, 0, 0),
-    crashRun('manual', 1, 0, 9, 0),
-    crashRun('manual', 2, 0, 7, 0),
-    crashRun('idempotent', 1, 0, 0, 9),
-    crashRun('idempotent', 2, 0, 0, 8),
-  ],
-  ok: true,
-  reasons: [],
-};
-
-const prefetch: PrefetchDemoResult = {
-  options: { queue: 'demo.orders', exchange: 'demo.orders', count: 200, prefetches: [1, 0], fastWorkMs: 5, slowWorkMs: 100 },
-  rows: [
-    { prefetch: 1, fastProcessed: 190, slowProcessed: 10, totalMs: 1_020, fastMaxHeld: 1, slowMaxHeld: 1 },
-    { prefetch: 0, fastProcessed: 100, slowProcessed: 100, totalMs: 10_050, fastMaxHeld: 100, slowMaxHeld: 100 },
-  ],
-};
-
-const dlqDemo: DlqDemoResult = {
-  results: [
-    {
-      reason: 'rejected',
-      how: 'the consumer rejects with requeue=false',
-      published: 3,
-      deliveriesPerMessage: { 'm-1': 1, 'm-2': 1, 'm-3': 1 },
-      expectedInDlq: 3,
-      dead: [1, 2, 3].map((i) => ({
-        messageId: `m-${i}`,
-        firstDeathReason: 'rejected',
-        firstDeathQueue: 'demo.orders',
-        deathCount: 1,
-        deliveryCount: undefined,
-      })),
-      leftInQueue: 0,
-      ok: true,
-      problems: [],
-    },
-    {
-      reason: 'expired',
-      how: 'per-message expiration of 200 ms, no consumer',
-      published: 2,
-      deliveriesPerMessage: {},
-      expectedInDlq: 2,
-      dead: [{ messageId: 'e-1', firstDeathReason: 'expired', firstDeathQueue: 'demo.orders', deathCount: 1, deliveryCount: undefined }],
-      leftInQueue: 0,
-      ok: false,
-      problems: ['expired: 1 of 2 found in demo.dlq'],
-    },
-  ],
-  ok: false,
-};
-
-const retryDemo: RetryDemoResult = {
-  messageId: 'retry-7f3a9c',
-  ttlMs: 1_000,
-  attempts: [
-    { attempt: 1, atMs: 12, gapMs: null, outcome: 'failed', death: undefined },
-    { attempt: 2, atMs: 1_030, gapMs: 1_018, outcome: 'failed', death: 'rejected from demo.orders' },
-    { attempt: 3, atMs: 2_050, gapMs: 1_020, outcome: 'processed', death: 'rejected from demo.orders' },
-  ],
-  processedTimes: 1,
-  ok: true,
-  problems: [],
-};
-
-const ladder: RetryLadderResult = {
-  mode: 'ladder',
-  workQueue: 'demo.backoff.orders',
-  rungs: [
-    { queue: 'demo.backoff.1', ttlMs: 100 },
-    { queue: 'demo.backoff.2', ttlMs: 400 },
-  ],
-  timeScale: 0.1,
-  toleranceMs: 500,
-  good: { messageId: 'good-1', failures: 2, processedTimes: 1 },
-  poison: { messageId: 'poison-1', attempts: 3, inDlq: true, dlqRoutingKey: 'demo.backoff.orders', deaths: ['rejected', 'expired'] },
-  attempts: [
-    {
-      messageId: 'good-1',
-      attempt: 1,
-      atMs: 10,
-      gapMs: null,
-      expectedGapMs: null,
-      routingKey: 'demo.backoff.orders',
-      earlierAttempts: 0,
-      lastRung: undefined,
-      outcome: 'failed',
-    },
-    {
-      messageId: 'poison-1',
-      attempt: 1,
-      atMs: 12,
-      gapMs: null,
-      expectedGapMs: null,
-      routingKey: 'demo.backoff.orders',
-      earlierAttempts: 0,
-      lastRung: undefined,
-      outcome: 'failed',
-    },
-    {
-      messageId: 'good-1',
-      attempt: 2,
-      atMs: 110,
-      gapMs: 105,
-      expectedGapMs: 100,
-      routingKey: 'demo.backoff.orders',
-      earlierAttempts: 1,
-      lastRung: 'demo.backoff.1',
-      outcome: 'processed',
-    },
-    {
-      messageId: 'poison-1',
-      attempt: 2,
-      atMs: 112,
-      gapMs: 106,
-      expectedGapMs: 100,
-      routingKey: 'demo.backoff.orders',
-      earlierAttempts: 1,
-      lastRung: 'demo.backoff.1',
-      outcome: 'failed',
-    },
-  ],
-  ok: true,
-  problems: [],
-};
-
-const delayedRetry: DelayedRetryDemoResult = {
-  brokerVersion: '4.3.6',
-  via: 'policy',
-  queue: 'demo.orders',
-  type: 'all',
-  minMs: 200,
-  maxMs: 1_000,
-  toleranceMs: 300,
-  earlySlackMs: 100,
-  setup: {
-    name: 'rmq-bench-delayed-retry',
-    priority: 15,
-    definition: { 'delayed-retry-type': 'all', 'delayed-retry-min': 200, 'delayed-retry-max': 1_000 },
-    keptFrom: 'dlx-orders',
-    keptKeys: ['dead-letter-exchange'],
-    effective: null,
-    skipped: false,
-  },
-  deliveryLimit: 20,
-  messages: ['d-1', 'd-2'],
-  rounds: [
-    {
-      index: 1,
-      kind: 'reject',
-      class: 'failed',
-      delayed: true,
-      deliveryCount: 1,
-      expectedMs: 200,
-      measured: [
-        { messageId: 'd-1', delayMs: 210, deliveryCount: 1 },
-        { messageId: 'd-2', delayMs: 230, deliveryCount: 1 },
-      ],
-      messagesDelayedSeen: 2,
-      ok: true,
-    },
-    {
-      index: 2,
-      kind: 'nack',
-      class: 'returned',
-      delayed: true,
-      deliveryCount: 2,
-      expectedMs: 400,
-      measured: [
-        { messageId: 'd-1', delayMs: 415, deliveryCount: 2 },
-        { messageId: 'd-2', delayMs: 402, deliveryCount: 2 },
-      ],
-      messagesDelayedSeen: null,
-      ok: true,
-    },
-  ],
-  deliveries: [
-    { messageId: 'd-1', atMs: 3, round: 0 },
-    { messageId: 'd-2', atMs: 4, round: 0 },
-    { messageId: 'd-1', atMs: 213, round: 1 },
-    { messageId: 'd-2', atMs: 234, round: 1 },
-    { messageId: 'd-1', atMs: 628, round: 2 },
-    { messageId: 'd-2', atMs: 636, round: 2 },
-  ],
-  processed: 2,
-  ok: true,
-  problems: [],
-};
-
-const durability: DurabilityDemoResult = {
-  how: 'kill',
-  classicNode: 'rabbit1',
-  restartMs: 21_000,
-  queueAgeMs: 10_000,
-  rows: [
-    { queue: 'demo.durability.classic', queueType: 'classic', deliveryMode: 'transient', published: 100, confirmed: 100, survived: 0, expected: 0, ok: true },
-    {
-      queue: 'demo.durability.classic',
-      queueType: 'classic',
-      deliveryMode: 'persistent',
-      published: 100,
-      confirmed: 100,
-      survived: 100,
-      expected: 100,
-      ok: true,
-    },
-    { queue: 'demo.durability.quorum', queueType: 'quorum', deliveryMode: 'transient', published: 100, confirmed: 100, survived: 100, expected: 100, ok: true },
-  ],
-  ok: true,
-  problems: [],
-};
-
-const lat = (p50Ms: number, p95Ms: number, p99Ms: number, maxMs: number): LatencySummary => ({ count: 1_000, p50Ms, p95Ms, p99Ms, maxMs, meanMs: p50Ms });
-
-function benchRun(overrides: Partial<BenchModeResult>): BenchModeResult {
-  return {
-    label: 'async/256',
-    mode: 'async',
-    window: 256,
-    batchSize: null,
-    queue: 'bench-async256-abcde',
-    producers: 1,
-    consumers: 1,
-    published: 90_000,
-    publishes: 90_000,
-    confirmed: 90_000,
-    nacked: 0,
-    indeterminate: 0,
-    consumed: 90_000,
-    publishDurationMs: 10_000,
-    publishRatePerSec: 9_000.4,
-    consumeRatePerSec: 8_950.6,
-    confirmLatency: lat(5.123, 12.34, 25.6, 180.2),
-    e2eLatency: lat(7, 15, 30, 210),
-    cpuSeconds: 5.432,
-    cpuUsPerMessage: 60.36,
-    peakRssBytes: 124_000_000,
-    durationMs: 10_200,
-    stoppedBy: 'time',
-    drained: true,
-    gaveUp: null,
-    samples: [],
-    ...overrides,
-  };
-}
-
-const bench: BenchResult = {
-  options: {
-    modes: ['none', 'async'],
-    windows: [256],
-    batchSize: 100,
-    producers: 1,
-    consumers: 1,
-    sizeBytes: 100,
-    ratePerSec: 0,
-    durationMs: 10_000,
-    count: undefined,
-    prefetch: 100,
-    ackEvery: 1,
-    drainTimeoutMs: 30_000,
-    confirmTimeoutMs: 30_000,
-    heartbeatS: 5,
-    reconnectTimeoutMs: 10_000,
-    urls: undefined,
-  },
-  startedAtIso: '2025-01-01T00:00:00.000Z',
-  runs: [
-    benchRun({ label: 'none', mode: 'none', window: null, queue: 'bench-none-abcde', confirmed: 0, confirmLatency: NO_LATENCY, publishRatePerSec: 20_000 }),
-    benchRun({}),
-  ],
-  interrupted: false,
-  processPeakRssBytes: 130_000_000,
-};
-
-const producerCrash: ProducerCrashResult = {
-  options: {
-    count: 500,
-    kills: 1,
-    runs: 1,
-    modes: ['naive'],
-    ratePerSec: 0,
-    printEvery: 50,
-    seed: 7,
-    fault: 'none',
-    childTimeoutMs: 60_000,
-    electionTimeoutMs: 60_000,
-    rejoinTimeoutMs: 180_000,
-    drainIdleMs: 2_000,
-  },
-  runs: [
-    {
-      mode: 'naive',
-      run: 1,
-      queue: 'demo.producer-crash',
-      runId: 'pc-1',
-      killPlan: [200],
-      kills: [{ life: 1, plannedAt: 200, triggeredAt: 201, atPosition: 230, restartFrom: 201 }],
-      starts: 2,
-      intended: 500,
-      read: 500,
-      lost: 0,
-      duplicated: 29,
-      extraDeliveries: 29,
-      idempotent: { received: 529, processed: 500, duplicatesRemoved: 29, processedTwice: 0 },
-      outbox: null,
-      fault: null,
-      reconciliation: reconciliationOf('pc-1', [['awc', 1, 3]]),
-      leftInQueue: 0,
-    },
-  ],
-  totals: [
-    {
-      mode: 'naive',
-      runs: 1,
-      intended: 500,
-      kills: 1,
-      read: 500,
-      lost: 0,
-      duplicated: 29,
-      extraDeliveries: 29,
-      duplicatesRemoved: 29,
-      processed: 500,
-      processedTwice: 0,
-      runsWithLoss: 0,
-      runsWithDuplicates: 1,
-    },
-  ],
-  ok: true,
-  reasons: [],
-};
+const LADDER_RESULT = ladderResult();
+const DELAYED_RETRY_RESULT = delayedRetryResult();
 
 interface KindCase {
   name: string;
@@ -555,16 +57,16 @@ interface KindCase {
 const KINDS: KindCase[] = [
   { name: 'compare', kind: 'compare', data: compareWithFault(), charts: ['line', 'line'], ok: true },
   // The totals, then a chart per mode of how each of its two runs went.
-  { name: 'consumer-crash', kind: 'consumer-crash', data: consumerCrash, charts: ['bar', 'bar', 'bar', 'bar'], ok: true },
-  { name: 'prefetch-demo', kind: 'prefetch-demo', data: prefetch, charts: ['bar'] },
-  { name: 'dlq-demo', kind: 'dlq-demo', data: dlqDemo, charts: ['bar'], ok: false },
-  { name: 'retry-demo (single message)', kind: 'retry-demo', data: retryDemo, charts: ['timeline'], ok: true },
-  { name: 'retry-demo (ladder)', kind: 'retry-demo', data: ladder, charts: ['timeline'], ok: true },
-  { name: 'delayed-retry-demo', kind: 'delayed-retry-demo', data: delayedRetry, charts: ['timeline', 'bar'], ok: true },
-  { name: 'durability-demo', kind: 'durability-demo', data: durability, charts: ['bar'], ok: true },
-  { name: 'bench', kind: 'bench', data: bench, charts: ['bar', 'bar', 'bar'] },
+  { name: 'consumer-crash', kind: 'consumer-crash', data: CONSUMER_CRASH_RESULT, charts: ['bar', 'bar', 'bar', 'bar'], ok: true },
+  { name: 'prefetch-demo', kind: 'prefetch-demo', data: PREFETCH_RESULT, charts: ['bar'] },
+  { name: 'dlq-demo', kind: 'dlq-demo', data: DLQ_RESULT, charts: ['bar'], ok: false },
+  { name: 'retry-demo (single message)', kind: 'retry-demo', data: RETRY_RESULT, charts: ['timeline'], ok: true },
+  { name: 'retry-demo (ladder)', kind: 'retry-demo', data: LADDER_RESULT, charts: ['timeline'], ok: true },
+  { name: 'delayed-retry-demo', kind: 'delayed-retry-demo', data: DELAYED_RETRY_RESULT, charts: ['timeline', 'bar'], ok: true },
+  { name: 'durability-demo', kind: 'durability-demo', data: DURABILITY_RESULT, charts: ['bar'], ok: true },
+  { name: 'bench', kind: 'bench', data: BENCH_RESULT, charts: ['bar', 'bar', 'bar'] },
   // One run: the totals only (a chart per run needs two or more).
-  { name: 'producer-crash', kind: 'producer-crash', data: producerCrash, charts: ['bar'], ok: true },
+  { name: 'producer-crash', kind: 'producer-crash', data: PRODUCER_CRASH_RESULT, charts: ['bar'], ok: true },
 ];
 
 const TEXT = 'a report line\nsecond line';
@@ -621,7 +123,7 @@ describe('renderHtmlReport: escaping', () => {
 
   it('a string with </script> and <!-- in the data round-trips and cannot end the data element', () => {
     const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 2]]), {}, null)], {
-      options: { ...compareOptions, queue: hostile, urls: ['amqp://guest:guest@localhost:5672/', hostile] },
+      options: { ...COMPARE_OPTIONS, queue: hostile, urls: ['amqp://guest:guest@localhost:5672/', hostile] },
     });
     const page = renderHtmlReport('compare', data, TEXT, AT);
     const raw = embeddedRaw(page);
@@ -639,7 +141,7 @@ describe('renderHtmlReport: escaping', () => {
   });
 
   it('the data cannot override schemaVersion or kind', () => {
-    const page = renderHtmlReport('prefetch-demo', { ...prefetch, schemaVersion: 99, kind: 'other' }, TEXT, AT);
+    const page = renderHtmlReport('prefetch-demo', { ...PREFETCH_RESULT, schemaVersion: 99, kind: 'other' }, TEXT, AT);
     expect(embeddedDoc(page)).toMatchObject({ schemaVersion: 1, kind: 'prefetch-demo' });
   });
 
@@ -652,7 +154,7 @@ describe('renderHtmlReport: escaping', () => {
   ];
 
   it.each(texts)('report text: $name', ({ text, escaped }) => {
-    const page = renderHtmlReport('prefetch-demo', prefetch, text, AT);
+    const page = renderHtmlReport('prefetch-demo', PREFETCH_RESULT, text, AT);
     expect(reportRaw(page)).toBe(escaped);
     expect(unescapeHtml(reportRaw(page))).toBe(text);
     expect(page.match(/<script\b/g)).toHaveLength(2);
@@ -674,7 +176,7 @@ describe('renderHtmlReport: escaping', () => {
 });
 
 describe('renderHtmlReport: verdict', () => {
-  const { ok: _ok, ...withoutOk } = durability;
+  const { ok: _ok, ...withoutOk } = DURABILITY_RESULT;
   const cases: { name: string; data: object; expected: string | null }[] = [
     { name: 'ok true', data: { ...withoutOk, ok: true }, expected: '<span class="verdict ok">verdict: OK</span>' },
     { name: 'ok false', data: { ...withoutOk, ok: false }, expected: '<span class="verdict failed">verdict: FAILED</span>' },
@@ -724,7 +226,7 @@ describe('renderHtmlReport compare: timelines', () => {
     );
   });
 
-  const full = killTimeline;
+  const full = KILL_TIMELINE;
   const markerCases: { name: string; fault: FaultTimeline | null; labels: string[] }[] = [
     { name: 'fault: null, no markers', fault: null, labels: [] },
     { name: 'fault, election, restore and rejoin', fault: full, labels: ['kill rabbit1', 'new leader rabbit2', 'restored', 'rejoined'] },
@@ -744,7 +246,7 @@ describe('renderHtmlReport compare: timelines', () => {
   });
 
   it('markers sit at their time on the x scale (4 s of samples: 0 s at 64, 4 s at 770)', () => {
-    const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, killTimeline)]);
+    const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, KILL_TIMELINE)]);
     const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
     // 64 + t / 4 × 706 for t = 1.5, 3.25, 3.5 and 3.9 s, to one decimal
     const xs = markerXs(svg!);
@@ -755,7 +257,7 @@ describe('renderHtmlReport compare: timelines', () => {
 
   it("a rejoin long after the last sample: the axis reaches it, the producer's rates go on at 0 until then, the fault window is a band", () => {
     const data = compareResult([
-      compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, { ...killTimeline, rejoinedAtMs: 12_000 }),
+      compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, { ...KILL_TIMELINE, rejoinedAtMs: 12_000 }),
     ]);
     const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
     // The axis ends at the round tick past 12 s (15): the rejoin at 64 + 12 / 15 × 706.
@@ -774,7 +276,7 @@ describe('renderHtmlReport compare: timelines', () => {
 
 describe('renderHtmlReport: per-kind content', () => {
   it('consumer-crash: bars sum every run of a mode', () => {
-    const [svg] = svgs(renderHtmlReport('consumer-crash', consumerCrash, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('consumer-crash', CONSUMER_CRASH_RESULT, TEXT, AT));
     expect(bars(svg!)).toEqual({
       'lost/autoack': 'autoack lost: 100',
       'processed twice/autoack': 'autoack processed twice: 0',
@@ -789,7 +291,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('prefetch-demo: fast and slow per prefetch', () => {
-    const [svg] = svgs(renderHtmlReport('prefetch-demo', prefetch, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('prefetch-demo', PREFETCH_RESULT, TEXT, AT));
     expect(bars(svg!)).toEqual({
       'fast/prefetch 1': 'prefetch 1 fast: 190',
       'slow/prefetch 1': 'prefetch 1 slow: 10',
@@ -799,7 +301,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('dlq-demo: published, expected and found per reason', () => {
-    const [svg] = svgs(renderHtmlReport('dlq-demo', dlqDemo, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('dlq-demo', DLQ_RESULT, TEXT, AT));
     expect(bars(svg!)).toMatchObject({
       'published/rejected': 'rejected published: 3',
       'found in demo.dlq/rejected': 'rejected found in demo.dlq: 3',
@@ -809,20 +311,20 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('retry-demo: a dot per attempt with its time and outcome', () => {
-    const [svg] = svgs(renderHtmlReport('retry-demo', retryDemo, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('retry-demo', RETRY_RESULT, TEXT, AT));
     expect(dotTitles(svg!)).toEqual(['attempt 1 at 0.01 s: failed', 'attempt 2 at 1.03 s: failed', 'attempt 3 at 2.05 s: processed']);
     // A lane name longer than 10 characters keeps its last 9.
     expect(svg).toContain('>…ry-7f3a9c</text>');
   });
 
   it('retry-demo ladder: a lane per message, its attempts on it', () => {
-    const page = renderHtmlReport('retry-demo', ladder, TEXT, AT);
+    const page = renderHtmlReport('retry-demo', LADDER_RESULT, TEXT, AT);
     const [svg] = svgs(page);
     expect(page).toContain('<figcaption>each attempt at its measured time; rungs 100 ms, 400 ms</figcaption>');
     const lanes = [...svg!.matchAll(/<text class="tick" x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
     expect(lanes).toEqual(['good-1', 'poison-1']);
     // Real ids are long (`<run>.fq6q-good`): shown whole, the plot starting further right.
-    const long = { ...ladder, attempts: ladder.attempts.map((a) => ({ ...a, messageId: `rmq-bench-ladder-r2k9.fq6q-${a.messageId}` })) };
+    const long = { ...LADDER_RESULT, attempts: LADDER_RESULT.attempts.map((a) => ({ ...a, messageId: `rmq-bench-ladder-r2k9.fq6q-${a.messageId}` })) };
     const [svgLong] = svgs(renderHtmlReport('retry-demo', long, TEXT, AT));
     const longLanes = [...svgLong!.matchAll(/<text class="tick" x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
     expect(longLanes).toEqual(['rmq-bench-ladder-r2k9.fq6q-good-1', 'rmq-bench-ladder-r2k9.fq6q-poison-1']);
@@ -835,7 +337,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('delayed-retry-demo: deliveries per message, and the slowest measured delay against the formula', () => {
-    const [timeline, bar] = svgs(renderHtmlReport('delayed-retry-demo', delayedRetry, TEXT, AT));
+    const [timeline, bar] = svgs(renderHtmlReport('delayed-retry-demo', DELAYED_RETRY_RESULT, TEXT, AT));
     expect(dotTitles(timeline!)).toEqual([
       'delivery 1 at 0.00 s',
       'delivery 2 at 0.21 s after return #1 (reject)',
@@ -857,7 +359,7 @@ describe('renderHtmlReport: per-kind content', () => {
     { how: 'stop', word: 'stopped' },
   ];
   it.each(hows)('durability-demo ($how): confirmed, survived and expected per queue and mode', ({ how, word }) => {
-    const page = renderHtmlReport('durability-demo', { ...durability, how }, TEXT, AT);
+    const page = renderHtmlReport('durability-demo', { ...DURABILITY_RESULT, how }, TEXT, AT);
     expect(page).toContain(`confirmed before, found after every node was ${word} and started`);
     expect(bars(svgs(page)[0]!)).toMatchObject({
       'survived/classic transient': 'classic transient survived: 0',
@@ -867,7 +369,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('bench: throughput, confirm and end-to-end latency per mode; a missing figure is a zero bar', () => {
-    const [rate, confirm, e2e] = svgs(renderHtmlReport('bench', bench, TEXT, AT));
+    const [rate, confirm, e2e] = svgs(renderHtmlReport('bench', BENCH_RESULT, TEXT, AT));
     expect(bars(rate!)).toEqual({
       'publish /s/none': 'none publish /s: 20k',
       'consume /s/none': 'none consume /s: 8951',
@@ -881,7 +383,7 @@ describe('renderHtmlReport: per-kind content', () => {
 });
 
 describe('renderHtmlReport: edge cases produce no NaN or Infinity', () => {
-  const run = (samples: PublisherSample[] | undefined, fault: FaultTimeline | null = killTimeline): CompareRun => {
+  const run = (samples: PublisherSample[] | undefined, fault: FaultTimeline | null = KILL_TIMELINE): CompareRun => {
     const r = compareRun('confirms-on', 1, reconciliationOf('on-1', []), {}, fault);
     // samples is optional on a PublisherResult (older reports have none).
     if (samples === undefined) delete (r.producer as { samples?: unknown }).samples;
@@ -921,35 +423,39 @@ describe('renderHtmlReport: edge cases produce no NaN or Infinity', () => {
     {
       name: 'compare: fault at 0 ms, everything at 0',
       kind: 'compare',
-      data: compareResult([run([zero], { ...killTimeline, faultAtMs: 0, electedAtMs: 0, restoredAtMs: 0, rejoinedAtMs: 0 })]),
+      data: compareResult([run([zero], { ...KILL_TIMELINE, faultAtMs: 0, electedAtMs: 0, restoredAtMs: 0, rejoinedAtMs: 0 })]),
     },
     { name: 'compare: no runs (interrupted before the first)', kind: 'compare', data: compareResult([], { totals: [], interrupted: true, ok: false }) },
-    { name: 'consumer-crash: no runs', kind: 'consumer-crash', data: { ...consumerCrash, runs: [] } },
-    { name: 'consumer-crash: all zero', kind: 'consumer-crash', data: { ...consumerCrash, runs: [crashRun('manual', 1, 0, 0, 0)] } },
-    { name: 'prefetch-demo: no rows', kind: 'prefetch-demo', data: { ...prefetch, rows: [] } },
+    { name: 'consumer-crash: no runs', kind: 'consumer-crash', data: { ...CONSUMER_CRASH_RESULT, runs: [] } },
+    { name: 'consumer-crash: all zero', kind: 'consumer-crash', data: { ...CONSUMER_CRASH_RESULT, runs: [crashRun('manual', 1, 0, 0, 0)] } },
+    { name: 'prefetch-demo: no rows', kind: 'prefetch-demo', data: { ...PREFETCH_RESULT, rows: [] } },
     {
       name: 'prefetch-demo: nothing processed',
       kind: 'prefetch-demo',
-      data: { ...prefetch, rows: [{ prefetch: 1, fastProcessed: 0, slowProcessed: 0, totalMs: 0, fastMaxHeld: 0, slowMaxHeld: 0 }] },
+      data: { ...PREFETCH_RESULT, rows: [{ prefetch: 1, fastProcessed: 0, slowProcessed: 0, totalMs: 0, fastMaxHeld: 0, slowMaxHeld: 0 }] },
     },
     { name: 'dlq-demo: no reasons', kind: 'dlq-demo', data: { results: [], ok: true } },
-    { name: 'retry-demo: no attempts', kind: 'retry-demo', data: { ...retryDemo, attempts: [] } },
-    { name: 'retry-demo: one attempt at 0 ms', kind: 'retry-demo', data: { ...retryDemo, attempts: [{ ...retryDemo.attempts[0]!, atMs: 0 }] } },
-    { name: 'retry-demo ladder: no attempts', kind: 'retry-demo', data: { ...ladder, attempts: [] } },
-    { name: 'delayed-retry-demo: no rounds, no deliveries', kind: 'delayed-retry-demo', data: { ...delayedRetry, messages: [], rounds: [], deliveries: [] } },
+    { name: 'retry-demo: no attempts', kind: 'retry-demo', data: { ...RETRY_RESULT, attempts: [] } },
+    { name: 'retry-demo: one attempt at 0 ms', kind: 'retry-demo', data: { ...RETRY_RESULT, attempts: [{ ...RETRY_RESULT.attempts[0]!, atMs: 0 }] } },
+    { name: 'retry-demo ladder: no attempts', kind: 'retry-demo', data: { ...LADDER_RESULT, attempts: [] } },
+    {
+      name: 'delayed-retry-demo: no rounds, no deliveries',
+      kind: 'delayed-retry-demo',
+      data: { ...DELAYED_RETRY_RESULT, messages: [], rounds: [], deliveries: [] },
+    },
     {
       name: 'delayed-retry-demo: a round with nothing measured',
       kind: 'delayed-retry-demo',
-      data: { ...delayedRetry, rounds: [{ ...delayedRetry.rounds[0]!, measured: [] }], deliveries: [] },
+      data: { ...DELAYED_RETRY_RESULT, rounds: [{ ...DELAYED_RETRY_RESULT.rounds[0]!, measured: [] }], deliveries: [] },
     },
-    { name: 'durability-demo: no rows', kind: 'durability-demo', data: { ...durability, rows: [] } },
+    { name: 'durability-demo: no rows', kind: 'durability-demo', data: { ...DURABILITY_RESULT, rows: [] } },
     {
       name: 'bench: every figure null',
       kind: 'bench',
       data: {
-        ...bench,
+        ...BENCH_RESULT,
         runs: [
-          benchRun({
+          unsampledBenchRun({
             publishRatePerSec: null,
             consumeRatePerSec: null,
             confirmLatency: NO_LATENCY,
@@ -962,7 +468,7 @@ describe('renderHtmlReport: edge cases produce no NaN or Infinity', () => {
         ],
       },
     },
-    { name: 'bench: no runs', kind: 'bench', data: { ...bench, runs: [], interrupted: true } },
+    { name: 'bench: no runs', kind: 'bench', data: { ...BENCH_RESULT, runs: [], interrupted: true } },
   ];
 
   it.each(cases)('$name', ({ kind, data }) => {
@@ -1009,7 +515,7 @@ describe('faultMarkers', () => {
   });
 
   it('every moment, in seconds, with its label and colour', () => {
-    expect(faultMarkers({ fault: killTimeline })).toEqual([
+    expect(faultMarkers({ fault: KILL_TIMELINE })).toEqual([
       { x: 1.5, label: 'kill rabbit1', color: '#dc2626' },
       { x: 3.25, label: 'new leader rabbit2', color: '#7c3aed' },
       { x: 3.5, label: 'restored', color: '#16a34a' },
@@ -1018,7 +524,7 @@ describe('faultMarkers', () => {
   });
 
   it('a moment at 0 ms is still a marker (0 is not "missing")', () => {
-    expect(faultMarkers({ fault: { ...killTimeline, faultAtMs: 0, electedAtMs: 0, restoredAtMs: 0, rejoinedAtMs: 0 } }).map((m) => m.x)).toEqual([0, 0, 0, 0]);
+    expect(faultMarkers({ fault: { ...KILL_TIMELINE, faultAtMs: 0, electedAtMs: 0, restoredAtMs: 0, rejoinedAtMs: 0 } }).map((m) => m.x)).toEqual([0, 0, 0, 0]);
   });
 });
 
@@ -1085,14 +591,14 @@ describe('loss per run (--runs K): a bar per run and measure, the medians in the
   });
 
   it('consumer-crash --runs 2: a chart per mode, with its medians', () => {
-    const page = renderHtmlReport('consumer-crash', consumerCrash, TEXT, AT);
+    const page = renderHtmlReport('consumer-crash', CONSUMER_CRASH_RESULT, TEXT, AT);
     expect(page).toContain('autoack: lost and processed twice, per run (median: lost 50, processed twice 0)');
     expect(page).toContain('manual: lost and processed twice, per run (median: lost 0, processed twice 8)');
   });
 
   it('producer-crash --runs 2: lost and duplicated per run', () => {
-    const second = { ...producerCrash.runs[0]!, run: 2, runId: 'pc-2', lost: 0, duplicated: 41 };
-    const page = renderHtmlReport('producer-crash', { ...producerCrash, runs: [producerCrash.runs[0]!, second] }, TEXT, AT);
+    const second = { ...PRODUCER_CRASH_RESULT.runs[0]!, run: 2, runId: 'pc-2', lost: 0, duplicated: 41 };
+    const page = renderHtmlReport('producer-crash', { ...PRODUCER_CRASH_RESULT, runs: [PRODUCER_CRASH_RESULT.runs[0]!, second] }, TEXT, AT);
     expect(page).toContain('naive: lost and duplicated, per run (median: lost 0, duplicated 35)');
   });
 });

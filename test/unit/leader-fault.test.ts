@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { AppliedFault, FaultKind } from '../../src/cluster/faults.js';
+import type { Election } from '../../src/cluster/election.js';
+import type { LeaderFault } from '../../src/cluster/fault-leader.js';
 import {
   startLeaderFault,
-  type Election,
   type FaultPhase,
-  type LeaderFault,
   type LeaderFaultDriver,
   type LeaderFaultPlan,
   NO_ELECTION_HOLD_MS,
-  type Rejoin,
   takesLeaderAway,
 } from '../../src/cluster/leader-fault.js';
+import type { Rejoin } from '../../src/cluster/rejoin.js';
 import type { Context } from '../../src/context.js';
 import { DeadlineError, InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/util/retry.js';

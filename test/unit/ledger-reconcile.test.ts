@@ -1,33 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { accountsBalance, reconcile, type Reconciliation } from '../../src/ledger/reconcile.js';
+import { type Group, recordGroups } from './fixtures/ledger.js';
 
-/**
- * A group of messages with the same history: `steps` are what the producer recorded, in order
- * (a attempt, w written, c confirm, n nack, r returned, i indeterminate, p republish), `reads`
- * how often the drain read each, `times` how many such messages.
- */
-type Group = [steps: string, reads: number, times?: number];
-
-const STEP: Record<string, (l: Ledger, seq: number) => void> = {
-  a: (l, s) => l.attempt(s),
-  w: (l, s) => l.written(s),
-  c: (l, s) => l.confirm(s),
-  n: (l, s) => l.nack(s),
-  r: (l, s) => l.returned(s),
-  i: (l, s) => l.indeterminate(s),
-  p: (l, s) => l.republish(s),
-};
-
+/** The groups on a ledger of capacity 8, each read recorded by its message id. */
 function ledgerOf(groups: Group[], runId = 'run'): Ledger {
   const ledger = new Ledger({ runId, capacity: 8 });
-  let seq = 0;
-  for (const [steps, reads, times = 1] of groups) {
-    for (let k = 0; k < times; k++, seq++) {
-      for (const step of steps) STEP[step]!(ledger, seq);
-      for (let i = 0; i < reads; i++) ledger.recordRead(`${runId}-${seq}`);
-    }
-  }
+  recordGroups(ledger, groups, (seq) => ledger.recordRead(`${runId}-${seq}`));
   return ledger;
 }
 

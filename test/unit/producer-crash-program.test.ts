@@ -2,29 +2,12 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { ProducerCliOptions } from '../../src/cli/commands/producer.js';
 import { UsageError } from '../../src/errors.js';
+import { PRODUCER_CRASH_CLI_DEFAULTS } from './fixtures/producer-crash.js';
 import { captureOutput, parse } from './program-harness.js';
 
 /** argv → invocation for producer --outbox, the producer's hidden harness options and producer-crash. */
 
 const { stderr, stdout } = captureOutput();
-
-const crashDefaults = {
-  json: false,
-  html: undefined,
-  count: 2_000,
-  kills: 3,
-  runs: 1,
-  modes: ['naive', 'outbox'],
-  ratePerSec: 0,
-  printEvery: 100,
-  seed: undefined,
-  fault: 'none',
-  checkpointCmd: undefined,
-  childTimeoutMs: 300_000,
-  electionTimeoutMs: 60_000,
-  rejoinTimeoutMs: 180_000,
-  drainIdleMs: 3_000,
-};
 
 describe('producer-crash: argv → options', () => {
   it.each([
@@ -39,7 +22,7 @@ describe('producer-crash: argv → options', () => {
   ])('$args', async ({ args, expected }) => {
     const { calls, err } = await parse(['producer-crash', ...args]);
     expect(err).toBeUndefined();
-    expect(calls).toStrictEqual([{ command: 'producer-crash', options: { ...crashDefaults, ...expected } }]);
+    expect(calls).toStrictEqual([{ command: 'producer-crash', options: { ...PRODUCER_CRASH_CLI_DEFAULTS, ...expected } }]);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harnessPrinter } from '../../src/cli/commands/producer.js';
+import { harnessPrinter } from '../../src/scenarios/producer-harness.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
 import { renderProducerCrash } from '../../src/report/producer-crash.js';

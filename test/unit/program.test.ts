@@ -4,6 +4,8 @@ import type { CompareCliOptions } from '../../src/cli/commands/compare.js';
 import type { ConsumerCliOptions } from '../../src/cli/commands/consumer.js';
 import type { ProducerCliOptions } from '../../src/cli/commands/producer.js';
 import { commandOf, createProgram, type Invocation } from '../../src/cli/program.js';
+import { PRODUCER_CRASH_CLI_DEFAULTS } from './fixtures/producer-crash.js';
+import { COMPARE_CLI_DEFAULTS } from './fixtures/runs.js';
 import { captureOutput, invocationOf, leaves, parse, recorder } from './program-harness.js';
 
 const failoverDefaults = {
@@ -58,35 +60,6 @@ const consumerDefaults: ConsumerCliOptions = {
   storeFile: undefined,
   heartbeatS: 5,
   reconnectTimeoutMs: 60_000,
-};
-
-const compareDefaults: CompareCliOptions = {
-  json: false,
-  checkpointCmd: undefined,
-  netem: undefined,
-  html: undefined,
-  queue: 'demo.orders',
-  exchange: 'demo.orders',
-  vhost: '/',
-  count: 20_000,
-  ratePerSec: 0,
-  sizeBytes: 100,
-  window: 256,
-  confirmTimeoutMs: 5_000,
-  heartbeatS: 5,
-  fault: 'kill',
-  faultAt: 0.3,
-  restoreAfterMs: 0,
-  runs: 1,
-  modes: ['confirms-on', 'confirms-off'],
-  electionTimeoutMs: 60_000,
-  rejoinTimeoutMs: 180_000,
-  drainIdleMs: 2_000,
-  reconnectTimeoutMs: 60_000,
-  urls: undefined,
-  managementUrls: undefined,
-  faultCmd: undefined,
-  restoreCmd: undefined,
 };
 
 // commander's own output, captured so that the test log stays clean.
@@ -247,29 +220,8 @@ describe('createProgram: argv → invocation', () => {
       expected: { command: 'retry-demo', options: { json: false, html: undefined, auto: false, failures: 2, toleranceMs: 2000, ladder: undefined } },
     },
     // Landed (issue #8): a real invocation, its seed picked by the command when not given.
-    {
-      args: ['producer-crash'],
-      expected: {
-        command: 'producer-crash',
-        options: {
-          json: false,
-          html: undefined,
-          count: 2_000,
-          kills: 3,
-          runs: 1,
-          modes: ['naive', 'outbox'],
-          ratePerSec: 0,
-          printEvery: 100,
-          seed: undefined,
-          fault: 'none',
-          checkpointCmd: undefined,
-          childTimeoutMs: 300_000,
-          electionTimeoutMs: 60_000,
-          rejoinTimeoutMs: 180_000,
-          drainIdleMs: 3_000,
-        },
-      },
-    },
+    { args: ['producer-crash'], expected: { command: 'producer-crash', options: PRODUCER_CRASH_CLI_DEFAULTS } },
+
     {
       args: ['report', 'smoke-results', 'extra/compare.json', '-o', '/tmp/index.html'],
       expected: { command: 'report', options: { json: false, inputs: ['smoke-results', 'extra/compare.json'], output: '/tmp/index.html' } },
@@ -462,7 +414,7 @@ describe('compare: argv → options', () => {
   ];
 
   it.each(cases)('compare $args', async ({ args, expected }) => {
-    expect(await invocationOf(['compare', ...args])).toStrictEqual({ command: 'compare', options: { ...compareDefaults, ...expected } });
+    expect(await invocationOf(['compare', ...args])).toStrictEqual({ command: 'compare', options: { ...COMPARE_CLI_DEFAULTS, ...expected } });
     expect(stderr).toEqual([]);
   });
 });

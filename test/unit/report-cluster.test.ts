@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusResult, UpResult } from '../../src/cluster/cluster.js';
+import type { StatusResult } from '../../src/cluster/status.js';
+import type { UpResult } from '../../src/cluster/up.js';
 import { renderFailover, renderStatus, renderUp } from '../../src/report/cluster.js';
 import type { FailoverResult } from '../../src/scenarios/failover.js';
 

@@ -1,27 +1,16 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { report } from '../../src/cli/commands/report.js';
 import type { Context } from '../../src/context.js';
 import { ExitCode, NotFoundError, UsageError, verdictExit } from '../../src/errors.js';
-import {
-  anchorsFor,
-  classifyInput,
-  countsLine,
-  KNOWN_KINDS,
-  renderCombinedReport,
-  renderReportLines,
-  reportEntries,
-  reportOk,
-  reportSummary,
-  type ReportEntry,
-  type ReportInput,
-} from '../../src/report/combined.js';
+import { anchorsFor, classifyInput, renderCombinedReport, reportEntries, reportOk, reportSummary, type ReportEntry } from '../../src/report/combined.js';
+import { countsLine, renderReportLines } from '../../src/report/kinds/report.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
-import { collectReportInputs, listReportFiles } from '../../src/scenarios/report.js';
+import { collectReportInputs, listReportFiles, type ReportInput } from '../../src/scenarios/report.js';
 import { COMPARE_OPTIONS, compareRun, reconciliationOf } from './fixtures/runs.js';
 import { captureOutput } from './program-harness.js';
 
@@ -446,17 +435,6 @@ describe('reportOk: the exit code', () => {
     const entries = statuses.map(e);
     expect(reportOk(entries)).toBe(ok);
     expect(reportSummary(entries, 'i.html').ok).toBe(ok);
-  });
-});
-
-describe('KNOWN_KINDS', () => {
-  it('holds every kind a command emits', () => {
-    const dir = path.join(import.meta.dirname, '../../src/cli/commands');
-    const emitted = readdirSync(dir).flatMap((f) =>
-      [...readFileSync(path.join(dir, f), 'utf8').matchAll(/emit\((?:\{[^}]*\}|\w+), '([a-z-]+)'/g)].map((m) => m[1]!),
-    );
-    expect(new Set(emitted).size).toBeGreaterThan(20);
-    for (const kind of emitted) expect(KNOWN_KINDS).toContain(kind);
   });
 });
 

@@ -1,41 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import type { PublisherResult } from '../../src/amqp/publisher.js';
+import type { PublisherResult } from '../../src/amqp/publisher-result.js';
 import type { LatencySummary } from '../../src/measure/histogram.js';
 import { latencyLine, modeVerdict, renderCompare, renderProducer, renderReconciliation, renderTotals } from '../../src/report/compare.js';
 import type { CompareOptions, CompareResult, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
-import { compareRun, ledgerOf, NO_LATENCY, publisherResult, reconciliationOf, COMPARE_OPTIONS } from './fixtures/runs.js';
+import { CONFIRM_LATENCY, NO_LATENCY } from './fixtures/latency.js';
+import {
+  COMPARE_OPTIONS,
+  compareResult as compareOf,
+  compareRun,
+  KILL_TIMELINE,
+  ledgerOf,
+  modeTotals,
+  publisherResult,
+  reconciliationOf,
+} from './fixtures/runs.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
-
-function totals(mode: ModeTotals['mode'], overrides: Partial<ModeTotals> = {}): ModeTotals {
-  return {
-    mode,
-    runs: 1,
-    attempted: 2_000,
-    reportedSent: 2_000,
-    confirmed: mode === 'confirms-on' ? 2_000 : 0,
-    read: 2_000,
-    lost: 0,
-    silentlyLost: 0,
-    duplicated: 0,
-    recovered: 0,
-    reconnects: 0,
-    unexpected: 0,
-    lateCopies: 0,
-    maxStallMs: 0,
-    runsWithLoss: 0,
-    ...overrides,
-  };
-}
-
-const LATENCY: LatencySummary = { count: 1_998, p50Ms: 1.5, p95Ms: 9.5, p99Ms: 12.4, maxMs: 250.4, meanMs: 3 };
 
 describe('latencyLine', () => {
   const cases: { name: string; summary: LatencySummary; expected: string }[] = [
     { name: 'no confirms recorded', summary: NO_LATENCY, expected: 'none' },
-    { name: 'count 0 wins over stray values', summary: { ...LATENCY, count: 0 }, expected: 'none' },
+    { name: 'count 0 wins over stray values', summary: { ...CONFIRM_LATENCY, count: 0 }, expected: 'none' },
     {
       name: 'two decimals below 10 ms, whole milliseconds from 10 ms',
-      summary: LATENCY,
+      summary: CONFIRM_LATENCY,
       expected: 'p50 1.50 ms, p95 9.50 ms, p99 12 ms, max 250 ms (1998 confirms)',
     },
     {
@@ -54,52 +41,61 @@ describe('modeVerdict', () => {
   const cases: { name: string; totals: ModeTotals; expected: string | RegExp }[] = [
     {
       name: 'confirms off with loss',
-      totals: totals('confirms-off', { read: 1_963, silentlyLost: 37, runsWithLoss: 1 }),
+      totals: modeTotals('confirms-off', { read: 1_963, silentlyLost: 37, runsWithLoss: 1 }),
       expected: 'confirms off: 37 of 2000 messages silently lost, while the producer reported all 2000 as sent.',
     },
     {
       name: 'confirms off with loss, some never written',
-      totals: totals('confirms-off', { reportedSent: 1_990, read: 1_953, silentlyLost: 37, runsWithLoss: 1 }),
+      totals: modeTotals('confirms-off', { reportedSent: 1_990, read: 1_953, silentlyLost: 37, runsWithLoss: 1 }),
       expected: 'confirms off: 37 of 2000 messages silently lost, while the producer reported 1990 as sent.',
     },
     {
       name: 'confirms off with loss over several runs',
-      totals: totals('confirms-off', { runs: 3, attempted: 6_000, reportedSent: 6_000, read: 5_880, silentlyLost: 120, runsWithLoss: 2 }),
+      totals: modeTotals('confirms-off', { runs: 3, attempted: 6_000, reportedSent: 6_000, read: 5_880, silentlyLost: 120, runsWithLoss: 2 }),
       expected: 'confirms off: 120 of 6000 messages silently lost over 3 runs, while the producer reported all 6000 as sent.',
     },
     {
       name: 'confirms off, no loss this time',
-      totals: totals('confirms-off'),
+      totals: modeTotals('confirms-off'),
       expected: 'confirms off: no message lost this time (2000 of 2000 read). Loss depends on timing: try --runs 5 or a higher --count.',
     },
     {
       name: 'confirms off, no loss over several runs',
-      totals: totals('confirms-off', { runs: 5, attempted: 10_000, reportedSent: 10_000, read: 10_000 }),
+      totals: modeTotals('confirms-off', { runs: 5, attempted: 10_000, reportedSent: 10_000, read: 10_000 }),
       expected: 'confirms off: no message lost this time over 5 runs (10000 of 10000 read). Loss depends on timing: try --runs 5 or a higher --count.',
     },
     {
       name: 'confirms on, nothing lost',
-      totals: totals('confirms-on'),
+      totals: modeTotals('confirms-on'),
       expected: 'confirms on: 0 of 2000 confirmed messages lost.',
     },
     {
       name: 'confirms on, nothing lost over several runs',
-      totals: totals('confirms-on', { runs: 3, attempted: 6_000, reportedSent: 6_000, confirmed: 6_000, read: 6_000 }),
+      totals: modeTotals('confirms-on', { runs: 3, attempted: 6_000, reportedSent: 6_000, confirmed: 6_000, read: 6_000 }),
       expected: 'confirms on: 0 of 6000 confirmed messages lost over 3 runs.',
     },
     {
       name: 'confirms on, nothing lost, some duplicates',
-      totals: totals('confirms-on', { duplicated: 3, recovered: 3 }),
+      totals: modeTotals('confirms-on', { duplicated: 3, recovered: 3 }),
       expected: 'confirms on: 0 of 2000 confirmed messages lost; 3 delivered twice (at-least-once: make consumers idempotent).',
     },
     {
       name: 'confirms on, confirmed messages lost',
-      totals: totals('confirms-on', { read: 1_998, lost: 2, runsWithLoss: 1 }),
+      totals: modeTotals('confirms-on', { read: 1_998, lost: 2, runsWithLoss: 1 }),
       expected: 'confirms on: 2 confirmed messages LOST: the broker confirmed them and they were never read.',
     },
     {
       name: 'confirms on, lost over several runs, with duplicates',
-      totals: totals('confirms-on', { runs: 2, attempted: 4_000, reportedSent: 4_000, confirmed: 4_000, read: 3_999, lost: 1, duplicated: 4, runsWithLoss: 1 }),
+      totals: modeTotals('confirms-on', {
+        runs: 2,
+        attempted: 4_000,
+        reportedSent: 4_000,
+        confirmed: 4_000,
+        read: 3_999,
+        lost: 1,
+        duplicated: 4,
+        runsWithLoss: 1,
+      }),
       expected: /^confirms on: 1 confirmed messages LOST over 2 runs: .*; 4 delivered twice/,
     },
   ];
@@ -118,8 +114,17 @@ function row(text: string, label: string): string[] {
 }
 
 describe('renderTotals', () => {
-  const on = totals('confirms-on', { confirmed: 1_998, read: 1_999, lost: 1, duplicated: 2, recovered: 3, reconnects: 1, maxStallMs: 1_750, runsWithLoss: 1 });
-  const off = totals('confirms-off', { reportedSent: 1_990, read: 1_953, silentlyLost: 37, reconnects: 2, maxStallMs: 4_200, runsWithLoss: 1 });
+  const on = modeTotals('confirms-on', {
+    confirmed: 1_998,
+    read: 1_999,
+    lost: 1,
+    duplicated: 2,
+    recovered: 3,
+    reconnects: 1,
+    maxStallMs: 1_750,
+    runsWithLoss: 1,
+  });
+  const off = modeTotals('confirms-off', { reportedSent: 1_990, read: 1_953, silentlyLost: 37, reconnects: 2, maxStallMs: 4_200, runsWithLoss: 1 });
   const text = renderTotals([on, off]);
 
   it('one column per mode, in the order given', () => {
@@ -157,35 +162,19 @@ describe('renderTotals', () => {
 
 const options: CompareOptions = COMPARE_OPTIONS;
 
-const killTimeline: FaultTimeline = {
-  kind: 'kill',
-  node: 'rabbit1',
-  alsoFaulted: [],
-  newLeader: 'rabbit2',
-  faultAtMs: 1_500,
-  appliedAtMs: 1_500,
-  electedAtMs: 3_250,
-  electionMs: 1_750,
-  restoredAtMs: 5_000,
-  rejoinedAtMs: 12_000,
-  producerResumedAtMs: 3_400,
-  error: null,
-};
+/** The kill of KILL_TIMELINE, restored at 5 s and back at 12 s. */
+const killTimeline: FaultTimeline = { ...KILL_TIMELINE, restoredAtMs: 5_000, rejoinedAtMs: 12_000 };
 
+/** Both modes' runs under that kill, nothing counted in them, with the fixture's totals. */
 function compareResult(overrides: Partial<CompareResult> = {}): CompareResult {
   const empty = (runId: string) => reconciliationOf(runId, []);
-  return {
-    interrupted: false,
-    partial: null,
-    options,
-    runs: [
-      compareRun('confirms-on', 1, empty('on-1'), { confirmLatency: LATENCY }, killTimeline),
+  return compareOf(
+    [
+      compareRun('confirms-on', 1, empty('on-1'), { confirmLatency: CONFIRM_LATENCY }, killTimeline),
       compareRun('confirms-off', 1, empty('off-1'), {}, { ...killTimeline, node: 'rabbit2', newLeader: 'rabbit3', producerResumedAtMs: null }),
     ],
-    totals: [totals('confirms-on'), totals('confirms-off', { read: 1_963, silentlyLost: 37, runsWithLoss: 1 })],
-    ok: true,
-    ...overrides,
-  };
+    overrides,
+  );
 }
 
 describe('renderCompare', () => {
@@ -224,14 +213,14 @@ describe('renderCompare', () => {
       producerResumedAtMs: null,
       error: 'no new leader for demo.orders within 60000 ms',
     };
-    const c = compareResult({ runs: [compareRun('confirms-on', 1, reconciliationOf('on-1', []), {}, failed)], totals: [totals('confirms-on')] });
+    const c = compareResult({ runs: [compareRun('confirms-on', 1, reconciliationOf('on-1', []), {}, failed)], totals: [modeTotals('confirms-on')] });
     expect(renderCompare(c).split('\n')).toContain(
       '  confirms on run 1: kill rabbit1 at 1.50 s; new leader ? at -; producer resumed at -; restored at -, back at -; fault error: no new leader for demo.orders within 60000 ms',
     );
   });
 
   it('timeline: a run without a fault', () => {
-    const c = compareResult({ runs: [compareRun('confirms-off', 2, reconciliationOf('off-2', []))], totals: [totals('confirms-off', { runs: 2 })] });
+    const c = compareResult({ runs: [compareRun('confirms-off', 2, reconciliationOf('off-2', []))], totals: [modeTotals('confirms-off', { runs: 2 })] });
     expect(renderCompare(c).split('\n')).toContain('  confirms off run 2: no fault');
   });
 
@@ -253,7 +242,7 @@ describe('renderCompare', () => {
   });
 
   it('no latency lines without a confirms-on run', () => {
-    const c = compareResult({ runs: [compareRun('confirms-off', 1, reconciliationOf('off-1', []))], totals: [totals('confirms-off')] });
+    const c = compareResult({ runs: [compareRun('confirms-off', 1, reconciliationOf('off-1', []))], totals: [modeTotals('confirms-off')] });
     expect(renderCompare(c)).not.toContain('confirm latency');
   });
 
@@ -267,7 +256,7 @@ describe('renderCompare', () => {
     { ok: true, expected: 'verdict: OK (no confirmed message lost)' },
     { ok: false, expected: 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)' },
   ])('ok $ok → $expected', ({ ok, expected }) => {
-    const text = renderCompare(compareResult({ ok, totals: [totals('confirms-on', ok ? {} : { lost: 1, read: 1_999 })] }));
+    const text = renderCompare(compareResult({ ok, totals: [modeTotals('confirms-on', ok ? {} : { lost: 1, read: 1_999 })] }));
     expect(text.split('\n').at(-1)).toBe(expected);
   });
 });
@@ -296,7 +285,7 @@ describe('renderProducer', () => {
     durationMs: 4_000,
     publishRatePerSec: 500.4,
     longestStallMs: 850,
-    confirmLatency: LATENCY,
+    confirmLatency: CONFIRM_LATENCY,
   });
 
   it('confirm modes: every row', () => {
@@ -440,7 +429,7 @@ describe('renderCompare: late copies of an earlier run', () => {
       runs: [run],
       interrupted: false,
       partial: null,
-      totals: [totals('confirms-on', { lateCopies: 1 })],
+      totals: [modeTotals('confirms-on', { lateCopies: 1 })],
       ok: true,
     });
     expect(text).toContain("late copies: 1 message of an earlier run read in a later run's drain (run 2: r1-6905).");
@@ -448,7 +437,7 @@ describe('renderCompare: late copies of an earlier run', () => {
   });
   it('says nothing when there are none', () => {
     const run = compareRun('confirms-on', 1, reconciliationOf('r1', [['acw', 1, 3]]));
-    const text = renderCompare({ options: COMPARE_OPTIONS, runs: [run], interrupted: false, partial: null, totals: [totals('confirms-on')], ok: true });
+    const text = renderCompare({ options: COMPARE_OPTIONS, runs: [run], interrupted: false, partial: null, totals: [modeTotals('confirms-on')], ok: true });
     expect(text).not.toContain('late copies');
   });
 });

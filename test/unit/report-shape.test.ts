@@ -3,18 +3,17 @@ import {
   classifyInput,
   DOCUMENT_READERS,
   type DocumentReaders,
-  type EntryStatus,
-  KNOWN_KINDS,
   renderCombinedReport,
-  renderReportLines,
   reportEntries,
   reportOk,
   reportSummary,
 } from '../../src/report/combined.js';
 import { keyFigures } from '../../src/report/doc-figures.js';
-import { DOC_SHAPES, mismatchesText, mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
+import { mismatchesText, mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
+import { none } from '../../src/report/kind-view.js';
+import { KIND_VIEWS, KINDS } from '../../src/report/kinds.js';
+import { type EntryStatus, renderReportLines } from '../../src/report/kinds/report.js';
 import type { Mismatch } from '../../src/report/shape-check.js';
-import { chartsFor } from '../../src/report/html.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
 import { chaosResult } from './fixtures/chaos.js';
@@ -421,21 +420,18 @@ const BROKEN: { kind: string; doc: Doc; problem: string }[] = [
   },
 ];
 
-const SHAPED = Object.entries(DOC_SHAPES)
-  .filter(([, shape]) => shape !== null)
-  .map(([kind]) => kind);
-const UNSHAPED = KNOWN_KINDS.filter((k) => !SHAPED.includes(k));
+const SHAPED: string[] = KINDS.filter((k) => KIND_VIEWS[k].shape !== null);
+const UNSHAPED = KINDS.filter((k) => KIND_VIEWS[k].shape === null);
 
-describe('DOC_SHAPES: every known kind, once', () => {
-  it('the known kinds are its keys; each kind the report reads fields of has a valid and a broken case here', () => {
-    expect(KNOWN_KINDS).toEqual(Object.keys(DOC_SHAPES));
+describe('the kinds: each one the report reads fields of', () => {
+  it('has a valid and a broken case here', () => {
     expect([...new Set(VALID.map((v) => v.kind))].sort()).toEqual([...SHAPED].sort());
     expect([...new Set(BROKEN.map((b) => b.kind))].sort()).toEqual([...SHAPED].sort());
   });
 
   // A kind without a shape must be one the report reads nothing of: no chart, the fallback figures.
   it.each(UNSHAPED)('%s: the report draws nothing and reads no figure of its own from it', (kind) => {
-    expect(chartsFor(kind, {})).toEqual([]);
+    expect(KIND_VIEWS[kind].charts).toBe(none);
     expect(keyFigures(kind, { n: 1, name: 'x' })).toBe('n 1');
     expect(entryOf(kind, { anything: ['at', 'all'] }).status).toBe('no-verdict');
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { durationList, positiveNumber } from '../../src/cli/options.js';
 import { renderRetryLadder } from '../../src/report/dlq.js';
-import { checkLadderGaps, destinationAfter, ladderHistory, ladderTopology, type RetryLadderResult } from '../../src/scenarios/retry-ladder.js';
+import { checkLadderGaps, destinationAfter, ladderHistory, ladderTopology } from '../../src/scenarios/retry-ladder.js';
+import { ladderAttempt, ladderResult } from './fixtures/retry.js';
 
 describe('ladder routing: attempt k fails → rung k; past the last rung → demo.dlq', () => {
   it.each([
@@ -113,44 +114,20 @@ describe('--backoff and --time-scale parsing', () => {
 });
 
 describe('renderRetryLadder', () => {
-  const r: RetryLadderResult = {
-    mode: 'ladder',
-    workQueue: 'demo.backoff.orders',
+  const r = ladderResult({
     rungs: [
       { queue: 'demo.backoff.1', ttlMs: 500 },
       { queue: 'demo.backoff.2', ttlMs: 3000 },
     ],
-    timeScale: 0.1,
     toleranceMs: 2000,
     good: { messageId: 'g', failures: 1, processedTimes: 1 },
     poison: { messageId: 'p', attempts: 3, inDlq: true, dlqRoutingKey: 'attempt-3', deaths: ['rejected from demo.backoff.orders ×3'] },
     attempts: [
-      {
-        messageId: 'g',
-        attempt: 1,
-        atMs: 5,
-        gapMs: null,
-        expectedGapMs: null,
-        routingKey: 'attempt-1',
-        earlierAttempts: 0,
-        lastRung: undefined,
-        outcome: 'failed',
-      },
-      {
-        messageId: 'g',
-        attempt: 2,
-        atMs: 560,
-        gapMs: 555,
-        expectedGapMs: 500,
-        routingKey: 'attempt-2',
-        earlierAttempts: 1,
-        lastRung: 'demo.backoff.1',
-        outcome: 'processed',
-      },
+      ladderAttempt({ messageId: 'g', attempt: 1, atMs: 5, routingKey: 'attempt-1', outcome: 'failed' }),
+      ladderAttempt({ messageId: 'g', attempt: 2, atMs: 560, gapMs: 555, expectedGapMs: 500, routingKey: 'attempt-2', outcome: 'processed' }),
     ],
-    ok: true,
-    problems: [],
-  };
+  });
+
   it('shows the ladder, each attempt with its gap and rung TTL, and where the poison message ended', () => {
     const text = renderRetryLadder(r);
     expect(text).toContain('demo.backoff.orders → demo.backoff.1 0.50 s → demo.backoff.2 3.00 s → demo.dlq (TTLs × 0.1)');

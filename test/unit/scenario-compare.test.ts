@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lateCopiesOf, totalsFor, unexplained, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/compare.js';
-import { compareRun, ledgerOf, reconciliationOf } from './fixtures/runs.js';
+import { compareRun, ledgerOf, reconciliationOf, ZERO_TOTALS } from './fixtures/runs.js';
 
 // Runs of both modes, interleaved as runCompare records them. Ledger steps: a attempt,
 // w written, c confirm, i indeterminate; then how often each message was read, and how many.
@@ -64,23 +64,6 @@ const runs: CompareRun[] = [
   ),
 ];
 
-const ZERO: Omit<ModeTotals, 'mode'> = {
-  runs: 0,
-  attempted: 0,
-  reportedSent: 0,
-  confirmed: 0,
-  read: 0,
-  lost: 0,
-  silentlyLost: 0,
-  duplicated: 0,
-  recovered: 0,
-  reconnects: 0,
-  unexpected: 0,
-  lateCopies: 0,
-  maxStallMs: 0,
-  runsWithLoss: 0,
-};
-
 describe('totalsFor', () => {
   const cases: { name: string; mode: CompareMode; runs: CompareRun[]; expected: ModeTotals }[] = [
     {
@@ -131,15 +114,25 @@ describe('totalsFor', () => {
       name: 'a single run',
       mode: 'confirms-off',
       runs: [runs[1]!],
-      expected: { ...ZERO, mode: 'confirms-off', runs: 1, attempted: 12, reportedSent: 12, read: 8, silentlyLost: 4, maxStallMs: 5_000, runsWithLoss: 1 },
+      expected: {
+        ...ZERO_TOTALS,
+        mode: 'confirms-off',
+        runs: 1,
+        attempted: 12,
+        reportedSent: 12,
+        read: 8,
+        silentlyLost: 4,
+        maxStallMs: 5_000,
+        runsWithLoss: 1,
+      },
     },
     {
       name: 'no run of the mode: all zero',
       mode: 'confirms-on',
       runs: runs.filter((r) => r.mode === 'confirms-off'),
-      expected: { ...ZERO, mode: 'confirms-on' },
+      expected: { ...ZERO_TOTALS, mode: 'confirms-on' },
     },
-    { name: 'no runs at all', mode: 'confirms-off', runs: [], expected: { ...ZERO, mode: 'confirms-off' } },
+    { name: 'no runs at all', mode: 'confirms-off', runs: [], expected: { ...ZERO_TOTALS, mode: 'confirms-off' } },
   ];
 
   it.each(cases)('$name', ({ mode, runs: rs, expected }) => {

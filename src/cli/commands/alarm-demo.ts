@@ -86,10 +86,9 @@ export const alarmDemo = defineCommand({
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
     const { runAlarmDemo } = await import('../../scenarios/alarm-demo.js');
-    const { renderAlarmDemo } = await import('../../report/alarm.js');
     const { emit } = await import('../output.js');
     const r = await runAlarmDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'alarm-demo', r, renderAlarmDemo(r));
+    emit({ json, html }, 'alarm-demo', r);
     return { ok: r.ok };
   },
 });

@@ -149,14 +149,14 @@ export const bench = defineCommand({
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
     const { runBench } = await import('../../scenarios/bench.js');
-    const { renderBench, renderCsv, renderSampleLine } = await import('../../report/bench.js');
+    const { renderCsv, renderSampleLine } = await import('../../report/bench.js');
     const { emit } = await import('../output.js');
     const { progress } = ctx;
     const r = await runBench(ctx, opts, {
       onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
       onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
     });
-    emit({ json, html }, 'bench', r, renderBench(r), csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }]);
+    emit({ json, html }, 'bench', r, { files: csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }] });
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   },
 });

@@ -169,11 +169,13 @@ export const chaos = defineCommand({
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;
     const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runChaos } = await import('../../scenarios/chaos.js');
-    const { renderChaos } = await import('../../report/chaos.js');
+    const { renderChaosLive } = await import('../../report/chaos.js');
     const { emit } = await import('../output.js');
     ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
-    const r = await runChaos(ctx, options);
-    emit({ json, html }, 'chaos', r, renderChaos(r));
+    const r = await runChaos(ctx, options, {
+      onLive: (live) => ctx.progress.update(renderChaosLive(live) + (live.controlWritten === null ? '' : `, control written ${live.controlWritten}`)),
+    });
+    emit({ json, html }, 'chaos', r);
     if (r.interrupted) throw new InterruptedError('interrupted: the nemesis healed its fault; the figures above are what was measured until Ctrl+C');
     return { ok: r.ok };
   },

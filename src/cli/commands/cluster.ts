@@ -65,11 +65,10 @@ const up = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
-    const { clusterUp } = await import('../../cluster/cluster.js');
-    const { renderUp } = await import('../../report/cluster.js');
+    const { clusterUp } = await import('../../cluster/up.js');
     const { emit } = await import('../output.js');
     const r = await clusterUp(await forCluster(ctx, o), { timeoutMs: o.timeoutMs });
-    emit(o, 'cluster-up', r, renderUp(r));
+    emit(o, 'cluster-up', r);
   },
 });
 
@@ -82,10 +81,10 @@ const down = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; volumes: boolean } & ClusterChoice) => dispatch({ json: o.json, volumes: o.volumes, ...choiceOf(o) })),
   async run(ctx, o) {
-    const { clusterDown } = await import('../../cluster/cluster.js');
+    const { clusterDown } = await import('../../cluster/down.js');
     const { emit } = await import('../output.js');
     const r = await clusterDown(await forCluster(ctx, o), { volumes: o.volumes });
-    emit(o, 'cluster-down', r, `cluster down in ${formatMs(r.elapsedMs)}`);
+    emit(o, 'cluster-down', r);
   },
 });
 
@@ -105,18 +104,19 @@ const reset = defineCommand({
         dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) }),
       ),
   async run(commandCtx, o) {
-    const { clusterDown, clusterReset, clusterUp } = await import('../../cluster/cluster.js');
-    const { renderReset, renderUp } = await import('../../report/cluster.js');
+    const { clusterDown } = await import('../../cluster/down.js');
+    const { clusterReset } = await import('../../cluster/reset.js');
+    const { clusterUp } = await import('../../cluster/up.js');
     const { emit } = await import('../output.js');
     const ctx = await forCluster(commandCtx, o);
     if (o.hard) {
       const d = await clusterDown(ctx, { volumes: true });
       const u = await clusterUp(ctx, { timeoutMs: o.timeoutMs });
-      emit(o, 'cluster-reset', { hard: true, elapsedMs: d.elapsedMs + u.elapsedMs, up: u }, renderUp(u));
+      emit(o, 'cluster-reset', { hard: true, elapsedMs: d.elapsedMs + u.elapsedMs, up: u });
       return;
     }
     const r = await clusterReset(ctx, { timeoutMs: o.timeoutMs });
-    emit(o, 'cluster-reset', r, renderReset(r));
+    emit(o, 'cluster-reset', r);
   },
 });
 
@@ -131,11 +131,10 @@ const status = defineCommand({
       .addOption(htmlOption())
       .action((o: { json: boolean; html?: string } & ClusterChoice) => dispatch({ json: o.json, html: o.html, ...choiceOf(o) })),
   async run(ctx, o) {
-    const { clusterStatus } = await import('../../cluster/cluster.js');
-    const { renderStatus } = await import('../../report/cluster.js');
+    const { clusterStatus } = await import('../../cluster/status.js');
     const { emit } = await import('../output.js');
     const r = await clusterStatus(await forCluster(ctx, o));
-    emit(o, 'cluster-status', r, renderStatus(r));
+    emit(o, 'cluster-status', r);
   },
 });
 
@@ -151,7 +150,7 @@ const logs = defineCommand({
         dispatch({ node, follow: o.follow, tail: o.tail, ...choiceOf(o) }),
       ),
   async run(ctx, o) {
-    const { clusterLogs } = await import('../../cluster/cluster.js');
+    const { clusterLogs } = await import('../../cluster/logs.js');
     await clusterLogs(await forCluster(ctx, o), { follow: o.follow, ...(o.node ? { node: o.node } : {}), ...(o.tail ? { tail: o.tail } : {}) });
   },
 });
@@ -172,12 +171,12 @@ const image = defineCommand({
     if (o.rebuild) {
       const r = await buildImage(ctx.config, ctx.progress);
       ctx.progress.succeed(`built ${ctx.config.builtImage} (rabbitmq-server ${r.version}) in ${formatMs(r.elapsedMs)}`);
-      emit(o, 'cluster-image', { image: ctx.config.builtImage, how: 'built', ...r }, `image ${ctx.config.builtImage}`);
+      emit(o, 'cluster-image', { image: ctx.config.builtImage, how: 'built', ...r });
       return;
     }
     const r = await ensureImage(await ctx.docker(), ctx.config, ctx.progress);
     ctx.progress.succeed(`image ${r.image} ${r.how}${r.how === 'present' ? '' : ` in ${formatMs(r.elapsedMs)}`}`);
-    emit(o, 'cluster-image', r, `image ${r.image}`);
+    emit(o, 'cluster-image', r);
   },
 });
 

@@ -121,10 +121,9 @@ export const compare = defineCommand({
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, checkpointCmd: _c, ...rest } = o;
     const { runCompare } = await import('../../scenarios/compare.js');
-    const { renderCompare } = await import('../../report/compare.js');
     const { emit } = await import('../output.js');
     const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
-    emit({ json, html }, 'compare', r, renderCompare(r));
+    emit({ json, html }, 'compare', r);
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
     return { ok: r.ok };
   },

@@ -84,10 +84,9 @@ export const consumerCrash = defineCommand({
   async run(ctx, o) {
     const { json, html, checkpointCmd: _c, ...options } = o;
     const { runConsumerCrash } = await import('../../scenarios/consumer-crash.js');
-    const { renderConsumerCrash } = await import('../../report/consumer.js');
     const { emit } = await import('../output.js');
     const r = await runConsumerCrash(ctx, options);
-    emit({ json, html }, 'consumer-crash', r, renderConsumerCrash(r));
+    emit({ json, html }, 'consumer-crash', r);
     return { ok: r.ok };
   },
 });

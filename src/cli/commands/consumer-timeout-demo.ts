@@ -83,10 +83,9 @@ export const consumerTimeoutDemo = defineCommand({
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
     const { runConsumerTimeoutDemo } = await import('../../scenarios/consumer-timeout-demo.js');
-    const { renderConsumerTimeoutDemo } = await import('../../report/consumer-timeout.js');
     const { emit } = await import('../output.js');
     const r = await runConsumerTimeoutDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'consumer-timeout-demo', r, renderConsumerTimeoutDemo(r));
+    emit({ json, html }, 'consumer-timeout-demo', r);
     return { ok: r.ok };
   },
 });

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ConsumerOptions } from '../../amqp/consumer.js';
+import type { ConsumerOptions } from '../../amqp/consumer-options.js';
 import { FAILURE_ACTIONS, type FailureAction } from '../../amqp/failure-actions.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProcessedStore } from '../../store/processed.js';
@@ -168,7 +168,7 @@ export const consumer = defineCommand({
           onEvent: (line) => progress.info(line),
         },
       );
-      emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null }, renderConsumer(r, o.failure?.action));
+      emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null }, { text: renderConsumer(r, o.failure?.action) });
       if (r.stoppedBecause === 'interrupted') throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
       if (r.stoppedBecause === 'gave-up') throw new BrokerUnavailableError(`the consumer gave up: ${r.gaveUp ?? ''}`);
     } finally {

@@ -66,10 +66,9 @@ export const delayedRetryDemo = defineCommand({
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
     const { runDelayedRetryDemo } = await import('../../scenarios/delayed-retry-demo.js');
-    const { renderDelayedRetryDemo } = await import('../../report/dlq.js');
     const { emit } = await import('../output.js');
     const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'delayed-retry-demo', r, renderDelayedRetryDemo(r));
+    emit({ json, html }, 'delayed-retry-demo', r);
     return { ok: r.ok };
   },
 });

@@ -119,15 +119,13 @@ export const dlqDemo = defineCommand({
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (strategy) {
       const { runDlxStrategy } = await import('../../scenarios/dlx-strategy.js');
-      const { renderDlxStrategy } = await import('../../report/dlx-strategy.js');
       const r = await runDlxStrategy(ctx, strategy, step);
-      emit({ json, html }, 'dlq-demo', r, renderDlxStrategy(r));
+      emit({ json, html }, 'dlq-demo', r);
       return { ok: r.ok };
     }
     const { runDlqDemo } = await import('../../scenarios/dlq-demo.js');
-    const { renderDlqDemo } = await import('../../report/dlq.js');
     const r = await runDlqDemo(ctx, options, step);
-    emit({ json, html }, 'dlq-demo', r, renderDlqDemo(r));
+    emit({ json, html }, 'dlq-demo', r);
     return { ok: r.ok };
   },
 });

@@ -26,10 +26,9 @@ const inspect = defineCommand({
       ),
   async run(ctx, o) {
     const { inspectDlq } = await import('../../scenarios/dlq-tools.js');
-    const { renderDlqInspect } = await import('../../report/dlq.js');
     const { emit } = await import('../output.js');
     const r = await inspectDlq(ctx, o.queue, o.limit);
-    emit(o, 'dlq-inspect', r, renderDlqInspect(r));
+    emit(o, 'dlq-inspect', r);
   },
 });
 
@@ -53,12 +52,11 @@ const replay = defineCommand({
   async run(ctx, o) {
     const { json, html, ...options } = o;
     const { replayDlq } = await import('../../scenarios/dlq-tools.js');
-    const { renderDlqReplay } = await import('../../report/dlq.js');
     const { emit } = await import('../output.js');
     ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
     const r = await replayDlq(ctx, options);
     ctx.progress.stop();
-    emit({ json, html }, 'dlq-replay', r, renderDlqReplay(r));
+    emit({ json, html }, 'dlq-replay', r);
   },
 });
 

@@ -33,10 +33,9 @@ export const durabilityDemo = defineCommand({
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
     const { runDurabilityDemo } = await import('../../scenarios/durability-demo.js');
-    const { renderDurabilityDemo } = await import('../../report/durability.js');
     const { emit } = await import('../output.js');
     const r = await runDurabilityDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'durability-demo', r, renderDurabilityDemo(r));
+    emit({ json, html }, 'durability-demo', r);
     return { ok: r.ok };
   },
 });

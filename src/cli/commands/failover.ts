@@ -91,12 +91,11 @@ export const failover = defineCommand({
         });
       }),
   async run(ctx, o) {
-    const { requireCluster } = await import('../../cluster/cluster.js');
+    const { requireCluster } = await import('../../cluster/readiness.js');
     const { runFailover } = await import('../../scenarios/failover.js');
-    const { renderFailover } = await import('../../report/cluster.js');
     const { emit } = await import('../output.js');
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);
-    emit(o, 'failover', r, renderFailover(r));
+    emit(o, 'failover', r);
   },
 });

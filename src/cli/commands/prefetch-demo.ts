@@ -43,9 +43,8 @@ export const prefetchDemo = defineCommand({
   async run(ctx, o) {
     const { json, html, ...options } = o;
     const { runPrefetchDemo } = await import('../../scenarios/prefetch-demo.js');
-    const { renderPrefetchDemo } = await import('../../report/consumer.js');
     const { emit } = await import('../output.js');
     const r = await runPrefetchDemo(ctx, options);
-    emit({ json, html }, 'prefetch-demo', r, renderPrefetchDemo(r));
+    emit({ json, html }, 'prefetch-demo', r);
   },
 });

@@ -109,11 +109,10 @@ export const producerCrash = defineCommand({
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.
     const options: ProducerCrashOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runProducerCrash } = await import('../../scenarios/producer-crash.js');
-    const { renderProducerCrash } = await import('../../report/producer-crash.js');
     const { emit } = await import('../output.js');
     ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
     const r = await runProducerCrash(ctx, options);
-    emit({ json, html }, 'producer-crash', r, renderProducerCrash(r));
+    emit({ json, html }, 'producer-crash', r);
     return { ok: r.ok };
   },
 });

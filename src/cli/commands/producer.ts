@@ -1,10 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { OutboxProducerResult } from '../../amqp/outbox-producer.js';
-import type { PublisherResult, PublishMode } from '../../amqp/publisher.js';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
-import type { LedgerDocument } from '../../ledger/ledger.js';
-import { maskUrl } from '../../url.js';
+import type { ProducerOptions } from '../../scenarios/producer.js';
 import { defineCommand } from '../command.js';
 import {
   booleanValue,
@@ -36,58 +33,15 @@ import type { OutputFile } from '../output.js';
  * SQLite outbox first and a relay publishes them. Hidden harness options serve producer-crash,
  * which runs this command as a child and SIGKILLs it.
  */
-export interface ProducerCliOptions {
+export interface ProducerCliOptions extends Omit<ProducerOptions, 'urls'> {
   json: boolean;
   /** --html: also write a self-contained HTML report here. */
   html: string | undefined;
-  count: number;
   /** undefined: the cluster's three AMQP ports with user demo. */
   urls: string[] | undefined;
-  queue: string;
-  exchange: string;
-  routingKey: string;
-  ratePerSec: number;
-  mode: PublishMode;
-  window: number;
-  batchSize: number;
-  mandatory: boolean;
-  persistent: boolean;
-  sizeBytes: number;
-  confirmTimeoutMs: number;
-  heartbeatS: number;
-  reconnectTimeoutMs: number;
-  /** How long the broker may block the connection (a resource alarm) before the run gives up. */
-  blockedTimeoutMs: number;
-  /** At the end: how long to wait for the broker to have read every publish. */
-  flushTimeoutMs: number;
   reportFile: string | undefined;
   /** --outbox: each event goes to this SQLite outbox first; a relay publishes it (issue #8). Absent without it. */
   outboxFile?: string;
-  /** Hidden options for producer-crash, which runs the producer as a child. Absent when none is given. */
-  harness?: ProducerHarness;
-}
-
-export interface ProducerHarness {
-  /** The message ids' run (outbox: used when the file is created). */
-  runId: string | undefined;
-  /** First sequence to publish: a naive restart. */
-  startAt: number;
-  /** Print `sent <n>` on stdout every this many messages. */
-  printSentEvery: number | undefined;
-  /** Print `at <n>` on stdout as the run advances. */
-  progressLines: boolean;
-}
-
-/** What --report writes and `rmq-bench verify` reads. */
-export interface ProducerReport {
-  schemaVersion: number;
-  kind: 'producer-report';
-  queue: string;
-  exchange: string;
-  routingKey: string;
-  urls: string[];
-  result: PublisherResult;
-  ledger: LedgerDocument;
 }
 
 interface RawOptions {
@@ -227,101 +181,16 @@ export const producer = defineCommand({
   run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
 });
 
+/** Plain mode: publish, print the result, write --report; then the exit code's error, if any. */
 async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
-  const { newRunId, runPublisher } = await import('../../amqp/publisher.js');
-  const { Ledger } = await import('../../ledger/ledger.js');
-  const { renderProducer } = await import('../../report/compare.js');
-  const { SCHEMA_VERSION } = await import('../../report/json.js');
+  const { runProducer } = await import('../../scenarios/producer.js');
   const { emit, writeOutputs } = await import('../output.js');
-  const urls = urlsOrDefault(o.urls, ctx.config);
-  const runId = o.harness?.runId ?? newRunId();
-  // producer-crash's naive mode: resume at --start-at, print `at`/`sent` lines for the parent.
-  const startSeq = o.harness?.startAt ?? 0;
-  const printLines = harnessPrinter(o.harness);
-  const ledger = new Ledger({ runId, capacity: o.count });
-  const { progress } = ctx;
-  progress.start(`publishing ${o.count} messages to ${o.exchange} (${o.routingKey})`);
-  let latest = { written: 0, lost: 0 };
-  /** connection.blocked: its reason and since when (performance.now()); the status line says so, with the deadline. */
-  let blocked: { reason: string; since: number } | undefined;
-  const ticker = setInterval(
-    () =>
-      progress.update(
-        blocked
-          ? `blocked by the broker (${blocked.reason}: a resource alarm) for ${((performance.now() - blocked.since) / 1000).toFixed(0)} s of --blocked-timeout ${Math.round(o.blockedTimeoutMs / 1000)} s; published ${latest.written}/${o.count}`
-          : `published ${latest.written}/${o.count}, connection losses ${latest.lost}`,
-      ),
-    250,
-  );
-  let result: PublisherResult;
-  try {
-    result = await runPublisher(
-      {
-        urls,
-        startIndex: 0,
-        exchange: o.exchange,
-        routingKey: o.routingKey,
-        count: o.count,
-        ratePerSec: o.ratePerSec,
-        sizeBytes: o.sizeBytes,
-        persistent: o.persistent,
-        mandatory: o.mandatory,
-        mode: o.mode,
-        window: o.window,
-        batchSize: o.batchSize,
-        confirmTimeoutMs: o.confirmTimeoutMs,
-        heartbeatS: o.heartbeatS,
-        reconnectTimeoutMs: o.reconnectTimeoutMs,
-        blockedTimeoutMs: o.blockedTimeoutMs,
-        flushTimeoutMs: o.flushTimeoutMs,
-        runId,
-        startSeq,
-      },
-      ledger,
-      {
-        signal: ctx.signal,
-        onWritten: (n) => {
-          latest = { ...latest, written: n };
-          printLines?.(startSeq + n);
-        },
-        onEvent: (e) => {
-          if (e.type === 'connection-lost') latest = { ...latest, lost: latest.lost + 1 };
-          if (e.type === 'blocked') blocked = { reason: e.detail.replace(/^.*: /, ''), since: performance.now() };
-          if (e.type === 'unblocked' || e.type === 'connection-lost') blocked = undefined;
-          if (e.type !== 'connected' || latest.lost > 0) progress.info(`${(e.atMs / 1000).toFixed(2)} s ${e.type}: ${e.detail}`);
-        },
-      },
-    );
-  } finally {
-    clearInterval(ticker);
-    progress.stop();
-  }
-  const reportFile = o.reportFile;
+  const { json: _j, html: _h, reportFile, outboxFile: _o, urls, ...rest } = o;
+  const { result, report } = await runProducer(ctx, { ...rest, urls: urlsOrDefault(urls, ctx.config) });
   // Written after the result is printed: a write that fails costs the file, not the result (exit 74).
-  const files: OutputFile[] =
-    reportFile === undefined
-      ? []
-      : [
-          {
-            flag: '--report',
-            path: reportFile,
-            content: () => {
-              const report: ProducerReport = {
-                schemaVersion: SCHEMA_VERSION,
-                kind: 'producer-report',
-                queue: o.queue,
-                exchange: o.exchange,
-                routingKey: o.routingKey,
-                urls: urls.map(maskUrl),
-                result,
-                ledger: ledger.toJSON(),
-              };
-              return JSON.stringify(report);
-            },
-          },
-        ];
+  const files: OutputFile[] = reportFile === undefined ? [] : [{ flag: '--report', path: reportFile, content: () => JSON.stringify(report()) }];
   const nothingHappened = result.gaveUp !== null && result.publishes === 0;
-  if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: reportFile ?? null }, renderProducer(result), files);
+  if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: reportFile ?? null }, { files });
   else writeOutputs(files);
   if (result.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   if (result.gaveUp !== null) {
@@ -336,89 +205,17 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
   }
 }
 
-/**
- * The lines a parent process (producer-crash) reads on stdout: `at <n>` after every message
- * (where the run is), and with --print-sent `sent <n>` every so many messages (the naive
- * producer's own log: the number a restart resumes after). Written synchronously (a pipe
- * on Linux), so that what the parent has read is what the producer had printed when killed.
- */
-export function harnessPrinter(
-  h: ProducerHarness | undefined,
-  write: (s: string) => void = (s) => process.stdout.write(s),
-): ((position: number) => void) | undefined {
-  if (!h || (!h.progressLines && h.printSentEvery === undefined)) return undefined;
-  return (position) => {
-    let out = h.progressLines ? `at ${position}\n` : '';
-    if (h.printSentEvery !== undefined && position % h.printSentEvery === 0) out += `sent ${position - 1}\n`;
-    if (out) write(out);
-  };
-}
-
 /** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */
 async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxFile: string }): Promise<void> {
-  const { newRunId } = await import('../../amqp/publisher.js');
-  const { runOutboxProducer } = await import('../../amqp/outbox-producer.js');
-  const { openOutbox } = await import('../../store/outbox.js');
-  const { renderOutboxProducer } = await import('../../report/producer-crash.js');
+  const { runProducerOutbox } = await import('../../scenarios/producer-outbox.js');
   const { emit } = await import('../output.js');
-  const store = openOutbox(o.outboxFile, { create: { runId: o.harness?.runId ?? newRunId(), count: o.count } });
-  const { progress } = ctx;
-  const print = o.harness?.progressLines ? (n: number): void => void process.stdout.write(`at ${n}\n`) : undefined;
-  try {
-    const before = store.counts();
-    print?.(before.published);
-    progress.start(
-      before.written > 0
-        ? `resuming ${o.outboxFile}: ${before.written}/${o.count} events written, ${before.pending} pending`
-        : `writing ${o.count} events to the outbox ${o.outboxFile}; the relay publishes them to ${o.exchange || '(default exchange)'} (${o.routingKey})`,
-    );
-    let published = before.published;
-    let connections = 0;
-    const ticker = setInterval(() => progress.update(`outbox: ${published}/${o.count} published`), 250);
-    let r: OutboxProducerResult;
-    try {
-      r = await runOutboxProducer(
-        store,
-        {
-          urls: urlsOrDefault(o.urls, ctx.config),
-          startIndex: 0,
-          exchange: o.exchange,
-          routingKey: o.routingKey,
-          ratePerSec: o.ratePerSec,
-          sizeBytes: o.sizeBytes,
-          persistent: o.persistent,
-          mandatory: o.mandatory,
-          window: o.window,
-          confirmTimeoutMs: o.confirmTimeoutMs,
-          heartbeatS: o.heartbeatS,
-          reconnectTimeoutMs: o.reconnectTimeoutMs,
-          blockedTimeoutMs: o.blockedTimeoutMs,
-          flushTimeoutMs: o.flushTimeoutMs,
-        },
-        {
-          signal: ctx.signal,
-          onPublished: (n) => {
-            published = n;
-            print?.(n);
-          },
-          onEvent: (e) => {
-            if (e.type === 'connected' && connections++ === 0) return;
-            progress.info(`${(e.atMs / 1000).toFixed(2)} s ${e.type}: ${e.detail}`);
-          },
-        },
-      );
-    } finally {
-      clearInterval(ticker);
-      progress.stop();
-    }
-    emit(o, 'producer-outbox', r, renderOutboxProducer(r));
-    if (r.interrupted) throw new InterruptedError('interrupted: the pending rows stay in the outbox; the same command resumes them');
-    if (r.gaveUp !== null) {
-      throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, {
-        hint: 'the outbox keeps them: the same command resumes',
-      });
-    }
-  } finally {
-    store.close();
+  const { json: _j, html: _h, reportFile: _r, queue: _q, mode: _m, batchSize: _b, urls, ...rest } = o;
+  const r = await runProducerOutbox(ctx, { ...rest, urls: urlsOrDefault(urls, ctx.config) });
+  emit(o, 'producer-outbox', r);
+  if (r.interrupted) throw new InterruptedError('interrupted: the pending rows stay in the outbox; the same command resumes them');
+  if (r.gaveUp !== null) {
+    throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, {
+      hint: 'the outbox keeps them: the same command resumes',
+    });
   }
 }

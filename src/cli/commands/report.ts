@@ -36,15 +36,15 @@ export const report = defineCommand({
       }),
   async run(ctx, o) {
     const { collectReportInputs } = await import('../../scenarios/report.js');
-    const { renderCombinedReport, renderReportLines, reportEntries, reportOk, reportSummary } = await import('../../report/combined.js');
+    const { renderCombinedReport, reportEntries, reportOk, reportSummary } = await import('../../report/combined.js');
     const { emit } = await import('../output.js');
     const { inputs, notes } = await collectReportInputs(o.inputs, o.output);
     for (const note of notes) ctx.log(note);
     const entries = reportEntries(inputs);
     // The summary first, then the page: a page that cannot be written still leaves the summary (exit 74).
-    emit({ json: o.json }, 'report', reportSummary(entries, o.output), renderReportLines(entries, o.output), [
-      { flag: '-o', path: o.output, content: () => renderCombinedReport(entries, o.output) },
-    ]);
+    emit({ json: o.json }, 'report', reportSummary(entries, o.output), {
+      files: [{ flag: '-o', path: o.output, content: () => renderCombinedReport(entries, o.output) }],
+    });
     return { ok: reportOk(entries) };
   },
 });

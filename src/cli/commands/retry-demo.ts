@@ -61,18 +61,17 @@ export const retryDemo = defineCommand({
       .action((o: RawOptions) => dispatch(retryDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ladder, ...options } = o;
-    const { renderRetryDemo, renderRetryLadder } = await import('../../report/dlq.js');
     const { emit } = await import('../output.js');
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (ladder) {
       const { runRetryLadder } = await import('../../scenarios/retry-ladder.js');
       const r = await runRetryLadder(ctx, { ...ladder, failures: options.failures, toleranceMs: options.toleranceMs }, step);
-      emit({ json, html }, 'retry-demo', r, renderRetryLadder(r));
+      emit({ json, html }, 'retry-demo', r);
       return { ok: r.ok };
     }
     const { runRetryDemo } = await import('../../scenarios/retry-demo.js');
     const r = await runRetryDemo(ctx, options, step);
-    emit({ json, html }, 'retry-demo', r, renderRetryDemo(r));
+    emit({ json, html }, 'retry-demo', r);
     return { ok: r.ok };
   },
 });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { DataError, NotFoundError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { durationOption, htmlOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
-import type { ProducerReport } from './producer.js';
+import type { ProducerReport } from '../../scenarios/producer.js';
 
 /** `rmq-bench verify`: drain the queue and reconcile it with the report `producer --report` wrote. */
 export interface VerifyCliOptions {
@@ -55,7 +55,6 @@ export const verify = defineCommand({
     const { drainQueue } = await import('../../amqp/drain.js');
     const { Ledger } = await import('../../ledger/ledger.js');
     const { reconcile } = await import('../../ledger/reconcile.js');
-    const { renderReconciliation } = await import('../../report/compare.js');
     const { emit } = await import('../output.js');
     const ledger = Ledger.fromJSON(report.ledger, o.reportFile);
     const queue = o.queue ?? report.queue;
@@ -71,7 +70,7 @@ export const verify = defineCommand({
     });
     ctx.progress.succeed(`drained ${queue}: ${drain.deliveries} messages in ${Math.round(drain.durationMs)} ms`);
     const r = reconcile(ledger);
-    emit(o, 'verify', { queue, drain, reconciliation: r }, renderReconciliation(r));
+    emit(o, 'verify', { queue, drain, reconciliation: r });
     return { ok: r.verdict.ok };
   },
 });

@@ -67,7 +67,7 @@ export const watch = defineCommand({
     if (o.once) {
       const { emit } = await import('../output.js');
       const view = watchView([], await takeWatchSnapshot(reader), viewOptions);
-      emit(o, 'watch', view, renderWatch(view));
+      emit(o, 'watch', view);
       return;
     }
 

@@ -1,0 +1,69 @@
+import type { Ledger } from '../ledger/ledger.js';
+import type { LatencySummary } from '../measure/histogram.js';
+import type { FlushOutcome, TimelineEvent } from './publish-loop.js';
+import type { PublishMode } from './publish-modes.js';
+
+/** What runPublisher returns: the run's figures, its samples, and how they are counted from the ledger. */
+
+export interface PublisherResult {
+  runId: string;
+  mode: PublishMode;
+  count: number;
+  /** Distinct messages handed to the socket at least once (what a producer without confirms reports as sent). */
+  written: number;
+  /** All publish calls, republishes included. */
+  publishes: number;
+  confirmed: number;
+  nacked: number;
+  returned: number;
+  indeterminate: number;
+  republished: number;
+  reconnects: number;
+  /** The most confirms (or uncommitted tx messages) outstanding at once. */
+  maxInFlight: number;
+  startedAtIso: string;
+  durationMs: number;
+  publishRatePerSec: number;
+  confirmLatency: LatencySummary;
+  confirmLatencyAroundFault: LatencySummary;
+  /** Longest stretch with no message written and no confirm received. */
+  longestStallMs: number;
+  /** connection.blocked notifications (resource alarms), and the time spent blocked (ms). */
+  blocks: number;
+  blockedMs: number;
+  /**
+   * How the end went (undefined: no connection was open at the end). Without confirms, a channel
+   * close that timed out means the broker had not read everything written.
+   */
+  flush: FlushOutcome | undefined;
+  /** Every message ended confirmed (confirm modes) or written (none); false when the run gave up or was interrupted. */
+  completed: boolean;
+  /** Ctrl+C stopped it: the figures are what was measured until then. */
+  interrupted: boolean;
+  gaveUp: string | null;
+  events: TimelineEvent[];
+  connectedTo: string[];
+  /** For timelines (HTML reports): at most MAX_SAMPLES (publisher.ts), at an interval from 10 ms up, chosen by the run's length; and once at the end. */
+  samples: PublisherSample[];
+}
+
+/** Counters at one moment of a run: distinct messages written, confirms received, awaiting a confirm. */
+export interface PublisherSample {
+  tMs: number;
+  written: number;
+  confirmed: number;
+  inFlight: number;
+}
+
+/** How many of the ledger's attempted sequences carry each flag (one sequence can carry several). */
+export function countFlags(ledger: Ledger): { confirmed: number; nacked: number; returned: number; indeterminate: number; republished: number } {
+  const n = { confirmed: 0, nacked: 0, returned: 0, indeterminate: 0, republished: 0 };
+  for (let seq = 0; seq < ledger.attempted; seq++) {
+    if (ledger.has(seq, 'confirmed')) n.confirmed++;
+    if (ledger.has(seq, 'nacked')) n.nacked++;
+    if (ledger.has(seq, 'returned')) n.returned++;
+    if (ledger.has(seq, 'indeterminate')) n.indeterminate++;
+    if (ledger.has(seq, 'republished')) n.republished++;
+  }
+  return n;
+}

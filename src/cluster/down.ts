@@ -1,0 +1,12 @@
+import type { ClusterContext } from './cluster-ctx.js';
+
+/** Stop and remove the nodes' containers (and their data volumes with volumes: true). */
+export async function clusterDown(ctx: ClusterContext, options: { volumes: boolean }): Promise<{ elapsedMs: number; volumes: boolean }> {
+  const started = performance.now();
+  await ctx.docker();
+  const compose = await ctx.compose();
+  ctx.progress.start(`stopping and removing rabbit1..3${options.volumes ? ' and their data volumes' : ''}`);
+  await compose.down(options);
+  ctx.progress.succeed(`cluster down${options.volumes ? ' (volumes removed)' : ''}`);
+  return { elapsedMs: performance.now() - started, volumes: options.volumes };
+}

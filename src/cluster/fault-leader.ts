@@ -1,0 +1,55 @@
+import { NotFoundError, errorMessage } from '../errors.js';
+import { retryUntil } from '../util/retry.js';
+import type { ClusterContext } from './cluster-ctx.js';
+import type { AppliedFault, FaultKind, FaultOptions } from './faults.js';
+import { shortNodeName, type QueueLeadership } from './leader.js';
+import { injectQuorumLoss } from './quorum-loss.js';
+import { currentLeader, type QueueRef } from './queue-leader.js';
+
+/** A fault on a queue's leader, as applied: the first step of the sequence in leader-fault.ts. */
+export interface LeaderFault {
+  /** Short name (container) of the faulted leader: rabbit2. */
+  oldLeader: string;
+  /** Other nodes faulted with it (quorum-loss: the follower killed too). */
+  alsoFaulted: string[];
+  before: QueueLeadership & { leader: string };
+  fault: AppliedFault;
+  /** Erlang name of the faulted node when it is not before.leader (chaos faults followers too). */
+  node?: string;
+}
+
+/**
+ * Fault the container of the queue's current leader. First waits (up to healthyTimeoutMs) until
+ * every member is online, so that the fault never takes away a majority.
+ */
+export async function faultLeader(
+  ctx: ClusterContext,
+  ref: QueueRef,
+  kind: FaultKind,
+  options: { healthyTimeoutMs?: number; faultOptions?: FaultOptions } = {},
+): Promise<LeaderFault> {
+  // An unknown or non-quorum queue is the user's input: fail at once, not after a wait.
+  await currentLeader(ctx, ref);
+  const before = await retryUntil(
+    () => currentLeader(ctx, ref),
+    (q) => q.online.length >= q.members.length,
+    {
+      timeoutMs: options.healthyTimeoutMs ?? 30_000,
+      intervalMs: 500,
+      signal: ctx.signal,
+      describe: (last) =>
+        last.value
+          ? `queue '${ref.queue}' has ${last.value.online.length} of ${last.value.members.length} members online; a leader fault now could lose the majority`
+          : `queue '${ref.queue}' has no leader (${errorMessage(last.error)})`,
+      hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
+    },
+  );
+  if (kind === 'quorum-loss') {
+    const follower = before.members.find((m) => m !== before.leader);
+    if (follower === undefined) throw new NotFoundError(`queue '${ref.queue}' has no follower: quorum-loss needs at least 2 members`);
+    const fault = await injectQuorumLoss(ctx, before.leader, follower);
+    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [shortNodeName(follower)], before, fault };
+  }
+  const fault = await ctx.faults.inject(before.leader, kind, options.faultOptions);
+  return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
+}

@@ -1,0 +1,17 @@
+import { BrokerUnavailableError, NotFoundError } from '../errors.js';
+import type { ClusterContext } from './cluster-ctx.js';
+import type { QueueLeadership } from './leader.js';
+
+/** A queue by vhost and name. */
+export interface QueueRef {
+  vhost: string;
+  queue: string;
+}
+
+/** The queue's leadership now; throws when the queue is unknown, not quorum, or leaderless. */
+export async function currentLeader(ctx: ClusterContext, ref: QueueRef, exclude?: readonly string[]): Promise<QueueLeadership & { leader: string }> {
+  const q = await ctx.management.queue(ref.vhost, ref.queue, exclude);
+  if (q.type !== 'quorum') throw new NotFoundError(`queue '${ref.queue}' is a ${q.type} queue; leader faults need a quorum queue`);
+  if (q.leader === undefined) throw new BrokerUnavailableError(`queue '${ref.queue}' has no leader right now`);
+  return q as QueueLeadership & { leader: string };
+}

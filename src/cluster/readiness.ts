@@ -1,0 +1,99 @@
+import { managementUrl, type NodeSpec } from '../config.js';
+import { BrokerUnavailableError, errorMessage } from '../errors.js';
+import { retryUntil } from '../util/retry.js';
+import type { ClusterContext } from './cluster-ctx.js';
+import type { Definitions } from './definitions.js';
+import { inspectContainer, type ContainerInfo, type Docker } from './engine.js';
+import { fullyReplicated, quorumState } from './replication.js';
+import { stopwatch, type WaitOptions } from './wait.js';
+
+/**
+ * The nodes' containers, with their health. docker-compose.yml declares no healthcheck: a
+ * periodic check costs a docker exec per node (dockerd, runc and the check itself), CPU taken
+ * from every figure measured beside it. So a running node without one is healthy once its own
+ * management API answers (the listeners open at the end of the boot). A container made from a
+ * docker-compose.yml that declares a healthcheck keeps docker's health status.
+ */
+export async function nodeContainers(ctx: ClusterContext, docker: Docker, nodes: readonly NodeSpec[]): Promise<ContainerInfo[]> {
+  return Promise.all(
+    nodes.map(async (n): Promise<ContainerInfo> => {
+      const c = await inspectContainer(docker, n.container);
+      if (c.state !== 'running' || c.health !== 'none') return c;
+      return { ...c, health: (await answers(ctx, n)) ? 'healthy' : 'starting' };
+    }),
+  );
+}
+
+/** Whether the node's own management API answers (not another node's, as ctx.management.get would). */
+async function answers(ctx: ClusterContext, node: NodeSpec): Promise<boolean> {
+  try {
+    await ctx.management.requestOn(managementUrl(ctx.config, node), 'GET', '/api/whoami');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Everything `cluster up` waits for, checked once: all containers healthy, 3 running nodes, queues replicated. */
+export async function clusterIsReady(ctx: ClusterContext, defs: Definitions): Promise<boolean> {
+  const docker = await ctx.docker();
+  const cs = await nodeContainers(ctx, docker, ctx.config.nodes);
+  if (!cs.every((c) => c.state === 'running' && (c.health === 'healthy' || c.health === 'none'))) return false;
+  try {
+    const nodes = await ctx.management.nodes();
+    if (nodes.filter((n) => n.running).length < ctx.config.nodes.length) return false;
+    return fullyReplicated(await quorumState(ctx.management, defs), ctx.config.nodes.length);
+  } catch {
+    return false;
+  }
+}
+
+/** Wait until every node's container is healthy and the nodes form one cluster. */
+export async function waitForHealthyAndClustered(ctx: ClusterContext, options: WaitOptions): Promise<void> {
+  const docker = await ctx.docker();
+  const { progress, signal, config } = ctx;
+  const started = performance.now();
+  const left = (): number => Math.max(1_000, options.timeoutMs - (performance.now() - started));
+  const secs = stopwatch();
+  const label = (c: ContainerInfo): string => `${c.name} ${c.state === 'running' ? c.health : c.state}`;
+
+  await retryUntil(
+    () => nodeContainers(ctx, docker, config.nodes),
+    (cs) => {
+      progress.update(`waiting for the nodes to be healthy (${cs.map(label).join(', ')}) ${secs()}`);
+      return cs.every((c) => c.state === 'running' && c.health === 'healthy');
+    },
+    {
+      timeoutMs: left(),
+      intervalMs: 1_000,
+      signal,
+      describe: (last) => `nodes not healthy (last state: ${last.value?.map(label).join(', ') ?? errorMessage(last.error)})`,
+      hint: "see 'rmq-bench cluster logs'",
+    },
+  );
+
+  const running = (ns: { running: boolean }[]): string => `${ns.filter((n) => n.running).length} of ${config.nodes.length} nodes running`;
+  await retryUntil(
+    () => ctx.management.nodes(),
+    (ns) => {
+      progress.update(`waiting for the cluster to form (${running(ns)}) ${secs()}`);
+      return ns.filter((n) => n.running).length >= config.nodes.length;
+    },
+    {
+      timeoutMs: left(),
+      intervalMs: 1_000,
+      signal,
+      describe: (last) => `the cluster did not form (last state: ${last.value ? running(last.value) : errorMessage(last.error)})`,
+      hint: "see 'rmq-bench cluster logs'",
+    },
+  );
+}
+
+/** Throw a clear error when the cluster is not up (for commands that need it). */
+export async function requireCluster(ctx: ClusterContext): Promise<void> {
+  try {
+    await ctx.management.nodes();
+  } catch (err) {
+    throw new BrokerUnavailableError(`the cluster is not up: ${errorMessage(err)}`, { hint: "start it with 'rmq-bench cluster up'" });
+  }
+}

@@ -1,0 +1,81 @@
+import type { KindView } from './kind-view.js';
+import { alarmDemo } from './kinds/alarm-demo.js';
+import { audit } from './kinds/audit.js';
+import { bench } from './kinds/bench.js';
+import { chaos } from './kinds/chaos.js';
+import { clusterDown } from './kinds/cluster-down.js';
+import { clusterImage } from './kinds/cluster-image.js';
+import { clusterReset } from './kinds/cluster-reset.js';
+import { clusterStatus } from './kinds/cluster-status.js';
+import { clusterUp } from './kinds/cluster-up.js';
+import { compare } from './kinds/compare.js';
+import { consumer } from './kinds/consumer.js';
+import { consumerCrash } from './kinds/consumer-crash.js';
+import { consumerTimeoutDemo } from './kinds/consumer-timeout-demo.js';
+import { delayedRetryDemo } from './kinds/delayed-retry-demo.js';
+import { dlqDemo } from './kinds/dlq-demo.js';
+import { dlqInspect } from './kinds/dlq-inspect.js';
+import { dlqReplay } from './kinds/dlq-replay.js';
+import { durabilityDemo } from './kinds/durability-demo.js';
+import { failover } from './kinds/failover.js';
+import { prefetchDemo } from './kinds/prefetch-demo.js';
+import { producer } from './kinds/producer.js';
+import { producerCrash } from './kinds/producer-crash.js';
+import { producerOutbox } from './kinds/producer-outbox.js';
+import { producerReport } from './kinds/producer-report.js';
+import { report } from './kinds/report.js';
+import { retryDemo } from './kinds/retry-demo.js';
+import { verify } from './kinds/verify.js';
+import { watch } from './kinds/watch.js';
+
+/**
+ * Every kind of result rmq-bench prints with --json (its `kind`), each with its view
+ * (report/kinds/<kind>.ts: its terminal report, charts, and what `rmq-bench report` reads of it).
+ * A kind is added here, once; `emit` takes only these kinds, each with its own result type.
+ */
+const VIEWS = {
+  'alarm-demo': alarmDemo,
+  audit,
+  bench,
+  chaos,
+  'cluster-down': clusterDown,
+  'cluster-image': clusterImage,
+  'cluster-reset': clusterReset,
+  'cluster-status': clusterStatus,
+  'cluster-up': clusterUp,
+  compare,
+  consumer,
+  'consumer-crash': consumerCrash,
+  'consumer-timeout-demo': consumerTimeoutDemo,
+  'delayed-retry-demo': delayedRetryDemo,
+  'dlq-demo': dlqDemo,
+  'dlq-inspect': dlqInspect,
+  'dlq-replay': dlqReplay,
+  'durability-demo': durabilityDemo,
+  failover,
+  'prefetch-demo': prefetchDemo,
+  producer,
+  'producer-crash': producerCrash,
+  'producer-outbox': producerOutbox,
+  'producer-report': producerReport,
+  report,
+  'retry-demo': retryDemo,
+  verify,
+  watch,
+};
+
+export type Kind = keyof typeof VIEWS;
+
+/** The result a command of this kind prints (its --json document, less schemaVersion and kind). */
+export type ResultOf<K extends Kind> = (typeof VIEWS)[K] extends KindView<infer R extends object> ? R : never;
+
+/** The views, typed so that a kind's view is indexed with its own result type. */
+export const KIND_VIEWS: { readonly [K in Kind]: KindView<ResultOf<K>> } = VIEWS;
+
+/** Every kind, in the registry's order. */
+export const KINDS: readonly Kind[] = Object.keys(KIND_VIEWS).filter(isKind);
+
+/** A kind rmq-bench prints (a --json document's `kind` may be any string). */
+export function isKind(kind: string): kind is Kind {
+  return Object.hasOwn(KIND_VIEWS, kind);
+}

@@ -1,0 +1,108 @@
+import { closeWithin, connectAny } from '../amqp/connect.js';
+import type { Endpoints } from '../amqp/locate.js';
+import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
+import { shortNodeName } from '../cluster/leader.js';
+import type { Context } from '../context.js';
+import { errorMessage } from '../errors.js';
+import { retryUntil, systemClock } from '../util/retry.js';
+import type { ChaosOptions } from './chaos-plan.js';
+
+/**
+ * chaos's quorum queues: their names, their declaration with leaders spread over the nodes, their
+ * leaders, the drain at the end, and their removal.
+ */
+
+/** The names of one run's queues. */
+export interface ChaosQueues {
+  /** The confirming producers' queues: queuePrefix.1 .. queuePrefix.N. */
+  names: string[];
+  /** names, and the control queue last when there is one. */
+  all: string[];
+  /** names as references for the nemesis. */
+  refs: QueueRef[];
+}
+
+const queueName = (opts: ChaosOptions, i: number): string => `${opts.queuePrefix}.${i + 1}`;
+export const controlQueue = (opts: ChaosOptions): string => `${opts.queuePrefix}.control`;
+
+export function chaosQueues(opts: ChaosOptions): ChaosQueues {
+  const names = Array.from({ length: opts.queues }, (_, i) => queueName(opts, i));
+  const all = opts.control ? [...names, controlQueue(opts)] : names;
+  const refs: QueueRef[] = names.map((queue) => ({ vhost: opts.vhost, queue }));
+  return { names, all, refs };
+}
+
+/**
+ * Fresh quorum queues, each declared through a connection to node i mod 3 with the client-local
+ * leader locator, so that their leaders start spread over the nodes; then awaited until every
+ * member is online.
+ */
+export async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints: Endpoints, names: readonly string[]): Promise<void> {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
+      if (!/404|not found/i.test(errorMessage(err))) throw err;
+    });
+    const c = await connectAny(endpoints.urls, i % endpoints.urls.length, { heartbeatS: opts.heartbeatS, timeoutMs: 15_000, signal: ctx.signal });
+    try {
+      const ch = await c.connection.createChannel();
+      await ch.assertQueue(name, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' } });
+      await ch.close();
+    } finally {
+      await closeWithin(c.connection);
+    }
+  }
+  for (const name of names) {
+    await retryUntil(
+      () => currentLeader(ctx, { vhost: opts.vhost, queue: name }),
+      (q) => q.online.length >= q.members.length && q.members.length > 0,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+        signal: ctx.signal,
+        describe: (l) =>
+          `queue '${name}' not ready (${l.value ? `${l.value.online.length} of ${l.value.members.length} members online` : errorMessage(l.error)})`,
+      },
+    );
+  }
+}
+
+export async function deleteQueues(ctx: Context, vhost: string, names: readonly string[]): Promise<void> {
+  for (const name of names)
+    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
+      ctx.log(`could not delete queue ${name}: ${errorMessage(err)}`);
+    });
+}
+
+async function leaderOrNull(ctx: Context, ref: QueueRef): Promise<string | null> {
+  try {
+    return shortNodeName((await currentLeader(ctx, ref)).leader);
+  } catch {
+    return null;
+  }
+}
+
+/** Each queue's leader now (short name), asked of all of them at once; null where none answered. */
+export function leadersOf(ctx: Context, vhost: string, queues: readonly string[]): Promise<(string | null)[]> {
+  return Promise.all(queues.map((queue) => leaderOrNull(ctx, { vhost, queue })));
+}
+
+/**
+ * The end of the drain: nothing delivered for drainIdleMs and every queue empty in the management
+ * API (ready and unacked), or a 5-minute deadline, after which what is still queued counts as unread.
+ */
+export async function drained(ctx: Context, opts: ChaosOptions, queues: readonly string[], lastDeliveryAt: () => number): Promise<void> {
+  const deadline = performance.now() + 300_000;
+  while (performance.now() < deadline) {
+    await systemClock.sleep(500, ctx.signal);
+    if (performance.now() - lastDeliveryAt() < opts.drainIdleMs) continue;
+    let left = 0;
+    for (const q of queues) {
+      const info = await ctx.management.queue(opts.vhost, q).catch(() => undefined);
+      const raw = info?.raw ?? {};
+      left += Number(raw.messages ?? 0);
+    }
+    if (left === 0) return;
+  }
+  ctx.log('the queues were not empty after 5 minutes of draining: what is still queued counts as unread');
+}
