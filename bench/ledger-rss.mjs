@@ -4,23 +4,13 @@
 import { performance } from 'node:perf_hooks';
 import { Ledger, messageId } from '../dist/ledger/ledger.js';
 import { accountsBalance, reconcile } from '../dist/ledger/reconcile.js';
+import { seededRandom } from '../dist/util/random.js';
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const RSS_BUDGET_MB = 150;
 const runId = 'bench';
 
-/** mulberry32: seeded, so every run records the same states. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(42);
+const rand = seededRandom(42);
 const mb = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 // Publishing: every message attempted and written; 99% confirmed; 0.5% indeterminate (a confirm

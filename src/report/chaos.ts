@@ -1,4 +1,5 @@
 import type { LatencySummary } from '../measure/histogram.js';
+import type { ChaosLiveSample } from '../scenarios/chaos.js';
 import type { ChaosResult, ChaosTotals, FaultAvailability, FaultRecord } from '../scenarios/chaos-plan.js';
 import { formatMs } from '../util/duration.js';
 import { renderTable } from './table.js';
@@ -168,20 +169,13 @@ export function renderChaos(r: ChaosResult): string {
   return lines.join('\n');
 }
 
-export interface ChaosLive {
-  elapsedMs: number;
-  durationMs: number;
-  written: number;
-  confirmed: number;
-  consumed: number;
-  inFlight: number;
-  /** What the nemesis is doing now ("kill rabbit2 (holding)", "calm"); empty: nothing said. */
-  phase: string;
-}
-
-/** One short progress line: "chaos 42/300 s: written 8,400, confirmed 8,380, consumed 8,300, in flight 20, now: kill rabbit2 (holding)". */
-export function renderChaosLive(s: ChaosLive): string {
+/**
+ * One short progress line: "chaos 42/300 s: written 8,400, confirmed 8,380, consumed 8,300, in
+ * flight 20, now: kill rabbit2 (holding)", and with --control what its producer wrote.
+ */
+export function renderChaosLive(s: ChaosLiveSample): string {
   const at = `${Math.floor(Math.max(0, s.elapsedMs) / 1000)}/${Math.round(s.durationMs / 1000)} s`;
   const counts = `written ${count(s.written)}, confirmed ${count(s.confirmed)}, consumed ${count(s.consumed)}, in flight ${count(s.inFlight)}`;
-  return `chaos ${at}: ${counts}${s.phase === '' ? '' : `, now: ${s.phase}`}`;
+  const control = s.controlWritten === null ? '' : `, control written ${s.controlWritten}`;
+  return `chaos ${at}: ${counts}${s.phase === '' ? '' : `, now: ${s.phase}`}${control}`;
 }

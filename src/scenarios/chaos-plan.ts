@@ -2,7 +2,7 @@ import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
 import type { LatencySummary } from '../measure/histogram.js';
-import { seededRandom } from './producer-crash-plan.js';
+import { seededRandom } from '../util/random.js';
 
 /**
  * chaos's data and its pure parts: the nemesis schedule (seeded), the totals over several

@@ -2,18 +2,7 @@
  * producer-crash's plan and the child's protocol, pure: where each run's SIGKILLs (and its leader
  * fault) fall, from a seed, and the lines the child producer prints for the harness.
  */
-
-/** mulberry32: a small seeded PRNG, enough for picking kill points. Pure. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '../util/random.js';
 
 export interface KillPlan {
   /** Positions (events past) at which the child is SIGKILLed, strictly ascending, within 5–95 % of count. */

@@ -1,10 +1,10 @@
 import amqp from 'amqplib';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   droppedUnroutable,
   eventually,
   mgmtGet,
+  closedPort,
   parseJson,
   PASSWORD,
   runCli,
@@ -70,15 +70,6 @@ function item(doc: AuditJson, id: string, object: string): Item {
         .join(', ')}`,
     );
   return hit;
-}
-
-/** A TCP port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /*

@@ -1,5 +1,6 @@
 import amqp from 'amqplib';
 import { execa } from 'execa';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clusterAlarms, type RaisedAlarm } from '../../src/cluster/alarms.js';
@@ -110,4 +111,13 @@ export async function withChannel<T>(fn: (ch: amqp.ConfirmChannel) => Promise<T>
   } finally {
     await conn.close();
   }
+}
+
+/** A TCP port nobody listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

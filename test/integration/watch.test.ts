@@ -1,8 +1,7 @@
 import { execa } from 'execa';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, MGMT, NODES, MGMT_PORTS } from './cli.js';
+import { closedPort, eventually, parseJson, PASSWORD, ROOT, runCli, uniqueName, USER, withChannel, MGMT, NODES, MGMT_PORTS } from './cli.js';
 
 interface WatchJson {
   kind: string;
@@ -21,14 +20,6 @@ interface WatchJson {
     online: string[];
   }[];
   alerts: { kind: string; object: string; message: string }[];
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('watch', { timeout: 180_000 }, () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { accountsBalance, reconcile, type Reconciliation } from '../../src/ledger/reconcile.js';
 import { type Group, recordGroups } from './fixtures/ledger.js';
+import { seededRandom } from '../../src/util/random.js';
 
 /** The groups on a ledger of capacity 8, each read recorded by its message id. */
 function ledgerOf(groups: Group[], runId = 'run'): Ledger {
@@ -327,18 +328,6 @@ describe('reconcile', () => {
   });
 });
 
-/** mulberry32: a small seeded PRNG, so the randomized table is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** What the test itself remembers about a message, independently of the ledger's bits. */
 interface Model {
   written: boolean;
@@ -365,7 +354,7 @@ describe('randomized table (seeded)', () => {
   const seeds = Array.from({ length: 200 }, (_, i) => 1_000 + i);
 
   it.each(seeds)('seed %d: buckets match the definitions and the accounts balance', (seed) => {
-    const rand = prng(seed);
+    const rand = seededRandom(seed);
     const size = Math.floor(rand() * 300);
     const ledger = new Ledger({ runId: `r-${seed}`, capacity: 1 + Math.floor(rand() * 16) });
     const models = new Map<number, Model>();
@@ -452,7 +441,7 @@ describe('randomized table (seeded)', () => {
     // Guard against a generator that never produces some state: the test above would then prove nothing about it.
     const totals = { lost: 0, silentlyLost: 0, knownFailed: 0, indeterminateUnread: 0, neverWritten: 0, recovered: 0, duplicated: 0 };
     for (const seed of seeds.slice(0, 20)) {
-      const rand = prng(seed);
+      const rand = seededRandom(seed);
       const ledger = new Ledger({ runId: 'r' });
       for (let seq = 0; seq < 200; seq++) {
         ledger.attempt(seq);

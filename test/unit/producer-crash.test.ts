@@ -3,7 +3,8 @@ import { harnessPrinter } from '../../src/scenarios/producer-harness.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
 import { renderProducerCrash } from '../../src/report/producer-crash.js';
-import { killPlan, maxKills, parseChildLine, seededRandom } from '../../src/scenarios/producer-crash-plan.js';
+import { killPlan, maxKills, parseChildLine } from '../../src/scenarios/producer-crash-plan.js';
+import { seededRandom } from '../../src/util/random.js';
 import { totalsFor, verdictOf, type ProducerCrashOptions, type ProducerCrashResult, type ProducerCrashRun } from '../../src/scenarios/producer-crash.js';
 
 describe('killPlan: seeded kill points', () => {

@@ -189,18 +189,41 @@ describe('renderChaosLive', () => {
   const cases: { name: string; s: Parameters<typeof renderChaosLive>[0]; expected: string }[] = [
     {
       name: 'during a fault',
-      s: { elapsedMs: 42_700, durationMs: 300_000, written: 8_400, confirmed: 8_380, consumed: 8_300, inFlight: 20, phase: 'kill rabbit2 (holding)' },
+      s: {
+        elapsedMs: 42_700,
+        durationMs: 300_000,
+        written: 8_400,
+        confirmed: 8_380,
+        consumed: 8_300,
+        inFlight: 20,
+        phase: 'kill rabbit2 (holding)',
+        controlWritten: null,
+      },
       expected: 'chaos 42/300 s: written 8,400, confirmed 8,380, consumed 8,300, in flight 20, now: kill rabbit2 (holding)',
     },
     {
       name: 'at the start, no phase',
-      s: { elapsedMs: 0, durationMs: 60_000, written: 0, confirmed: 0, consumed: 0, inFlight: 0, phase: '' },
+      s: { elapsedMs: 0, durationMs: 60_000, written: 0, confirmed: 0, consumed: 0, inFlight: 0, phase: '', controlWritten: null },
       expected: 'chaos 0/60 s: written 0, confirmed 0, consumed 0, in flight 0',
     },
     {
       name: 'draining past the duration',
-      s: { elapsedMs: 63_000, durationMs: 60_000, written: 1_234_567, confirmed: 1_234_567, consumed: 1_200_000, inFlight: 0, phase: 'draining' },
+      s: {
+        elapsedMs: 63_000,
+        durationMs: 60_000,
+        written: 1_234_567,
+        confirmed: 1_234_567,
+        consumed: 1_200_000,
+        inFlight: 0,
+        phase: 'draining',
+        controlWritten: null,
+      },
       expected: 'chaos 63/60 s: written 1,234,567, confirmed 1,234,567, consumed 1,200,000, in flight 0, now: draining',
+    },
+    {
+      name: 'with --control: what its producer wrote',
+      s: { elapsedMs: 5_000, durationMs: 60_000, written: 900, confirmed: 880, consumed: 850, inFlight: 20, phase: 'calm', controlWritten: 4321 },
+      expected: 'chaos 5/60 s: written 900, confirmed 880, consumed 850, in flight 20, now: calm, control written 4321',
     },
   ];
   it.each(cases)('$name', ({ s, expected }) => {

@@ -173,7 +173,7 @@ export const chaos = defineCommand({
     const { emit } = await import('../output.js');
     ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
     const r = await runChaos(ctx, options, {
-      onLive: (live) => ctx.progress.update(renderChaosLive(live) + (live.controlWritten === null ? '' : `, control written ${live.controlWritten}`)),
+      onLive: (live) => ctx.progress.update(renderChaosLive(live)),
     });
     emit({ json, html }, 'chaos', r);
     if (r.interrupted) throw new InterruptedError('interrupted: the nemesis healed its fault; the figures above are what was measured until Ctrl+C');
