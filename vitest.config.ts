@@ -6,17 +6,19 @@ export default defineConfig({
     // The timing reporter writes nothing unless bench/test-cost.mjs asks (RMQ_BENCH_TEST_TIMING).
     reporters: ['default', './test/retry-reporter.ts', './test/timing-reporter.ts'],
     // Transformed modules kept on disk (node_modules/.experimental-vitest-cache, keyed by each
-    // file's content): a warm run transforms only what changed. Measured: the unit tests alone,
-    // 12.7 CPU-s without, 9.0 with; the six vitest processes of a test run each transform again.
+    // file's content): a warm run transforms only what changed, in each of the six vitest
+    // processes of scripts/test.sh (the unit tests and five integration shards), which would
+    // otherwise each transform the same files again.
     experimental: { fsModuleCache: true },
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // One module graph for every file: the files import much the same src/ modules, and
-          // importing them again per file cost 55 CPU-s of a 2-core machine's test run (13 s
-          // without). No unit test keeps state in a module it shares with another file.
+          // One module graph for every file: the files import much the same src/ modules, which
+          // a worker per file would import again for each (compare the CPU of
+          // `vitest run --project unit --isolate`). No unit test keeps state in a module it
+          // shares with another file.
           isolate: false,
         },
       },
@@ -28,9 +30,9 @@ export default defineConfig({
           // One shared cluster: faults on it must not overlap.
           fileParallelism: false,
           // A shard's files one after another in one worker, as for the unit tests: a worker per
-          // file cost about 0.5 CPU-s more each (4 files: 19.3 CPU-s, 17.2 without). The helpers
-          // keep no state across files (the workshop's outcomes are shared on purpose), and no
-          // file mocks, stubs or sets process.env.
+          // file would start and import the helpers again for each. The helpers keep no state
+          // across files (the workshop's outcomes are shared on purpose), and no file mocks,
+          // stubs or sets process.env.
           isolate: false,
           // No retry here: a test that may run again says so itself ({ retry: 1 }), with a comment
           // saying why, and only where its assertions are about timing, never about a lost or an

@@ -4,15 +4,19 @@
 # (rmq-bench-X-rabbit1..3 on 6672, 7672, 8672 and 9672 and the two ports above each; management
 # on 16672 to 19672; Prometheus on 16692 to 19692). Faults stay within a shard's cluster, so the
 # shards never disturb each other; within a shard the files run one at a time. A shard's global
-# setup brings its cluster up (the first time: a minute or two, from the image the default one
-# built). An idle node costs little CPU (docker-compose.yml has no healthcheck: rmq-bench asks the
-# management API itself).
+# setup brings its cluster up (creating its containers, the first time, from the image the
+# default one built) and prints how long that took. An idle node costs little CPU
+# (docker-compose.yml has no healthcheck: rmq-bench asks the management API itself).
 #
 # The workshop is run in three parts (workshop-run.ts), by the global setup of shards a to c
 # (RMQ_BENCH_WORKSHOP_PART), before any test file, and each of those shards holds the files that
 # read its part's documents (a file elsewhere would run that part again). The rest is spread so
-# the shards end together (each shard's time is printed when it ends). Every test file must be
-# in exactly one shard: a new file that is in none fails at once.
+# the shards end together. Every test file must be in exactly one shard: a new file that is in
+# none fails at once.
+#
+# Five vitest processes, not one with a project per cluster: vitest 4.1 runs the projects' global
+# setups one after another, in its main process without their test.env, and projects run side by
+# side only under one shared maxWorkers: 1 runs the shards in turn, more runs a shard's files at once.
 #
 # RMQ_BENCH_SHARDS=1 runs all of it in one session against the default cluster (slower, one cluster).
 set -euo pipefail
@@ -21,15 +25,16 @@ cd "$(dirname "$0")/.."
 # Workshop part 1 (durability, confirms, transactions) and the files that read it.
 shard_a=(workshop-1 producer durability-demo quorum-loss)
 # Part 2 (consumers, dead letters, retry, the checklist) and its files. Not audit.test.ts: it
-# drops unroutable messages on purpose, and the nodes count them until they restart, so the next
-# run's workshop audit (part 2's last step) failed on them (unroutable-dropped, 3 messages).
+# drops unroutable messages on purpose, which the nodes count until they restart, and the
+# workshop's audit (part 2's last step) fails on such a count: the next run's global setup would
+# have to restart this shard's nodes first (resetDropCount in global-setup.ts).
 shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo compare-extra cluster package terminal dlq-tools)
-# No workshop part. The files are spread so that the shards end together: each shard's time and
-# each file's are printed at the end of a run; move a file from the shard that ends last to the one
-# that ends first. The longest files: netfaults (a partition's election and heal, 130 to 260 s),
-# chaos (90 to 110 s), durability-demo and producer-crash (node restarts).
+# No workshop part. To keep the shards ending together, move a file from the shard that ends
+# last to the one that ends first: a run prints each shard's time and each file's, and
+# `node bench/test-cost.mjs` each file's CPU. The longest files: netfaults (a partition's
+# election and heal), chaos, durability-demo and producer-crash (node restarts).
 shard_d=(netfaults producer-crash audit alarm)
 shard_e=(chaos html-report dlq-strategy leader-faults failover watch report)
 
@@ -47,7 +52,7 @@ shard_files() {
 }
 
 # Each file once, and no file left out.
-all=$(ls test/integration/*.test.ts | sort)
+all=$(find test/integration -name '*.test.ts' | sort) # what vitest.config.ts includes
 listed=$(for s in "${SHARDS[@]}"; do shard_files "$s"; done | sort)
 if [ "$all" != "$listed" ]; then
   echo "test-integration: the shards do not list every integration test file exactly once:" >&2

@@ -37,10 +37,9 @@ export interface LoadedPage {
 
 /**
  * One Chromium per test file that opens pages: launched on the file's first page, closed after
- * its last test. Launching it costs this machine 3 to 5 CPU-s, a page in a running one about 1
- * (measured with the machine's busy time from /proc/stat): so a file's pages share one browser, each
- * in a fresh context (no cookies, storage or cache shared between pages). Call useChromium() at
- * the top of a file that calls inChromium or openReport.
+ * its last test. A launch costs several times the CPU of a page in a running browser, so a
+ * file's pages share one browser, each in a fresh context (no cookies, storage or cache shared
+ * between pages). Call useChromium() at the top of a file that calls inChromium or openReport.
  */
 let inFile = false;
 let browser: Promise<Browser> | undefined;

@@ -7,8 +7,8 @@ import { CONTAINERS, droppedUnroutable, MGMT, PASSWORD, ROOT, USER } from './cli
 import { partCommands, runWorkshopPart } from './workshop-run.js';
 
 /**
- * One cluster for all integration tests: `rmq-bench cluster up` (the real binary), which
- * builds the image when it is missing. No engine means a loud failure, never a skip.
+ * The session's cluster, for all its integration test files: `rmq-bench cluster up` (the real
+ * binary), which builds the image when it is missing. No engine means a loud failure, never a skip.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = performance.now();
@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 }
 
-// This session's cluster (cli.ts reads RMQ_BENCH_NAME and the ports): the default one, or a shard's second one.
+// This session's cluster (cli.ts reads RMQ_BENCH_NAME and the ports): the default one, or one of
+// the four beside it (scripts/test-integration.sh).
 const AUTH = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` };
 
 /** `rmq-bench cluster up` (the real binary), which builds the image when it is missing. */
@@ -55,9 +56,9 @@ async function clusterUp(): Promise<void> {
 
 /**
  * The workshop's audit fails on messages dropped as unroutable, which the nodes count from their
- * start: a count left by an earlier run on this cluster (audit.test.ts drops three on purpose; it
- * once shared this shard, and failed the next run's workshop) would fail it. Such a count is
- * reset the only way there is, by restarting the nodes, before the workshop part runs.
+ * start: a count left on this cluster by an earlier session (audit.test.ts drops three on
+ * purpose, and runs in a shard with no workshop part for that reason) would fail it. Such a count
+ * is reset the only way there is, by restarting the nodes, before the workshop part runs.
  */
 async function resetDropCount(): Promise<void> {
   const dropped = await droppedUnroutable();
