@@ -28,22 +28,23 @@ export async function faultLeader(
   kind: FaultKind,
   options: { healthyTimeoutMs?: number; faultOptions?: FaultOptions } = {},
 ): Promise<LeaderFault> {
-  // An unknown or non-quorum queue is the user's input: fail at once, not after a wait.
-  await currentLeader(ctx, ref);
-  const before = await retryUntil(
-    () => currentLeader(ctx, ref),
-    (q) => q.online.length >= q.members.length,
-    {
-      timeoutMs: options.healthyTimeoutMs ?? 30_000,
-      intervalMs: 500,
-      signal: ctx.signal,
-      describe: (last) =>
-        last.value
-          ? `queue '${ref.queue}' has ${last.value.online.length} of ${last.value.members.length} members online; a leader fault now could lose the majority`
-          : `queue '${ref.queue}' has no leader (${errorMessage(last.error)})`,
-      hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
-    },
-  );
+  // An unknown or non-quorum queue is the user's input: fail at once, not after a wait. A queue
+  // with every member online is faulted at once: one lookup between the caller's moment and the
+  // fault (compare issues it mid-stream, and every lookup is time the producer keeps writing).
+  const first = await currentLeader(ctx, ref);
+  const healthy = (q: QueueLeadership): boolean => q.online.length >= q.members.length;
+  const before = healthy(first)
+    ? first
+    : await retryUntil(() => currentLeader(ctx, ref), healthy, {
+        timeoutMs: options.healthyTimeoutMs ?? 30_000,
+        intervalMs: 500,
+        signal: ctx.signal,
+        describe: (last) =>
+          last.value
+            ? `queue '${ref.queue}' has ${last.value.online.length} of ${last.value.members.length} members online; a leader fault now could lose the majority`
+            : `queue '${ref.queue}' has no leader (${errorMessage(last.error)})`,
+        hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
+      });
   if (kind === 'quorum-loss') {
     const follower = before.members.find((m) => m !== before.leader);
     if (follower === undefined) throw new NotFoundError(`queue '${ref.queue}' has no follower: quorum-loss needs at least 2 members`);

@@ -39,7 +39,7 @@ export interface WorkshopOutcome extends WorkshopCommand {
  * Commands also run with --html <file>: their page is checked on the same run (producer.test.ts
  * opens compare's), so no test runs the same fault sequence again just for its page.
  */
-export const WORKSHOP_HTML: readonly string[] = ['compare -n 20000'];
+export const WORKSHOP_HTML: readonly string[] = ['compare -n 50000'];
 
 /**
  * Commands also run with --checkpoint-cmd: the tests' witness (queue-witness.mjs, no code shared
@@ -47,7 +47,7 @@ export const WORKSHOP_HTML: readonly string[] = ['compare -n 20000'];
  * tests compare the documents with those counts (producer.test.ts, consumer.test.ts, dlq-demo.test.ts).
  */
 export const WORKSHOP_WITNESS: Readonly<Record<string, { peek: boolean }>> = {
-  'compare -n 20000': { peek: true },
+  'compare -n 50000': { peek: true },
   // Its runs purge and refill the queue: the counts before the first consumer and after the last one.
   'consumer-crash': { peek: false },
   // Each reason's dead letters, as demo.dlq holds them (with their x-first-death-reason).
