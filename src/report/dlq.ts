@@ -1,6 +1,6 @@
 import type { DlqDemoResult } from '../scenarios/dlq-demo.js';
 import type { RetryDemoResult } from '../scenarios/retry-demo.js';
-import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-demo.js';
+import type { DelayedRetryDemoResult } from '../scenarios/delayed-retry-plan.js';
 import type { RetryLadderResult } from '../scenarios/retry-ladder.js';
 import type { DeadLetterRow, ReplayResult } from '../scenarios/dlq-tools.js';
 import { renderTable } from './table.js';

@@ -1,5 +1,6 @@
 import type { OutboxProducerResult } from '../amqp/outbox-producer.js';
-import type { ProducerCrashMode, ProducerCrashResult, ProducerCrashRun } from '../scenarios/producer-crash.js';
+import type { ProducerCrashMode } from '../scenarios/producer-crash-modes.js';
+import type { ProducerCrashResult, ProducerCrashRun } from '../scenarios/producer-crash-result.js';
 import { formatMs } from '../util/duration.js';
 import { renderTable } from './table.js';
 

@@ -30,8 +30,6 @@ import { ALARM_QUEUE, type ChildLane, type Lane, startChild, startNaive, startOu
  * Returns data; never prints. The alarm is cleared and the queue deleted on every way out.
  */
 
-export { ALARM_QUEUE };
-
 type Step = (title: string) => Promise<void>;
 
 /** Where each publisher connects: the deadline publisher to the alarmed node, the rest spread over the others. */

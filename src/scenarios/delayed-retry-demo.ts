@@ -36,25 +36,6 @@ import {
  * once, and a "returned" return with x-delivery-count 0 waits `min`. Returns data; never prints.
  */
 
-export {
-  classOf,
-  checkDelay,
-  type DelayedRetryDemoOptions,
-  type DelayedRetryDemoResult,
-  delayedRetryUnsupported,
-  delayFor,
-  type MeasuredRedelivery,
-  type PlannedReturn,
-  parseVersion,
-  POLICY_PRIORITY,
-  policyDefinition,
-  type ReturnClass,
-  type ReturnKind,
-  returnPlan,
-  type RoundResult,
-  TEMP_POLICY,
-} from './delayed-retry-plan.js';
-
 type Step = (title: string) => Promise<void>;
 
 /** One delivery, on the channel it came on, and when (performance.now()). */

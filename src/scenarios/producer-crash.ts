@@ -43,19 +43,6 @@ import {
  * Optionally a fault on the queue's leader during the same run. Returns data; never prints.
  */
 
-export type { ProducerCrashMode } from './producer-crash-modes.js';
-
-export {
-  type KillRecord,
-  type ProducerCrashFault,
-  type ProducerCrashOptions,
-  type ProducerCrashResult,
-  type ProducerCrashRun,
-  type ProducerCrashTotals,
-  totalsFor,
-  verdictOf,
-} from './producer-crash-result.js';
-
 /** The producer child (or the draining consumer) failed: its own exit code when it is one of ours. */
 class ChildFailed extends RmqBenchError {
   constructor(message: string, code: number | null | undefined) {

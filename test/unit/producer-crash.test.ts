@@ -5,7 +5,7 @@ import { reconcile } from '../../src/ledger/reconcile.js';
 import { renderProducerCrash } from '../../src/report/producer-crash.js';
 import { killPlan, maxKills, parseChildLine } from '../../src/scenarios/producer-crash-plan.js';
 import { seededRandom } from '../../src/util/random.js';
-import { totalsFor, verdictOf, type ProducerCrashOptions, type ProducerCrashResult, type ProducerCrashRun } from '../../src/scenarios/producer-crash.js';
+import { totalsFor, verdictOf, type ProducerCrashOptions, type ProducerCrashResult, type ProducerCrashRun } from '../../src/scenarios/producer-crash-result.js';
 
 describe('killPlan: seeded kill points', () => {
   it('the same seed and run give the same plan; another run or seed another one', () => {

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-demo.js';
+import type { DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-plan.js';
 import { DELAYED_RETRY_TYPES, DELAYED_RETRY_VIA, type DelayedRetryType, type DelayedRetryVia } from '../../scenarios/delayed-retry-settings.js';
 import { defineCommand } from '../command.js';
 import { formatDuration } from '../../util/duration.js';

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { UsageError } from '../../errors.js';
-import type { ProducerCrashOptions } from '../../scenarios/producer-crash.js';
+import type { ProducerCrashOptions } from '../../scenarios/producer-crash-result.js';
 import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/producer-crash-modes.js';
 import { maxKills } from '../../scenarios/producer-crash-plan.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';

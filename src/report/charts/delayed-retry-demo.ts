@@ -1,4 +1,4 @@
-import type { DelayedRetryDemoResult } from '../../scenarios/delayed-retry-demo.js';
+import type { DelayedRetryDemoResult } from '../../scenarios/delayed-retry-plan.js';
 import { PALETTE, barChart, dotTimeline } from '../svg.js';
 import { lanesByMessage } from './shared.js';
 

@@ -1,4 +1,4 @@
-import type { ProducerCrashResult } from '../../scenarios/producer-crash.js';
+import type { ProducerCrashResult } from '../../scenarios/producer-crash-result.js';
 import { PALETTE, barChart } from '../svg.js';
 import { lossPerRunSections, modesOf } from './shared.js';
 

@@ -1,4 +1,4 @@
-import type { DelayedRetryDemoResult, MeasuredRedelivery, RoundResult } from '../../scenarios/delayed-retry-demo.js';
+import type { DelayedRetryDemoResult, MeasuredRedelivery, RoundResult } from '../../scenarios/delayed-retry-plan.js';
 import { delayedRetryCharts } from '../charts/delayed-retry-demo.js';
 import { renderDelayedRetryDemo } from '../dlq.js';
 import { n, objs, s } from '../figure-text.js';

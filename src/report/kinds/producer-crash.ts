@@ -1,4 +1,4 @@
-import type { ProducerCrashResult, ProducerCrashRun, ProducerCrashTotals } from '../../scenarios/producer-crash.js';
+import type { ProducerCrashResult, ProducerCrashRun, ProducerCrashTotals } from '../../scenarios/producer-crash-result.js';
 import { producerCrashCharts } from '../charts/producer-crash.js';
 import { n, objs, s } from '../figure-text.js';
 import { type KindView, none } from '../kind-view.js';
