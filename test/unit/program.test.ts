@@ -65,6 +65,18 @@ const consumerDefaults: ConsumerCliOptions = {
 // commander's own output, captured so that the test log stays clean.
 const { stderr, stdout } = captureOutput();
 
+/** Each command line is refused by commander with its code, a non-zero exit and the text on stderr; nothing runs. */
+function itRefuses(cases: readonly { args: string[]; code: string; stderrText: string }[]): void {
+  it.each(cases)('$args → $code', async ({ args, code, stderrText }) => {
+    const { calls, err } = await parse(args);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect((err as CommanderError).code).toBe(code);
+    expect((err as CommanderError).exitCode).not.toBe(0);
+    expect(calls).toEqual([]);
+    expect(stderr.join('')).toContain(stderrText);
+  });
+}
+
 describe('createProgram: argv → invocation', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     { args: ['cluster', 'up'], expected: { command: 'cluster up', options: { json: false, timeoutMs: 180_000 } } },
@@ -292,14 +304,7 @@ describe('createProgram: usage errors', () => {
     { args: ['cluster', 'up', '--bogus'], code: 'commander.unknownOption', stderrText: '--bogus' },
   ];
 
-  it.each(cases)('$args → $code', async ({ args, code, stderrText }) => {
-    const { calls, err } = await parse(args);
-    expect(err).toBeInstanceOf(CommanderError);
-    expect((err as CommanderError).code).toBe(code);
-    expect((err as CommanderError).exitCode).not.toBe(0);
-    expect(calls).toEqual([]);
-    expect(stderr.join('')).toContain(stderrText);
-  });
+  itRefuses(cases);
 
   it('--version: a CommanderError with code commander.version and exit code 0, printed on stdout', async () => {
     const { calls, err } = await parse(['--version']);
@@ -442,14 +447,7 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['compare', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
   ];
 
-  it.each(cases)('$args → $code', async ({ args, code, stderrText }) => {
-    const { calls, err } = await parse(args);
-    expect(err).toBeInstanceOf(CommanderError);
-    expect((err as CommanderError).code).toBe(code);
-    expect((err as CommanderError).exitCode).not.toBe(0);
-    expect(calls).toEqual([]);
-    expect(stderr.join('')).toContain(stderrText);
-  });
+  itRefuses(cases);
 
   // commander prints its own message for a bad option value; a password must not reach stderr.
   it.each([
