@@ -4,7 +4,7 @@ import { asResult, mismatchesText, shapeMismatches } from './doc-shape.js';
 import { isNum, isObj } from './figure-text.js';
 import { chartsFor, embedJson, pageHead } from './html.js';
 import { type Kind, isKind } from './kinds.js';
-import { countsLine, type ReportSummary, type SummaryDocument, statusText } from './kinds/report.js';
+import { countsLine, type ReportSummary, type SummaryDocument, statusText } from './kinds/report/view.js';
 import { SCHEMA_VERSION } from '../schema-version.js';
 import type { ReportInput } from '../scenarios/report.js';
 import { typeName } from './shape-check.js';

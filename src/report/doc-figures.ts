@@ -5,7 +5,7 @@ import { KIND_VIEWS, type Kind, isKind } from './kinds.js';
 /**
  * What `rmq-bench report` says of one --json document: its key figures, why it failed, its
  * verdict. What every document carries (ok, problems, reasons, claims, runs' problems) is read
- * here; what one kind adds comes from its view (report/kinds/<kind>.ts). Asked only of a document
+ * here; what one kind adds comes from its view (report/kinds/<kind>/view.ts). Asked only of a document
  * whose fields match its kind's shape (doc-shape.ts). Pure.
  */
 

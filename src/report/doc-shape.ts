@@ -5,7 +5,7 @@ import { strings } from './kinds/shared.js';
 /**
  * What `rmq-bench report` reads of a --json document, checked before anything is computed from
  * it: the verdict fields every document may carry, then its kind's own (its view's shape,
- * report/kinds/<kind>.ts), said in words where a document differs ("runs[0].reconciliation.lost
+ * report/kinds/<kind>/view.ts), said in words where a document differs ("runs[0].reconciliation.lost
  * is missing, expected a number"). Pure.
  */
 

@@ -3,7 +3,7 @@ import type { Shape } from './shape-check.js';
 /**
  * What rmq-bench shows of one kind of result (compare, chaos, dlq-demo...): its terminal report,
  * its charts, and what `rmq-bench report` reads of its --json document. One per kind, in
- * report/kinds/<kind>.ts, listed once in report/kinds.ts; a kind without one of these does not
+ * report/kinds/<kind>/view.ts, listed once in report/kinds.ts; a kind without one of these does not
  * compile. R: the result the command prints (its --json document, less schemaVersion and kind).
  */
 export interface KindView<R> {

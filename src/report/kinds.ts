@@ -1,36 +1,37 @@
 import type { KindView } from './kind-view.js';
-import { alarmDemo } from './kinds/alarm-demo.js';
-import { audit } from './kinds/audit.js';
-import { bench } from './kinds/bench.js';
-import { chaos } from './kinds/chaos.js';
-import { clusterDown } from './kinds/cluster-down.js';
-import { clusterImage } from './kinds/cluster-image.js';
-import { clusterReset } from './kinds/cluster-reset.js';
-import { clusterStatus } from './kinds/cluster-status.js';
-import { clusterUp } from './kinds/cluster-up.js';
-import { compare } from './kinds/compare.js';
-import { consumer } from './kinds/consumer.js';
-import { consumerCrash } from './kinds/consumer-crash.js';
-import { consumerTimeoutDemo } from './kinds/consumer-timeout-demo.js';
-import { delayedRetryDemo } from './kinds/delayed-retry-demo.js';
-import { dlqDemo } from './kinds/dlq-demo.js';
-import { dlqInspect } from './kinds/dlq-inspect.js';
-import { dlqReplay } from './kinds/dlq-replay.js';
-import { durabilityDemo } from './kinds/durability-demo.js';
-import { failover } from './kinds/failover.js';
-import { prefetchDemo } from './kinds/prefetch-demo.js';
-import { producer } from './kinds/producer.js';
-import { producerCrash } from './kinds/producer-crash.js';
-import { producerOutbox } from './kinds/producer-outbox.js';
-import { producerReport } from './kinds/producer-report.js';
-import { report } from './kinds/report.js';
-import { retryDemo } from './kinds/retry-demo.js';
-import { verify } from './kinds/verify.js';
-import { watch } from './kinds/watch.js';
+import { alarmDemo } from './kinds/alarm-demo/view.js';
+import { audit } from './kinds/audit/view.js';
+import { bench } from './kinds/bench/view.js';
+import { chaos } from './kinds/chaos/view.js';
+import { clusterDown } from './kinds/cluster-down/view.js';
+import { clusterImage } from './kinds/cluster-image/view.js';
+import { clusterReset } from './kinds/cluster-reset/view.js';
+import { clusterStatus } from './kinds/cluster-status/view.js';
+import { clusterUp } from './kinds/cluster-up/view.js';
+import { compare } from './kinds/compare/view.js';
+import { consumer } from './kinds/consumer/view.js';
+import { consumerCrash } from './kinds/consumer-crash/view.js';
+import { consumerTimeoutDemo } from './kinds/consumer-timeout-demo/view.js';
+import { delayedRetryDemo } from './kinds/delayed-retry-demo/view.js';
+import { dlqDemo } from './kinds/dlq-demo/view.js';
+import { dlqInspect } from './kinds/dlq-inspect/view.js';
+import { dlqReplay } from './kinds/dlq-replay/view.js';
+import { durabilityDemo } from './kinds/durability-demo/view.js';
+import { failover } from './kinds/failover/view.js';
+import { prefetchDemo } from './kinds/prefetch-demo/view.js';
+import { producer } from './kinds/producer/view.js';
+import { producerCrash } from './kinds/producer-crash/view.js';
+import { producerOutbox } from './kinds/producer-outbox/view.js';
+import { producerReport } from './kinds/producer-report/view.js';
+import { report } from './kinds/report/view.js';
+import { retryDemo } from './kinds/retry-demo/view.js';
+import { verify } from './kinds/verify/view.js';
+import { watch } from './kinds/watch/view.js';
 
 /**
  * Every kind of result rmq-bench prints with --json (its `kind`), each with its view
- * (report/kinds/<kind>.ts: its terminal report, charts, and what `rmq-bench report` reads of it).
+ * (report/kinds/<kind>/view.ts: its terminal report, charts, and what `rmq-bench report` reads of
+ * it; the printers beside it in text.ts, the charts in charts.ts).
  * A kind is added here, once; `emit` takes only these kinds, each with its own result type.
  */
 const VIEWS = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { alarmDemoOptions } from '../../src/cli/commands/alarm-demo.js';
 import { nodesFor as clusterNodes } from '../../src/config.js';
-import { renderAlarmDemo } from '../../src/report/alarm.js';
-import { flushLine } from '../../src/report/compare.js';
-import { alarmCharts } from '../../src/report/charts/alarm-demo.js';
+import { renderAlarmDemo } from '../../src/report/kinds/alarm-demo/text.js';
+import { flushLine } from '../../src/report/kinds/producer/text.js';
+import { alarmCharts } from '../../src/report/kinds/alarm-demo/charts.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { nodesFor } from '../../src/scenarios/alarm-demo.js';
 import {

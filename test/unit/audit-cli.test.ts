@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { HttpError, type ManagementClient } from '../../src/cluster/management.js';
 import { BrokerUnavailableError, UsageError } from '../../src/errors.js';
-import { renderAudit } from '../../src/report/audit.js';
+import { renderAudit } from '../../src/report/kinds/audit/text.js';
 import { describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/cluster/snapshot.js';
 import { auditResultOf } from '../../src/scenarios/audit.js';
 import { quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { consumerTimeoutDemoOptions, timeoutVias } from '../../src/cli/commands/consumer-timeout-demo.js';
-import { renderConsumerTimeoutDemo } from '../../src/report/consumer-timeout.js';
-import { consumerTimeoutCharts } from '../../src/report/charts/consumer-timeout-demo.js';
+import { renderConsumerTimeoutDemo } from '../../src/report/kinds/consumer-timeout-demo/text.js';
+import { consumerTimeoutCharts } from '../../src/report/kinds/consumer-timeout-demo/charts.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import {
   assessVia,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { shouldFail } from '../../src/amqp/consumer-failures.js';
 import type { ConsumerResult, DeliveryRecord } from '../../src/amqp/consumer-result.js';
 import { deathSummary } from '../../src/amqp/delivery-headers.js';
-import { renderConsumer, renderConsumerCrash, renderDelivery, renderPrefetchDemo } from '../../src/report/consumer.js';
+import { renderConsumer, renderDelivery } from '../../src/report/kinds/consumer/text.js';
+import { renderConsumerCrash } from '../../src/report/kinds/consumer-crash/text.js';
+import { renderPrefetchDemo } from '../../src/report/kinds/prefetch-demo/text.js';
 import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';
 
 describe('shouldFail', () => {

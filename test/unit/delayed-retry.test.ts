@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderDelayedRetryDemo } from '../../src/report/dlq.js';
+import { renderDelayedRetryDemo } from '../../src/report/kinds/delayed-retry-demo/text.js';
 import { expectedSurvivors } from '../../src/scenarios/durability-demo.js';
 import { checkDelay, delayFor, delayedRetryUnsupported, parseVersion, policyDefinition, returnPlan } from '../../src/scenarios/delayed-retry-plan.js';
 import { delayedRetryResult, delayedRound } from './fixtures/delayed-retry.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderDlqDemo } from '../../src/report/dlq.js';
+import { renderDlqDemo } from '../../src/report/kinds/dlq-demo/text.js';
 import { deadMessageOf } from '../../src/scenarios/dlq-demo.js';
 
 describe('deadMessageOf (x-death parsing)', () => {

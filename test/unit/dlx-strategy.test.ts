@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dlqDemoOptions } from '../../src/cli/commands/dlq-demo.js';
-import { renderDlxStrategy } from '../../src/report/dlx-strategy.js';
-import { dlxStrategyCharts } from '../../src/report/charts/dlq-demo.js';
+import { renderDlxStrategy } from '../../src/report/kinds/dlq-demo/text.js';
+import { dlxStrategyCharts } from '../../src/report/kinds/dlq-demo/charts.js';
 import {
   countLost,
   dlxNames,

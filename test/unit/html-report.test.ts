@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { PublisherSample } from '../../src/amqp/publisher-result.js';
 import { median } from '../../src/measure/median.js';
-import { renderCompare } from '../../src/report/compare.js';
-import { faultMarkers } from '../../src/report/charts/compare.js';
-import { lossPerRunChart, ratesFrom } from '../../src/report/charts/shared.js';
+import { renderCompare } from '../../src/report/kinds/compare/text.js';
+import { faultMarkers } from '../../src/report/kinds/compare/charts.js';
+import { lossPerRunChart, ratesFrom } from '../../src/report/chart-parts.js';
 import { embedJson, renderHtmlReport as renderTypedPage } from '../../src/report/html.js';
 import type { CompareResult, CompareRun, FaultTimeline } from '../../src/scenarios/compare.js';
 import type { DurabilityDemoResult } from '../../src/scenarios/durability-demo.js';

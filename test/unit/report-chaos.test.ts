@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { connections, leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/chaos.js';
-import { faultBands } from '../../src/report/charts/chaos.js';
-import { ratesFrom } from '../../src/report/charts/shared.js';
+import { connections, leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/kinds/chaos/text.js';
+import { faultBands } from '../../src/report/kinds/chaos/charts.js';
+import { ratesFrom } from '../../src/report/chart-parts.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { type Band, lineChart } from '../../src/report/svg.js';
 import type { ChaosResult } from '../../src/scenarios/chaos-plan.js';

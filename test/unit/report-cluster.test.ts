@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusResult } from '../../src/cluster/status.js';
 import type { UpResult } from '../../src/cluster/up.js';
-import { renderFailover, renderStatus, renderUp } from '../../src/report/cluster.js';
+import { renderFailover } from '../../src/report/kinds/failover/text.js';
+import { renderStatus } from '../../src/report/kinds/cluster-status/text.js';
+import { renderUp } from '../../src/report/kinds/cluster-up/text.js';
 import type { FailoverResult } from '../../src/scenarios/failover.js';
 
 const lines = (text: string): string[] => text.split('\n');

@@ -6,7 +6,7 @@ import { report } from '../../src/cli/commands/report.js';
 import type { Context } from '../../src/context.js';
 import { ExitCode, NotFoundError, UsageError, verdictExit } from '../../src/errors.js';
 import { anchorsFor, classifyInput, renderCombinedReport, reportEntries, reportOk, reportSummary, type ReportEntry } from '../../src/report/combined.js';
-import { countsLine, renderReportLines } from '../../src/report/kinds/report.js';
+import { countsLine, renderReportLines } from '../../src/report/kinds/report/view.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { PublisherResult } from '../../src/amqp/publisher-result.js';
 import type { LatencySummary } from '../../src/measure/histogram.js';
-import { latencyLine, modeVerdict, renderCompare, renderProducer, renderReconciliation, renderTotals } from '../../src/report/compare.js';
+import { latencyLine, renderProducer } from '../../src/report/kinds/producer/text.js';
+import { modeVerdict, renderCompare, renderTotals } from '../../src/report/kinds/compare/text.js';
+import { renderReconciliation } from '../../src/report/kinds/verify/text.js';
 import type { CompareOptions, CompareResult, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
 import { CONFIRM_LATENCY, NO_LATENCY } from './fixtures/latency.js';
 import {

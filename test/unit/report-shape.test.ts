@@ -12,7 +12,7 @@ import { keyFigures } from '../../src/report/doc-figures.js';
 import { mismatchesText, mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
 import { none } from '../../src/report/kind-view.js';
 import { KIND_VIEWS, KINDS } from '../../src/report/kinds.js';
-import { type EntryStatus, renderReportLines } from '../../src/report/kinds/report.js';
+import { type EntryStatus, renderReportLines } from '../../src/report/kinds/report/view.js';
 import type { Mismatch } from '../../src/report/shape-check.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { durationList, positiveNumber } from '../../src/cli/options.js';
-import { renderRetryLadder } from '../../src/report/dlq.js';
+import { renderRetryLadder } from '../../src/report/kinds/retry-demo/text.js';
 import { checkLadderGaps, destinationAfter, ladderHistory, ladderTopology } from '../../src/scenarios/retry-ladder.js';
 import { ladderAttempt, ladderResult } from './fixtures/retry.js';
 

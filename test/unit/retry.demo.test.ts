@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderRetryDemo } from '../../src/report/dlq.js';
+import { renderRetryDemo } from '../../src/report/kinds/retry-demo/text.js';
 import { checkGaps } from '../../src/scenarios/retry-demo.js';
 
 describe('checkGaps', () => {

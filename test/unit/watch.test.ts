@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderNoAnswer, renderWatch, renderWatchLine } from '../../src/report/watch.js';
+import { renderNoAnswer, renderWatch, renderWatchLine } from '../../src/report/kinds/watch/text.js';
 import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
 import { trimHistory, watchView, type WatchSnapshot } from '../../src/scenarios/watch.js';
 import { MEMBERS, node, quorumQueue, stockWithDlq } from './audit.fixtures.js';

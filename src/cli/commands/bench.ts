@@ -149,7 +149,7 @@ export const bench = defineCommand({
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
     const { runBench } = await import('../../scenarios/bench.js');
-    const { renderCsv, renderSampleLine } = await import('../../report/bench.js');
+    const { renderCsv, renderSampleLine } = await import('../../report/kinds/bench/text.js');
     const { emit } = await import('../output.js');
     const { progress } = ctx;
     const r = await runBench(ctx, opts, {

@@ -169,7 +169,7 @@ export const chaos = defineCommand({
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;
     const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runChaos } = await import('../../scenarios/chaos.js');
-    const { renderChaosLive } = await import('../../report/chaos.js');
+    const { renderChaosLive } = await import('../../report/kinds/chaos/text.js');
     const { emit } = await import('../output.js');
     ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
     const r = await runChaos(ctx, options, {

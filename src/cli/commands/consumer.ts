@@ -129,7 +129,7 @@ export const consumer = defineCommand({
       .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
     const { runConsumer } = await import('../../amqp/consumer.js');
-    const { renderConsumer, renderDelivery } = await import('../../report/consumer.js');
+    const { renderConsumer, renderDelivery } = await import('../../report/kinds/consumer/text.js');
     const { emit } = await import('../output.js');
     let store: ProcessedStore | undefined;
     if (o.storeFile) {

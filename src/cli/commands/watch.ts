@@ -59,7 +59,7 @@ export const watch = defineCommand({
   async run(ctx, o) {
     const { SnapshotReader } = await import('../../cluster/snapshot.js');
     const { takeWatchSnapshot, trimHistory, watchView } = await import('../../scenarios/watch.js');
-    const { renderNoAnswer, renderWatch, renderWatchLine } = await import('../../report/watch.js');
+    const { renderNoAnswer, renderWatch, renderWatchLine } = await import('../../report/kinds/watch/text.js');
     const reader = new SnapshotReader(ctx.management, { retryFirstAfterMs: o.once ? undefined : 10_000 });
     const match = o.match === undefined ? undefined : new RegExp(o.match);
     const viewOptions = { gapMs: Math.max(2 * o.intervalMs, 2_500), match };

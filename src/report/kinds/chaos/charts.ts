@@ -1,0 +1,58 @@
+import type { FaultKind } from '../../../cluster/faults.js';
+import type { ChaosResult } from '../../../scenarios/chaos-plan.js';
+import { type Band, lineChart } from '../../svg.js';
+import { countsTable, inFlightSeries, ratesFrom } from '../../chart-parts.js';
+import { chaosTotalsTable, nemesisTable } from './text.js';
+
+/** chaos: the totals, one timeline of every producer and consumer with each fault shaded, the nemesis history. Pure. */
+
+const FAULT_COLOR: Record<FaultKind, string> = {
+  kill: '#dc2626',
+  stop: '#d97706',
+  pause: '#7c3aed',
+  disconnect: '#0891b2',
+  partition: '#db2777',
+  latency: '#ca8a04',
+  'quorum-loss': '#991b1b',
+};
+
+/** Each fault as a band, from its issue until the cluster was whole again (or the heal, or the end), in seconds. Pure. */
+export function faultBands(r: Pick<ChaosResult, 'faults' | 'durationMs' | 'samples'>): Band[] {
+  const endMs = Math.max(r.durationMs, r.samples.at(-1)?.tMs ?? 0);
+  return r.faults.map((f) => ({
+    from: f.issuedAtMs / 1000,
+    to: Math.max(f.issuedAtMs, f.wholeAtMs ?? f.restoredAtMs ?? endMs) / 1000,
+    label: `${f.kind} ${f.nodes.length > 0 ? f.nodes.join('+') : '(not applied)'}`,
+    color: FAULT_COLOR[f.kind],
+  }));
+}
+
+export function chaosCharts(r: ChaosResult): string[] {
+  const totals = chaosTotalsTable(r);
+  const out = ['<h2>Totals</h2>', countsTable(totals.headers, totals.rows), '<h2>Timeline</h2>'];
+  const t = r.totals;
+  out.push(
+    lineChart({
+      title: `all producers and consumers, each fault shaded until the cluster was whole again: lost ${t.lost.toLocaleString('en-US')} of ${t.confirmed.toLocaleString('en-US')} confirmed, duplicated ${t.duplicated.toLocaleString('en-US')}`,
+      series: [
+        { name: 'written /s', points: ratesFrom(r.samples, 'written') },
+        { name: 'confirmed /s', points: ratesFrom(r.samples, 'confirmed') },
+        { name: 'consumed /s', points: ratesFrom(r.samples, 'consumed') },
+        inFlightSeries(r.samples),
+      ],
+      bands: faultBands(r),
+      xLabel: 'seconds since the run started',
+      yLabel: 'messages per second',
+      yRightLabel: 'in flight',
+    }),
+  );
+  out.push('<h2>Nemesis</h2>');
+  if (r.faults.length === 0) out.push('<p>No fault was injected.</p>');
+  else {
+    const history = nemesisTable(r);
+    // Scoped here so that the other kinds' pages stay as they were.
+    out.push('<style>table.history td,table.history th{text-align:left;white-space:nowrap}</style>');
+    out.push(`<div style="overflow-x:auto">${countsTable(history.headers, history.rows, 'history')}</div>`);
+  }
+  return out;
+}

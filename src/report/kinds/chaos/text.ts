@@ -1,0 +1,181 @@
+import type { LatencySummary } from '../../../measure/histogram.js';
+import type { ChaosLiveSample } from '../../../scenarios/chaos.js';
+import type { ChaosResult, ChaosTotals, FaultAvailability, FaultRecord } from '../../../scenarios/chaos-plan.js';
+import { formatMs } from '../../../util/duration.js';
+import { renderTable } from '../../table.js';
+
+/** chaos's printers: result → text for stderr, and the one-line progress. Pure. */
+
+type Cell = string | number;
+type Table = { headers: string[]; rows: Cell[][] };
+
+/** 12,345: counts with thousands separators (the table still right-aligns them). */
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function ms(v: number | null): string {
+  return v === null ? '-' : `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+}
+
+function span(from: number | null, to: number | null): string {
+  return from === null || to === null ? '-' : formatMs(to - from);
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** The totals, a column for the confirming producers and one for the control producer (if any). */
+export function chaosTotalsTable(r: Pick<ChaosResult, 'totals' | 'control'>): Table {
+  const cols: { t: ChaosTotals; confirms: boolean }[] = [{ t: r.totals, confirms: true }];
+  if (r.control) cols.push({ t: r.control, confirms: false });
+  const row = (label: string, f: (t: ChaosTotals) => number, confirmsOnly = false): Cell[] => [
+    label,
+    ...cols.map((c) => (confirmsOnly && !c.confirms ? '-' : count(f(c.t)))),
+  ];
+  return {
+    headers: ['', 'with confirms', ...(r.control ? ['control (no confirms)'] : [])],
+    rows: [
+      row('attempted', (t) => t.attempted),
+      row('reported sent', (t) => t.written),
+      row('confirmed', (t) => t.confirmed, true),
+      row('consumed', (t) => t.read),
+      row('lost', (t) => t.lost, true),
+      row('silently lost', (t) => t.silentlyLost),
+      row('indeterminate unread', (t) => t.indeterminateUnread),
+      row('recovered', (t) => t.recovered),
+      row('duplicated', (t) => t.duplicated),
+      row('duplicate deliveries', (t) => t.duplicateDeliveries),
+    ],
+  };
+}
+
+/** The nodes a producer connected to, in order; a long list as its first two and last two (the JSON has all). */
+export function connections(nodes: readonly string[]): string {
+  if (nodes.length === 0) return '-';
+  if (nodes.length <= 5) return nodes.join(' → ');
+  return `${nodes.slice(0, 2).join(' → ')} → … (${nodes.length - 4} more) → ${nodes.slice(-2).join(' → ')}`;
+}
+
+/** "q.2" for "<queuePrefix>.2"; any other name as it is. */
+function shortQueue(name: string, prefix: string): string {
+  return name.startsWith(`${prefix}.`) ? `q.${name.slice(prefix.length + 1)}` : name;
+}
+
+/** The queues whose leader differs before the fault and once whole again: "q.2 rabbit1→rabbit3". */
+export function leadersChanged(f: Pick<FaultRecord, 'leadersBefore' | 'leadersAfter'>, queuePrefix: string): string[] {
+  const names = [...new Set([...Object.keys(f.leadersBefore), ...Object.keys(f.leadersAfter)])];
+  return names
+    .filter((q) => (f.leadersBefore[q] ?? null) !== (f.leadersAfter[q] ?? null))
+    .map((q) => `${shortQueue(q, queuePrefix)} ${f.leadersBefore[q] ?? '?'}→${f.leadersAfter[q] ?? '?'}`);
+}
+
+/** The nemesis history, one row per fault; an error column only when some fault has an error. */
+export function nemesisTable(r: Pick<ChaosResult, 'faults' | 'availability' | 'options'>): Table {
+  const byIndex = new Map<number, FaultAvailability>(r.availability.map((a) => [a.index, a]));
+  const withErrors = r.faults.some((f) => f.error !== null);
+  const headers = ['#', 'at (s)', 'fault', 'target', 'node(s)', 'held', 'heal→whole', 'leaders changed', 'stall', 'heal→first confirm'];
+  if (withErrors) headers.push('error');
+  const rows = r.faults.map((f): Cell[] => {
+    const a = byIndex.get(f.index);
+    const changed = leadersChanged(f, r.options.queuePrefix);
+    const row: Cell[] = [
+      f.index,
+      (f.issuedAtMs / 1000).toFixed(1),
+      f.kind,
+      f.reason === '' ? f.target : f.reason,
+      f.nodes.length > 0 ? f.nodes.join('+') : '-',
+      // Held from the issue: a stop is on while the node shuts down.
+      f.appliedAtMs === null ? '-' : span(f.issuedAtMs, f.restoredAtMs),
+      span(f.restoredAtMs, f.wholeAtMs),
+      changed.length > 0 ? changed.join(', ') : 'none',
+      a ? formatMs(a.stallMs) : '-',
+      a?.healToConfirmMs == null ? '-' : formatMs(a.healToConfirmMs),
+    ];
+    if (withErrors) row.push(f.error ?? '');
+    return row;
+  });
+  return { headers, rows };
+}
+
+function producersTable(r: ChaosResult): Table {
+  return {
+    headers: ['producer', 'queue', 'confirms', 'reconnects', 'longest stall', 'nodes connected', 'lost', 'silently lost', 'duplicated'],
+    rows: r.producers.map((p) => [
+      p.confirms ? p.producer : `${p.producer} (control)`,
+      p.queue,
+      p.confirms ? 'yes' : 'no',
+      p.reconnects,
+      formatMs(p.longestStallMs),
+      connections(p.connectedTo),
+      p.confirms ? count(p.reconciliation.lost) : '-',
+      count(p.reconciliation.silentlyLost),
+      count(p.reconciliation.duplicated),
+    ]),
+  };
+}
+
+function consumersTable(r: ChaosResult): Table {
+  return {
+    headers: ['consumer', 'queue', 'received', 'processed', 'duplicates skipped', 'reconnects'],
+    rows: r.consumers.map((c) => [c.consumer, c.queue, count(c.received), count(c.processed), count(c.duplicatesSkipped), c.reconnects]),
+  };
+}
+
+function latencyTable(latency: readonly { phase: string; summary: LatencySummary }[]): Table {
+  return {
+    headers: ['phase', 'confirms', 'p50', 'p95', 'p99', 'max'],
+    rows: latency.map(({ phase, summary: s }) => [phase, count(s.count), ms(s.p50Ms), ms(s.p95Ms), ms(s.p99Ms), ms(s.maxMs)]),
+  };
+}
+
+const table = (t: Table): string => renderTable(t.headers, t.rows);
+
+function header(r: ChaosResult): string {
+  const o = r.options;
+  const producers = `${plural(o.producers, 'producer')} (confirms)${r.control ? ' + 1 control (no confirms)' : ''}`;
+  const traffic = `${producers} at ${count(o.ratePerSec)}/s each, ${plural(o.consumers, 'consumer')}, ${plural(o.queues, 'quorum queue')}`;
+  const nemesis = `${plural(r.faults.length, 'fault')} (kinds ${o.faults.join(', ')}; one every ${formatMs(o.intervalMs)}, held ${formatMs(o.holdMs)}), seed ${o.seed}`;
+  return `chaos: ${formatMs(r.durationMs)}, ${traffic}; ${nemesis}`;
+}
+
+function controlLine(c: ChaosTotals): string {
+  const gone = c.silentlyLost + c.lost;
+  if (gone === 0) return `control (no confirms): no message lost this time (${count(c.read)} of ${count(c.attempted)} consumed)`;
+  return `control (no confirms): ${count(gone)} of ${count(c.attempted)} messages silently lost, while the producer reported ${count(c.written)} as sent`;
+}
+
+export function renderChaos(r: ChaosResult): string {
+  const lines = [header(r), '', table(chaosTotalsTable(r))];
+  if (r.control) lines.push(controlLine(r.control));
+  const samples = r.unexpectedSamples.length > 0 ? ` (first ids: ${r.unexpectedSamples.join(', ')})` : '';
+  lines.push(`the idempotent store absorbed ${plural(r.absorbed, 'duplicate delivery', 'duplicate deliveries')}; unexpected: ${count(r.unexpected)}${samples}`);
+  lines.push('', 'producers:', table(producersTable(r)));
+  if (r.consumers.length > 0) lines.push('', 'consumers:', table(consumersTable(r)));
+  lines.push('');
+  if (r.faults.length === 0) lines.push('nemesis: no fault was injected');
+  else lines.push('nemesis (times since the run started):', table(nemesisTable(r)));
+  for (const s of r.skippedKinds) lines.push(`${s.kind} left out: ${s.why}`);
+  if (r.latency.length > 0) lines.push('', 'confirm latency by phase:', table(latencyTable(r.latency)));
+  lines.push('');
+  if (r.interrupted) lines.push('interrupted (Ctrl+C): the figures are what was measured until then');
+  if (r.ok) {
+    lines.push(`verdict: OK — 0 of ${count(r.totals.confirmed)} confirmed messages lost over ${plural(r.faults.length, 'fault')}`);
+  } else {
+    lines.push('verdict: FAILED');
+    for (const reason of r.reasons) lines.push(`  ${reason}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * One short progress line: "chaos 42/300 s: written 8,400, confirmed 8,380, consumed 8,300, in
+ * flight 20, now: kill rabbit2 (holding)", and with --control what its producer wrote.
+ */
+export function renderChaosLive(s: ChaosLiveSample): string {
+  const at = `${Math.floor(Math.max(0, s.elapsedMs) / 1000)}/${Math.round(s.durationMs / 1000)} s`;
+  const counts = `written ${count(s.written)}, confirmed ${count(s.confirmed)}, consumed ${count(s.consumed)}, in flight ${count(s.inFlight)}`;
+  const control = s.controlWritten === null ? '' : `, control written ${s.controlWritten}`;
+  return `chaos ${at}: ${counts}${s.phase === '' ? '' : `, now: ${s.phase}`}${control}`;
+}

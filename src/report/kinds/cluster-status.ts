@@ -1,6 +1,0 @@
-import type { StatusResult } from '../../cluster/status.js';
-import { renderStatus } from '../cluster.js';
-import { type KindView, none } from '../kind-view.js';
-
-/** `rmq-bench cluster status`: the nodes, their alarms, and each quorum queue's leader and members. */
-export const clusterStatus: KindView<StatusResult> = { shape: null, text: renderStatus, charts: none, figures: () => '', reasons: none };

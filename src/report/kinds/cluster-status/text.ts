@@ -1,0 +1,49 @@
+import { shortNodeName } from '../../../cluster/leader.js';
+import type { StatusResult } from '../../../cluster/status.js';
+import { renderTable } from '../../table.js';
+
+/** cluster status's printers: result → text. Pure. */
+
+function members(list: string[]): string {
+  return list.map(shortNodeName).join(',') || '-';
+}
+
+/** 6672-6674 for consecutive ports, else each one. */
+function portRange(ports: number[]): string {
+  const first = ports[0];
+  const consecutive = first !== undefined && ports.every((p, i) => p === first + i);
+  return consecutive && ports.length > 1 ? `${first}-${ports.at(-1)}` : ports.join(',');
+}
+
+/** Which cluster and where it listens: `cluster rmq-bench-b on 127.0.0.1: AMQP 6672-6674, management 16672-16674, Prometheus 16692`. */
+export function renderClusterLine(s: Pick<StatusResult, 'cluster' | 'prometheusPort' | 'nodes'>): string {
+  const amqp = portRange(s.nodes.map((n) => n.amqpPort));
+  const management = portRange(s.nodes.map((n) => n.managementPort));
+  return `cluster ${s.cluster} on 127.0.0.1: AMQP ${amqp}, management ${management}, Prometheus ${s.prometheusPort}`;
+}
+
+export function renderStatus(s: StatusResult): string {
+  const head = renderClusterLine(s);
+  const nodes = renderTable(
+    ['node', 'container', 'health', 'in cluster', 'version', 'erlang', 'alarms', 'partitions'],
+    s.nodes.map((n) => [
+      n.name,
+      n.container,
+      n.health,
+      n.running === undefined ? '?' : n.running ? 'running' : 'down',
+      n.version ?? '-',
+      n.erlangVersion ?? '-',
+      n.alarms.join(',') || 'none',
+      n.partitions.map(shortNodeName).join(',') || 'none',
+    ]),
+  );
+  if (!s.reachable) return `${head}\n${nodes}\n\nno management endpoint answered: queue leaders unknown`;
+  const queues =
+    s.queues.length === 0
+      ? 'no quorum queues'
+      : renderTable(
+          ['quorum queue', 'leader', 'members', 'online', 'messages'],
+          s.queues.map((q) => [q.name, q.leader ? shortNodeName(q.leader) : 'none', members(q.members), members(q.online), q.messages ?? '-']),
+        );
+  return `${head}\n${nodes}\n\n${queues}`;
+}

@@ -1,0 +1,17 @@
+import type { UpResult } from '../../../cluster/up.js';
+import { formatMs } from '../../../util/duration.js';
+import { renderTable } from '../../table.js';
+
+/** cluster up's printer (also cluster reset --hard's): result → text. Pure. */
+
+export function renderUp(r: UpResult): string {
+  const head = r.alreadyUp
+    ? `cluster already up (RabbitMQ ${r.version ?? '?'}), checked in ${formatMs(r.elapsedMs)}`
+    : `cluster up (RabbitMQ ${r.version ?? '?'}) in ${formatMs(r.elapsedMs)}` +
+      (r.image ? `; image ${r.image.image} ${r.image.how}${r.image.how === 'present' ? '' : ` in ${formatMs(r.image.elapsedMs)}`}` : '');
+  const table = renderTable(
+    ['node', 'amqp', 'management'],
+    r.nodes.map((n) => [n.name, n.amqpUrl, n.managementUrl]),
+  );
+  return `${head}\n${table}\nprometheus: ${r.prometheusUrl}`;
+}

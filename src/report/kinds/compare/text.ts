@@ -1,0 +1,87 @@
+import type { CompareResult, CompareRun, ModeTotals } from '../../../scenarios/compare.js';
+import { formatMs } from '../../../util/duration.js';
+import { renderTable } from '../../table.js';
+import { latencyLine } from '../producer/text.js';
+
+/** compare's printers: result → text. Pure. */
+
+const MODE_LABEL = { 'confirms-on': 'confirms on', 'confirms-off': 'confirms off' } as const;
+
+/** The plain-words verdict for one mode's totals. */
+export function modeVerdict(t: ModeTotals): string {
+  const runs = t.runs > 1 ? ` over ${t.runs} runs` : '';
+  if (t.mode === 'confirms-off') {
+    if (t.silentlyLost + t.lost === 0) {
+      return `confirms off: no message lost this time${runs} (${t.read} of ${t.attempted} read). Loss depends on timing: try --runs 5 or a higher --count.`;
+    }
+    return `confirms off: ${t.silentlyLost} of ${t.attempted} messages silently lost${runs}, while the producer reported ${t.reportedSent === t.attempted ? `all ${t.reportedSent}` : t.reportedSent} as sent.`;
+  }
+  const dup = t.duplicated > 0 ? `; ${t.duplicated} delivered twice (at-least-once: make consumers idempotent)` : '';
+  if (t.lost === 0) return `confirms on: 0 of ${t.confirmed} confirmed messages lost${runs}${dup}.`;
+  return `confirms on: ${t.lost} confirmed messages LOST${runs}: the broker confirmed them and they were never read${dup}.`;
+}
+
+export function renderTotals(totals: readonly ModeTotals[]): string {
+  const rows: [string, ...(string | number)[]][] = [
+    ['runs', ...totals.map((t) => t.runs)],
+    ['attempted', ...totals.map((t) => t.attempted)],
+    ['reported sent', ...totals.map((t) => t.reportedSent)],
+    ['confirmed', ...totals.map((t) => (t.mode === 'confirms-off' ? '-' : t.confirmed))],
+    ['read', ...totals.map((t) => t.read)],
+    ['lost', ...totals.map((t) => (t.mode === 'confirms-off' ? '-' : t.lost))],
+    ['silently lost', ...totals.map((t) => t.silentlyLost)],
+    ['duplicated', ...totals.map((t) => t.duplicated)],
+    ['recovered', ...totals.map((t) => t.recovered)],
+    ['reconnects', ...totals.map((t) => t.reconnects)],
+    ['longest stall', ...totals.map((t) => formatMs(t.maxStallMs))],
+  ];
+  return renderTable(['', ...totals.map((t) => MODE_LABEL[t.mode])], rows);
+}
+
+function timeline(r: CompareRun): string {
+  const f = r.fault;
+  if (!f) return `  ${MODE_LABEL[r.mode]} run ${r.run}: no fault`;
+  const at = (v: number | null): string => (v === null ? '-' : `${(v / 1000).toFixed(2)} s`);
+  const parts = [
+    `${f.kind} ${[f.node, ...(f.alsoFaulted ?? [])].join(' and ')} at ${at(f.faultAtMs)}`,
+    // latency and quorum-loss await no election (none is needed, or none is possible).
+    f.electedAtMs === null && f.error === null && f.restoredAtMs !== null
+      ? 'no new leader while faulted'
+      : `new leader ${f.newLeader ?? '?'} at ${at(f.electedAtMs)}${f.electionMs === null ? '' : ` (election ${formatMs(f.electionMs)})`}`,
+    `producer resumed at ${at(f.producerResumedAtMs)}`,
+    `restored at ${at(f.restoredAtMs)}, back at ${at(f.rejoinedAtMs)}`,
+  ];
+  return `  ${MODE_LABEL[r.mode]} run ${r.run}: ${parts.join('; ')}${f.error ? `; fault error: ${f.error}` : ''}`;
+}
+
+export function renderCompare(c: CompareResult): string {
+  const o = c.options;
+  const fault = o.fault === 'none' ? 'no fault' : `fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
+  const head = `compare: ${o.count} messages per run to ${o.queue}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; ${fault}`;
+  const lines = [head, '', renderTotals(c.totals), '', 'timeline (since the producer started):', ...c.runs.map(timeline), ''];
+  const late = c.runs.filter((r) => r.lateCopies.length > 0);
+  if (late.length > 0) {
+    const n = late.reduce((a, r) => a + r.lateCopies.length, 0);
+    lines.push(
+      `late copies: ${n} message${n === 1 ? '' : 's'} of an earlier run read in a later run's drain (${late.map((r) => `run ${r.run}: ${r.lateCopies.join(', ')}`).join('; ')}).`,
+      "  Each was already read in its own run: published again after the producer gave up a silent connection, the first copy reached the queue after that run's drain. Counted as duplicates of their run, not as unexpected.",
+      '',
+    );
+  }
+  const on = c.runs.filter((r) => r.mode === 'confirms-on');
+  if (on.length > 0) {
+    lines.push(`confirm latency (confirms on, run 1): ${latencyLine(on[0]!.producer.confirmLatency)}`);
+    lines.push(`  around the fault: ${latencyLine(on[0]!.producer.confirmLatencyAroundFault)}`);
+    lines.push('');
+  }
+  if (c.partial) {
+    const p = c.partial;
+    lines.push(
+      `interrupted during ${MODE_LABEL[p.mode]} run ${p.run}: the producer had written ${p.producer.written} and had ${p.producer.confirmed} confirmed; the queue was not drained`,
+    );
+  }
+  for (const t of c.totals) if (t.runs > 0) lines.push(modeVerdict(t));
+  if (c.interrupted) lines.push('verdict: none (interrupted)');
+  else lines.push(c.ok ? 'verdict: OK (no confirmed message lost)' : 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)');
+  return lines.join('\n');
+}

@@ -1,0 +1,44 @@
+import { FAILURE_DESCRIPTIONS } from '../../../amqp/consumer-failures.js';
+import type { ConsumerResult, DeliveryRecord } from '../../../amqp/consumer-result.js';
+import type { FailureAction } from '../../../amqp/failure-actions.js';
+import { formatMs } from '../../../util/duration.js';
+
+/** Printers for the consumer: pure. */
+
+/** "delivery #3 of r1-12 (x-delivery-count 2, x-acquired-count 3, redelivered) → nack-requeue" */
+export function renderDelivery(d: DeliveryRecord): string {
+  const n = (d.deliveryCount ?? 0) + 1;
+  const facts = [
+    d.deliveryCount === undefined ? 'first delivery' : `x-delivery-count ${d.deliveryCount}`,
+    ...(d.acquiredCount === undefined ? [] : [`x-acquired-count ${d.acquiredCount}`]),
+    ...(d.redelivered ? ['redelivered'] : []),
+    ...(d.death ? [`x-death: ${d.death}`] : []),
+  ];
+  return `delivery #${n} of ${d.messageId ?? '(no message id)'} (${facts.join(', ')}) → ${d.outcome}`;
+}
+
+export function renderConsumer(r: ConsumerResult, failure: FailureAction | undefined): string {
+  const rows: [string, string][] = [
+    ['queue', `${r.queue} (${r.autoAck ? 'autoack' : `manual ack, prefetch ${r.prefetch === 0 ? 'unlimited' : r.prefetch}`})`],
+    ['received', String(r.received)],
+    ['processed', String(r.processed)],
+    ['duplicates skipped', String(r.duplicatesSkipped)],
+    ['acked', r.autoAck ? '- (autoack)' : String(r.acked)],
+    ['nacked', String(r.nacked)],
+    ['rejected', String(r.rejected)],
+    ['simulated crashes', String(r.crashes)],
+    ['reconnects', String(r.reconnects)],
+    ...(r.cancels > 0 ? ([['cancelled by the broker', `${r.cancels} (subscribed again each time)`]] as [string, string][]) : []),
+    [
+      'by outcome',
+      Object.entries(r.byOutcome)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none',
+    ],
+    ['duration', formatMs(r.durationMs)],
+    ['stopped', r.stoppedBecause === 'gave-up' ? `gave up: ${r.gaveUp ?? ''}` : r.stoppedBecause],
+  ];
+  if (failure) rows.splice(1, 0, ['on failure', `${failure}: ${FAILURE_DESCRIPTIONS[failure]}`]);
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+}

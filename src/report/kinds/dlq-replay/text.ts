@@ -1,0 +1,7 @@
+import type { ReplayResult } from '../../../scenarios/dlq-tools.js';
+
+/** dlq replay result → text. Pure. */
+
+export function renderDlqReplay(r: ReplayResult): string {
+  return `replayed ${r.replayed} messages from ${r.queue} to ${r.to} (each removed only after its confirm); ${r.skipped} skipped by the filter; ${r.leftInQueue} left in ${r.queue}`;
+}

@@ -1,6 +1,0 @@
-import type { OutboxProducerResult } from '../../amqp/outbox-producer.js';
-import { type KindView, none } from '../kind-view.js';
-import { renderOutboxProducer } from '../producer-crash.js';
-
-/** `rmq-bench producer --outbox`: messages written to a local outbox, then relayed with confirms. */
-export const producerOutbox: KindView<OutboxProducerResult> = { shape: null, text: renderOutboxProducer, charts: none, figures: () => '', reasons: none };

@@ -1,0 +1,6 @@
+import type { OutboxProducerResult } from '../../../amqp/outbox-producer.js';
+import { type KindView, none } from '../../kind-view.js';
+import { renderOutboxProducer } from './text.js';
+
+/** `rmq-bench producer --outbox`: messages written to a local outbox, then relayed with confirms. */
+export const producerOutbox: KindView<OutboxProducerResult> = { shape: null, text: renderOutboxProducer, charts: none, figures: () => '', reasons: none };
