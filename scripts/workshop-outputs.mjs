@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Refresh docs/WORKSHOP.md's output blocks: run every command of the walkthrough, in order,
-// against the running cluster, and paste what each printed (its report on stderr; progress
-// off). Stops at the first command that fails, leaving the file untouched. Needs `npm run build`
+// against the running cluster, and paste what each printed (its notes on stderr, then its report
+// on stdout; progress off). Stops at the first command that fails, leaving the file untouched. Needs `npm run build`
 // (for bin/rmq-bench.js; the parser, ./workshop.mjs, is plain JavaScript).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ for (const [i, block] of parseWorkshop(md).entries()) {
       process.stderr.write(`${r.stderr}\nworkshop: 'rmq-bench ${c.args.join(' ')}' exited ${r.status}; ${file} left as it was\n`);
       process.exit(r.status ?? 1);
     }
-    parts.push(`$ rmq-bench ${c.args.join(' ')}\n${r.stderr.trimEnd()}`);
+    parts.push(`$ rmq-bench ${c.args.join(' ')}\n${(r.stderr + r.stdout).trimEnd()}`);
     process.stderr.write(`workshop: done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   }
   if (block.output) outputs.set(i, parts.join('\n\n'));

@@ -5,8 +5,9 @@ import { toJsonDocument } from '../report/json.js';
 import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
 
 /**
- * stdout is data (the --json document); stderr is for people (tables, verdicts). With --html,
- * the same document and the report also go to a self-contained HTML file.
+ * stdout holds the result: the report (tables, verdict), or with --json the document alone (the
+ * report then goes to stderr); progress, notes and hints go to stderr. With --html, the same
+ * document and the report also go to a self-contained HTML file.
  *
  * Output files follow one rule: their path is checked when the command line is parsed
  * (writableFile: the folder exists and is writable, the path is not a folder; no folder is
@@ -41,8 +42,9 @@ export function writeOutputs(files: readonly OutputFile[], write: (path: string,
 }
 
 /**
- * The result: its terminal report on stderr (its kind's printer, or `text`), the --json document
- * on stdout, then the files (--html, and `files`). The kind decides the result's type.
+ * The result: its terminal report (its kind's printer, or `text`) on stdout, so that `| grep` and
+ * `> file` take it; with --json, stdout holds the document alone and the report goes to stderr.
+ * Then the files (--html, and `files`). The kind decides the result's type.
  */
 export function emit<K extends Kind>(
   options: { json: boolean; html?: string | undefined },
@@ -50,8 +52,10 @@ export function emit<K extends Kind>(
   data: ResultOf<K>,
   { text = KIND_VIEWS[kind].text(data), files = [] }: { text?: string; files?: readonly OutputFile[] } = {},
 ): void {
-  process.stderr.write(`${text}\n`);
-  if (options.json) process.stdout.write(`${toJsonDocument(kind, data)}\n`);
+  if (options.json) {
+    process.stderr.write(`${text}\n`);
+    process.stdout.write(`${toJsonDocument(kind, data)}\n`);
+  } else process.stdout.write(`${text}\n`);
   const html = options.html;
   writeOutputs([
     ...(html === undefined ? [] : [{ flag: '--html', path: html, content: () => renderHtmlReport(kind, data, text), announce: `HTML report: ${html}` }]),

@@ -195,6 +195,16 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
     }
   });
 
+  it('the report goes to stdout (`audit | grep FAIL` finds it); with --json stdout holds the document alone and the report is on stderr', async () => {
+    const plain = await runCli(['audit', '--all']);
+    const json = await runCli(['audit', '--all', '--json']);
+    expect(plain.stdout).toMatch(/^audit of rabbit@/);
+    expect(plain.stdout).toMatch(/^(PASS|WARN|FAIL) /m);
+    expect(plain.stderr).toBe('');
+    expect(parseJson<{ kind: string }>(json).kind).toBe('audit');
+    expect(json.stderr.trim()).toBe(plain.stdout.trim());
+  });
+
   it('bad input: an unreachable management URL is one line on stderr and exit 68; the password never shows', async () => {
     const port = await closedPort();
     const r = await runCli(['audit', '--management-url', `http://demo:s3cret@127.0.0.1:${port}`], { timeoutMs: 60_000 });

@@ -90,7 +90,7 @@ describe('watch', { timeout: 180_000 }, () => {
     expect(r.stdout + r.stderr).not.toContain(`${USER}:${PASSWORD}@`);
   });
 
-  it('refreshes until Ctrl+C, one plain line per refresh off a terminal, then exits 130', async () => {
+  it('refreshes until Ctrl+C, one plain line per refresh on stdout off a terminal, then exits 130', async () => {
     const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'watch', '--interval', '500ms', '--match', match], {
       cwd: ROOT,
       env: { RMQ_BENCH_QUIET: '1' },
@@ -98,22 +98,23 @@ describe('watch', { timeout: 180_000 }, () => {
       stdin: 'ignore',
       timeout: 60_000,
     });
-    let stderr = '';
+    let stdout = '';
     const summary = /^\d\d:\d\d:\d\d rabbit1: nodes 3\/3 running; 1 queues, /gm;
     await new Promise<void>((resolve) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if ((stderr.match(summary) ?? []).length >= 3) resolve();
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if ((stdout.match(summary) ?? []).length >= 3) resolve();
       });
       void child.then(() => resolve());
     });
     child.kill('SIGINT');
     const r = await child;
-    expect(r.exitCode, stderr).toBe(130);
-    expect(r.stdout).toBe('');
-    expect(stderr).not.toContain('\x1b['); // no redraw off a terminal
-    expect(stderr.match(/^rmq-bench watch {2}\d\d:\d\d:\d\d {2}answered by rabbit1/gm)).toHaveLength(1); // the full view once, at the start
-    expect((stderr.match(summary) ?? []).length).toBeGreaterThanOrEqual(3);
+    expect(r.exitCode, r.stderr).toBe(130);
+    // The view is the result: on stdout, none of it on stderr.
+    expect(r.stderr).not.toMatch(summary);
+    expect(stdout).not.toContain('\x1b['); // no redraw off a terminal
+    expect(stdout.match(/^rmq-bench watch {2}\d\d:\d\d:\d\d {2}answered by rabbit1/gm)).toHaveLength(1); // the full view once, at the start
+    expect((stdout.match(summary) ?? []).length).toBeGreaterThanOrEqual(3);
   });
 
   it('bad input: --json without --once is a usage error (exit 2, one line)', async () => {

@@ -42,6 +42,7 @@ export const watch = defineCommand({
   examples: ['watch --match "^demo\\."', 'watch --once --json'],
   register: (command, dispatch: (o: WatchCliOptions) => Promise<void>) =>
     command
+      .summary('a live view of queues, nodes and alerts')
       .description('live view, refreshed every second: per queue ready/unacked/delayed, rates, leader, online members; node states; alerts (Ctrl+C stops)')
       .option('--once', 'take one snapshot and exit (with --json: one JSON document for scripts)', false)
       .addOption(new Option('--interval <duration>', 'time between refreshes').argParser(interval).default(1_000, '1s'))
@@ -71,8 +72,9 @@ export const watch = defineCommand({
       return;
     }
 
-    // Redraw in place on a terminal; elsewhere (a log, a pipe) one plain line per refresh.
-    const stream = process.stderr;
+    // The view is the result: on stdout. Redrawn in place on a terminal; elsewhere (a log, a
+    // pipe) one plain line per refresh.
+    const stream = process.stdout;
     const tty = stream.isTTY === true;
     let history: WatchSnapshot[] = [];
     let first = true;
