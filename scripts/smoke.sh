@@ -2,8 +2,7 @@
 # Smoke test for CI users: engine, dependencies, cluster, then every demo with --auto, stopping
 # at the first one whose verdict fails (its exit code is this script's). Each demo's JSON
 # document is kept in $SMOKE_OUT (default: smoke-results/), and $SMOKE_OUT/index.html sums up the
-# steps that ran (`rmq-bench report`), also when one failed. 4.5 minutes on a warm machine before
-# consumer-timeout-demo, dlq-strategy and alarm-demo joined; longer now (README: smoke.sh).
+# steps that ran (`rmq-bench report`), also when one failed (docs/COMMANDS.md: smoke.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { UsageError } from './errors.js';
+import { parseDurationMs } from './util/duration.js';
 
 /** One node of the bench cluster: the compose service, its container and its loopback ports. */
 export interface NodeSpec {
@@ -42,6 +43,8 @@ export interface Config {
   readonly clusterName: string;
   readonly nodes: readonly NodeSpec[];
   readonly prometheusPort: number;
+  /** RMQ_BENCH_WAIT_FOR_BROKER: how long a first AMQP connection waits for a broker that refuses it (0: fails at once); --wait-for-broker wins. */
+  readonly waitForBrokerMs: number;
 }
 
 export const DEFAULT_IMAGE = 'rabbitmq:4.3-management';
@@ -122,6 +125,12 @@ export function composeEnv(config: Config): Record<string, string> {
   return env;
 }
 
+/** A duration variable (30s, 2m; 0 is 0), or the fallback when unset or empty; a bad one is a UsageError naming it. */
+function durationFrom(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  return parseDurationMs(value, `${name}=${value}`);
+}
+
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
   if (value === undefined || value === '') return fallback;
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -171,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clusterName,
     nodes: nodesFor(clusterName, amqpPort, managementPort),
     prometheusPort,
+    waitForBrokerMs: durationFrom('RMQ_BENCH_WAIT_FOR_BROKER', env.RMQ_BENCH_WAIT_FOR_BROKER, 0),
   };
 }
 

@@ -91,6 +91,12 @@ export class BrokerUnavailableError extends RmqBenchError {
   }
 }
 
+/**
+ * No broker at any URL of the first connection (exit 68, as BrokerUnavailableError). Its own class
+ * so that a loop that reconnects after a lost connection passes it on instead of giving up.
+ */
+export class NoBrokerError extends BrokerUnavailableError {}
+
 export class PortTakenError extends RmqBenchError {
   readonly port: number;
   constructor(port: number, purpose: string, options?: { hint?: string; cause?: unknown }) {

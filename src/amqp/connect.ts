@@ -1,6 +1,7 @@
 import type { ChannelModel } from 'amqplib';
-import { BrokerUnavailableError, InterruptedError, UsageError, errorMessage } from '../errors.js';
+import { BrokerUnavailableError, InterruptedError, NoBrokerError, UsageError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
+import { formatDuration } from '../util/duration.js';
 import { systemClock, type Clock } from '../util/retry.js';
 
 export interface ConnectOptions {
@@ -16,6 +17,8 @@ export interface ConnectOptions {
   connectionName?: string;
   /** Called before each wait between rounds (for progress). */
   onRetry?: (info: { attempt: number; delayMs: number; error: string }) => void;
+  /** The first connection's wait for a broker (default: this process's, brokerWait). */
+  brokerWait?: BrokerWait;
 }
 
 export interface Connected {
@@ -63,16 +66,93 @@ export function backoffMs(round: number): number {
 }
 
 /**
+ * The first connection of a run. Until one has succeeded, a round in which every URL is refused
+ * or unreachable means that no broker is there (the cluster is not up, a wrong port): connectAny
+ * fails at once, or once the wait the user asked for has passed (--wait-for-broker,
+ * RMQ_BENCH_WAIT_FOR_BROKER), instead of retrying until the caller's reconnect deadline. Once a
+ * connection has succeeded, a failure is a fault to ride out: the caller's deadline applies.
+ */
+export interface BrokerWait {
+  /** How long a first connection waits for a broker that refuses it; 0 fails at once. */
+  waitMs: number;
+  /** A connection has succeeded (in this process, for brokerWait). */
+  reached: boolean;
+}
+
+/** This process's: main.ts sets waitMs for the command it runs; connectAny marks it reached. */
+export const brokerWait: BrokerWait = { waitMs: 0, reached: false };
+
+/** Socket errors that say no broker is there (no listener, no route, no such host), as people read them. */
+const NO_BROKER_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EHOSTDOWN: 'host down',
+  ENOTFOUND: 'host not found',
+};
+
+/** The error's code when it says no broker is there, else undefined (a timeout, a broker that answered and closed). Pure. */
+export function noBrokerCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; errors?: unknown } | null | undefined;
+  if (typeof e?.code === 'string' && Object.hasOwn(NO_BROKER_CAUSES, e.code)) return e.code;
+  // A name with several addresses fails with an AggregateError, one error per address.
+  if (Array.isArray(e?.errors) && e.errors.length > 0) {
+    const codes = e.errors.map(noBrokerCode);
+    if (codes.every((c) => c !== undefined)) return codes[0];
+  }
+  return undefined;
+}
+
+/** One URL of a round, refused: masked, and its socket error's code. */
+export interface Refusal {
+  url: string;
+  code: string;
+}
+
+/** The one line for no broker at any URL: the addresses (masked) and the cause, each URL's own when they differ. Pure. */
+export function noBrokerMessage(refusals: readonly Refusal[], waitedMs: number): string {
+  const cause = (code: string): string => `${NO_BROKER_CAUSES[code] ?? code} (${code})`;
+  const waited = waitedMs > 0 ? ` after waiting ${formatDuration(waitedMs)}` : '';
+  const codes = [...new Set(refusals.map((r) => r.code))];
+  if (codes.length === 1) return `no broker at ${refusals.map((r) => r.url).join(', ')}${waited}: ${cause(codes[0]!)}`;
+  return `no broker${waited}: ${refusals.map((r) => `${r.url}: ${cause(r.code)}`).join('; ')}`;
+}
+
+export const NO_BROKER_HINT = "is the cluster up? 'rmq-bench cluster up' starts it; --wait-for-broker 1m waits for one";
+
+/** What connectAny does after a round that connected nowhere. */
+export type NextRound = { kind: 'retry'; delayMs: number } | { kind: 'deadline'; deadlineMs: number } | { kind: 'no-broker' };
+
+/**
+ * After a round (0-based) that connected nowhere, elapsedMs into connectAny: retry after a
+ * delay, give up at the deadline, or (before the first connection, every URL refused, the wait
+ * over) no broker. Before the first connection the wait also stretches the caller's deadline: a
+ * broker that is starting refuses, then accepts and closes, until it is up. Pure.
+ */
+export function nextRound(r: { round: number; elapsedMs: number; timeoutMs: number; refused: boolean; wait: BrokerWait }): NextRound {
+  const first = !r.wait.reached;
+  if (first && r.refused && r.elapsedMs >= r.wait.waitMs) return { kind: 'no-broker' };
+  const deadlineMs = first ? Math.max(r.timeoutMs, r.wait.waitMs) : r.timeoutMs;
+  if (r.elapsedMs >= deadlineMs) return { kind: 'deadline', deadlineMs };
+  // Refused: look again when the wait ends, not later.
+  const untilMs = first && r.refused ? r.wait.waitMs : deadlineMs;
+  return { kind: 'retry', delayMs: Math.min(backoffMs(r.round), untilMs - r.elapsedMs) };
+}
+
+/**
  * Connect to the first URL that answers, starting at `startIndex` and going round the list,
- * with backoff between rounds and an overall deadline.
+ * with backoff between rounds and an overall deadline; before the first connection of the run,
+ * no broker at any URL fails at once (NoBrokerError; see BrokerWait).
  */
 export async function connectAny(urls: readonly string[], startIndex: number, options: ConnectOptions): Promise<Connected> {
   // amqplib on the first connect, not at import: parseUrls serves the CLI's option parsing, which must stay cheap.
   const { default: amqp } = await import('amqplib');
   const clock = options.clock ?? systemClock;
+  const wait = options.brokerWait ?? brokerWait;
   const started = clock.now();
   const failures = new Map<string, string>();
   for (let round = 0; ; round++) {
+    const refusals: Refusal[] = [];
     for (let i = 0; i < urls.length; i++) {
       if (options.signal?.aborted) throw new InterruptedError();
       const index = (startIndex + i) % urls.length;
@@ -82,21 +162,31 @@ export async function connectAny(urls: readonly string[], startIndex: number, op
           timeout: options.attemptTimeoutMs ?? 5_000,
           clientProperties: { connection_name: options.connectionName ?? 'rmq-bench' },
         });
+        wait.reached = true;
         return { connection, url, index };
       } catch (err) {
-        failures.set(maskUrl(url), errorMessage(err));
+        const code = noBrokerCode(err);
+        // An AggregateError (a name with several addresses) may have no message: its code says it.
+        failures.set(maskUrl(url), errorMessage(err) || (code ?? ''));
+        if (code !== undefined) refusals.push({ url: maskUrl(url), code });
       }
     }
-    const elapsed = clock.now() - started;
-    if (elapsed >= options.timeoutMs) {
+    const next = nextRound({
+      round,
+      elapsedMs: clock.now() - started,
+      timeoutMs: options.timeoutMs,
+      refused: urls.length > 0 && refusals.length === urls.length,
+      wait,
+    });
+    if (next.kind === 'no-broker') throw new NoBrokerError(noBrokerMessage(refusals, wait.waitMs), { hint: NO_BROKER_HINT });
+    if (next.kind === 'deadline') {
       const detail = [...failures].map(([u, e]) => `${u}: ${e}`).join('; ');
-      throw new BrokerUnavailableError(`no broker answered within ${options.timeoutMs} ms (${detail})`, {
+      throw new BrokerUnavailableError(`no broker answered within ${next.deadlineMs} ms (${detail})`, {
         hint: "is the cluster up? 'rmq-bench cluster up' starts it",
       });
     }
-    const delayMs = Math.min(backoffMs(round), options.timeoutMs - elapsed);
-    options.onRetry?.({ attempt: round + 1, delayMs, error: [...failures.values()].pop() ?? '' });
-    await clock.sleep(delayMs, options.signal);
+    options.onRetry?.({ attempt: round + 1, delayMs: next.delayMs, error: [...failures.values()].pop() ?? '' });
+    await clock.sleep(next.delayMs, options.signal);
   }
 }
 

@@ -2,6 +2,7 @@ import type { ConsumeMessage } from 'amqplib';
 import { InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
+import { NoBrokerError } from '../errors.js';
 import { closeChannelWithin, closeWithin, connectAny, type Connected } from './connect.js';
 import { shouldFail } from './consumer-failures.js';
 import type { ConsumerHooks, ConsumerOptions } from './consumer-options.js';
@@ -110,7 +111,7 @@ class ConsumerRun {
     };
   }
 
-  /** The first node that answers, from startIndex on; undefined when the run stops instead (Ctrl+C, or gave up). */
+  /** The first node that answers, from startIndex on; undefined when the run stops instead (Ctrl+C, or gave up). No broker at the run's first connection throws NoBrokerError. */
   async #connect(startIndex: number): Promise<Connected | undefined> {
     try {
       return await connectAny(this.#opts.urls, startIndex, {
@@ -124,6 +125,7 @@ class ConsumerRun {
         this.#stoppedBecause = 'interrupted';
         return undefined;
       }
+      if (err instanceof NoBrokerError) throw err;
       this.#gaveUp = errorMessage(err);
       this.#stoppedBecause = 'gave-up';
       return undefined;

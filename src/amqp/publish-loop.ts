@@ -3,6 +3,7 @@ import { InterruptedError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
 import { systemClock, type Clock } from '../util/retry.js';
 import { Signal } from '../util/signal.js';
+import { NoBrokerError } from '../errors.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 import { openPublishSession, type PublishSession } from './session.js';
 
@@ -141,8 +142,8 @@ export class PublishLoop<C extends Channel, E extends object = object> {
 
   /**
    * Until done(): check() (may throw), then a session (connecting again if needed; a failure to
-   * within the reconnect deadline ends the loop, gaveUp), then backpressure, then step(s) with a
-   * live session whose buffer has room.
+   * within the reconnect deadline ends the loop, gaveUp; no broker at the run's first connection
+   * throws NoBrokerError), then backpressure, then step(s) with a live session whose buffer has room.
    */
   async run(done: () => boolean, step: (s: LoopSession<C, E>) => Promise<void> | void, check?: () => void): Promise<void> {
     while (!done()) {
@@ -226,6 +227,8 @@ export class PublishLoop<C extends Channel, E extends object = object> {
         this.interrupted = true;
         return undefined;
       }
+      // The run never reached a broker: not a connection lost and given up on, but the run's one error.
+      if (err instanceof NoBrokerError) throw err;
       this.gaveUp = errorMessage(err);
       this.event('gave-up', this.gaveUp);
       return undefined;

@@ -25,7 +25,7 @@ function nodes(c: Command, path = ''): Node[] {
     description: o.description,
     choices: o.argChoices ?? [],
   }));
-  const self: Node = { path, subcommands: subs.map((s) => ({ name: s.name(), description: s.description() })), options };
+  const self: Node = { path, subcommands: subs.map((s) => ({ name: s.name(), description: s.summary() || s.description() })), options };
   return [self, ...subs.flatMap((s) => nodes(s, path === '' ? s.name() : `${path} ${s.name()}`))];
 }
 

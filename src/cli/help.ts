@@ -1,34 +1,39 @@
-import type { Command, Help, Option } from 'commander';
+import { type Command, Help, type Option } from 'commander';
 import { ExitCode } from '../errors.js';
 
 /**
- * What --help says beyond the options: each command's examples, and in the root help the
- * environment variables and the exit codes. Pure text; program.ts attaches it.
+ * How --help looks: the layout every command's help shares (HELP_LAYOUT), each command's
+ * examples, and the root help's tail (notes, the environment variables, the exit codes). Pure
+ * text; program.ts attaches it.
  */
 
-/** Every variable rmq-bench reads (src/config.ts, src/cli/main.ts), as the README's Settings table lists them. */
+/** Every variable rmq-bench reads (src/config.ts, src/cli/main.ts), as the README's Settings table lists them (test/unit/help-docs.test.ts holds them to it). */
 export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] = [
-  ['RMQ_BENCH_NAME', "the cluster's name (default rmq-bench); another name runs a second cluster beside it"],
-  ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1 (default 5672; the others take the next two)"],
-  ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port (default 15672)"],
-  ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default 15692)"],
-  ['RMQ_BENCH_USER', 'the broker user (default demo)'],
-  ['RMQ_BENCH_PASSWORD', "that user's password (default demo)"],
+  ['RMQ_BENCH_NAME', "the cluster's name and compose project; another name runs a second cluster beside it (default: rmq-bench)"],
+  ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next two (default: 5672)"],
+  ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next two (default: 15672)"],
+  ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default: 15692)"],
+  ['RMQ_BENCH_USER', 'the broker user (default: demo)'],
+  ['RMQ_BENCH_PASSWORD', "that user's password (default: demo)"],
+  [
+    'RMQ_BENCH_WAIT_FOR_BROKER',
+    'how long a command waits at the start for a broker that refuses connections (default: 0, fail at once); --wait-for-broker wins',
+  ],
   ['RMQ_BENCH_IMAGE', 'run this RabbitMQ image as is'],
-  ['RMQ_BENCH_IMAGE_SOURCE', 'auto, pull or build: where the image comes from (default auto)'],
-  ['RMQ_BENCH_BUILT_IMAGE', 'the tag of the image built from Debian packages (default rmq-bench/rabbitmq:4.3)'],
+  ['RMQ_BENCH_IMAGE_SOURCE', 'auto, pull or build: where the image comes from (default: auto)'],
+  ['RMQ_BENCH_BUILT_IMAGE', 'the tag of the image built from Debian packages (default: rmq-bench/rabbitmq:4.3)'],
   ['RMQ_BENCH_DEBIAN_MIRROR', 'the Debian archive for that build'],
-  ['RMQ_BENCH_DEBIAN_SUITE', 'the Debian suite for that build (default sid)'],
+  ['RMQ_BENCH_DEBIAN_SUITE', 'the Debian suite for that build (default: sid)'],
   ['RMQ_BENCH_COMPOSE', "'docker compose' or 'docker-compose' (default: detected)"],
-  ['RMQ_BENCH_COMPOSE_PROJECT', 'the compose project name (default: RMQ_BENCH_NAME)'],
+  ['RMQ_BENCH_COMPOSE_PROJECT', 'no longer read: refused unless it equals RMQ_BENCH_NAME, which names the compose project'],
   ['RMQ_BENCH_ERLANG_COOKIE', "the nodes' shared Erlang cookie"],
   ['RMQ_BENCH_PROJECT_ROOT', 'where docker-compose.yml and cluster/ are (default: the package)'],
-  ['RMQ_BENCH_QUIET', '1: no progress on stderr (0, false or empty: progress)'],
-  ['RMQ_BENCH_DEBUG', '1: a stack trace after an internal error (0, false or empty: none)'],
-  ['NO_COLOR', 'set and not empty: no colour anywhere, spinners included'],
+  ['RMQ_BENCH_QUIET', '1: no progress on stderr (0, false, no, off or empty: progress)'],
+  ['RMQ_BENCH_DEBUG', '1: a stack trace after an internal error (0, false, no, off or empty: none)'],
+  ['NO_COLOR', 'not empty: no colour anywhere, spinners included'],
 ];
 
-/** The meaning of each exit code, in the README's words (the table under "Output, errors, exit codes"). */
+/** The meaning of each exit code, in the README's words (its "Exit codes" table). */
 export const EXIT_CODES: readonly (readonly [code: number, meaning: string])[] = [
   [ExitCode.ok, 'ok'],
   [ExitCode.verdict, "the verdict failed (loss detected, a demo's expectation missed); a group command given alone (rmq-bench cluster)"],
@@ -46,28 +51,10 @@ export const EXIT_CODES: readonly (readonly [code: number, meaning: string])[] =
   [ExitCode.terminated, 'SIGTERM (the same clean-up)'],
 ];
 
-const table = (rows: readonly (readonly [string | number, string])[]): string => {
-  const width = Math.max(...rows.map(([k]) => String(k).length));
-  return rows.map(([k, v]) => `  ${String(k).padEnd(width)}  ${v}`).join('\n');
-};
-
-/** The examples block under a command's help. */
-export function examplesText(examples: readonly string[]): string {
-  return examples.length === 0 ? '' : `\nExamples:\n${examples.map((e) => `  $ rmq-bench ${e}`).join('\n')}\n`;
-}
-
-/** The root help's tail: examples, durations, the environment, the exit codes. */
-export function rootHelpText(): string {
-  return `${examplesText(['cluster up', 'compare -n 5000 --html compare.html', 'producer -n 200 --confirms=false'])}
-Durations take a unit: 500ms, 5s, 1m30s, 1h (a bare number is refused; 0 is 0).
-Human output goes to stderr (save it with 2> out.txt); --json prints one document on stdout.
-
-Environment:
-${table(ENVIRONMENT)}
-
-Exit codes:
-${table(EXIT_CODES)}
-`;
+/** The width help is wrapped to: the terminal's, as commander asks the stream it writes to; 80 when that is not a terminal. */
+export function helpWidth(command: Command, error = false): number {
+  const output = command.configureOutput();
+  return (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
 }
 
 /**
@@ -77,6 +64,75 @@ ${table(EXIT_CODES)}
 export function optionDescriptionWithoutFalse(this: Help, option: Option, base: (this: Help, option: Option) => string): string {
   const text = base.call(this, option);
   return option.isBoolean() && option.defaultValue === false ? text.replace(/ \(default: false\)$/, '') : text;
+}
+
+/** How far a description stands in under its term when two columns would be too narrow. */
+const STACKED_INDENT = '      ';
+
+/**
+ * How every --help is laid out, given to configureHelp by createProgram (the commands inherit
+ * it) and used for the root help's own tables:
+ * - a subcommand is listed by its name alone: its options and arguments are in its own --help;
+ * - a switch has no "(default: false)", and a required option says "(required)" (commander
+ *   marks neither);
+ * - a description is wrapped to the help's width (commander's); when its column would be narrower
+ *   than commander's minWidthToWrap (a long term, a narrow terminal), it goes on the lines under
+ *   its term instead of staying one long unwrapped line.
+ */
+export const HELP_LAYOUT = {
+  subcommandTerm(command: Command): string {
+    return command.name();
+  },
+  optionDescription(this: Help, option: Option): string {
+    const text = optionDescriptionWithoutFalse.call(this, option, Help.prototype.optionDescription);
+    return option.mandatory ? `${text} (required)` : text;
+  },
+  formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+    const width = this.helpWidth ?? 80;
+    // commander's layout: two spaces, the term padded to termWidth, two spaces, the description.
+    const twoColumns = width - termWidth - 4 >= this.minWidthToWrap;
+    if (description === '' || twoColumns || helper.preformatted(description)) {
+      return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    }
+    const under = helper.boxWrap(description, width - STACKED_INDENT.length).replace(/^/gm, STACKED_INDENT);
+    return `  ${term}\n${under}`;
+  },
+} satisfies Partial<Help>;
+
+/** A Help laid out as every command's, `width` columns wide: for text that commander does not format itself. */
+function layoutFor(width: number): Help {
+  const help = Object.assign(new Help(), HELP_LAYOUT);
+  help.prepareContext({ helpWidth: width });
+  return help;
+}
+
+/** Rows of a term and its meaning, as commander lays out options: aligned, each meaning wrapped. */
+function table(rows: readonly (readonly [string | number, string])[], help: Help): string {
+  const termWidth = Math.max(...rows.map(([k]) => String(k).length));
+  return rows.map(([k, v]) => help.formatItem(String(k), termWidth, v, help)).join('\n');
+}
+
+/** The examples block under a command's help. Never wrapped (a command line is copied whole): each fits in 80 columns. */
+export function examplesText(examples: readonly string[]): string {
+  return examples.length === 0 ? '' : `\nExamples:\n${examples.map((e) => `  $ rmq-bench ${e}`).join('\n')}\n`;
+}
+
+/** The root help's tail, wrapped to `width`: examples, durations, where output goes, the environment, the exit codes. */
+export function rootHelpText(width = 80): string {
+  const help = layoutFor(width);
+  const notes = [
+    'Durations take a unit: 500ms, 5s, 1m30s, 1h (a bare number is refused; 0 is 0).',
+    'The report (tables, verdict) goes to stdout, progress and hints to stderr; with --json, stdout holds the one JSON document and the report goes to stderr.',
+  ];
+  return `${examplesText(['cluster up', 'compare -n 5000 --html compare.html', 'producer -n 200 --confirms=false'])}
+${notes.map((n) => help.boxWrap(n, width)).join('\n')}
+
+Environment:
+${table(ENVIRONMENT, help)}
+
+Exit codes:
+${table(EXIT_CODES, help)}
+`;
 }
 
 /** '-n, --count <n>' → '-n/--count': an option as a message names it (the user typed one of the two). */

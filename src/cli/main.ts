@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { brokerWait } from '../amqp/connect.js';
 import { envFlag, loadConfig } from '../config.js';
 import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
@@ -13,6 +14,8 @@ import { commandOf, createProgram, type Invocation } from './program.js';
 async function run(invocation: Invocation, signal: AbortSignal): Promise<number> {
   const def = commandOf(invocation);
   const config = loadConfig();
+  // How long the first AMQP connection waits for a broker that refuses it: --wait-for-broker, else RMQ_BENCH_WAIT_FOR_BROKER.
+  brokerWait.waitMs = invocation.waitForBrokerMs ?? config.waitForBrokerMs;
   const { createProgress } = await import('./progress.js');
   const progress = createProgress({ quiet: envFlag(process.env.RMQ_BENCH_QUIET) });
   const overrides = (await def.overrides?.(invocation.options, config)) ?? {};

@@ -57,8 +57,9 @@ export const heartbeatOption = (description = 'AMQP heartbeat'): Option => durat
 
 /** --fault latency's netem: --latency, --jitter, --loss (all refused with any other fault). */
 export const latencyOption = (): Option =>
-  durationOption('--latency <duration>', 'with --fault latency: delay added to everything the node sends (default 200ms)');
-export const jitterOption = (): Option => durationOption('--jitter <duration>', 'with --fault latency: variation of that delay (default 0)');
+  durationOption('--latency <duration>', `with --fault latency: delay added to everything the node sends (default: ${DEFAULT_NETEM.delayMs}ms)`);
+export const jitterOption = (): Option =>
+  durationOption('--jitter <duration>', `with --fault latency: variation of that delay (default: ${DEFAULT_NETEM.jitterMs}ms)`);
 export const lossOption = (): Option => new Option('--loss <percent>', "with --fault latency: share of the node's packets dropped, e.g. 5%").argParser(percent);
 
 /** The netem spec for --fault latency; the flags with any other fault are a usage error. */
@@ -80,6 +81,16 @@ export function percent(value: string): number {
 }
 
 export const reconnectTimeoutOption = (): Option => timeoutOption('--reconnect-timeout <duration>', 'give up when no broker answers for this long', '60s');
+
+/**
+ * --wait-for-broker: how long the first connection waits for a broker that refuses it (connect.ts,
+ * BrokerWait). No default here: not given, RMQ_BENCH_WAIT_FOR_BROKER or 0 applies (main.ts).
+ */
+export const waitForBrokerOption = (): Option =>
+  durationOption(
+    '--wait-for-broker <duration>',
+    'when no broker is there at the start (connection refused), wait this long for one instead of failing at once (default: 0, or RMQ_BENCH_WAIT_FOR_BROKER)',
+  );
 
 export const rateOption = (description: string, defaultRate: number): Option =>
   new Option('-r, --rate <n>', description).argParser(nonNegativeInt).default(defaultRate);

@@ -1,4 +1,4 @@
-import { Command, CommanderError, Help, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import type { CommandDef, CommandGroup } from './command.js';
 import { alarmDemo } from './commands/alarm-demo.js';
@@ -23,41 +23,40 @@ import { report } from './commands/report.js';
 import { retryDemo } from './commands/retry-demo.js';
 import { verify } from './commands/verify.js';
 import { watch } from './commands/watch.js';
-import { commandPath, examplesText, optionDescriptionWithoutFalse, rootHelpText, usageLine } from './help.js';
-import { maskCredentialsLoosely } from './options.js';
+import { commandPath, examplesText, HELP_LAYOUT, helpWidth, rootHelpText, usageLine } from './help.js';
+import { maskCredentialsLoosely, waitForBrokerOption } from './options.js';
 
-/** Every command, in the order --help lists them. Each is declared and run in its own file under commands/. */
-const COMMANDS = [
-  cluster,
-  failover,
-  producer,
-  verify,
-  compare,
-  chaos,
-  consumer,
-  consumerCrash,
-  prefetchDemo,
-  dlqDemo,
-  retryDemo,
-  durabilityDemo,
-  delayedRetryDemo,
-  consumerTimeoutDemo,
-  alarmDemo,
-  dlq,
-  bench,
-  audit,
-  watch,
-  producerCrash,
-  report,
-  completion,
+/**
+ * Every command, under the heading the root --help lists it under, in that order. Each is
+ * declared and run in its own file under commands/; its summary there is its line in this list.
+ */
+const HELP_GROUPS = [
+  { heading: 'Cluster commands:', commands: [cluster] },
+  { heading: 'Traffic commands:', commands: [producer, consumer, verify, bench] },
+  { heading: 'Fault commands:', commands: [compare, failover, chaos, producerCrash, consumerCrash] },
+  {
+    heading: 'Demo commands:',
+    commands: [durabilityDemo, prefetchDemo, dlqDemo, retryDemo, delayedRetryDemo, consumerTimeoutDemo, alarmDemo],
+  },
+  { heading: 'Inspect commands:', commands: [watch, audit, dlq] },
+  { heading: 'Report and other commands:', commands: [report, completion] },
 ] as const;
 
-type Entry = (typeof COMMANDS)[number];
+type Entry = (typeof HELP_GROUPS)[number]['commands'][number];
+
+const COMMANDS: readonly Entry[] = HELP_GROUPS.flatMap<Entry>((g) => g.commands);
+
 type Leaf<E> = E extends CommandGroup<infer D> ? D : E;
 type InvocationOf<D> = D extends CommandDef<infer N, infer O> ? { command: N; options: O } : never;
 
 /** argv → one typed invocation: a command's name and its options. No side effects: main.ts runs it. */
-export type Invocation = InvocationOf<Leaf<Entry>>;
+export type Invocation = InvocationOf<Leaf<Entry>> & {
+  /** --wait-for-broker, only when given (main.ts hands it to connect.ts's brokerWait). */
+  waitForBrokerMs?: number;
+};
+
+/** The commands whose first contact with the broker is an AMQP connection (no management check first): each takes --wait-for-broker. */
+const WAITS_FOR_BROKER: ReadonlySet<string> = new Set<Invocation['command']>(['producer', 'consumer', 'verify', 'bench', 'dlq inspect', 'dlq replay']);
 
 export type Dispatch = (invocation: Invocation) => Promise<void>;
 
@@ -80,8 +79,23 @@ const { version } = require('../../package.json') as { version: string };
 function add(parent: Command, def: CommandDef, dispatch: Dispatch): void {
   const leaf = def.name.split(' ').pop()!;
   const command = parent.command(leaf);
-  def.register(command, (options) => dispatch({ command: def.name, options } as Invocation));
+  def.register(command, (options) => {
+    const waitForBrokerMs = command.getOptionValue('waitForBroker') as number | undefined;
+    return dispatch({ command: def.name, options, ...(waitForBrokerMs === undefined ? {} : { waitForBrokerMs }) } as Invocation);
+  });
+  if (WAITS_FOR_BROKER.has(def.name)) command.addOption(waitForBrokerOption());
   if (def.examples) command.addHelpText('after', examplesText(def.examples));
+}
+
+/** A command, or a group (its description is its summary) with its subcommands. */
+function addEntry(program: Command, entry: CommandDef | CommandGroup, dispatch: Dispatch): void {
+  if (!isGroup(entry)) {
+    add(program, entry, dispatch);
+    return;
+  }
+  const group = program.command(entry.name).description(entry.description).exitOverride();
+  if (entry.examples) group.addHelpText('after', examplesText(entry.examples));
+  for (const def of entry.commands) add(group, def, dispatch);
 }
 
 /** Every command under (and including) `c`. */
@@ -98,26 +112,19 @@ export function createProgram(dispatch: Dispatch): Command {
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
     })
-    // Inherited by every command created after it: no "(default: false)" on a switch.
-    .configureHelp({
-      optionDescription(this: Help, option: Option): string {
-        return optionDescriptionWithoutFalse.call(this, option, Help.prototype.optionDescription);
-      },
-    })
-    .addHelpText('after', rootHelpText());
+    // Inherited by every command created after it (see HELP_LAYOUT).
+    .configureHelp(HELP_LAYOUT)
+    .addHelpText('after', ({ command, error }) => rootHelpText(helpWidth(command, error)));
   program.on('option:V', () => {
     process.stdout.write(`${version}\n`);
     throw new CommanderError(0, 'commander.version', version);
   });
-  for (const entry of COMMANDS as readonly (CommandDef | CommandGroup)[]) {
-    if (!isGroup(entry)) {
-      add(program, entry, dispatch);
-      continue;
-    }
-    const group = program.command(entry.name).description(entry.description).exitOverride();
-    if (entry.examples) group.addHelpText('after', examplesText(entry.examples));
-    for (const def of entry.commands) add(group, def, dispatch);
+  for (const { heading, commands } of HELP_GROUPS) {
+    program.commandsGroup(heading);
+    for (const entry of commands as readonly (CommandDef | CommandGroup)[]) addEntry(program, entry, dispatch);
   }
+  // `help` itself, made now, goes under the heading given last (Report and other commands).
+  program.helpCommand(true);
   // commander's errors in the shape of ours, one line: `rmq-bench: <what> (run rmq-bench <command> --help)`.
   // It quotes a rejected argument as typed: anything shaped like user:password@ is masked.
   for (const command of everyCommand(program)) {

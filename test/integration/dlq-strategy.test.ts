@@ -12,7 +12,7 @@ async function leftovers(): Promise<string[]> {
 // at-least-once under a kill, at-most-once under a pause. A pause long enough for the other nodes
 // to elect a new leader (about 7 s here, some runs not within 8 s) holds at-least-once's dead
 // letters for the worker's registration call to time out, 65 s after the first rejection
-// (waitedOutRegistration; README, dlq-demo): measured in the README, not waited out here. A kill
+// (waitedOutRegistration; docs/COMMANDS.md, dlq-demo): measured there, not waited out here. A kill
 // fails that call at once, and the dead letters came with the node's return (10 to 15 s).
 describe("dlq-demo --strategy: dead letters while the DLQ's leader is faulted", { timeout: 300_000 }, () => {
   it('at-least-once (with reject-publish), the leader killed: every dead letter kept; nothing left behind', async () => {

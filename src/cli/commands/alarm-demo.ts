@@ -65,6 +65,7 @@ export const alarmDemo = defineCommand({
   examples: ['alarm-demo --auto', 'alarm-demo --alarm disk --hold 20s --html alarm.html'],
   register: (command, dispatch: (o: AlarmDemoCliOptions) => Promise<void>) =>
     command
+      .summary('a memory or disk alarm: publishers blocked')
       .description('a memory or disk alarm on one node: publishers on every node blocked, what each reports, what arrives; consumers go on')
       .addOption(new Option('--alarm <kind>', 'the resource alarm raised').choices([...ALARM_KINDS]).default('memory'))
       .addOption(new Option('--node <name>', 'the node whose limit is changed').argParser(nodeName).default('rabbit1'))

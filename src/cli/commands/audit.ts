@@ -16,9 +16,10 @@ export interface AuditCliOptions {
 
 export const audit = defineCommand({
   name: 'audit',
-  examples: ['audit', 'audit --management-url http://user:pass@broker.example:15672 --json'],
+  examples: ['audit', 'audit --management-url http://user:pass@mq.example:15672 --json'],
   register: (command, dispatch: (o: AuditCliOptions) => Promise<void>) =>
     command
+      .summary('check a broker against the reliability checklist')
       .description('check a live broker against the reliability checklist: pass/warn/fail per item, the object it concerns and the fix (exit 1 on any fail)')
       .addOption(managementUrlOption())
       .addOption(new Option('--max-unacked <n>', 'warn about a queue with this many unacked messages or more').argParser(positiveInt).default(1_000))

@@ -86,6 +86,7 @@ export const bench = defineCommand({
   examples: ['bench --mode sync,async -z 10s', 'bench -x 2 -y 2 -n 10000 --csv samples.csv --html bench.html'],
   register: (command, dispatch: (o: BenchCliOptions) => Promise<void>) =>
     command
+      .summary('publishing modes side by side: rates, latency')
       .description('the same workload in each publishing mode, side by side: publish and consume rates, confirm and end-to-end latency, client CPU and RSS')
       .addOption(
         new Option('--mode <list>', `comma-separated, run in this order: ${BENCH_MODES.join(', ')}`).argParser(modeList).default([...BENCH_MODES], 'all five'),
@@ -100,7 +101,7 @@ export const bench = defineCommand({
       .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
       .addOption(sizeOption())
       .addOption(
-        new Option('-z, --time <duration>', `each mode publishes for this long (default without -n: ${DEFAULT_BENCH_DURATION_MS / 1000}s)`).argParser(
+        new Option('-z, --time <duration>', `each mode publishes for this long (default: ${DEFAULT_BENCH_DURATION_MS / 1000}s without -n)`).argParser(
           positiveDurationMs,
         ),
       )

@@ -121,6 +121,7 @@ export const chaos = defineCommand({
   register: (command, dispatch: (o: ChaosCliOptions) => Promise<void>) =>
     addReportAndClusterOptions(
       command
+        .summary('faults on a schedule, every message reconciled')
         .description('a long run under a nemesis: producers with confirms, consumers with an idempotent store, faults on a schedule, every message reconciled')
         .addOption(durationOption('--duration <duration>', 'how long traffic flows and faults are injected', '5m'))
         .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
@@ -162,7 +163,7 @@ export const chaos = defineCommand({
         .addOption(latencyOption())
         .addOption(jitterOption())
         .addOption(lossOption())
-        .addOption(new Option('--store <file>', "the consumers' idempotent store (SQLite; default: a temporary file)").argParser(writableFile)),
+        .addOption(new Option('--store <file>', "the consumers' idempotent SQLite store (default: a temporary file)").argParser(writableFile)),
     ).action((o: RawOptions) => dispatch(chaosOptions(o))),
   overrides: otherClusterOverride,
   async run(ctx, o) {

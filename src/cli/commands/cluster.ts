@@ -30,7 +30,7 @@ function clusterOptions(command: Command): Command {
     .addOption(
       new Option(
         '--name <name>',
-        'the cluster (RMQ_BENCH_NAME): compose project <name>, containers <name>-rabbit1..3 (the default, rmq-bench, has rabbit1..3)',
+        'the cluster: compose project <name>, containers <name>-rabbit1..3, or rabbit1..3 for rmq-bench (default: RMQ_BENCH_NAME, else rmq-bench)',
       ).argParser(clusterName),
     )
     .addOption(new Option('--amqp-port <port>', "rabbit1's AMQP port on 127.0.0.1, rabbit2 and 3 the next two (RMQ_BENCH_AMQP_PORT)").argParser(firstPort(3)))
@@ -60,7 +60,11 @@ const up = defineCommand({
   name: 'cluster up',
   examples: ['cluster up', 'cluster up --timeout 5m --json'],
   register: (command, dispatch: (o: { json: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
-    clusterOptions(command.description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)'))
+    clusterOptions(
+      command
+        .summary('start rabbit1..3 and wait until they form one cluster')
+        .description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)'),
+    )
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
@@ -93,9 +97,11 @@ const reset = defineCommand({
   examples: ['cluster reset', 'cluster reset --hard'],
   register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
-      command.description(
-        'a clean state for an isolated demo: delete undeclared queues, exchanges and policies, purge the declared queues, re-apply the definitions',
-      ),
+      command
+        .summary('a clean state for a demo (--hard: a fresh cluster)')
+        .description(
+          'a clean state for an isolated demo: delete undeclared queues, exchanges and policies, purge the declared queues, re-apply the definitions',
+        ),
     )
       .option('--hard', 'instead: remove the containers and their volumes and start afresh', false)
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
@@ -125,7 +131,9 @@ const status = defineCommand({
   examples: ['cluster status', 'cluster status --json'],
   register: (command, dispatch: (o: { json: boolean; html: string | undefined } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
-      command.description('the cluster’s name and ports; per node: container state, version, alarms; per quorum queue: leader, members, online members'),
+      command
+        .summary('per node its state, version, alarms; per queue its leader')
+        .description('the cluster’s name and ports; per node: container state, version, alarms; per quorum queue: leader, members, online members'),
     )
       .addOption(jsonOption())
       .addOption(htmlOption())
@@ -160,6 +168,7 @@ const image = defineCommand({
   examples: ['cluster image', 'cluster image --rebuild'],
   register: (command, dispatch: (o: { json: boolean; rebuild: boolean }) => Promise<void>) =>
     command
+      .summary('make sure the RabbitMQ image exists: pull it or build it')
       .description('make sure the RabbitMQ image exists: pull it, or build it from Debian packages when offline')
       .option('--rebuild', 'build rmq-bench/rabbitmq:4.3 from Debian packages even if it exists', false)
       .addOption(jsonOption())
@@ -183,6 +192,6 @@ const image = defineCommand({
 export const cluster = defineGroup({
   name: 'cluster',
   examples: ['cluster up', 'cluster status'],
-  description: 'the 3-node RabbitMQ 4.3 quorum cluster (docker compose): up, down, reset, status, logs, image',
+  description: 'the 3-node RabbitMQ 4.3 cluster (docker compose)',
   commands: [up, down, reset, status, logs, image],
 });

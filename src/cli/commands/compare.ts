@@ -61,10 +61,11 @@ interface RawOptions {
 
 export const compare = defineCommand({
   name: 'compare',
-  examples: ['compare -n 5000', 'compare --runs 5 --fault pause --restore-after 10s --html compare.html'],
+  examples: ['compare -n 5000', 'compare --runs 5 --fault pause --restore-after 10s --json'],
   register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
     addReportAndClusterOptions(
       command
+        .summary('the main demo: confirms on vs off under a fault')
         .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
         .addOption(countOption('messages per run', 20_000))
         .addOption(rateOption('messages per second; 0 = as fast as possible', 0))

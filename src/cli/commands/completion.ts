@@ -14,6 +14,7 @@ export const completion = defineCommand({
   examples: ['completion bash', 'completion zsh'],
   register: (command, dispatch: (o: CompletionCliOptions) => Promise<void>) =>
     command
+      .summary('print a bash or zsh completion script')
       .description(
         'print a shell completion script (commands, subcommands, options): source <(rmq-bench completion bash), or save it (bash: ~/.local/share/bash-completion/completions/rmq-bench; zsh: _rmq-bench in your $fpath)',
       )

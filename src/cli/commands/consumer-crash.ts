@@ -45,6 +45,7 @@ export const consumerCrash = defineCommand({
   examples: ['consumer-crash', 'consumer-crash --modes manual,idempotent --runs 3 --work 5ms'],
   register: (command, dispatch: (o: ConsumerCrashCliOptions) => Promise<void>) =>
     command
+      .summary('SIGKILL a consumer: autoack, manual, idempotent')
       .description('SIGKILL a consumer mid-run: autoack vs manual ack vs manual ack with an idempotent store, every message reconciled')
       .addOption(countOption('messages per run', 2_000))
       .addOption(prefetchOption('manual ack: unacked deliveries at most', 50))

@@ -61,6 +61,7 @@ export const consumerTimeoutDemo = defineCommand({
   examples: ['consumer-timeout-demo --auto', 'consumer-timeout-demo --via policy --timeout 5s'],
   register: (command, dispatch: (o: ConsumerTimeoutDemoCliOptions) => Promise<void>) =>
     command
+      .summary('a delivery held past the consumer timeout')
       .description(
         'a consumer that holds a delivery past the quorum queue consumer timeout: what RabbitMQ 4.3 does, a naive consumer beside one that handles it',
       )

@@ -99,9 +99,10 @@ function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCli
 
 export const consumer = defineCommand({
   name: 'consumer',
-  examples: ['consumer --nack', 'consumer --prefetch 10 --work 20ms --on-failure reject-requeue --fail-every 5'],
+  examples: ['consumer --nack', 'consumer --work 20ms --on-failure reject-requeue --fail-every 5'],
   register: (command, dispatch: (o: ConsumerCliOptions) => Promise<void>) =>
     command
+      .summary('consume: ack modes, prefetch, failures, crashes')
       .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')
       .addOption(urlsOption())
       .addOption(queueOption('queue'))
@@ -118,7 +119,7 @@ export const consumer = defineCommand({
       .addOption(durationOption('--idle-timeout <duration>', 'stop when nothing arrived for this long', '5s'))
       .option('--idempotent', 'record processed message ids (SQLite) in the same transaction as the work; skip and ack duplicates', false)
       .addOption(
-        new Option('--store <file>', `the SQLite store of processed messages (its folder must exist; default with --idempotent: ${DEFAULT_STORE})`).argParser(
+        new Option('--store <file>', `the SQLite store of processed messages; its folder must exist (default: ${DEFAULT_STORE} with --idempotent)`).argParser(
           writableFile,
         ),
       )

@@ -46,6 +46,7 @@ export const delayedRetryDemo = defineCommand({
   examples: ['delayed-retry-demo --auto', 'delayed-retry-demo --type failed --min 500ms --max 1200ms'],
   register: (command, dispatch: (o: DelayedRetryDemoCliOptions) => Promise<void>) =>
     command
+      .summary("RabbitMQ 4.3's native delayed retry, measured")
       .description('RabbitMQ 4.3 native delayed retry: each redelivery delay measured against min(min × x-delivery-count, max)')
       .addOption(new Option('--type <type>', 'which returns are delayed').choices(DELAYED_RETRY_TYPES).default('all'))
       .addOption(durationOption('--min <duration>', 'delayed-retry-min: the first redelivery delay', '2s', positiveDurationMs))

@@ -85,13 +85,14 @@ export const dlqDemo = defineCommand({
   examples: ['dlq-demo --reason all --auto', 'dlq-demo --strategy both --fault pause --hold 15s'],
   register: (command, dispatch: (o: DlqDemoCliOptions) => Promise<void>) =>
     command
+      .summary('every way a message reaches demo.dlq')
       .description(
         "every way a message reaches demo.dlq (delivery limit, reject, TTL, max-length), verified by x-first-death-reason; --strategy: dead letters sent while the DLQ's leader is faulted, at-most-once against at-least-once",
       )
       .addOption(
         new Option('--reason <reasons>', `which ways, comma-separated: ${DLQ_REASONS.join(', ')}, or all (default: delivery_limit)`).argParser(dlqReasons),
       )
-      .addOption(countOption(`messages per reason (default ${REASON_COUNT}); with --strategy, per run (default ${STRATEGY_COUNT})`))
+      .addOption(countOption(`messages per reason, or with --strategy per run (default: ${REASON_COUNT}, with --strategy ${STRATEGY_COUNT})`))
       .addOption(durationOption('--ttl <duration>', 'expired: per-message expiration', '1s'))
       .addOption(new Option('--max-length <n>', 'maxlen: x-max-length of the temporary policy').argParser(positiveInt).default(2))
       .addOption(

@@ -15,6 +15,7 @@ const inspect = defineCommand({
   examples: ['dlq inspect', 'dlq inspect --queue demo.dlq -n 20 --json'],
   register: (command, dispatch: (o: DlqInspectCliOptions) => Promise<void>) =>
     command
+      .summary('list the DLQ’s messages; they stay in the queue')
       .description('a table of the DLQ’s messages (id, reason, source queue, count, death times); they stay in the queue')
       .addOption(queueOption('dead-letter queue', 'demo.dlq'))
       .addOption(countOption('show at most N messages', 1_000))
@@ -37,6 +38,7 @@ const replay = defineCommand({
   examples: ['dlq replay --to demo.orders', 'dlq replay --filter reason=rejected -n 100'],
   register: (command, dispatch: (o: DlqReplayCliOptions) => Promise<void>) =>
     command
+      .summary('republish dead letters, each removed after its confirm')
       .description('republish dead letters with confirms, removing each only after its confirm')
       .addOption(queueOption('dead-letter queue', 'demo.dlq'))
       .option('--to <queue>', 'queue to replay into (through the default exchange)', 'demo.orders')
@@ -63,6 +65,6 @@ const replay = defineCommand({
 export const dlq = defineGroup({
   name: 'dlq',
   examples: ['dlq inspect', 'dlq replay --to demo.orders'],
-  description: 'the dead-letter queue: inspect it without losing anything, replay it safely',
+  description: 'inspect the dead-letter queue, replay it safely',
   commands: [inspect, replay],
 });

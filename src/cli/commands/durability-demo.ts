@@ -13,6 +13,7 @@ export const durabilityDemo = defineCommand({
   examples: ['durability-demo -n 1000', 'durability-demo --how kill --queue-age 0'],
   register: (command, dispatch: (o: DurabilityDemoCliOptions) => Promise<void>) =>
     command
+      .summary('transient vs persistent, every node restarted')
       .description('transient and persistent messages in a durable classic queue and a quorum queue, every node restarted: what survived')
       .addOption(countOption('messages of each delivery mode, per queue', 1_000))
       .addOption(new Option('--how <how>', 'stop (clean shutdown) or kill (a crash) the nodes').choices(RESTART_HOW).default('stop'))

@@ -52,6 +52,7 @@ export const failover = defineCommand({
   examples: ['failover --fault pause --restore-after 10s', 'failover --fault latency --latency 300ms --loss 1% --json'],
   register: (command, dispatch: (o: FailoverCliOptions) => Promise<void>) =>
     command
+      .summary("fault the queue's leader, time the election")
       .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")
       .addOption(queueOption('quorum queue whose leader is faulted'))
       .addOption(vhostOption())

@@ -20,6 +20,7 @@ export const prefetchDemo = defineCommand({
   examples: ['prefetch-demo', 'prefetch-demo --prefetch 1,50 --slow-work 50ms'],
   register: (command, dispatch: (o: PrefetchDemoCliOptions) => Promise<void>) =>
     command
+      .summary('a fast and a slow consumer at prefetch 1, 10, 0')
       .description('a fast and a slow consumer at prefetch 1, 10 and 0: how the messages are split, how long it takes, how many each hoards')
       .addOption(countOption('messages per prefetch value', 300))
       .addOption(new Option('--prefetch <list>', 'comma-separated prefetch values (0 = unlimited)').argParser(prefetchList).default([1, 10, 0], '1,10,0'))

@@ -78,6 +78,7 @@ export const producerCrash = defineCommand({
   examples: ['producer-crash --runs 5', 'producer-crash --modes outbox --kills 5 --seed 3 --fault kill'],
   register: (command, dispatch: (o: ProducerCrashCliOptions) => Promise<void>) =>
     command
+      .summary('SIGKILL a producer: naive restart vs outbox')
       .description('SIGKILL a producer mid-run, several times: naive restart (events in memory) vs the outbox pattern, every event reconciled')
       .addOption(countOption('events the application means to send, per run and mode', 2_000))
       .addOption(new Option('--kills <k>', `SIGKILLs of the producer per run, at random points (at most ${MAX_KILLS})`).argParser(positiveInt).default(3))

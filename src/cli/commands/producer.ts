@@ -128,9 +128,10 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
 
 export const producer = defineCommand({
   name: 'producer',
-  examples: ['producer -n 200 --confirms=false', 'producer -n 5000 --rate 0 --confirm-mode async --window 256 --report run.json'],
+  examples: ['producer -n 200 --confirms=false', 'producer -n 5000 --rate 0 --window 256 --report run.json'],
   register: (command, dispatch: (o: ProducerCliOptions) => Promise<void>) =>
     command
+      .summary('publish N messages, with or without confirms')
       .description('publish N messages with or without confirms, recording what happened to every one')
       .addOption(countOption('messages to publish', 100))
       .addOption(new Option('--confirms [bool]', 'publisher confirms (--confirms=false or --no-confirms to turn off)').argParser(booleanValue).default(true))

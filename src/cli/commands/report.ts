@@ -21,6 +21,7 @@ export const report = defineCommand({
   examples: ['report smoke-results -o report.html', 'report compare.json bench.json -o index.html --json'],
   register: (command, dispatch: (o: ReportCliOptions) => Promise<void>) =>
     command
+      .summary('one HTML page for a set of --json documents')
       .description("one self-contained HTML page for a set of --json documents: a summary table, then each one's charts and JSON")
       .argument('<files-or-folders...>', 'JSON documents, or folders: every *.json file in one (not recursive), by name')
       .addOption(

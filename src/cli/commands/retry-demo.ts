@@ -40,6 +40,7 @@ export const retryDemo = defineCommand({
   examples: ['retry-demo --auto', 'retry-demo --backoff 5s,30s,5m --time-scale 0.05'],
   register: (command, dispatch: (o: RetryDemoCliOptions) => Promise<void>) =>
     command
+      .summary('the TTL retry loop, or a ladder of retry queues')
       .description(
         'the TTL retry loop demo.orders → demo.dlx → demo.retry → demo.orders, with each gap measured and checked; --backoff: a ladder of retry queues ending in demo.dlq',
       )

@@ -40,6 +40,7 @@ export const verify = defineCommand({
   examples: ['verify --report run.json', 'verify --report run.json --idle 500ms --json'],
   register: (command, dispatch: (o: VerifyCliOptions) => Promise<void>) =>
     command
+      .summary("reconcile the queue with a producer's report")
       .description('drain the queue and reconcile it with a producer report: lost, silently lost, duplicated, recovered, unexpected')
       .requiredOption('--report <file>', 'the report `rmq-bench producer --report` wrote')
       .option('--queue <name>', 'queue to drain (default: the report’s)')
