@@ -5,6 +5,8 @@ import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
 import { commandPath } from './help.js';
 import { commandOf, createProgram, type Invocation } from './program.js';
+import { takeGlobalFlags } from './global-flags.js';
+import { renameFlags } from './renamed-flags.js';
 
 /**
  * Run one invocation: its command's definition, a context, the verdict → an exit code. The
@@ -136,7 +138,13 @@ export async function main(argv: string[]): Promise<void> {
     helpFor = commandPath(action);
   });
   try {
-    await program.parseAsync(argv);
+    // argv: node, the script, then the command line: the global flags set their variables (for
+    // this process and the ones it starts), a renamed flag's old spelling is rewritten.
+    const global = takeGlobalFlags(argv.slice(2));
+    Object.assign(process.env, global.env);
+    const renamed = renameFlags(global.args);
+    for (const notice of renamed.notices) process.stderr.write(`${notice}\n`);
+    await program.parseAsync([...argv.slice(0, 2), ...renamed.args]);
   } catch (err) {
     const write = (s: string): void => void process.stderr.write(s);
     code = controller.signal.aborted ? ExitCode.interrupted : reportError(err, write, helpFor);

@@ -245,11 +245,15 @@ export function booleanValue(value: string): boolean {
   throw new InvalidArgumentError(`'${value}' is not true or false`);
 }
 
-/** A share between 0 and 1 (exclusive of neither end). */
+/** A share between 0 and 1 (both ends included), as a fraction (0.3) or a percentage (30%). */
 export function share(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1`);
-  return n;
+  const v = value.trim();
+  const pct = v.endsWith('%');
+  const n = Number(pct ? v.slice(0, -1).trim() : v);
+  const out = pct ? n / 100 : n;
+  if (v === '' || v === '%' || !Number.isFinite(n) || out < 0 || out > 1)
+    throw new InvalidArgumentError(`'${value}' is not a share between 0 and 1 or a percentage between 0% and 100% (e.g. 0.3 or 30%)`);
+  return out;
 }
 
 /** AMQP heartbeats are whole seconds and 0 turns them off: an explicit 0 stays 0, a short duration rounds up to 1 s. */

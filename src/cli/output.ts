@@ -17,7 +17,7 @@ import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
 
 /** A file an option asked for: written by writeOutputs once the result is out. */
 export interface OutputFile {
-  /** The option that named it (--html, --report, --csv, -o), for the message. */
+  /** The option that named it (--html, --ledger, --csv, -o), for the message. */
   readonly flag: string;
   readonly path: string;
   /** What to write; called once, at write time. */

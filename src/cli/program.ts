@@ -25,6 +25,7 @@ import { verify } from './commands/verify.js';
 import { watch } from './commands/watch.js';
 import { commandPath, examplesText, HELP_LAYOUT, helpWidth, rootHelpText, usageLine } from './help.js';
 import { maskCredentialsLoosely, waitForBrokerOption } from './options.js';
+import { GLOBAL_FLAGS } from './global-flags.js';
 
 /**
  * Every command, under the heading the root --help lists it under, in that order. Each is
@@ -105,6 +106,8 @@ export function createProgram(dispatch: Dispatch): Command {
   const program = new Command('rmq-bench')
     .description('Shows, with numbers from a real 3-node RabbitMQ cluster, where messages get lost and what prevents it.')
     .version(version, '-v, --version', 'print the version')
+    .option('--quiet', GLOBAL_FLAGS['--quiet'].help)
+    .option('--no-color', GLOBAL_FLAGS['--no-color'].help)
     // -V too: commander's own spelling, which scripts may use.
     .addOption(new Option('-V').hideHelp())
     .exitOverride()

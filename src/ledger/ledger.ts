@@ -47,7 +47,7 @@ export interface LedgerOptions {
   capacity?: number;
 }
 
-/** The `--report` form of a ledger. Reads are not in it: verify re-reads the queue. */
+/** The `--ledger` form of a ledger. Reads are not in it: verify re-reads the queue. */
 export interface LedgerDocument {
   schemaVersion: 1;
   kind: 'ledger';

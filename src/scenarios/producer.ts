@@ -9,7 +9,7 @@ import { harnessPrinter, type ProducerHarness } from './producer-harness.js';
 
 /**
  * `rmq-bench producer`: publish N messages with or without confirms, recording what happened to
- * every one in a ledger (the --report file, for `verify`). Returns data; never prints the result.
+ * every one in a ledger (the --ledger file, for `verify`). Returns data; never prints the result.
  */
 
 export interface ProducerOptions {
@@ -36,7 +36,7 @@ export interface ProducerOptions {
   harness?: ProducerHarness | undefined;
 }
 
-/** What --report writes and `rmq-bench verify` reads. */
+/** What --ledger writes and `rmq-bench verify` reads. */
 export interface ProducerReport {
   schemaVersion: number;
   kind: 'producer-report';
@@ -50,7 +50,7 @@ export interface ProducerReport {
 
 export interface ProducerRun {
   result: PublisherResult;
-  /** The --report document, built when called (it holds the whole ledger). */
+  /** The --ledger document, built when called (it holds the whole ledger). */
   report(): ProducerReport;
 }
 

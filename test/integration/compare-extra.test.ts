@@ -24,14 +24,14 @@ import { useQuorumQueue } from './fixtures.js';
 const queue = uniqueName('compare-extra');
 const docker = new Docker();
 
-/** compare --mode on at 500 msg/s on this file's queue, faulting the leader after 1%: a child to interrupt. */
+/** compare --confirms on at 500 msg/s on this file's queue, faulting the leader after 1%: a child to interrupt. */
 function compareChild(fault: string, restoreAfter: string) {
   return execa(
     'node',
     [
       path.join(ROOT, 'bin', 'rmq-bench.js'),
       'compare',
-      '--mode',
+      '--confirms',
       'on',
       '--queue',
       queue,
@@ -156,7 +156,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     const mgmt = MGMT_URLS.join(',');
     const r = await runCli([
       'compare',
-      '--mode',
+      '--confirms',
       'on',
       '--queue',
       queue,

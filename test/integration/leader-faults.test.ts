@@ -9,7 +9,7 @@ import { witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witne
 
 /*
  * Each way of faulting a leader that takes it away, once, under a confirms-on producer (compare
- * --mode on): nothing confirmed is lost, a different node led while the fault was on, and after
+ * --confirms on): nothing confirmed is lost, a different node led while the fault was on, and after
  * the restore every node runs and every member of the queue is online again. Stop and pause here;
  * kill is the workshop's compare (producer.test.ts checks the same of its two runs: a node
  * restart costs the machine some 4 to 6 CPU-s, so one is not spent on a third kill). The fault
@@ -43,7 +43,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
       const out = await newWitnessFile();
       const r = await runCli([
         'compare',
-        '--mode',
+        '--confirms',
         'on',
         '--queue',
         queue,

@@ -139,10 +139,10 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
   });
 
   it(`compare under a partition (${PARTITION_BRANCH}): the producer gives up its live but silent connection to the partitioned leader and gets confirms from the healthy side while the partition lasts`, async () => {
-    if (!ROOT_ON_LINUX) return expectRefused(['compare', '--mode', 'on', '--queue', queue, '--fault', 'partition'], 'partition');
+    if (!ROOT_ON_LINUX) return expectRefused(['compare', '--confirms', 'on', '--queue', queue, '--fault', 'partition'], 'partition');
     const r = await runCli([
       'compare',
-      '--mode',
+      '--confirms',
       'on',
       '--queue',
       queue,

@@ -108,7 +108,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
       '--routing-key',
       'no.such.route',
       '--mandatory',
-      '--report',
+      '--ledger',
       report,
       '--json',
     ]);
@@ -116,7 +116,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     const p = parseJson<{ returned: number; confirmed: number; written: number }>(r);
     expect(p.written).toBe(50);
     expect(p.returned).toBe(50);
-    const v = await runCli(['verify', '--report', report, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', report, '--idle', '500ms', '--json']);
     expect(v.exitCode, v.stderr).toBe(0);
     const rec = parseJson<{ reconciliation: Recon }>(v).reconciliation;
     expect(rec.counts.returned).toBe(50);
@@ -140,7 +140,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
       q,
       '--exchange',
       '',
-      '--report',
+      '--ledger',
       report,
       '--json',
     ]);
@@ -149,28 +149,28 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     expect(p.mode).toBe('tx');
     expect(p.written).toBe(250);
     expect(p.confirmed).toBe(250);
-    const v = await runCli(['verify', '--report', report, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', report, '--idle', '500ms', '--json']);
     expect(v.exitCode, v.stderr).toBe(0);
     expect(parseJson<{ reconciliation: Recon }>(v).reconciliation.counts.readDistinct).toBe(250);
   });
 
   it('async confirms with --window 8 never has more than 8 in flight', async () => {
     const report = path.join(dir, 'window.json');
-    const r = await runCli(['producer', '-n', '2000', '--rate', '0', '--window', '8', '--queue', q, '--exchange', '', '--report', report, '--json']);
+    const r = await runCli(['producer', '-n', '2000', '--rate', '0', '--window', '8', '--queue', q, '--exchange', '', '--ledger', report, '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const p = parseJson<{ maxInFlight: number; confirmed: number }>(r);
     expect(p.confirmed).toBe(2000);
     expect(p.maxInFlight).toBeLessThanOrEqual(8);
     expect(p.maxInFlight).toBeGreaterThan(1);
-    await runCli(['verify', '--report', report, '--idle', '500ms']);
+    await runCli(['verify', '--ledger', report, '--idle', '500ms']);
   });
 
   it('verify fails (exit 1) when confirmed messages are gone from the queue', async () => {
     const report = path.join(dir, 'purged.json');
-    const r = await runCli(['producer', '-n', '20', '--rate', '0', '--queue', q, '--exchange', '', '--report', report]);
+    const r = await runCli(['producer', '-n', '20', '--rate', '0', '--queue', q, '--exchange', '', '--ledger', report]);
     expect(r.exitCode, r.stderr).toBe(0);
     await withChannel((ch) => ch.purgeQueue(q));
-    const v = await runCli(['verify', '--report', report, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', report, '--idle', '500ms', '--json']);
     expect(v.exitCode).toBe(1);
     const rec = parseJson<{ reconciliation: Recon }>(v).reconciliation;
     expect(rec.lost).toBe(20);
@@ -193,7 +193,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
   it('a broken report: one line, exit 65', async () => {
     const report = path.join(dir, 'broken.json');
     await writeFile(report, '{"kind": "producer-report", ');
-    const v = await runCli(['verify', '--report', report]);
+    const v = await runCli(['verify', '--ledger', report]);
     expect(v.exitCode).toBe(65);
     expect(v.stderr.trim().split('\n')).toHaveLength(1);
   });

@@ -19,7 +19,7 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
     const out = await newWitnessFile();
     const r = await runCli([
       'compare',
-      '--mode',
+      '--confirms',
       'on',
       '--queue',
       queue,

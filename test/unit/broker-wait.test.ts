@@ -258,7 +258,7 @@ describe('--wait-for-broker and RMQ_BENCH_WAIT_FOR_BROKER', () => {
     [['bench', '--wait-for-broker', '0'], 0],
     [['dlq', 'inspect', '--wait-for-broker', '500ms'], 500],
     [['dlq', 'replay', '--wait-for-broker', '2s'], 2_000],
-    [['verify', '--report', 'r.json', '--wait-for-broker', '2s'], 2_000],
+    [['verify', '--ledger', 'r.json', '--wait-for-broker', '2s'], 2_000],
   ])('%j: waitForBrokerMs %d', async (args, ms) => {
     expect((await invocationOf(args)).waitForBrokerMs).toBe(ms);
   });

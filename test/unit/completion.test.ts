@@ -32,7 +32,7 @@ describe('rmq-bench completion bash: sourced in bash, it completes', () => {
     { line: ['failover', '--fault', 'q'], expected: ['quorum-loss'] },
     { line: ['cluster', 'up', '--ti'], expected: ['--timeout'] },
     { line: ['completion', ''], expected: [] },
-    { line: ['-'], expected: ['-v', '--version', '-h', '--help'] },
+    { line: ['-'], expected: ['-v', '--version', '--quiet', '--no-color', '-h', '--help'] },
   ])('$line → $expected', ({ line, expected }) => {
     const got = complete(line);
     if (line.at(-1) === '' && expected.length === 0) return; // files of the current folder

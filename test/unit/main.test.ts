@@ -74,9 +74,9 @@ describe('reportError: RmqBenchError → its exit code and one line', () => {
     },
     {
       name: 'OutputError: a file that could not be written at the end',
-      err: new OutputError('could not write --report /mnt/full/run.json (ENOSPC)', { hint: 'the result above is complete; only the file is missing' }),
+      err: new OutputError('could not write --ledger /mnt/full/run.json (ENOSPC)', { hint: 'the result above is complete; only the file is missing' }),
       code: 74,
-      line: 'rmq-bench: could not write --report /mnt/full/run.json (ENOSPC) (the result above is complete; only the file is missing)',
+      line: 'rmq-bench: could not write --ledger /mnt/full/run.json (ENOSPC) (the result above is complete; only the file is missing)',
     },
     { name: 'InterruptedError', err: new InterruptedError(), code: 130, line: 'rmq-bench: interrupted' },
   ];

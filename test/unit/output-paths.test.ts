@@ -9,7 +9,7 @@ import { ExitCode, OutputError } from '../../src/errors.js';
 import { captureOutput, leaves, parse } from './program-harness.js';
 
 /**
- * One rule for every file a command writes (--html, --report, --csv, --outbox, --store, report -o):
+ * One rule for every file a command writes (--html, --ledger, --csv, --outbox, --store, report -o):
  * checked when the command line is parsed (its folder exists and is writable, it is not a folder;
  * no folder is created), and written after the result is printed, so that a write that still
  * fails costs the file, not the result (OutputError, exit 74).
@@ -19,7 +19,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-output-paths-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Options that name a file to read, not to write. */
-const INPUTS = new Set(['verify --report']);
+const INPUTS = new Set(['verify --ledger']);
 
 const outputOptions = leaves(createProgram(async () => undefined))
   .flatMap(([words, command]) => command.options.map((option: Option) => ({ words, option })))
@@ -35,7 +35,7 @@ describe('output paths: checked at parse time, the same way for every option tha
   it('finds them all (the walk is not empty)', () => {
     const names = outputOptions.map((o) => o.name);
     for (const n of [
-      'producer --report',
+      'producer --ledger',
       'producer --outbox',
       'consumer --store',
       'chaos --store',
@@ -77,7 +77,7 @@ describe('writeOutputs: after the result, every file attempted, one OutputError 
     let caught: unknown;
     try {
       writeOutputs([
-        { flag: '--report', path: path.join(dir, 'gone', 'r.json'), content: () => '{}' },
+        { flag: '--ledger', path: path.join(dir, 'gone', 'r.json'), content: () => '{}' },
         { flag: '--csv', path: b, content: () => 'B' },
       ]);
     } catch (e) {
@@ -87,7 +87,7 @@ describe('writeOutputs: after the result, every file attempted, one OutputError 
     expect(caught).toBeInstanceOf(OutputError);
     expect((caught as OutputError).exitCode).toBe(ExitCode.outputFailed);
     expect(ExitCode.outputFailed).toBe(74);
-    expect((caught as OutputError).message).toBe(`could not write --report ${path.join(dir, 'gone', 'r.json')} (ENOENT)`);
+    expect((caught as OutputError).message).toBe(`could not write --ledger ${path.join(dir, 'gone', 'r.json')} (ENOENT)`);
   });
 
   it('emit prints the result (stderr text, stdout JSON) before a file that cannot be written', () => {

@@ -88,7 +88,7 @@ describe('producer --outbox and the hidden harness options', () => {
     { args: ['--outbox', 'o.sqlite', '--tx'], text: '--outbox publishes with async confirms' },
     { args: ['--outbox', 'o.sqlite', '--confirms=false'], text: '--outbox publishes with async confirms' },
     { args: ['--outbox', 'o.sqlite', '--confirm-mode', 'sync'], text: '--outbox publishes with async confirms' },
-    { args: ['--outbox', 'o.sqlite', '--report', 'r.json'], text: '--report is not supported' },
+    { args: ['--outbox', 'o.sqlite', '--ledger', 'r.json'], text: '--ledger is not supported' },
     { args: ['--outbox', 'o.sqlite', '--mandatory'], text: '--outbox does not handle basic.return' },
     { args: ['--outbox', 'o.sqlite', '--start-at', '3'], text: '--start-at does not apply' },
     { args: ['-n', '10', '--start-at', '10'], text: '--start-at 10 is not below -n 10' },

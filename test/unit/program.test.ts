@@ -346,7 +346,7 @@ describe('producer: argv → options', () => {
     { args: ['--persistent'], expected: { persistent: true } },
     { args: ['-s', '1024'], expected: { sizeBytes: 1024 } },
     { args: ['--size', '0'], expected: { sizeBytes: 0 } },
-    { args: ['--report', '/tmp/x.json'], expected: { reportFile: '/tmp/x.json' } },
+    { args: ['--ledger', '/tmp/x.json'], expected: { reportFile: '/tmp/x.json' } },
     {
       args: ['--confirm-timeout', '2s', '--heartbeat', '10s', '--reconnect-timeout', '2m', '--json'],
       expected: { confirmTimeoutMs: 2_000, heartbeatS: 10, reconnectTimeoutMs: 120_000, json: true },
@@ -376,15 +376,15 @@ describe('producer: argv → options', () => {
 describe('verify: argv → options', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     {
-      args: ['verify', '--report', 'r.json', '--queue', 'q', '--idle', '500ms'],
+      args: ['verify', '--ledger', 'r.json', '--queue', 'q', '--idle', '500ms'],
       expected: { command: 'verify', options: { json: false, html: undefined, reportFile: 'r.json', queue: 'q', urls: undefined, idleMs: 500 } },
     },
     {
-      args: ['verify', '--report', 'r.json'],
+      args: ['verify', '--ledger', 'r.json'],
       expected: { command: 'verify', options: { json: false, html: undefined, reportFile: 'r.json', queue: undefined, urls: undefined, idleMs: 2_000 } },
     },
     {
-      args: ['verify', '--report', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
+      args: ['verify', '--ledger', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
       expected: {
         command: 'verify',
         options: { json: true, html: undefined, reportFile: 'r.json', queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 },
@@ -401,14 +401,16 @@ describe('verify: argv → options', () => {
 describe('compare: argv → options', () => {
   const cases: { args: string[]; expected: Partial<CompareCliOptions> }[] = [
     { args: [], expected: {} },
-    { args: ['--mode', 'on'], expected: { modes: ['confirms-on'] } },
-    { args: ['--mode', 'off'], expected: { modes: ['confirms-off'] } },
-    { args: ['--mode', 'both'], expected: { modes: ['confirms-on', 'confirms-off'] } },
+    { args: ['--confirms', 'on'], expected: { modes: ['confirms-on'] } },
+    { args: ['--confirms', 'off'], expected: { modes: ['confirms-off'] } },
+    { args: ['--confirms', 'both'], expected: { modes: ['confirms-on', 'confirms-off'] } },
     { args: ['--fault', 'none'], expected: { fault: 'none' } },
     { args: ['--fault', 'pause', '--restore-after', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000 } },
     { args: ['--fault-at', '0.5', '--runs', '5'], expected: { faultAt: 0.5, runs: 5 } },
     { args: ['--fault-at', '0'], expected: { faultAt: 0 } },
     { args: ['--fault-at', '1'], expected: { faultAt: 1 } },
+    { args: ['--fault-at', '30%'], expected: { faultAt: 0.3 } },
+    { args: ['--fault-at', '100%'], expected: { faultAt: 1 } },
     { args: ['-n', '5000', '-r', '1000', '-s', '512', '--window', '64'], expected: { count: 5_000, ratePerSec: 1_000, sizeBytes: 512, window: 64 } },
     // Another queue goes through the default exchange, unless --exchange names one.
     { args: ['--queue', 'bench.q1', '--vhost', 'bench', '--json'], expected: { queue: 'bench.q1', exchange: '', vhost: 'bench', json: true } },
@@ -437,13 +439,15 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['producer', '--rate', '-1'], code: 'commander.invalidArgument', stderrText: "'-1' is not a whole number >= 0" },
     { args: ['producer', '--window', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
     { args: ['producer', '--confirm-timeout', 'soon'], code: 'commander.invalidArgument', stderrText: "'soon' is not a duration" },
-    { args: ['verify'], code: 'commander.missingMandatoryOptionValue', stderrText: '--report' },
-    { args: ['verify', '--report', 'r.json', '--idle', 'forever'], code: 'commander.invalidArgument', stderrText: "'forever' is not a duration" },
-    { args: ['compare', '--fault-at', '1.5'], code: 'commander.invalidArgument', stderrText: "'1.5' is not a number between 0 and 1" },
-    { args: ['compare', '--fault-at', 'x'], code: 'commander.invalidArgument', stderrText: "'x' is not a number between 0 and 1" },
-    { args: ['compare', '--fault-at', '-0.1'], code: 'commander.invalidArgument', stderrText: "'-0.1' is not a number between 0 and 1" },
+    { args: ['verify'], code: 'commander.missingMandatoryOptionValue', stderrText: '--ledger' },
+    { args: ['verify', '--ledger', 'r.json', '--idle', 'forever'], code: 'commander.invalidArgument', stderrText: "'forever' is not a duration" },
+    { args: ['compare', '--fault-at', '1.5'], code: 'commander.invalidArgument', stderrText: "'1.5' is not a share between 0 and 1" },
+    { args: ['compare', '--fault-at', 'x'], code: 'commander.invalidArgument', stderrText: "'x' is not a share between 0 and 1" },
+    { args: ['compare', '--fault-at', '-0.1'], code: 'commander.invalidArgument', stderrText: "'-0.1' is not a share between 0 and 1" },
+    { args: ['compare', '--fault-at', '130%'], code: 'commander.invalidArgument', stderrText: "'130%' is not a share between 0 and 1 or a percentage" },
+    { args: ['compare', '--fault-at', '%'], code: 'commander.invalidArgument', stderrText: "'%' is not a share" },
     { args: ['compare', '--runs', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
-    { args: ['compare', '--mode', 'sideways'], code: 'commander.invalidArgument', stderrText: 'sideways' },
+    { args: ['compare', '--confirms', 'sideways'], code: 'commander.invalidArgument', stderrText: 'sideways' },
     { args: ['compare', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
   ];
 
@@ -453,7 +457,7 @@ describe('producer, verify, compare: usage errors', () => {
   it.each([
     { name: 'producer --urls http://u:secret@h:15672', args: ['producer', '--urls', 'http://u:secret@h:15672'] },
     { name: 'producer --urls amqp//u:secret@h', args: ['producer', '--urls', 'amqp//u:secret@h'] },
-    { name: 'verify --urls <good>,<http>', args: ['verify', '--report', 'r.json', '--urls', 'amqp://u:secret@h:5672,http://u:secret@h:15672'] },
+    { name: 'verify --urls <good>,<http>', args: ['verify', '--ledger', 'r.json', '--urls', 'amqp://u:secret@h:5672,http://u:secret@h:15672'] },
   ])('$name: rejected without printing the password', async ({ args }) => {
     const { calls, err } = await parse(args);
     expect(err).toBeInstanceOf(CommanderError);

@@ -106,7 +106,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     },
     // commander's own messages, in the shape of ours (it prints them; main maps them to 2).
     { args: ['frobnicate'], line: "rmq-bench: unknown command 'frobnicate' (run rmq-bench --help)" },
-    { args: ['verify'], line: "rmq-bench: required option '--report <file>' not specified (run rmq-bench verify --help)" },
+    { args: ['verify'], line: "rmq-bench: required option '--ledger <file>' not specified (run rmq-bench verify --help)" },
     {
       args: ['failover', '--fault', 'nuke'],
       line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, latency, quorum-loss (run rmq-bench failover --help)",
@@ -119,8 +119,8 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       line: "rmq-bench: -o/--output: cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable (run rmq-bench report --help)",
     },
     {
-      args: ['producer', '--report', '/nonexistent/dir/run.json'],
-      line: "rmq-bench: --report: cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable (run rmq-bench producer --help)",
+      args: ['producer', '--ledger', '/nonexistent/dir/run.json'],
+      line: "rmq-bench: --ledger: cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable (run rmq-bench producer --help)",
     },
     { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs (run rmq-bench report --help)' },
     {
@@ -180,8 +180,8 @@ describe('contradicting combinations: refused with one line, exit 2, never silen
       line: 'rmq-bench: --restore-after does nothing with --fault none (run rmq-bench compare --help)',
     },
     {
-      args: ['compare', '--mode', 'off', '--window', '64'],
-      line: 'rmq-bench: --window does nothing with --mode off (confirms off only) (run rmq-bench compare --help)',
+      args: ['compare', '--confirms', 'off', '--window', '64'],
+      line: 'rmq-bench: --window does nothing with --confirms off (run rmq-bench compare --help)',
     },
     {
       args: ['consumer', '--autoack', '--prefetch', '5'],
@@ -286,5 +286,17 @@ describe('errors: one prefix and one shape, commander or ours, credentials maske
     expect(r.exitCode).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([line]);
     expect(r.stderr).not.toContain('s3cret');
+  });
+});
+
+describe('a renamed flag in its old spelling: a one-line notice, then the command as with the new one', () => {
+  it('compare --mode off --window 64: the notice, then the same refusal as with --confirms off', async () => {
+    const r = await runMain(['compare', '--mode', 'off', '--window', '64']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'rmq-bench: --mode is now --confirms (the old name goes in a later release)',
+      'rmq-bench: --window does nothing with --confirms off (run rmq-bench compare --help)',
+    ]);
+    expect(r.stdout).toBe('');
   });
 });

@@ -46,7 +46,7 @@ interface RawOptions {
   faultAt: number;
   restoreAfter: number;
   runs: number;
-  mode: 'on' | 'off' | 'both';
+  confirms: 'on' | 'off' | 'both';
   window: number;
   queue: string;
   exchange?: string;
@@ -70,13 +70,13 @@ export const compare = defineCommand({
         .addOption(countOption('messages per run', 20_000))
         .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
         .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
-        .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault (0..1)').argParser(share).default(0.3))
+        .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault: 0.3 or 30%').argParser(share).default(0.3))
         .addOption(latencyOption())
         .addOption(jitterOption())
         .addOption(lossOption())
         .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
         .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
-        .addOption(new Option('--mode <mode>', 'only one side').choices(['on', 'off', 'both']).default('both'))
+        .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
         .addOption(windowOption('confirms on: async window'))
         .addOption(queueOption('quorum queue; messages are routed to it with its name as routing key'))
         .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
@@ -88,7 +88,7 @@ export const compare = defineCommand({
     ).action((o: RawOptions, command: Command) => {
       const given = givenOptions(command);
       if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
-      if (o.mode === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --mode off (confirms off only)');
+      if (o.confirms === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --confirms off');
       return dispatch({
         json: o.json,
         html: o.html,
@@ -106,7 +106,7 @@ export const compare = defineCommand({
         netem: netemFrom(o.fault, o),
         restoreAfterMs: o.restoreAfter,
         runs: o.runs,
-        modes: (o.mode === 'on' ? ['confirms-on'] : o.mode === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
+        modes: (o.confirms === 'on' ? ['confirms-on'] : o.confirms === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
         electionTimeoutMs: 60_000,
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,

@@ -50,7 +50,7 @@ export const consumerCrash = defineCommand({
       .addOption(countOption('messages per run', 2_000))
       .addOption(prefetchOption('manual ack: unacked deliveries at most', 50))
       .addOption(workOption('2ms'))
-      .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL').argParser(share).default(0.3))
+      .addOption(new Option('--kill-at <share>', 'share of the messages processed before the SIGKILL: 0.3 or 30%').argParser(share).default(0.3))
       .addOption(multiAckEveryOption('manual modes: one multiple-ack every N messages (the unacked tail is what a crash redelivers)', 10))
       .addOption(runsOption('repeat each mode K times'))
       .addOption(

@@ -111,7 +111,7 @@ export const consumer = defineCommand({
       .option('--nack', "the article's crash: on every delivery, log its number and close the connection without acking (prefetch 1)", false)
       .addOption(new Option('--on-failure <action>', 'what a failing delivery does').choices(FAILURE_ACTIONS))
       .addOption(new Option('--fail-every <n>', 'fail every N-th delivery (with --on-failure)').argParser(positiveInt).conflicts('failRate'))
-      .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p (with --on-failure)').argParser(share).conflicts('failFirst'))
+      .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p, 0.1 or 10% (with --on-failure)').argParser(share).conflicts('failFirst'))
       .addOption(new Option('--fail-first <n>', 'fail the first N deliveries, then succeed (with --on-failure)').argParser(positiveInt).conflicts('failEvery'))
       .addOption(workOption('0ms'))
       .addOption(multiAckEveryOption('manual ack: one multiple-ack every N messages', 1))

@@ -29,7 +29,7 @@ import type { OutputFile } from '../output.js';
 
 /**
  * `rmq-bench producer`: publish N messages with or without confirms, recording what happened to
- * every one (the ledger; --report writes it for `verify`). With --outbox, the events go to a
+ * every one (the ledger; --ledger writes it for `verify`). With --outbox, the events go to a
  * SQLite outbox first and a relay publishes them. Hidden harness options serve producer-crash,
  * which runs this command as a child and SIGKILLs it.
  */
@@ -66,7 +66,7 @@ interface RawOptions {
   reconnectTimeout: number;
   blockedTimeout: number;
   flushTimeout: number;
-  report?: string;
+  ledger?: string;
   outbox?: string;
   runId?: string;
   startAt?: number;
@@ -85,7 +85,7 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
   if (o.outbox !== undefined) {
     if (o.tx || !o.confirms || o.confirmMode !== 'async')
       throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');
-    if (o.report !== undefined) throw new UsageError('--outbox keeps its record in the outbox file: --report is not supported with it');
+    if (o.ledger !== undefined) throw new UsageError('--outbox keeps its record in the outbox file: --ledger is not supported with it');
     if (o.mandatory) throw new UsageError('--outbox does not handle basic.return: a returned row would be marked published; leave out --mandatory');
     if (o.startAt !== undefined) throw new UsageError('--outbox resumes from its pending rows: --start-at does not apply');
   }
@@ -120,7 +120,7 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
     reconnectTimeoutMs: o.reconnectTimeout,
     blockedTimeoutMs: o.blockedTimeout,
     flushTimeoutMs: o.flushTimeout,
-    reportFile: o.report,
+    reportFile: o.ledger,
     ...(o.outbox === undefined ? {} : { outboxFile: o.outbox }),
     ...(harness ? { harness: { runId: o.runId, startAt: o.startAt ?? 0, printSentEvery: o.printSent, progressLines: o.progressLines === true } } : {}),
   };
@@ -128,7 +128,7 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
 
 export const producer = defineCommand({
   name: 'producer',
-  examples: ['producer -n 200 --confirms=false', 'producer -n 5000 --rate 0 --window 256 --report run.json'],
+  examples: ['producer -n 200 --confirms=false', 'producer -n 5000 --rate 0 --window 256 --ledger run.json'],
   register: (command, dispatch: (o: ProducerCliOptions) => Promise<void>) =>
     command
       .summary('publish N messages, with or without confirms')
@@ -165,7 +165,7 @@ export const producer = defineCommand({
       .addOption(
         durationOption('--flush-timeout <duration>', 'at the end (or on Ctrl+C/SIGTERM): how long to wait for the broker to read what was written', '15s'),
       )
-      .addOption(new Option('--report <file>', 'write the per-message ledger here, for `rmq-bench verify`').argParser(writableFile))
+      .addOption(new Option('--ledger <file>', 'write the per-message ledger here, for `rmq-bench verify`').argParser(writableFile))
       .addOption(
         new Option(
           '--outbox <file>',
@@ -182,14 +182,14 @@ export const producer = defineCommand({
   run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
 });
 
-/** Plain mode: publish, print the result, write --report; then the exit code's error, if any. */
+/** Plain mode: publish, print the result, write --ledger; then the exit code's error, if any. */
 async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
   const { runProducer } = await import('../../scenarios/producer.js');
   const { emit, writeOutputs } = await import('../output.js');
   const { json: _j, html: _h, reportFile, outboxFile: _o, urls, ...rest } = o;
   const { result, report } = await runProducer(ctx, { ...rest, urls: urlsOrDefault(urls, ctx.config) });
   // Written after the result is printed: a write that fails costs the file, not the result (exit 74).
-  const files: OutputFile[] = reportFile === undefined ? [] : [{ flag: '--report', path: reportFile, content: () => JSON.stringify(report()) }];
+  const files: OutputFile[] = reportFile === undefined ? [] : [{ flag: '--ledger', path: reportFile, content: () => JSON.stringify(report()) }];
   const nothingHappened = result.gaveUp !== null && result.publishes === 0;
   if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: reportFile ?? null }, { files });
   else writeOutputs(files);

@@ -4,7 +4,7 @@ import { defineCommand } from '../command.js';
 import { durationOption, htmlOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
 import type { ProducerReport } from '../../scenarios/producer.js';
 
-/** `rmq-bench verify`: drain the queue and reconcile it with the report `producer --report` wrote. */
+/** `rmq-bench verify`: drain the queue and reconcile it with the ledger `producer --ledger` wrote. */
 export interface VerifyCliOptions {
   json: boolean;
   /** --html: also write a self-contained HTML report here. */
@@ -26,7 +26,7 @@ async function readReport(file: string): Promise<ProducerReport> {
   try {
     doc = JSON.parse(text);
   } catch {
-    throw new DataError(`${file} is not a JSON document (was it written by 'rmq-bench producer --report'?)`);
+    throw new DataError(`${file} is not a JSON document (was it written by 'rmq-bench producer --ledger'?)`);
   }
   const r = doc as Partial<ProducerReport>;
   if (r.kind !== 'producer-report' || typeof r.queue !== 'string' || r.ledger === undefined) {
@@ -37,19 +37,19 @@ async function readReport(file: string): Promise<ProducerReport> {
 
 export const verify = defineCommand({
   name: 'verify',
-  examples: ['verify --report run.json', 'verify --report run.json --idle 500ms --json'],
+  examples: ['verify --ledger run.json', 'verify --ledger run.json --idle 500ms --json'],
   register: (command, dispatch: (o: VerifyCliOptions) => Promise<void>) =>
     command
       .summary("reconcile the queue with a producer's report")
       .description('drain the queue and reconcile it with a producer report: lost, silently lost, duplicated, recovered, unexpected')
-      .requiredOption('--report <file>', 'the report `rmq-bench producer --report` wrote')
+      .requiredOption('--ledger <file>', 'the ledger `rmq-bench producer --ledger` wrote')
       .option('--queue <name>', 'queue to drain (default: the report’s)')
       .addOption(urlsOption())
       .addOption(durationOption('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; report: string; queue?: string; urls?: string[]; idle: number }) =>
-        dispatch({ json: o.json, html: o.html, reportFile: o.report, queue: o.queue, urls: o.urls, idleMs: o.idle }),
+      .action((o: { json: boolean; html?: string; ledger: string; queue?: string; urls?: string[]; idle: number }) =>
+        dispatch({ json: o.json, html: o.html, reportFile: o.ledger, queue: o.queue, urls: o.urls, idleMs: o.idle }),
       ),
   async run(ctx, o) {
     const report = await readReport(o.reportFile);

@@ -4,7 +4,7 @@ import { type KindView, none } from '../../kind-view.js';
 import { num, obj, opt } from '../../shape-check.js';
 import { renderProducer } from './text.js';
 
-/** `rmq-bench producer`: one publisher's counts, and the --report file it wrote (null: none). */
+/** `rmq-bench producer`: one publisher's counts, and the --ledger file it wrote (null: none). */
 export type ProducerDocument = PublisherResult & { readonly reportFile: string | null };
 
 export const producer: KindView<ProducerDocument> = {

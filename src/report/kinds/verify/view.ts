@@ -6,7 +6,7 @@ import { bool, num, obj, opt } from '../../shape-check.js';
 import { strings as stringList } from '../shared.js';
 import { renderReconciliation } from './text.js';
 
-/** `rmq-bench verify`: a queue drained and reconciled with a producer's --report. */
+/** `rmq-bench verify`: a queue drained and reconciled with a producer's --ledger. */
 export interface VerifyResult {
   readonly queue: string;
   readonly drain: DrainResult;
