@@ -12,6 +12,7 @@ import { consumerCrash } from './commands/consumer-crash.js';
 import { consumer } from './commands/consumer.js';
 import { consumerTimeoutDemo } from './commands/consumer-timeout-demo.js';
 import { delayedRetryDemo } from './commands/delayed-retry-demo.js';
+import { deliveryLimitDemo } from './commands/delivery-limit-demo.js';
 import { dlqDemo } from './commands/dlq-demo.js';
 import { dlq } from './commands/dlq.js';
 import { durabilityDemo } from './commands/durability-demo.js';
@@ -37,7 +38,7 @@ const HELP_GROUPS = [
   { heading: 'Fault commands:', commands: [compare, failover, chaos, producerCrash, consumerCrash] },
   {
     heading: 'Demo commands:',
-    commands: [durabilityDemo, prefetchDemo, dlqDemo, retryDemo, delayedRetryDemo, consumerTimeoutDemo, alarmDemo],
+    commands: [durabilityDemo, prefetchDemo, dlqDemo, retryDemo, delayedRetryDemo, consumerTimeoutDemo, deliveryLimitDemo, alarmDemo],
   },
   { heading: 'Inspect commands:', commands: [watch, audit, dlq] },
   { heading: 'Report and other commands:', commands: [report, completion] },

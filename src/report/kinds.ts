@@ -13,6 +13,7 @@ import { consumer } from './kinds/consumer/view.js';
 import { consumerCrash } from './kinds/consumer-crash/view.js';
 import { consumerTimeoutDemo } from './kinds/consumer-timeout-demo/view.js';
 import { delayedRetryDemo } from './kinds/delayed-retry-demo/view.js';
+import { deliveryLimitDemo } from './kinds/delivery-limit-demo/view.js';
 import { dlqDemo } from './kinds/dlq-demo/view.js';
 import { dlqInspect } from './kinds/dlq-inspect/view.js';
 import { dlqReplay } from './kinds/dlq-replay/view.js';
@@ -49,6 +50,7 @@ const VIEWS = {
   'consumer-crash': consumerCrash,
   'consumer-timeout-demo': consumerTimeoutDemo,
   'delayed-retry-demo': delayedRetryDemo,
+  'delivery-limit-demo': deliveryLimitDemo,
   'dlq-demo': dlqDemo,
   'dlq-inspect': dlqInspect,
   'dlq-replay': dlqReplay,

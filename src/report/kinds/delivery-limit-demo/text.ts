@@ -1,0 +1,33 @@
+import type { DeliveryLimitDemoResult, DeliveryLimitRow } from '../../../scenarios/delivery-limit-plan.js';
+import { renderTable } from '../../table.js';
+
+/** Each delivery's x-delivery-count ('-' when absent), with 'r' when flagged redelivered: "- 1r 2r". Pure. */
+export function deliveriesText(r: Pick<DeliveryLimitRow, 'deliveries'>): string {
+  if (r.deliveries.length === 0) return '(none)';
+  return r.deliveries.map((d) => `${d.deliveryCount ?? '-'}${d.redelivered ? 'r' : ''}`).join(' ');
+}
+
+/** The fate in words: dead-lettered with its reason. Pure. */
+export function fateText(r: Pick<DeliveryLimitRow, 'fate' | 'deathReason'>): string {
+  return r.fate === 'dead-lettered' ? `dead-lettered (${r.deathReason ?? 'no reason'})` : r.fate;
+}
+
+/** delivery-limit-demo result → text: one table, the documented rule beside each measured row, disagreements called out. Pure. */
+export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
+  const table = renderTable(
+    ['action', 'DLX', 'x-delivery-count per delivery', 'fate', 'as documented', 'rule (RabbitMQ 4.3)'],
+    r.rows.map((x) => [x.action, x.dlx ? 'yes' : 'no', deliveriesText(x), fateText(x), x.agrees ? 'yes' : 'NO', x.rule]),
+  );
+  const disagreements = r.rows
+    .filter((x) => !x.agrees)
+    .map((x) => `${x.action} ${x.dlx ? 'with' : 'without'} a DLX: not as documented: ${x.disagreements.join('; ')}`);
+  return [
+    `delivery-limit-demo on RabbitMQ ${r.brokerVersion}: quorum queues with x-delivery-limit ${r.limit}; one message each, at most ${r.rounds} deliveries`,
+    '',
+    table,
+    '',
+    "x-delivery-count per delivery: '-' the header absent, 'r' flagged redelivered.",
+    ...(disagreements.length > 0 ? ['', ...disagreements] : []),
+    r.ok ? 'verdict: OK (every action did what RabbitMQ 4.3 documents)' : 'verdict: FAILED (the broker disagrees with a documented rule)',
+  ].join('\n');
+}

@@ -1,0 +1,34 @@
+import type { DeliveryLimitDemoResult, DeliveryLimitRow, SeenDelivery } from '../../../scenarios/delivery-limit-plan.js';
+import { objs, s } from '../../figure-text.js';
+import { type KindView, none } from '../../kind-view.js';
+import { bool, list, num, obj, opt, str } from '../../shape-check.js';
+import { nullNum, nullStr, strings } from '../shared.js';
+import { renderDeliveryLimitDemo } from './text.js';
+
+/** `rmq-bench delivery-limit-demo`: x-delivery-limit under each AMQP 0-9-1 consumer action, against the documented rules. */
+export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
+  shape: obj<DeliveryLimitDemoResult>({
+    limit: num,
+    rounds: num,
+    rows: list(
+      'rows',
+      obj<DeliveryLimitRow>({
+        action: str,
+        dlx: bool,
+        deliveries: list('deliveries', obj<SeenDelivery>({ deliveryCount: nullNum, redelivered: bool })),
+        fate: str,
+        deathReason: opt(nullStr),
+        rule: opt(str),
+        agrees: bool,
+        disagreements: opt(strings),
+      }),
+    ),
+  }),
+  text: renderDeliveryLimitDemo,
+  charts: none,
+  figures: (d) =>
+    objs(d.rows)
+      .map((r) => `${s(r.action)}${r.dlx === true ? ' (DLX)' : ''}: ${Array.isArray(r.deliveries) ? r.deliveries.length : '?'} deliveries, ${s(r.fate)}`)
+      .join('; '),
+  reasons: (r) => r.rows.filter((x) => !x.agrees).map((x) => `${x.action} ${x.dlx ? 'with' : 'without'} a DLX: ${x.disagreements.join('; ')}`),
+};

@@ -1,0 +1,200 @@
+import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+import { closeWithin, connectAny } from '../amqp/connect.js';
+import { numberHeader } from '../amqp/delivery-headers.js';
+import { requireCluster } from '../cluster/readiness.js';
+import { amqpUrl } from '../config.js';
+import type { Context } from '../context.js';
+import { InterruptedError, errorMessage } from '../errors.js';
+import { systemClock } from '../util/retry.js';
+import {
+  ACTIONS,
+  SETTLE_MS,
+  assessRow,
+  isFinal,
+  type Action,
+  type DeliveryLimitDemoResult,
+  type DeliveryLimitOptions,
+  type DeliveryLimitRow,
+  type Observed,
+} from './delivery-limit-plan.js';
+
+/**
+ * delivery-limit-demo: what a quorum queue with x-delivery-limit does with one message under
+ * each AMQP 0-9-1 consumer action, without and with a dead-letter exchange. Each trial has a
+ * fresh queue (and, with a DLX, its own temporary exchange and DLQ): one message published,
+ * then basic.get and the action, round after round. Returns data; never prints. Every queue
+ * and exchange is deleted, and every connection closed, on every way out.
+ */
+
+export const QUEUE_PREFIX = 'rmq-bench.delivery-limit';
+
+type Step = (title: string) => Promise<void>;
+
+/** A trial's queue, and with a DLX its exchange and dead-letter queue. */
+export function namesOf(action: Action, dlx: boolean): { queue: string; dlx: string; dlq: string } {
+  const queue = `${QUEUE_PREFIX}.${action}.${dlx ? 'dlx' : 'no-dlx'}`;
+  return { queue, dlx: `${queue}.dlx`, dlq: `${queue}.dlq` };
+}
+
+/** How often basic.get asks again while a message is on its way back. */
+const POLL_MS = 50;
+
+/** basic.get until a message comes, or null after waitMs. */
+async function getWithin(ch: Channel, queue: string, waitMs: number, signal: AbortSignal): Promise<GetMessage | null> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const m = await ch.get(queue, { noAck: false });
+    if (m) return m;
+    if (signal.aborted) throw new InterruptedError();
+    if (performance.now() >= deadline) return null;
+    await systemClock.sleep(POLL_MS, signal).catch(() => undefined);
+  }
+}
+
+/** The ready count once it is above zero, or 0 after waitMs (a passive declare: no statistics lag). */
+async function readyWithin(ch: Channel, queue: string, waitMs: number, signal: AbortSignal): Promise<number> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const n = (await ch.checkQueue(queue)).messageCount;
+    if (n > 0 || performance.now() >= deadline || signal.aborted) return n;
+    await systemClock.sleep(POLL_MS, signal).catch(() => undefined);
+  }
+}
+
+/**
+ * One run of the demo: the admin connection, and every queue and exchange it declared, which
+ * cleanUp deletes.
+ */
+class DeliveryLimitDemo {
+  private readonly queues: string[] = [];
+  private readonly exchanges: string[] = [];
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly o: DeliveryLimitOptions,
+    private readonly urls: string[],
+    private readonly admin: ChannelModel,
+    private readonly ch: Channel,
+  ) {}
+
+  /** A fresh quorum queue with the limit (and the DLX), and with a DLX its exchange and DLQ. */
+  private async declare(action: Action, dlx: boolean): Promise<ReturnType<typeof namesOf>> {
+    const { ch } = this;
+    const n = namesOf(action, dlx);
+    this.queues.push(n.queue);
+    await ch.deleteQueue(n.queue);
+    const args: Record<string, unknown> = { 'x-queue-type': 'quorum', 'x-delivery-limit': this.o.limit };
+    if (dlx) {
+      this.exchanges.push(n.dlx);
+      this.queues.push(n.dlq);
+      await ch.deleteQueue(n.dlq);
+      await ch.assertExchange(n.dlx, 'fanout', { durable: true });
+      await ch.assertQueue(n.dlq, { durable: true });
+      await ch.bindQueue(n.dlq, n.dlx, '');
+      args['x-dead-letter-exchange'] = n.dlx;
+    }
+    await ch.assertQueue(n.queue, { durable: true, arguments: args });
+    return n;
+  }
+
+  /** One delivery acted on; for 'close', on a connection of its own closed with the message unacked. What became of it. */
+  private async round(action: Action, queue: string, seen: Observed['deliveries']): Promise<'acked' | 'settled' | 'returned' | 'gone'> {
+    const own = action === 'close' ? await this.connect('close') : undefined;
+    try {
+      const c = own ? await own.createChannel() : this.ch;
+      const m = await getWithin(c, queue, SETTLE_MS, this.ctx.signal);
+      if (!m) return 'gone';
+      const h = (m.properties.headers ?? {}) as Record<string, unknown>;
+      seen.push({ deliveryCount: numberHeader(h['x-delivery-count']) ?? null, redelivered: m.fields.redelivered });
+      if (action === 'ack') c.ack(m);
+      else if (action === 'reject' || action === 'reject-requeue') c.reject(m, action === 'reject-requeue');
+      else if (action === 'nack' || action === 'nack-requeue') c.nack(m, false, action === 'nack-requeue');
+      if (action === 'ack') return 'acked';
+      return isFinal(action) ? 'settled' : 'returned';
+    } finally {
+      if (own) await closeWithin(own);
+    }
+  }
+
+  private async connect(what: string): Promise<ChannelModel> {
+    const c = await connectAny(this.urls, 0, {
+      heartbeatS: 5,
+      timeoutMs: 30_000,
+      signal: this.ctx.signal,
+      connectionName: `rmq-bench delivery-limit-demo ${what}`,
+    });
+    c.connection.on('error', () => undefined);
+    return c.connection;
+  }
+
+  /** One action on one message, round after round; then where the message is. */
+  async trial(action: Action, dlx: boolean): Promise<DeliveryLimitRow> {
+    const { ch, o, ctx } = this;
+    const n = await this.declare(action, dlx);
+    ch.sendToQueue(n.queue, Buffer.from(`delivery-limit-demo ${action}`), { messageId: `dl-${action}`, persistent: true });
+    const seen: Observed['deliveries'] = [];
+    let last: Awaited<ReturnType<DeliveryLimitDemo['round']>> = 'returned';
+    for (let i = 0; i < o.rounds && last === 'returned'; i++) {
+      if (ctx.signal.aborted) throw new InterruptedError();
+      last = await this.round(action, n.queue, seen);
+    }
+    // Rounds used up on a returned message: it is on its way back to the queue.
+    const leftInQueue = last === 'returned' ? await readyWithin(ch, n.queue, SETTLE_MS, ctx.signal) : (await ch.checkQueue(n.queue)).messageCount;
+    let inDlq = false;
+    let deathReason: string | null = null;
+    if (dlx && last !== 'acked' && leftInQueue === 0) {
+      const d = await getWithin(ch, n.dlq, SETTLE_MS, ctx.signal);
+      if (d) {
+        inDlq = true;
+        const reason = (d.properties.headers ?? {})['x-first-death-reason'];
+        deathReason = reason === undefined ? null : String(reason);
+        ch.ack(d);
+      }
+    }
+    const row = assessRow(action, dlx, n.queue, { deliveries: seen, acked: last === 'acked', leftInQueue, inDlq, deathReason }, o);
+    ctx.progress.info(
+      `  ${action}${dlx ? ' (DLX)' : ''}: ${seen.length} deliveries, ${row.fate}${row.deathReason ? ` (${row.deathReason})` : ''}${row.agrees ? '' : ': NOT as documented'}`,
+    );
+    return row;
+  }
+
+  /** On every way out: every queue and exchange declared deleted, the admin connection closed. */
+  async cleanUp(): Promise<void> {
+    const { ctx } = this;
+    try {
+      const ch = await this.admin.createChannel();
+      for (const q of this.queues) await ch.deleteQueue(q);
+      for (const x of this.exchanges) await ch.deleteExchange(x);
+    } catch (err) {
+      ctx.log(`could not delete the demo's queues and exchanges (${[...this.queues, ...this.exchanges].join(', ')}): ${errorMessage(err)}`);
+    }
+    await closeWithin(this.admin);
+  }
+}
+
+export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitOptions, step: Step): Promise<DeliveryLimitDemoResult> {
+  await requireCluster(ctx);
+  const { config } = ctx;
+  const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
+  const brokerVersion = overview.rabbitmq_version ?? 'unknown';
+  const urls = config.nodes.map((n) => amqpUrl(config, n));
+  const admin = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench delivery-limit-demo' });
+  admin.connection.on('error', () => undefined);
+  let demo: DeliveryLimitDemo | undefined;
+  try {
+    const ch = await admin.connection.createChannel();
+    ch.on('error', () => undefined);
+    demo = new DeliveryLimitDemo(ctx, o, urls, admin.connection, ch);
+    const rows: DeliveryLimitRow[] = [];
+    for (const dlx of [false, true]) {
+      await step(
+        `${dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange'}: for each action (${ACTIONS.join(', ')}), a fresh quorum queue with x-delivery-limit ${o.limit}, one message, at most ${o.rounds} rounds of basic.get and the action`,
+      );
+      for (const action of ACTIONS) rows.push(await demo.trial(action, dlx));
+    }
+    return { ...o, brokerVersion, rows, ok: rows.every((r) => r.agrees) };
+  } finally {
+    if (demo) await demo.cleanUp();
+    else await closeWithin(admin.connection);
+  }
+}
