@@ -146,14 +146,14 @@ class DeliveryLimitDemo {
       const d = await getWithin(ch, n.dlq, SETTLE_MS, ctx.signal);
       if (d) {
         inDlq = true;
-        const reason = (d.properties.headers ?? {})['x-first-death-reason'];
+        const reason: unknown = d.properties.headers?.['x-first-death-reason'];
         deathReason = reason === undefined ? null : String(reason);
         ch.ack(d);
       }
     }
     const row = assessRow(action, dlx, n.queue, { deliveries: seen, acked: last === 'acked', leftInQueue, inDlq, deathReason }, o);
     ctx.progress.info(
-      `  ${action}${dlx ? ' (DLX)' : ''}: ${seen.length} deliveries, ${row.fate}${row.deathReason ? ` (${row.deathReason})` : ''}${row.agrees ? '' : ': NOT as documented'}`,
+      `  ${action}${dlx ? ' (DLX)' : ''}: ${seen.length} ${seen.length === 1 ? 'delivery' : 'deliveries'}, ${row.fate}${row.deathReason ? ` (${row.deathReason})` : ''}${row.agrees ? '' : ': NOT as documented'}`,
     );
     return row;
   }

@@ -31,12 +31,10 @@ const EFFECT: Record<Action, Effect> = {
 export const RULES: Record<Action, string> = {
   ack: 'removed',
   reject: 'dead-lettered (reason rejected) with a DLX, else dropped',
-  'reject-requeue':
-    '4.3: a failed delivery; counts toward the limit (docs/4.3/nack: basic.reject increments delivery-count); past it dead-lettered (delivery_limit) or dropped',
+  'reject-requeue': '4.3: a failed delivery; counts toward the limit (docs/4.3/nack); past it dead-lettered (delivery_limit) or dropped',
   nack: 'dead-lettered (reason rejected) with a DLX, else dropped',
-  'nack-requeue':
-    '4.3: an explicit return; never counts (rabbitmq-server #13885, 4.3.0 release notes: unlimited explicit returns; docs/4.3/nack: basic.nack does not increment delivery-count)',
-  close: 'counts toward the limit (a consumer gone with the message unacked); past it dead-lettered (delivery_limit) or dropped',
+  'nack-requeue': '4.3: an explicit return; never counts (rabbitmq-server #13885, 4.3.0 release notes: unlimited explicit returns)',
+  close: 'counts toward the limit; past it dead-lettered (delivery_limit) or dropped',
 };
 
 /** The wait for a returned message to come back, or for a dead-lettered one to reach the DLQ, before it counts as gone. */
