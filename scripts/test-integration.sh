@@ -30,7 +30,7 @@ shard_a=(workshop-1 producer durability-demo quorum-loss)
 # have to restart this shard's nodes first (resetDropCount in global-setup.ts).
 shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
-shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo alarm-demo compare-extra cluster package terminal dlq-tools)
+shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo alarm-demo compare-extra cluster package terminal dlq-tools)
 # No workshop part. To keep the shards ending together, move a file from the shard that ends
 # last to the one that ends first: a run prints each shard's time and each file's, and
 # `node bench/test-cost.mjs` each file's CPU. The longest files: netfaults (a partition's
