@@ -83,7 +83,7 @@ class DeliveryLimitDemo {
     const n = namesOf(action, dlx);
     this.queues.push(n.queue);
     await ch.deleteQueue(n.queue);
-    const args: Record<string, unknown> = { 'x-queue-type': 'quorum', 'x-delivery-limit': this.o.limit };
+    const args: Record<string, unknown> = { 'x-queue-type': 'quorum', 'x-delivery-limit': this.o.deliveryLimit };
     if (dlx) {
       this.exchanges.push(n.dlx);
       this.queues.push(n.dlq);
@@ -188,7 +188,7 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitOptions
     const rows: DeliveryLimitRow[] = [];
     for (const dlx of [false, true]) {
       await step(
-        `${dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange'}: for each action (${ACTIONS.join(', ')}), a fresh quorum queue with x-delivery-limit ${o.limit}, one message, at most ${o.rounds} rounds of basic.get and the action`,
+        `${dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange'}: for each action (${ACTIONS.join(', ')}), a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message, at most ${o.rounds} rounds of basic.get and the action`,
       );
       for (const action of ACTIONS) rows.push(await demo.trial(action, dlx));
     }

@@ -42,7 +42,7 @@ export const SETTLE_MS = 2_000;
 
 export interface DeliveryLimitOptions {
   /** x-delivery-limit on every queue. */
-  limit: number;
+  deliveryLimit: number;
   /** At most this many deliveries a trial. */
   rounds: number;
 }
@@ -116,8 +116,8 @@ export function expectedOf(action: Action, dlx: boolean, o: DeliveryLimitOptions
       return { fate: 'still-looping', deathReason: null, deliveries: o.rounds, counts: Array.from({ length: o.rounds }, () => 0) };
     case 'counts': {
       // Deliveries 0..limit carry counts 0..limit; the return of the last one passes the limit.
-      const deliveries = Math.min(o.rounds, o.limit + 1);
-      const past = deliveries === o.limit + 1;
+      const deliveries = Math.min(o.rounds, o.deliveryLimit + 1);
+      const past = deliveries === o.deliveryLimit + 1;
       return {
         ...(past ? gone('delivery_limit') : { fate: 'still-looping', deathReason: null }),
         deliveries,

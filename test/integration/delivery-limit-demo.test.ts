@@ -22,7 +22,7 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     const d = parseJson<Doc>(r);
     expect(d.kind).toBe('delivery-limit-demo');
     expect(performance.now() - started).toBeLessThan(60_000);
-    expect(d.limit).toBe(2);
+    expect(d.deliveryLimit).toBe(2);
     expect(d.rounds).toBe(6);
     // By the broker's own behaviour: a nack with requeue never raises x-delivery-count and the
     // message loops past the limit; a reject with requeue and a closed connection raise it, and the

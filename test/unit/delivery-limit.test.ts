@@ -14,7 +14,7 @@ import {
   type SeenDelivery,
 } from '../../src/scenarios/delivery-limit-plan.js';
 
-const o = { limit: 2, rounds: 6 };
+const o = { deliveryLimit: 2, rounds: 6 };
 
 /** Deliveries with these counts (null: header absent), each after the first flagged redelivered. */
 const seen = (...counts: (number | null)[]): SeenDelivery[] => counts.map((deliveryCount, i) => ({ deliveryCount, redelivered: i > 0 }));
@@ -50,10 +50,10 @@ describe('expectedOf', () => {
     expect(expectedOf(action, dlx, o)).toEqual({ fate, deathReason, deliveries, counts });
   });
   it('fewer rounds than the limit allows: a counting action is still looping', () => {
-    expect(expectedOf('close', true, { limit: 5, rounds: 3 })).toEqual({ fate: 'still-looping', deathReason: null, deliveries: 3, counts: [0, 1, 2] });
+    expect(expectedOf('close', true, { deliveryLimit: 5, rounds: 3 })).toEqual({ fate: 'still-looping', deathReason: null, deliveries: 3, counts: [0, 1, 2] });
   });
   it('rounds exactly limit + 1: past the limit on the last', () => {
-    expect(expectedOf('reject-requeue', false, { limit: 2, rounds: 3 }).fate).toBe('dropped');
+    expect(expectedOf('reject-requeue', false, { deliveryLimit: 2, rounds: 3 }).fate).toBe('dropped');
   });
 });
 

@@ -106,6 +106,29 @@ const VALID: { name: string; kind: string; doc: Doc; status: EntryStatus }[] = [
     status: 'ok',
   },
   {
+    name: 'delivery-limit-demo',
+    kind: 'delivery-limit-demo',
+    doc: {
+      ok: true,
+      deliveryLimit: 2,
+      rounds: 6,
+      rows: [
+        {
+          action: 'close',
+          dlx: true,
+          deliveries: [
+            { deliveryCount: null, redelivered: false },
+            { deliveryCount: 1, redelivered: true },
+          ],
+          fate: 'dead-lettered',
+          deathReason: 'delivery_limit',
+          agrees: true,
+        },
+      ],
+    },
+    status: 'ok',
+  },
+  {
     name: 'consumer-timeout-demo',
     kind: 'consumer-timeout-demo',
     doc: {
@@ -297,6 +320,13 @@ const BROKEN: { kind: string; doc: Doc; problem: string }[] = [
       d.rounds[0].measured[0].delayMs = '210';
     }),
     problem: 'rounds[0].measured[0].delayMs is a string, expected a number',
+  },
+  {
+    kind: 'delivery-limit-demo',
+    doc: broken('delivery-limit-demo', (d) => {
+      d.rows[0].deliveries[1].deliveryCount = '1';
+    }),
+    problem: 'rows[0].deliveries[1].deliveryCount is a string, expected a number or null',
   },
   {
     kind: 'consumer-timeout-demo',

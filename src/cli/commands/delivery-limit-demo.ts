@@ -9,20 +9,20 @@ export type DeliveryLimitDemoCliOptions = DeliveryLimitOptions & { json: boolean
 
 export const deliveryLimitDemo = defineCommand({
   name: 'delivery-limit-demo',
-  examples: ['delivery-limit-demo --auto', 'delivery-limit-demo --limit 3 --rounds 8'],
+  examples: ['delivery-limit-demo --auto', 'delivery-limit-demo --delivery-limit 3 --rounds 8'],
   register: (command, dispatch: (o: DeliveryLimitDemoCliOptions) => Promise<void>) =>
     command
       .summary('x-delivery-limit under ack, reject, nack and a crash')
       .description(
         "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection), without and with a dead-letter exchange: each delivery's x-delivery-count and the message's fate, beside the rule RabbitMQ 4.3 documents",
       )
-      .addOption(new Option('--limit <n>', 'x-delivery-limit of each queue').argParser(positiveInt).default(2))
+      .addOption(new Option('--delivery-limit <n>', 'x-delivery-limit of each queue').argParser(positiveInt).default(2))
       .addOption(new Option('--rounds <n>', 'deliveries of the message at most, per action').argParser(positiveInt).default(6))
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; auto: boolean; limit: number; rounds: number }) =>
-        dispatch({ json: o.json, html: o.html, auto: o.auto, limit: o.limit, rounds: o.rounds }),
+      .action((o: { json: boolean; html?: string; auto: boolean; deliveryLimit: number; rounds: number }) =>
+        dispatch({ json: o.json, html: o.html, auto: o.auto, deliveryLimit: o.deliveryLimit, rounds: o.rounds }),
       ),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;

@@ -22,7 +22,7 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
     .filter((x) => !x.agrees)
     .map((x) => `${x.action} ${x.dlx ? 'with' : 'without'} a DLX: not as documented: ${x.disagreements.join('; ')}`);
   return [
-    `delivery-limit-demo on RabbitMQ ${r.brokerVersion}: quorum queues with x-delivery-limit ${r.limit}; one message each, at most ${r.rounds} deliveries`,
+    `delivery-limit-demo on RabbitMQ ${r.brokerVersion}: quorum queues with x-delivery-limit ${r.deliveryLimit}; one message each, at most ${r.rounds} deliveries`,
     '',
     table,
     '',

@@ -8,7 +8,7 @@ import { renderDeliveryLimitDemo } from './text.js';
 /** `rmq-bench delivery-limit-demo`: x-delivery-limit under each AMQP 0-9-1 consumer action, against the documented rules. */
 export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
   shape: obj<DeliveryLimitDemoResult>({
-    limit: num,
+    deliveryLimit: num,
     rounds: num,
     rows: list(
       'rows',
