@@ -28,7 +28,7 @@ shard_a=(workshop-1 producer durability-demo quorum-loss)
 # drops unroutable messages on purpose, which the nodes count until they restart, and the
 # workshop's audit (part 2's last step) fails on such a count: the next run's global setup would
 # have to restart this shard's nodes first (resetDropCount in global-setup.ts).
-shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox)
+shard_b=(workshop-2 consumer retry-demo dlq-demo bench outbox amqp10)
 # Part 3 (delayed retry, consumer timeouts, alarms) and its files.
 shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo alarm-demo compare-extra cluster package terminal dlq-tools)
 # No workshop part. To keep the shards ending together, move a file from the shard that ends

@@ -147,6 +147,24 @@ export function nextRound(r: { round: number; elapsedMs: number; timeoutMs: numb
 export async function connectAny(urls: readonly string[], startIndex: number, options: ConnectOptions): Promise<Connected> {
   // amqplib on the first connect, not at import: parseUrls serves the CLI's option parsing, which must stay cheap.
   const { default: amqp } = await import('amqplib');
+  return connectAnyWith(urls, startIndex, options, (url) =>
+    amqp.connect(withHeartbeat(url, options.heartbeatS), {
+      timeout: options.attemptTimeoutMs ?? 5_000,
+      clientProperties: { connection_name: options.connectionName ?? 'rmq-bench' },
+    }),
+  );
+}
+
+/**
+ * connectAny's rounds, deadline and no-broker rule with any client library: dial opens one
+ * connection to one URL (AMQP 0-9-1 with amqplib, AMQP 1.0 with rhea) or throws its socket error.
+ */
+export async function connectAnyWith<T>(
+  urls: readonly string[],
+  startIndex: number,
+  options: ConnectOptions,
+  dial: (url: string) => Promise<T>,
+): Promise<{ connection: T; url: string; index: number }> {
   const clock = options.clock ?? systemClock;
   const wait = options.brokerWait ?? brokerWait;
   const started = clock.now();
@@ -158,10 +176,7 @@ export async function connectAny(urls: readonly string[], startIndex: number, op
       const index = (startIndex + i) % urls.length;
       const url = urls[index]!;
       try {
-        const connection = await amqp.connect(withHeartbeat(url, options.heartbeatS), {
-          timeout: options.attemptTimeoutMs ?? 5_000,
-          clientProperties: { connection_name: options.connectionName ?? 'rmq-bench' },
-        });
+        const connection = await dial(url);
         wait.reached = true;
         return { connection, url, index };
       } catch (err) {

@@ -2,6 +2,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { LatencySummary } from '../measure/histogram.js';
 import type { FlushOutcome, TimelineEvent } from './publish-loop.js';
 import type { PublishMode } from './publish-modes.js';
+import type { Amqp10Outcomes } from '../amqp10/outcomes.js';
 
 /** What runPublisher returns: the run's figures, its samples, and how they are counted from the ledger. */
 
@@ -45,6 +46,8 @@ export interface PublisherResult {
   connectedTo: string[];
   /** For timelines (HTML reports): at most MAX_SAMPLES (publisher.ts), at an interval from 10 ms up, chosen by the run's length; and once at the end. */
   samples: PublisherSample[];
+  /** AMQP 1.0 runs only: the outcomes the broker gave (absent over 0-9-1). */
+  amqp10?: Amqp10Outcomes;
 }
 
 /** Counters at one moment of a run: distinct messages written, confirms received, awaiting a confirm. */

@@ -7,6 +7,7 @@ import { maskUrlsIn } from '../url.js';
 import { noUnitMessage, parseDurationMs } from '../util/duration.js';
 import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netem.js';
 import { UsageError } from '../errors.js';
+import { PROTOCOLS } from '../amqp10/protocol.js';
 
 /**
  * The options several commands share (one declaration each: flags, help text, default, parser),
@@ -19,6 +20,10 @@ export const jsonOption = (description = 'print one JSON document on stdout (peo
 /** --html <file>: checked at the edge (its directory must exist and be writable) so a long run never ends in an unwritable path. */
 export const htmlOption = (): Option =>
   new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
+
+/** --protocol amqp091|amqp10 (compare and bench also take both): the client library and protocol the traffic uses. */
+export const protocolOption = (description: string, choices: readonly string[] = PROTOCOLS): Option =>
+  new Option('--protocol <protocol>', description).choices(choices).default('amqp091');
 
 /** --urls: undefined when not given; urlsOrDefault() turns that into the cluster's three AMQP ports. */
 export const urlsOption = (description = 'comma-separated AMQP URLs, tried in order on (re)connect (default: rabbit1..3 with user demo)'): Option =>

@@ -1,6 +1,9 @@
 import { drainQueue, type DrainResult } from '../amqp/drain.js';
 import { type Endpoints, endpointsFor } from '../amqp/locate.js';
-import { newRunId, runPublisher, type PublishMode } from '../amqp/publisher.js';
+import { newRunId, type PublishMode } from '../amqp/publisher.js';
+import { publisherFor } from '../amqp10/publishers.js';
+import type { Amqp10Outcomes } from '../amqp10/outcomes.js';
+import { MODE_RULES, type CompareMode } from './compare-modes.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import type { FaultKind } from '../cluster/faults.js';
@@ -15,12 +18,13 @@ import { maskUrl } from '../url.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
 
 /**
- * compare: the same producer run with confirms on and with confirms off, each time connected
- * first to the queue's leader, with a fault applied to that leader part-way through. Then the
- * queue is drained and every message reconciled. Returns data; never prints.
+ * compare: the same producer run with confirms on and with confirms off (over AMQP 0-9-1, AMQP
+ * 1.0 or both: compare-modes.ts), each time connected first to the queue's leader, with a fault
+ * applied to that leader part-way through. Then the queue is drained (over 0-9-1) and every
+ * message reconciled. Returns data; never prints.
  */
 
-export type CompareMode = 'confirms-on' | 'confirms-off';
+export type { CompareMode } from './compare-modes.js';
 
 export interface CompareOptions {
   queue: string;
@@ -106,6 +110,8 @@ export interface ModeTotals {
   maxStallMs: number;
   /** Runs with at least one lost or silently lost message. */
   runsWithLoss: number;
+  /** AMQP 1.0 sides only: the broker's outcomes over all runs (transfers: a message sent twice can count twice). */
+  outcomes?: Omit<Amqp10Outcomes, 'settlement' | 'rejections'>;
 }
 
 export interface CompareResult {
@@ -155,6 +161,19 @@ export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeT
     lateCopies: sum((r) => r.lateCopies.length),
     maxStallMs: rs.reduce((a, r) => Math.max(a, r.producer.longestStallMs), 0),
     runsWithLoss: rs.filter((r) => r.reconciliation.lost + r.reconciliation.silentlyLost > 0).length,
+    ...(MODE_RULES[mode].protocol === 'amqp10' ? { outcomes: outcomeTotals(rs) } : {}),
+  };
+}
+
+function outcomeTotals(rs: readonly CompareRun[]): NonNullable<ModeTotals['outcomes']> {
+  const sum = (f: (o: Amqp10Outcomes) => number): number => rs.reduce((a, r) => a + (r.producer.amqp10 ? f(r.producer.amqp10) : 0), 0);
+  return {
+    accepted: sum((o) => o.accepted),
+    released: sum((o) => o.released),
+    rejected: sum((o) => o.rejected),
+    modified: sum((o) => o.modified),
+    inDoubt: sum((o) => o.inDoubt),
+    timedOut: sum((o) => o.timedOut),
   };
 }
 
@@ -183,7 +202,7 @@ async function oneRun(
   const startIndex = Math.max(0, leaderUrl);
   const runId = newRunId();
   const ledger = new Ledger({ runId, capacity: opts.count });
-  const publishMode: PublishMode = mode === 'confirms-on' ? 'async' : 'none';
+  const publishMode: PublishMode = MODE_RULES[mode].publishMode;
 
   const faulted = new ProducerUnderFault(ctx, opts, { mode, label, ref, leaderNode });
   const { producer, timeline } = await faulted.publish({ urls, startIndex, runId, publishMode }, ledger);
@@ -239,7 +258,7 @@ class ProducerUnderFault {
     let timeline: FaultTimeline | null = null;
     try {
       progress.update(`${label}: publishing ${opts.count} messages to ${leaderNode} (the leader of ${opts.queue})`);
-      producer = await runPublisher(
+      producer = await publisherFor(MODE_RULES[this.info.mode].protocol)(
         {
           urls: p.urls,
           startIndex: p.startIndex,
@@ -287,7 +306,7 @@ class ProducerUnderFault {
   private statusLine(): string {
     const { opts, fault } = this;
     const node = fault?.timeline.node;
-    return `${this.info.label}: written ${this.written}/${opts.count}${this.info.mode === 'confirms-on' ? `, confirmed ${this.confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`;
+    return `${this.info.label}: written ${this.written}/${opts.count}${MODE_RULES[this.info.mode].confirms ? `, confirmed ${this.confirmed}` : ''}${node ? `, fault: ${opts.fault} ${node} (${fault?.timeline.phase})` : ''}`;
   }
 
   /** The fault starts at the faultAtCount-th message written. */
@@ -358,7 +377,7 @@ export async function runCompare(ctx: Context, opts: CompareOptions): Promise<Co
     interrupted = true;
   }
   const totals = opts.modes.map((m) => totalsFor(m, runs));
-  const ok = runs.every((r) => unexplained(r) === 0 && (r.mode === 'confirms-off' || r.reconciliation.lost === 0));
+  const ok = runs.every((r) => unexplained(r) === 0 && (!MODE_RULES[r.mode].confirms || r.reconciliation.lost === 0));
   // The options go into reports: never with a password.
   const options = opts.urls ? { ...opts, urls: opts.urls.map(maskUrl) } : opts;
   return { options, runs, totals, ok, interrupted, partial };

@@ -1,4 +1,6 @@
-import { newRunId, runPublisher, type PublishMode, type TimelineEvent } from '../amqp/publisher.js';
+import { newRunId, type PublishMode, type TimelineEvent } from '../amqp/publisher.js';
+import type { Protocol } from '../amqp10/protocol.js';
+import { publisherFor } from '../amqp10/publishers.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import type { Context } from '../context.js';
 import { Ledger, type LedgerDocument } from '../ledger/ledger.js';
@@ -14,6 +16,7 @@ import { harnessPrinter, type ProducerHarness } from './producer-harness.js';
 
 export interface ProducerOptions {
   count: number;
+  protocol: Protocol;
   urls: string[];
   queue: string;
   exchange: string;
@@ -66,7 +69,7 @@ export async function runProducer(ctx: Context, o: ProducerOptions): Promise<Pro
   const ticker = setInterval(() => progress.update(status.line()), 250);
   let result: PublisherResult;
   try {
-    result = await runPublisher(
+    result = await publisherFor(o.protocol)(
       {
         urls: o.urls,
         startIndex: 0,

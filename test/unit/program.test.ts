@@ -24,6 +24,7 @@ const producerDefaults: ProducerCliOptions = {
   json: false,
   html: undefined,
   count: 100,
+  protocol: 'amqp091',
   urls: undefined,
   queue: 'demo.orders',
   exchange: 'demo.orders',
@@ -352,6 +353,9 @@ describe('producer: argv → options', () => {
       expected: { confirmTimeoutMs: 2_000, heartbeatS: 10, reconnectTimeoutMs: 120_000, json: true },
     },
     { args: ['--heartbeat', '0'], expected: { heartbeatS: 0 } },
+    { args: ['--protocol', 'amqp10'], expected: { protocol: 'amqp10' } },
+    { args: ['--protocol', 'amqp10', '--confirms=false'], expected: { protocol: 'amqp10', mode: 'none' } },
+    { args: ['--protocol', 'amqp10', '--confirm-mode', 'sync'], expected: { protocol: 'amqp10', mode: 'sync' } },
   ];
 
   it.each(cases)('producer $args', async ({ args, expected }) => {
@@ -449,6 +453,7 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['compare', '--runs', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
     { args: ['compare', '--confirms', 'sideways'], code: 'commander.invalidArgument', stderrText: 'sideways' },
     { args: ['compare', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
+    { args: ['producer', '--protocol', 'amqp11'], code: 'commander.invalidArgument', stderrText: 'amqp11' },
   ];
 
   itRefuses(cases);

@@ -135,6 +135,22 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
 describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
   const cases: { args: string[]; line: string }[] = [
     {
+      args: ['producer', '--protocol', 'amqp10', '--tx'],
+      line: 'rmq-bench: --tx is AMQP 0-9-1 (transactions); with --protocol amqp10 each transfer has its own outcome (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--protocol', 'amqp10', '--confirm-mode', 'batch'],
+      line: 'rmq-bench: --confirm-mode batch is AMQP 0-9-1; with --protocol amqp10 use async (up to --window unsettled) or sync (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--protocol', 'amqp10', '--mandatory'],
+      line: 'rmq-bench: --mandatory does nothing with --protocol amqp10 (the broker always answers an unroutable transfer with released) (run rmq-bench producer --help)',
+    },
+    {
+      args: ['producer', '--protocol', 'amqp10', '--outbox', 'o.sqlite'],
+      line: 'rmq-bench: --outbox relays over AMQP 0-9-1; leave out --protocol amqp10 (run rmq-bench producer --help)',
+    },
+    {
       args: ['producer', '--confirms=false', '--confirm-mode', 'sync'],
       line: 'rmq-bench: --confirm-mode does nothing with --confirms=false (no confirms to wait for) (run rmq-bench producer --help)',
     },

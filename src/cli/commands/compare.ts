@@ -1,7 +1,9 @@
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError } from '../../errors.js';
-import type { CompareMode, CompareOptions } from '../../scenarios/compare.js';
+import type { CompareOptions } from '../../scenarios/compare.js';
+import { compareModes } from '../../scenarios/compare-modes.js';
+import { PROTOCOLS, type Protocol } from '../../amqp10/protocol.js';
 import { defineCommand } from '../command.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
@@ -16,6 +18,7 @@ import {
   latencyOption,
   lossOption,
   netemFrom,
+  protocolOption,
   queueOption,
   rateOption,
   refuseWith,
@@ -47,6 +50,7 @@ interface RawOptions {
   restoreAfter: number;
   runs: number;
   confirms: 'on' | 'off' | 'both';
+  protocol: Protocol | 'both';
   window: number;
   queue: string;
   exchange?: string;
@@ -77,6 +81,9 @@ export const compare = defineCommand({
         .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
         .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
         .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
+        .addOption(
+          protocolOption('amqp10: AMQP 1.0 outcomes vs pre-settled; both: the four sides (0-9-1 and 1.0, confirms on and off)', [...PROTOCOLS, 'both']),
+        )
         .addOption(windowOption('confirms on: async window'))
         .addOption(queueOption('quorum queue; messages are routed to it with its name as routing key'))
         .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
@@ -106,7 +113,7 @@ export const compare = defineCommand({
         netem: netemFrom(o.fault, o),
         restoreAfterMs: o.restoreAfter,
         runs: o.runs,
-        modes: (o.confirms === 'on' ? ['confirms-on'] : o.confirms === 'off' ? ['confirms-off'] : ['confirms-on', 'confirms-off']) as CompareMode[],
+        modes: compareModes(o.protocol, o.confirms),
         electionTimeoutMs: 60_000,
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProducerOptions } from '../../scenarios/producer.js';
+import type { Protocol } from '../../amqp10/protocol.js';
 import { defineCommand } from '../command.js';
 import {
   booleanValue,
@@ -15,6 +16,7 @@ import {
   jsonOption,
   nonNegativeInt,
   positiveInt,
+  protocolOption,
   queueOption,
   refuseWith,
   rateOption,
@@ -48,6 +50,7 @@ interface RawOptions {
   json: boolean;
   html?: string;
   count: number;
+  protocol: Protocol;
   confirms: boolean;
   confirmMode: 'sync' | 'batch' | 'async';
   window: number;
@@ -98,12 +101,14 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
     if (o.confirmMode !== 'async') refuseWith(given, ['--window'], `is for --confirm-mode async, not ${o.confirmMode}`);
     if (o.confirmMode !== 'batch') refuseWith(given, ['--batch-size'], `is for --confirm-mode batch and --tx, not --confirm-mode ${o.confirmMode}`);
   }
+  if (o.protocol === 'amqp10') amqp10Refusals(o, given);
   if (o.startAt !== undefined && o.startAt >= o.count) throw new UsageError(`--start-at ${o.startAt} is not below -n ${o.count}`);
   const harness = o.runId !== undefined || o.startAt !== undefined || o.printSent !== undefined || o.progressLines === true;
   return {
     json: o.json,
     html: o.html,
     count: o.count,
+    protocol: o.protocol,
     urls: o.urls,
     queue: o.queue,
     exchange: o.exchange,
@@ -126,6 +131,16 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
   };
 }
 
+/** What AMQP 1.0 has no form for: one line each. */
+function amqp10Refusals(o: RawOptions, given: ReadonlySet<string>): void {
+  if (o.tx) throw new UsageError('--tx is AMQP 0-9-1 (transactions); with --protocol amqp10 each transfer has its own outcome');
+  if (o.outbox !== undefined) throw new UsageError('--outbox relays over AMQP 0-9-1; leave out --protocol amqp10');
+  if (o.confirms && o.confirmMode === 'batch')
+    throw new UsageError('--confirm-mode batch is AMQP 0-9-1; with --protocol amqp10 use async (up to --window unsettled) or sync');
+  refuseWith(given, ['--mandatory'], 'does nothing with --protocol amqp10 (the broker always answers an unroutable transfer with released)');
+  refuseWith(given, ['--batch-size'], 'is for --confirm-mode batch and --tx, which are AMQP 0-9-1');
+}
+
 export const producer = defineCommand({
   name: 'producer',
   examples: ['producer -n 200 --confirms=false', 'producer -n 5000 --rate 0 --window 256 --ledger run.json'],
@@ -134,6 +149,7 @@ export const producer = defineCommand({
       .summary('publish N messages, with or without confirms')
       .description('publish N messages with or without confirms, recording what happened to every one')
       .addOption(countOption('messages to publish', 100))
+      .addOption(protocolOption('amqp10: AMQP 1.0, where confirms are outcomes (accepted, released, rejected) and --confirms=false sends pre-settled'))
       .addOption(new Option('--confirms [bool]', 'publisher confirms (--confirms=false or --no-confirms to turn off)').argParser(booleanValue).default(true))
       .option('--no-confirms', 'no publisher confirms: fire and forget')
       .addOption(

@@ -1,4 +1,5 @@
 import type { CompareResult, CompareRun } from '../../../scenarios/compare.js';
+import { isConfirmingMode } from '../../../scenarios/compare-modes.js';
 import { type Band, type Marker, PALETTE, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, lossPerRunByMode, ratesFrom } from '../../chart-parts.js';
 
@@ -71,7 +72,7 @@ export function compareCharts(c: CompareResult): string[] {
     const samples = samplesUntil(run.producer.samples ?? [], lastFaultEventMs(run));
     const series = [
       { name: 'publish rate /s', points: ratesFrom(samples, 'written') },
-      ...(run.mode === 'confirms-off' ? [] : [{ name: 'confirm rate /s', points: ratesFrom(samples, 'confirmed') }]),
+      ...(isConfirmingMode(run.mode) ? [{ name: 'confirm rate /s', points: ratesFrom(samples, 'confirmed') }] : []),
       inFlightSeries(samples),
     ];
     const r = run.reconciliation;

@@ -2,23 +2,36 @@ import type { CompareResult, CompareRun, ModeTotals } from '../../../scenarios/c
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
 import { latencyLine } from '../producer/text.js';
+import { isConfirmingMode, modeLabel } from '../../../scenarios/compare-modes.js';
 
 /** compare's printers: result → text. Pure. */
-
-const MODE_LABEL = { 'confirms-on': 'confirms on', 'confirms-off': 'confirms off' } as const;
 
 /** The plain-words verdict for one mode's totals. */
 export function modeVerdict(t: ModeTotals): string {
   const runs = t.runs > 1 ? ` over ${t.runs} runs` : '';
-  if (t.mode === 'confirms-off') {
+  const label = modeLabel(t.mode);
+  if (!isConfirmingMode(t.mode)) {
     if (t.silentlyLost + t.lost === 0) {
-      return `confirms off: no message lost this time${runs} (${t.read} of ${t.attempted} read). Loss depends on timing: try --runs 5 or a higher --count.`;
+      return `${label}: no message lost this time${runs} (${t.read} of ${t.attempted} read). Loss depends on timing: try --runs 5 or a higher --count.`;
     }
-    return `confirms off: ${t.silentlyLost} of ${t.attempted} messages silently lost${runs}, while the producer reported ${t.reportedSent === t.attempted ? `all ${t.reportedSent}` : t.reportedSent} as sent.`;
+    return `${label}: ${t.silentlyLost} of ${t.attempted} messages silently lost${runs}, while the producer reported ${t.reportedSent === t.attempted ? `all ${t.reportedSent}` : t.reportedSent} as sent.`;
   }
   const dup = t.duplicated > 0 ? `; ${t.duplicated} delivered twice (at-least-once: make consumers idempotent)` : '';
-  if (t.lost === 0) return `confirms on: 0 of ${t.confirmed} confirmed messages lost${runs}${dup}.`;
-  return `confirms on: ${t.lost} confirmed messages LOST${runs}: the broker confirmed them and they were never read${dup}.`;
+  const what = t.outcomes ? 'accepted' : 'confirmed';
+  const told = t.outcomes ? outcomesTold(t.outcomes) : '';
+  if (t.lost === 0) return `${label}: 0 of ${t.confirmed} ${what} messages lost${runs}${told}${dup}.`;
+  return `${label}: ${t.lost} ${what} messages LOST${runs}: the broker ${what} them and they were never read${told}${dup}.`;
+}
+
+/** What the outcomes told the producer besides accepted, as a clause; '' when nothing. */
+function outcomesTold(o: NonNullable<ModeTotals['outcomes']>): string {
+  const parts = [
+    o.released > 0 ? `${o.released} released` : '',
+    o.rejected > 0 ? `${o.rejected} rejected` : '',
+    o.modified > 0 ? `${o.modified} modified` : '',
+    o.inDoubt + o.timedOut > 0 ? `${o.inDoubt + o.timedOut} in doubt` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? '' : ` (the producer was told: ${parts.join(', ')}; sent again where it could be)`;
 }
 
 export function renderTotals(totals: readonly ModeTotals[]): string {
@@ -26,21 +39,38 @@ export function renderTotals(totals: readonly ModeTotals[]): string {
     ['runs', ...totals.map((t) => t.runs)],
     ['attempted', ...totals.map((t) => t.attempted)],
     ['reported sent', ...totals.map((t) => t.reportedSent)],
-    ['confirmed', ...totals.map((t) => (t.mode === 'confirms-off' ? '-' : t.confirmed))],
+    ['confirmed', ...totals.map((t) => (isConfirmingMode(t.mode) ? t.confirmed : '-'))],
+    ...outcomeRows(totals),
     ['read', ...totals.map((t) => t.read)],
-    ['lost', ...totals.map((t) => (t.mode === 'confirms-off' ? '-' : t.lost))],
+    ['lost', ...totals.map((t) => (isConfirmingMode(t.mode) ? t.lost : '-'))],
     ['silently lost', ...totals.map((t) => t.silentlyLost)],
     ['duplicated', ...totals.map((t) => t.duplicated)],
     ['recovered', ...totals.map((t) => t.recovered)],
     ['reconnects', ...totals.map((t) => t.reconnects)],
     ['longest stall', ...totals.map((t) => formatMs(t.maxStallMs))],
   ];
-  return renderTable(['', ...totals.map((t) => MODE_LABEL[t.mode])], rows);
+  return renderTable(['', ...totals.map((t) => modeLabel(t.mode))], rows);
+}
+
+/** With an AMQP 1.0 side that awaits outcomes: a row per outcome ('-' where a side has none). */
+function outcomeRows(totals: readonly ModeTotals[]): [string, ...(string | number)[]][] {
+  if (!totals.some((t) => t.outcomes && isConfirmingMode(t.mode))) return [];
+  const row = (name: string, f: (o: NonNullable<ModeTotals['outcomes']>) => number): [string, ...(string | number)[]] => [
+    name,
+    ...totals.map((t) => (t.outcomes && isConfirmingMode(t.mode) ? f(t.outcomes) : '-')),
+  ];
+  return [
+    row('1.0 accepted', (o) => o.accepted),
+    row('1.0 released', (o) => o.released),
+    row('1.0 rejected', (o) => o.rejected),
+    row('1.0 modified', (o) => o.modified),
+    row('1.0 in doubt', (o) => o.inDoubt + o.timedOut),
+  ];
 }
 
 function timeline(r: CompareRun): string {
   const f = r.fault;
-  if (!f) return `  ${MODE_LABEL[r.mode]} run ${r.run}: no fault`;
+  if (!f) return `  ${modeLabel(r.mode)} run ${r.run}: no fault`;
   const at = (v: number | null): string => (v === null ? '-' : `${(v / 1000).toFixed(2)} s`);
   const parts = [
     `${f.kind} ${[f.node, ...(f.alsoFaulted ?? [])].join(' and ')} at ${at(f.faultAtMs)}`,
@@ -51,7 +81,7 @@ function timeline(r: CompareRun): string {
     `producer resumed at ${at(f.producerResumedAtMs)}`,
     `restored at ${at(f.restoredAtMs)}, back at ${at(f.rejoinedAtMs)}`,
   ];
-  return `  ${MODE_LABEL[r.mode]} run ${r.run}: ${parts.join('; ')}${f.error ? `; fault error: ${f.error}` : ''}`;
+  return `  ${modeLabel(r.mode)} run ${r.run}: ${parts.join('; ')}${f.error ? `; fault error: ${f.error}` : ''}`;
 }
 
 export function renderCompare(c: CompareResult): string {
@@ -68,16 +98,17 @@ export function renderCompare(c: CompareResult): string {
       '',
     );
   }
-  const on = c.runs.filter((r) => r.mode === 'confirms-on');
-  if (on.length > 0) {
-    lines.push(`confirm latency (confirms on, run 1): ${latencyLine(on[0]!.producer.confirmLatency)}`);
-    lines.push(`  around the fault: ${latencyLine(on[0]!.producer.confirmLatencyAroundFault)}`);
+  for (const mode of c.options.modes.filter((m) => isConfirmingMode(m))) {
+    const first = c.runs.find((r) => r.mode === mode);
+    if (!first) continue;
+    lines.push(`confirm latency (${modeLabel(mode)}, run 1): ${latencyLine(first.producer.confirmLatency)}`);
+    lines.push(`  around the fault: ${latencyLine(first.producer.confirmLatencyAroundFault)}`);
     lines.push('');
   }
   if (c.partial) {
     const p = c.partial;
     lines.push(
-      `interrupted during ${MODE_LABEL[p.mode]} run ${p.run}: the producer had written ${p.producer.written} and had ${p.producer.confirmed} confirmed; the queue was not drained`,
+      `interrupted during ${modeLabel(p.mode)} run ${p.run}: the producer had written ${p.producer.written} and had ${p.producer.confirmed} confirmed; the queue was not drained`,
     );
   }
   for (const t of c.totals) if (t.runs > 0) lines.push(modeVerdict(t));

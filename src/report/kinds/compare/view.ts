@@ -7,6 +7,7 @@ import { bool, list, nullOr, num, obj, opt, str } from '../../shape-check.js';
 import { nullNum, nullStr, strings as stringList } from '../shared.js';
 import { compareCharts } from './charts.js';
 import { renderCompare } from './text.js';
+import { isConfirmingMode } from '../../../scenarios/compare-modes.js';
 
 /** `rmq-bench compare`: the same producer with confirms off and on, the leader faulted mid-run. */
 export const compare: KindView<CompareResult> = {
@@ -68,7 +69,7 @@ export const compare: KindView<CompareResult> = {
     for (const r of objs(d.runs)) {
       const rec = isObj(r.reconciliation) ? r.reconciliation : {};
       const verdict = isObj(rec.verdict) ? rec.verdict : {};
-      if (verdict.ok === false && (r.mode === 'confirms-on' || strings(verdict.reasons).some((x) => x.includes('unexpected'))))
+      if (verdict.ok === false && (isConfirmingMode(r.mode) || strings(verdict.reasons).some((x) => x.includes('unexpected'))))
         out.push(`${s(r.mode)} run ${s(r.run)}: ${strings(verdict.reasons).join('; ')}`);
     }
     return out;

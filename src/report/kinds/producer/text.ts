@@ -1,4 +1,5 @@
 import type { PublisherResult } from '../../../amqp/publisher-result.js';
+import type { Amqp10Outcomes } from '../../../amqp10/outcomes.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { formatMs } from '../../../util/duration.js';
 
@@ -10,12 +11,36 @@ export function latencyLine(l: LatencySummary): string {
   return `p50 ${f(l.p50Ms)}, p95 ${f(l.p95Ms)}, p99 ${f(l.p99Ms)}, max ${f(l.maxMs)} (${l.count} confirms)`;
 }
 
+/** The mode as a reader names it, in the run's protocol. Pure. */
+export function modeText(r: Pick<PublisherResult, 'mode' | 'amqp10'>): string {
+  if (r.amqp10)
+    return r.mode === 'none'
+      ? 'AMQP 1.0, pre-settled (no outcomes: fire and forget)'
+      : `AMQP 1.0, settled on the broker's outcome (${r.mode === 'sync' ? 'one at a time' : 'async window'})`;
+  return r.mode === 'none' ? 'no confirms (fire and forget)' : r.mode === 'tx' ? 'transactions' : `${r.mode} confirms`;
+}
+
+/** The AMQP 1.0 outcome rows: per transfer (a message sent twice can count twice). Pure. */
+function outcomeRows(o: Amqp10Outcomes): [string, string][] {
+  return [
+    ['accepted', `${o.accepted}`],
+    ['released (unroutable)', `${o.released}`],
+    [
+      'rejected',
+      `${o.rejected}${o.rejections.length > 0 ? ` (${o.rejections.map((x) => `${x.count}× ${x.condition}${x.description ? `: ${x.description}` : ''}`).join('; ')})` : ''}`,
+    ],
+    ['modified', `${o.modified}`],
+    ['in doubt', `${o.inDoubt} (link or connection lost unsettled), ${o.timedOut} without an outcome in time`],
+  ];
+}
+
 export function renderProducer(r: PublisherResult): string {
   const confirms = r.mode !== 'none';
   const rows: [string, string][] = [
-    ['mode', r.mode === 'none' ? 'no confirms (fire and forget)' : r.mode === 'tx' ? 'transactions' : `${r.mode} confirms`],
+    ['mode', modeText(r)],
     ['messages', `${r.count}`],
     ['written (reported sent)', `${r.written}`],
+    ...(confirms && r.amqp10 ? outcomeRows(r.amqp10) : []),
     ...(confirms
       ? ([
           ['confirmed', `${r.confirmed}`],
@@ -23,7 +48,7 @@ export function renderProducer(r: PublisherResult): string {
           ['indeterminate', `${r.indeterminate} (published again: ${r.republished})`],
         ] as [string, string][])
       : []),
-    ['returned (mandatory)', `${r.returned}`],
+    ...(r.amqp10 ? [] : ([['returned (mandatory)', `${r.returned}`]] as [string, string][])),
     ['reconnects', `${r.reconnects}`],
     ['duration', `${formatMs(r.durationMs)} (${Math.round(r.publishRatePerSec)} publishes/s)`],
     ['longest stall', formatMs(r.longestStallMs)],
@@ -33,6 +58,7 @@ export function renderProducer(r: PublisherResult): string {
   const w = Math.max(...rows.map(([k]) => k.length));
   const text = rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
   if (!confirms) text.push('without confirms the producer only knows what it wrote to the socket: run `rmq-bench verify` to see what arrived');
+  else if (r.amqp10) text.push('confirmed = accepted at least once; nacked = rejected or modified (published again); in doubt = published again');
   const unflushed = flushLine(r);
   if (unflushed) text.push(unflushed);
   if (r.gaveUp) text.push(`gave up: ${r.gaveUp}`);

@@ -1,0 +1,16 @@
+import { runPublisher } from '../amqp/publisher.js';
+import type { PublisherHooks, PublisherOptions } from '../amqp/publisher-options.js';
+import type { PublisherResult } from '../amqp/publisher-result.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Protocol } from './protocol.js';
+import { runPublisher10 } from './publisher10.js';
+
+/** The producer of each protocol: the same options, ledger, hooks and result. */
+const PUBLISHERS: Readonly<Record<Protocol, (opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks) => Promise<PublisherResult>>> = {
+  amqp091: runPublisher,
+  amqp10: runPublisher10,
+};
+
+export function publisherFor(protocol: Protocol): (opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks) => Promise<PublisherResult> {
+  return PUBLISHERS[protocol];
+}

@@ -1,0 +1,165 @@
+import type { Connection, Delivery, EventContext, Sender } from 'rhea';
+import { NotFoundError, errorMessage } from '../errors.js';
+import { maskUrl } from '../url.js';
+import { closeWithin10, connectAny10 } from './connection.js';
+import type { Outcome } from './outcomes.js';
+
+/**
+ * One AMQP 1.0 connection with one sender link, as the publisher uses it: opened to the first
+ * URL that answers, lost once (its connection or link closed, or an error), and closed at the
+ * end after the broker has answered the link's detach (everything sent before it was read).
+ */
+
+/** A transfer awaiting its outcome. */
+export interface Pending {
+  seq: number;
+  sentAtMs: number;
+  /** No outcome within the confirm timeout: already sent again; a late outcome still counts. */
+  timedOut: boolean;
+}
+
+export interface SendSession {
+  readonly connection: Connection;
+  readonly sender: Sender;
+  readonly url: string;
+  readonly index: number;
+  /** Unsettled transfers by delivery, in send order. */
+  readonly pending: Map<Delivery, Pending>;
+  /** Pending and not timed out: what counts against the window. */
+  inFlight: number;
+  lost: boolean;
+  /** Resolves when the session is lost. */
+  readonly lostPromise: Promise<void>;
+  /** When the last outcome arrived (or the session opened). */
+  lastOutcomeAtMs: number;
+}
+
+export interface SendSessionEvents {
+  onOutcome: (s: SendSession, outcome: Outcome, delivery: Delivery) => void;
+  /** The link has credit again. */
+  onSendable: () => void;
+  onLost: (s: SendSession, why: string) => void;
+}
+
+export interface OpenSendOptions {
+  urls: readonly string[];
+  startIndex: number;
+  address: string;
+  preSettled: boolean;
+  heartbeatS: number;
+  reconnectTimeoutMs: number;
+  signal: AbortSignal;
+  nowMs: () => number;
+}
+
+/** How long the broker may take to attach the link. */
+const ATTACH_TIMEOUT_MS = 10_000;
+
+/** Connect, attach the sender, wire its events. A link the broker refuses for good (no such exchange or queue) is a NotFoundError. */
+export async function openSendSession(o: OpenSendOptions, events: SendSessionEvents): Promise<SendSession> {
+  const c = await connectAny10(o.urls, o.startIndex, { heartbeatS: o.heartbeatS, timeoutMs: o.reconnectTimeoutMs, signal: o.signal });
+  const sender = c.connection.open_sender({
+    target: { address: o.address },
+    snd_settle_mode: o.preSettled ? 1 : 0,
+    autosettle: true,
+    // rhea's own option (untyped): a modified outcome is counted as modified, not as released.
+    ...{ treat_modified_as_released: false },
+  });
+  let markLost!: () => void;
+  const s: SendSession = {
+    connection: c.connection,
+    sender,
+    url: c.url,
+    index: c.index,
+    pending: new Map(),
+    inFlight: 0,
+    lost: false,
+    lostPromise: new Promise<void>((resolve) => {
+      markLost = resolve;
+    }),
+    lastOutcomeAtMs: o.nowMs(),
+  };
+  const lose = (why: string): void => {
+    if (s.lost) return;
+    s.lost = true;
+    markLost();
+    events.onLost(s, why);
+  };
+  try {
+    await attached(c.connection, sender, o.address);
+  } catch (err) {
+    await closeWithin10(c.connection);
+    throw err;
+  }
+  for (const outcome of ['accepted', 'released', 'rejected', 'modified'] as const) {
+    sender.on(outcome, (ctx: EventContext) => {
+      if (ctx.delivery) events.onOutcome(s, outcome, ctx.delivery);
+    });
+  }
+  sender.on('sendable', () => events.onSendable());
+  sender.on('sender_error', (ctx: EventContext) => lose(`link error: ${errorMessage(ctx.sender?.error)}`));
+  sender.on('sender_close', () => lose('the broker detached the link'));
+  c.connection.on('connection_error', (ctx: EventContext) => lose(`connection error: ${errorMessage(ctx.connection.error)}`));
+  c.connection.on('connection_close', () => lose('the broker closed the connection'));
+  c.connection.on('disconnected', (ctx: EventContext) => lose(ctx.error ? errorMessage(ctx.error) : 'disconnected'));
+  c.connection.on('error', (err: unknown) => lose(errorMessage(err)));
+  return s;
+}
+
+/** The broker's attach, or its refusal (amqp:not-found is for good: NotFoundError), within ATTACH_TIMEOUT_MS. */
+function attached(connection: Connection, sender: Sender, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`the broker did not attach a link to ${address} within ${ATTACH_TIMEOUT_MS} ms`)), ATTACH_TIMEOUT_MS);
+    const done = (err?: Error): void => {
+      clearTimeout(timer);
+      sender.removeListener('sender_open', opened);
+      sender.removeListener('sender_error', refused);
+      connection.removeListener('disconnected', dropped);
+      if (err) reject(err);
+      else resolve();
+    };
+    const opened = (): void => done();
+    const refused = (ctx: EventContext): void => {
+      const e = ctx.sender?.error as { condition?: string; description?: string } | undefined;
+      const text = `${e?.condition ?? 'link refused'}${e?.description ? `: ${e.description}` : ''}`;
+      done(e?.condition === 'amqp:not-found' ? new NotFoundError(`cannot publish to ${address}: ${text}`) : new Error(text));
+    };
+    const dropped = (ctx: EventContext): void => done(new Error(ctx.error ? errorMessage(ctx.error) : 'disconnected while attaching'));
+    sender.once('sender_open', opened);
+    sender.on('sender_error', refused);
+    connection.on('disconnected', dropped);
+  });
+}
+
+/**
+ * How the end went, as FlushOutcome.channel says it for 0-9-1: the link's detach answered, not
+ * within the deadline, or the connection went first. The caller marks the session lost first, so
+ * that the detach's answer is not taken for a lost link.
+ */
+export async function detachWithin(s: SendSession, timeoutMs: number): Promise<'closed' | 'timeout' | 'lost'> {
+  if (!s.connection.is_open()) return 'lost';
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish('timeout'), timeoutMs);
+    const finish = (r: 'closed' | 'timeout' | 'lost'): void => {
+      clearTimeout(timer);
+      resolve(r);
+    };
+    s.sender.once('sender_close', () => finish('closed'));
+    s.connection.once('disconnected', () => finish('lost'));
+    try {
+      s.sender.close();
+    } catch {
+      finish('lost');
+    }
+  });
+}
+
+/** Bytes still in this process's socket buffer: they never left it. */
+export function bufferedBytes(s: SendSession): number {
+  const socket = (s.connection as unknown as { socket?: { writableLength?: number } }).socket;
+  return socket?.writableLength ?? 0;
+}
+
+export function describe(s: SendSession): string {
+  return maskUrl(s.url);
+}

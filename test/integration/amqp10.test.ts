@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { AMQP_URLS, parseJson, runCli, uniqueName } from './cli.js';
+import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker, faultHealed } from './compare-checks.js';
+import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
+import { distinct, seqsOf, witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
+
+/*
+ * The producer over AMQP 1.0 (rhea), counted by the broker: under a leader kill no accepted
+ * message is lost (the tests' witness reads the queue before rmq-bench drains it), pre-settled
+ * sends lose what the broker never took and rmq-bench calls exactly that silently lost, and an
+ * unroutable transfer comes back released, as the broker's own counter says.
+ */
+
+interface Outcomes {
+  settlement: string;
+  accepted: number;
+  released: number;
+  rejected: number;
+  modified: number;
+  inDoubt: number;
+  timedOut: number;
+}
+
+type Run10 = CompareRunJson & { producer: CompareRunJson['producer'] & { publishes: number; amqp10: Outcomes } };
+
+const queue = uniqueName('amqp10');
+const N = 3000;
+
+describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 300_000 }, () => {
+  useQuorumQueue(queue);
+
+  it('outcomes: no accepted message lost, by the broker; pre-settled: silently lost is exactly what the broker never held', async () => {
+    const out = await newWitnessFile();
+    const r = await runCli([
+      'compare',
+      '--protocol',
+      'amqp10',
+      '--queue',
+      queue,
+      '-n',
+      String(N),
+      '--fault',
+      'kill',
+      '--checkpoint-cmd',
+      witnessCommand(out, { peek: true }),
+      '--json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const c = parseJson<CompareJson>(r);
+    expect(c.runs.map((x) => x.mode)).toEqual(['amqp10-outcomes', 'amqp10-presettled']);
+    expect(c.ok).toBe(true);
+    const lines = witnessLines(out);
+
+    const on = c.runs[0] as Run10;
+    confirmedKept(on, N);
+    confirmedKeptByTheBroker(on, witnessAt(lines, 'before-drain', 'amqp10-outcomes'), N);
+    faultHealed(on, 'kill');
+    const o = on.producer.amqp10;
+    expect(o.settlement).toBe('on-outcome');
+    expect(o.accepted).toBeGreaterThanOrEqual(N);
+    // Every transfer ended in one outcome, or in doubt (a timed-out one may still be accepted late: counted twice).
+    const ended = o.accepted + o.released + o.rejected + o.modified + o.inDoubt + o.timedOut;
+    if (o.timedOut === 0) expect(ended).toBe(on.producer.publishes);
+    else expect(ended).toBeGreaterThanOrEqual(on.producer.publishes);
+
+    const off = c.runs[1] as Run10;
+    const w = witnessAt(lines, 'before-drain', 'amqp10-presettled');
+    const { seqs, foreign } = seqsOf(w.ids!, off.runId);
+    expect(foreign).toEqual([]);
+    expect(off.producer.amqp10.settlement).toBe('pre-settled');
+    expect(off.producer.written, 'the producer reported every message sent').toBe(N);
+    expect(off.reconciliation.counts.confirmed).toBe(0);
+    expect(off.reconciliation.counts.readDistinct).toBe(distinct(seqs));
+    expect(off.reconciliation.silentlyLost).toBe(N - distinct(seqs));
+    expect(off.reconciliation.lost).toBe(0);
+    faultHealed(off, 'kill');
+
+    await expectClusterWhole(queue);
+  });
+});
+
+describe('AMQP 1.0: an unroutable transfer', () => {
+  it("comes back released: the producer counts each one, and the broker's own counter agrees", async () => {
+    // The one node the producer talks to is the one whose Prometheus endpoint this cluster publishes.
+    const config = loadConfig(process.env);
+    const metric = 'rabbitmq_global_messages_unroutable_returned_total{protocol="amqp10"}';
+    const returned = async (): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${config.prometheusPort}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      const line = text.split('\n').find((l) => l.startsWith(metric));
+      expect(line, `${metric} in /metrics`).toBeDefined();
+      return Number(line!.slice(metric.length).trim());
+    };
+    const before = await returned();
+    const r = await runCli([
+      'producer',
+      '--protocol',
+      'amqp10',
+      '--urls',
+      AMQP_URLS[0]!,
+      '--routing-key',
+      uniqueName('nowhere'),
+      '-n',
+      '40',
+      '--rate',
+      '0',
+      '--json',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const doc = parseJson<{ confirmed: number; returned: number; amqp10: Outcomes }>(r);
+    expect(await returned()).toBe(before + 40);
+    expect(doc.amqp10.released).toBe(40);
+    expect(doc.amqp10.accepted).toBe(0);
+    expect(doc.returned).toBe(40);
+    expect(doc.confirmed).toBe(0);
+  });
+});
