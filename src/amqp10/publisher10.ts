@@ -14,6 +14,7 @@ import { DEFAULT_BLOCKED_TIMEOUT_MS, type FlushOutcome, type TimelineEvent } fro
 import type { PublisherHooks, PublisherOptions } from '../amqp/publisher-options.js';
 import { countFlags, type PublisherResult, type PublisherSample } from '../amqp/publisher-result.js';
 import { closeWithin10, targetAddress } from './connection.js';
+import { AMQP10_MODES } from './protocol.js';
 import { OUTCOME_RULES, RejectionTally, rejectionOf, type Amqp10Outcomes, type Outcome } from './outcomes.js';
 import { bufferedBytes, detachWithin, openSendSession, type SendSession } from './send-session.js';
 
@@ -26,9 +27,6 @@ import { bufferedBytes, detachWithin, openSendSession, type SendSession } from '
  * (at-least-once). Link credit from the broker bounds what is sent in both modes. Returns data;
  * never prints.
  */
-
-/** The publish modes AMQP 1.0 has; batch and tx are 0-9-1's. */
-export const AMQP10_MODES = ['async', 'sync', 'none'] as const;
 
 /** How many transfers a burst sends before letting the socket and the broker's frames in. */
 const BURST = 256;

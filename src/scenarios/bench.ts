@@ -1,6 +1,9 @@
 import type { Channel } from 'amqplib';
 import { closeWithin, connectAny } from '../amqp/connect.js';
-import { newRunId, runPublisher, type PublishMode } from '../amqp/publisher.js';
+import { newRunId, type PublishMode } from '../amqp/publisher.js';
+import { AMQP10_MODES, type Protocol } from '../amqp10/protocol.js';
+import { publisherFor } from '../amqp10/publishers.js';
+import { startStreamConsumer10 } from '../amqp10/stream-consumer10.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import { startStreamConsumer, type StreamConsumer } from '../amqp/stream-consumer.js';
 import { amqpUrl } from '../config.js';
@@ -46,15 +49,18 @@ export interface BenchOptions {
   reconnectTimeoutMs: number;
   /** undefined: the cluster's three AMQP ports with the configured user. */
   urls: string[] | undefined;
+  /** Each mode runs once per protocol, AMQP 0-9-1 first; AMQP 1.0 has no tx or batch (those run over 0-9-1 only). */
+  protocols: Protocol[];
 }
 
-/** One run of the bench: a mode, with its window or batch size. */
+/** One run of the bench: a mode, with its window or batch size, over one protocol. */
 export interface BenchRunSpec {
-  /** none, tx/100, sync, batch/100, async/256: unique within a bench. */
+  /** none, tx/100, sync, batch/100, async/256 (over AMQP 1.0: 1.0 none, 1.0 async/256...): unique within a bench. */
   label: string;
   mode: PublishMode;
   window: number | null;
   batchSize: number | null;
+  protocol: Protocol;
 }
 
 export type { BenchSample, MeterTotals } from '../measure/meter.js';
@@ -88,26 +94,36 @@ export interface BenchHooks {
   onSample?: (spec: BenchRunSpec, sample: BenchSample) => void;
 }
 
-/** The runs a bench makes, in order: each mode once, async once per window. Pure. */
-export function benchRuns(modes: readonly PublishMode[], windows: readonly number[], batchSize: number): BenchRunSpec[] {
+/** The runs a bench makes, in order: for each protocol, each mode once, async once per window; AMQP 1.0 skips tx and batch. Pure. */
+export function benchRuns(
+  modes: readonly PublishMode[],
+  windows: readonly number[],
+  batchSize: number,
+  protocols: readonly Protocol[] = ['amqp091'],
+): BenchRunSpec[] {
   const specs: BenchRunSpec[] = [];
   const seen = new Set<string>();
-  const add = (s: BenchRunSpec): void => {
-    if (seen.has(s.label)) return;
-    seen.add(s.label);
-    specs.push(s);
-  };
-  for (const mode of modes) {
-    if (mode === 'async') for (const w of windows) add({ label: `async/${w}`, mode, window: w, batchSize: null });
-    else if (mode === 'tx' || mode === 'batch') add({ label: `${mode}/${batchSize}`, mode, window: null, batchSize });
-    else add({ label: mode, mode, window: null, batchSize: null });
+  for (const protocol of protocols) {
+    const prefix = protocol === 'amqp10' ? '1.0 ' : '';
+    const add = (s: Omit<BenchRunSpec, 'protocol'>): void => {
+      const label = prefix + s.label;
+      if (seen.has(label)) return;
+      seen.add(label);
+      specs.push({ ...s, label, protocol });
+    };
+    for (const mode of modes) {
+      if (protocol === 'amqp10' && !(AMQP10_MODES as readonly string[]).includes(mode)) continue;
+      if (mode === 'async') for (const w of windows) add({ label: `async/${w}`, mode, window: w, batchSize: null });
+      else if (mode === 'tx' || mode === 'batch') add({ label: `${mode}/${batchSize}`, mode, window: null, batchSize });
+      else add({ label: mode, mode, window: null, batchSize: null });
+    }
   }
   return specs;
 }
 
 /** bench-async256-k3x9q: a queue name per run. */
 function queueName(spec: BenchRunSpec): string {
-  return `bench-${spec.label.replace('/', '')}-${Math.random().toString(36).slice(2, 7)}`;
+  return `bench-${spec.label.replace('1.0 ', 'amqp10-').replace('/', '')}-${Math.random().toString(36).slice(2, 7)}`;
 }
 
 function sumOf<T>(list: readonly T[], f: (x: T) => number): number {
@@ -142,11 +158,17 @@ function asAmqpError(what: string, err: unknown): unknown {
   );
 }
 
-async function subscribe(...args: Parameters<typeof startStreamConsumer>): Promise<StreamConsumer> {
+/** A consumer in the run's protocol; onMessage gets each delivery's end-to-end latency. */
+async function subscribe(
+  protocol: Protocol,
+  opts: Parameters<typeof startStreamConsumer>[0],
+  onMessage: (e2eMs: number | undefined) => void,
+): Promise<StreamConsumer> {
   try {
-    return await startStreamConsumer(...args);
+    if (protocol === 'amqp10') return await startStreamConsumer10(opts, onMessage);
+    return await startStreamConsumer(opts, (msg) => onMessage(endToEndMs(msg)));
   } catch (err) {
-    throw asAmqpError(`a consumer could not subscribe to ${args[0].queue}`, err);
+    throw asAmqpError(`a consumer could not subscribe to ${opts.queue}`, err);
   }
 }
 
@@ -241,6 +263,7 @@ class BenchRun {
     for (let i = 0; i < opts.consumers; i++) {
       this.consumers.push(
         await subscribe(
+          this.spec.protocol,
           {
             urls: this.urls,
             queue: this.queue,
@@ -251,7 +274,7 @@ class BenchRun {
             signal: ctx.signal,
             connectionName: `rmq-bench bench consumer ${i + 1}`,
           },
-          (msg) => meter.onConsumed(endToEndMs(msg)),
+          (e2eMs) => meter.onConsumed(e2eMs),
         ),
       );
     }
@@ -265,7 +288,7 @@ class BenchRun {
     return Array.from({ length: opts.producers }, () => {
       const runId = newRunId();
       const ledger = new Ledger(opts.count === undefined ? { runId } : { runId, capacity: opts.count });
-      return runPublisher(
+      return publisherFor(spec.protocol)(
         {
           urls: this.urls,
           startIndex: 0,
@@ -341,7 +364,7 @@ async function deleteQueue(ctx: Context, opts: BenchOptions, urls: readonly stri
 export async function runBench(ctx: Context, opts: BenchOptions, hooks: BenchHooks = {}): Promise<BenchResult> {
   const startedAtIso = new Date().toISOString();
   const urls = opts.urls ?? ctx.config.nodes.map((n) => amqpUrl(ctx.config, n));
-  const specs = benchRuns(opts.modes, opts.windows, opts.batchSize);
+  const specs = benchRuns(opts.modes, opts.windows, opts.batchSize, opts.protocols);
   const runs: BenchModeResult[] = [];
   try {
     for (const spec of specs) {

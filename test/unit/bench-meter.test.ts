@@ -50,6 +50,19 @@ describe('benchRuns', () => {
   it.each(cases)('$name', ({ modes, windows, batchSize, expected }) => {
     expect(benchRuns(modes, windows, batchSize).map((s) => [s.label, s.mode, s.window, s.batchSize])).toEqual(expected);
   });
+
+  it('over both protocols: 0-9-1 first, then AMQP 1.0 without tx and batch, labelled 1.0', () => {
+    expect(benchRuns(['none', 'tx', 'sync', 'batch', 'async'], [256], 100, ['amqp091', 'amqp10']).map((s) => [s.label, s.protocol])).toEqual([
+      ['none', 'amqp091'],
+      ['tx/100', 'amqp091'],
+      ['sync', 'amqp091'],
+      ['batch/100', 'amqp091'],
+      ['async/256', 'amqp091'],
+      ['1.0 none', 'amqp10'],
+      ['1.0 sync', 'amqp10'],
+      ['1.0 async/256', 'amqp10'],
+    ]);
+  });
 });
 
 /** A probe whose time, CPU and RSS the test sets. */

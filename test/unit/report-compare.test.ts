@@ -443,3 +443,51 @@ describe('renderCompare: late copies of an earlier run', () => {
     expect(text).not.toContain('late copies');
   });
 });
+
+describe('compare over AMQP 1.0: the outcome rows and verdicts', () => {
+  const outcomes = { accepted: 2_000, released: 0, rejected: 3, modified: 0, inDoubt: 255, timedOut: 1 };
+  const on10 = modeTotals('amqp10-outcomes', { confirmed: 2_000, duplicated: 2, recovered: 256, outcomes });
+  const off10 = modeTotals('amqp10-presettled', {
+    read: 1_750,
+    silentlyLost: 250,
+    runsWithLoss: 1,
+    outcomes: { ...outcomes, accepted: 0, rejected: 0, inDoubt: 0, timedOut: 0 },
+  });
+  const on = modeTotals('confirms-on');
+  const text = renderTotals([on, modeTotals('confirms-off'), on10, off10]);
+
+  it('a column per side, labelled as people read them', () => {
+    expect(text.split('\n')[0]).toMatch(/^\s+confirms on {2}confirms off {2}1\.0 outcomes {2}1\.0 pre-settled$/);
+  });
+
+  it.each([
+    ['1.0 accepted', ['-', '-', '2000', '-']],
+    ['1.0 rejected', ['-', '-', '3', '-']],
+    ['1.0 in doubt', ['-', '-', '256', '-']],
+    ['lost', ['0', '-', '0', '-']],
+    ['silently lost', ['0', '0', '0', '250']],
+  ])('%s', (label, cells) => {
+    expect(row(text, label).slice(1)).toEqual(cells);
+  });
+
+  it('no outcome rows without a 1.0 side that awaits outcomes', () => {
+    expect(renderTotals([on, modeTotals('confirms-off')])).not.toContain('1.0 accepted');
+    expect(renderTotals([off10])).not.toContain('1.0 accepted');
+  });
+
+  it.each([
+    [
+      on10,
+      '1.0 outcomes: 0 of 2000 accepted messages lost (the producer was told: 3 rejected, 256 in doubt; sent again where it could be); 2 delivered twice (at-least-once: make consumers idempotent).',
+    ],
+    [modeTotals('amqp10-outcomes', { confirmed: 2_000, outcomes: { ...outcomes, rejected: 0, inDoubt: 0, timedOut: 0 } }), '1.0 outcomes: 0 of 2000 accepted messages lost.'],
+    [
+      modeTotals('amqp10-outcomes', { read: 1_999, lost: 1, runsWithLoss: 1, outcomes }),
+      /^1\.0 outcomes: 1 accepted messages LOST: the broker accepted them and they were never read/,
+    ],
+    [off10, '1.0 pre-settled: 250 of 2000 messages silently lost, while the producer reported all 2000 as sent.'],
+  ] as const)('verdict %#', (t, expected) => {
+    if (typeof expected === 'string') expect(modeVerdict(t)).toBe(expected);
+    else expect(modeVerdict(t)).toMatch(expected);
+  });
+});

@@ -135,6 +135,10 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
 describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
   const cases: { args: string[]; line: string }[] = [
     {
+      args: ['bench', '--protocol', 'amqp10', '--mode', 'tx,async'],
+      line: 'rmq-bench: --mode tx: AMQP 0-9-1 only; AMQP 1.0 has async, sync, none (run rmq-bench bench --help)',
+    },
+    {
       args: ['producer', '--protocol', 'amqp10', '--tx'],
       line: 'rmq-bench: --tx is AMQP 0-9-1 (transactions); with --protocol amqp10 each transfer has its own outcome (run rmq-bench producer --help)',
     },

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { PublishMode } from '../../amqp/publisher.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { BENCH_MODES } from '../../scenarios/bench-modes.js';
+import { AMQP10_MODES, PROTOCOLS, type Protocol } from '../../amqp10/protocol.js';
 import type { BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {
@@ -17,6 +18,7 @@ import {
   positiveDurationMs,
   positiveInt,
   prefetchOption,
+  protocolOption,
   rateOption,
   sizeOption,
   urlsOption,
@@ -61,6 +63,7 @@ export function windowList(value: string): number[] {
 
 interface RawOptions {
   json: boolean;
+  protocol: Protocol | 'both';
   mode: PublishMode[];
   window: number[];
   batchSize: number;
@@ -99,6 +102,7 @@ export const bench = defineCommand({
       .addOption(new Option('--batch-size <n>', 'batch: wait for the confirms every N; tx: commit every N').argParser(positiveInt).default(100))
       .addOption(new Option('-x, --producers <n>', 'producers (each on its own connection)').argParser(positiveInt).default(1))
       .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
+      .addOption(protocolOption('amqp10: over AMQP 1.0 (none, sync, async; no tx or batch); both: every mode over each, side by side', [...PROTOCOLS, 'both']))
       .addOption(sizeOption())
       .addOption(
         new Option('-z, --time <duration>', `each mode publishes for this long (default: ${DEFAULT_BENCH_DURATION_MS / 1000}s without -n)`).argParser(
@@ -123,6 +127,11 @@ export const bench = defineCommand({
         if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
         if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
           throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
+        if (o.protocol === 'amqp10') {
+          const no10 = o.mode.filter((m) => !(AMQP10_MODES as readonly string[]).includes(m));
+          if (given('mode') && no10.length > 0) throw new UsageError(`--mode ${no10.join(',')}: AMQP 0-9-1 only; AMQP 1.0 has ${AMQP10_MODES.join(', ')}`);
+          if (given('multiAckEvery')) throw new UsageError('--multi-ack-every is AMQP 0-9-1 (basic.ack multiple); an AMQP 1.0 consumer settles each transfer');
+        }
         if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery') || given('drainTimeout')))
           throw new UsageError('--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0');
         return dispatch({
@@ -145,6 +154,7 @@ export const bench = defineCommand({
           heartbeatS: heartbeatSeconds(o.heartbeat),
           reconnectTimeoutMs: 10_000,
           urls: o.urls,
+          protocols: o.protocol === 'both' ? ['amqp091', 'amqp10'] : [o.protocol],
         });
       }),
   async run(ctx, o) {
