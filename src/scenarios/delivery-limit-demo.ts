@@ -1,38 +1,59 @@
 import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+import type { Connection } from 'rhea';
 import { closeWithin, connectAny } from '../amqp/connect.js';
 import { numberHeader } from '../amqp/delivery-headers.js';
+import { closeWithin10, connectAny10 } from '../amqp10/connection.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
+import { Receiver10, seenOf10, settle10 } from './delivery-limit-amqp10.js';
 import {
   ACTIONS,
   SETTLE_MS,
   assessRow,
   isFinal,
+  protocolOf,
+  protocolsOf,
   type Action,
+  type Action091,
+  type Action10,
   type DeliveryLimitDemoResult,
   type DeliveryLimitOptions,
   type DeliveryLimitRow,
   type Observed,
+  type Protocol,
+  type ProtocolChoice,
 } from './delivery-limit-plan.js';
 
 /**
  * delivery-limit-demo: what a quorum queue with x-delivery-limit does with one message under
- * each AMQP 0-9-1 consumer action, without and with a dead-letter exchange. Each trial has a
- * fresh queue (and, with a DLX, its own temporary exchange and DLQ): one message published,
- * then basic.get and the action, round after round. Returns data; never prints. Every queue
- * and exchange is deleted, and every connection closed, on every way out.
+ * each AMQP 0-9-1 consumer action and each AMQP 1.0 settlement outcome, without and with a
+ * dead-letter exchange. Each trial has a fresh queue (and, with a DLX, its own temporary exchange
+ * and DLQ): one message published, then one delivery and the action, round after round (0-9-1:
+ * basic.get; 1.0: a receiver link, one credit a round, delivery-limit-amqp10.ts). Returns data;
+ * never prints. Every queue and exchange is deleted, and every connection closed, on every way out.
  */
 
 export const QUEUE_PREFIX = 'rmq-bench.delivery-limit';
 
 type Step = (title: string) => Promise<void>;
 
-/** A trial's queue, and with a DLX its exchange and dead-letter queue. */
+export type DeliveryLimitRunOptions = DeliveryLimitOptions & { protocol: ProtocolChoice };
+
+/** What became of the message after one round. */
+type RoundEnd = 'acked' | 'settled' | 'returned' | 'gone';
+
+/** One trial's consumer: a round takes the message once and acts on it; close on every way out. */
+interface TrialConsumer {
+  round(seen: Observed['deliveries']): Promise<RoundEnd>;
+  close(): Promise<void>;
+}
+
+/** A trial's queue, and with a DLX its exchange and dead-letter queue (amqp10:released: rmq-bench.delivery-limit.amqp10.released.dlx). */
 export function namesOf(action: Action, dlx: boolean): { queue: string; dlx: string; dlq: string } {
-  const queue = `${QUEUE_PREFIX}.${action}.${dlx ? 'dlx' : 'no-dlx'}`;
+  const queue = `${QUEUE_PREFIX}.${action.replace(':', '.')}.${dlx ? 'dlx' : 'no-dlx'}`;
   return { queue, dlx: `${queue}.dlx`, dlq: `${queue}.dlq` };
 }
 
@@ -75,6 +96,8 @@ class DeliveryLimitDemo {
     private readonly urls: string[],
     private readonly admin: ChannelModel,
     private readonly ch: Channel,
+    /** The AMQP 1.0 connection, when the run has AMQP 1.0 trials. */
+    private readonly conn10: Connection | undefined,
   ) {}
 
   /** A fresh quorum queue with the limit (and the DLX), and with a DLX its exchange and DLQ. */
@@ -98,7 +121,7 @@ class DeliveryLimitDemo {
   }
 
   /** One delivery acted on; for 'close', on a connection of its own closed with the message unacked. What became of it. */
-  private async round(action: Action, queue: string, seen: Observed['deliveries']): Promise<'acked' | 'settled' | 'returned' | 'gone'> {
+  private async round(action: Action091, queue: string, seen: Observed['deliveries']): Promise<RoundEnd> {
     const own = action === 'close' ? await this.connect('close') : undefined;
     try {
       const c = own ? await own.createChannel() : this.ch;
@@ -114,6 +137,24 @@ class DeliveryLimitDemo {
     } finally {
       if (own) await closeWithin(own);
     }
+  }
+
+  /** One AMQP 1.0 delivery settled with the action's outcome. What became of it. */
+  private async round10(r: Receiver10, action: Action10, seen: Observed['deliveries']): Promise<RoundEnd> {
+    const got = await r.next(SETTLE_MS, this.ctx.signal);
+    if (!got?.message || !got.delivery) return 'gone';
+    seen.push(seenOf10(got.message));
+    settle10(got.delivery, action);
+    if (action === 'amqp10:accepted') return 'acked';
+    return isFinal(action) ? 'settled' : 'returned';
+  }
+
+  /** The trial's consumer: basic.get on the admin channel (0-9-1), or a receiver link of its own (1.0). */
+  private async consumerFor(action: Action, queue: string): Promise<TrialConsumer> {
+    if (protocolOf(action) === 'amqp091') return { round: (seen) => this.round(action as Action091, queue, seen), close: async () => undefined };
+    if (!this.conn10) throw new Error('an AMQP 1.0 trial without an AMQP 1.0 connection');
+    const r = await Receiver10.open(this.conn10, queue, this.ctx.signal);
+    return { round: (seen) => this.round10(r, action as Action10, seen), close: () => r.close() };
   }
 
   private async connect(what: string): Promise<ChannelModel> {
@@ -133,11 +174,19 @@ class DeliveryLimitDemo {
     const n = await this.declare(action, dlx);
     ch.sendToQueue(n.queue, Buffer.from(`delivery-limit-demo ${action}`), { messageId: `dl-${action}`, persistent: true });
     const seen: Observed['deliveries'] = [];
-    let last: Awaited<ReturnType<DeliveryLimitDemo['round']>> = 'returned';
-    for (let i = 0; i < o.rounds && last === 'returned'; i++) {
-      if (ctx.signal.aborted) throw new InterruptedError();
-      last = await this.round(action, n.queue, seen);
+    let last: RoundEnd = 'returned';
+    const consumer = await this.consumerFor(action, n.queue);
+    try {
+      for (let i = 0; i < o.rounds && last === 'returned'; i++) {
+        if (ctx.signal.aborted) throw new InterruptedError();
+        last = await consumer.round(seen);
+      }
+    } catch (err) {
+      await consumer.close().catch((e: unknown) => ctx.log(`could not close the consumer of ${n.queue}: ${errorMessage(e)}`));
+      throw err;
     }
+    // Before the queue is looked at: an AMQP 1.0 link's outcomes are read by the broker before its detach.
+    await consumer.close();
     // Rounds used up on a returned message: it is on its way back to the queue.
     const leftInQueue = last === 'returned' ? await readyWithin(ch, n.queue, SETTLE_MS, ctx.signal) : (await ch.checkQueue(n.queue)).messageCount;
     let inDlq = false;
@@ -168,11 +217,21 @@ class DeliveryLimitDemo {
     } catch (err) {
       ctx.log(`could not delete the demo's queues and exchanges (${[...this.queues, ...this.exchanges].join(', ')}): ${errorMessage(err)}`);
     }
+    if (this.conn10) await closeWithin10(this.conn10);
     await closeWithin(this.admin);
   }
 }
 
-export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitOptions, step: Step): Promise<DeliveryLimitDemoResult> {
+/** The step announcing one protocol's trials, without or with a DLX. */
+function stepTitle(protocol: Protocol, dlx: boolean, o: DeliveryLimitOptions): string {
+  const where = dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange';
+  const queue = `a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message`;
+  return protocol === 'amqp091'
+    ? `${where}: for each AMQP 0-9-1 action (${ACTIONS.amqp091.join(', ')}), ${queue}, at most ${o.rounds} rounds of basic.get and the action`
+    : `${where}: for each AMQP 1.0 outcome (${ACTIONS.amqp10.map((a) => a.slice('amqp10:'.length)).join(', ')}), ${queue}, at most ${o.rounds} deliveries over a receiver link (credit 1, settle mode first), each settled with the outcome`;
+}
+
+export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOptions, step: Step): Promise<DeliveryLimitDemoResult> {
   await requireCluster(ctx);
   const { config } = ctx;
   const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
@@ -180,21 +239,27 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitOptions
   const urls = config.nodes.map((n) => amqpUrl(config, n));
   const admin = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench delivery-limit-demo' });
   admin.connection.on('error', () => undefined);
+  const protocols = protocolsOf(o.protocol);
   let demo: DeliveryLimitDemo | undefined;
+  let conn10: Connection | undefined;
   try {
     const ch = await admin.connection.createChannel();
     ch.on('error', () => undefined);
-    demo = new DeliveryLimitDemo(ctx, o, urls, admin.connection, ch);
+    if (protocols.includes('amqp10')) conn10 = (await connectAny10(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal })).connection;
+    demo = new DeliveryLimitDemo(ctx, o, urls, admin.connection, ch, conn10);
     const rows: DeliveryLimitRow[] = [];
-    for (const dlx of [false, true]) {
-      await step(
-        `${dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange'}: for each action (${ACTIONS.join(', ')}), a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message, at most ${o.rounds} rounds of basic.get and the action`,
-      );
-      for (const action of ACTIONS) rows.push(await demo.trial(action, dlx));
+    for (const protocol of protocols) {
+      for (const dlx of [false, true]) {
+        await step(stepTitle(protocol, dlx, o));
+        for (const action of ACTIONS[protocol]) rows.push(await demo.trial(action, dlx));
+      }
     }
-    return { ...o, brokerVersion, rows, ok: rows.every((r) => r.agrees) };
+    return { deliveryLimit: o.deliveryLimit, rounds: o.rounds, brokerVersion, rows, ok: rows.every((r) => r.agrees), protocol: o.protocol };
   } finally {
     if (demo) await demo.cleanUp();
-    else await closeWithin(admin.connection);
+    else {
+      if (conn10) await closeWithin10(conn10);
+      await closeWithin(admin.connection);
+    }
   }
 }

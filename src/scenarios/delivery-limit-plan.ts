@@ -1,23 +1,50 @@
 /**
- * delivery-limit-demo, the pure part: the AMQP 0-9-1 consumer actions, the rule RabbitMQ 4.3
- * documents for each, what one trial saw, its fate, and whether it agrees with the rule.
- * No I/O: the runner (delivery-limit-demo.ts) fills these records in.
+ * delivery-limit-demo, the pure part: the consumer actions (AMQP 0-9-1) and settlement outcomes
+ * (AMQP 1.0), the rule RabbitMQ 4.3 documents for each, what one trial saw, its fate, and whether
+ * it agrees with the rule. No I/O: the runner (delivery-limit-demo.ts) fills these records in.
  */
 
-/** What a consumer does with each delivery of the one message of a trial. */
-export const ACTIONS = ['ack', 'reject', 'reject-requeue', 'nack', 'nack-requeue', 'close'] as const;
-export type Action = (typeof ACTIONS)[number];
+/** The protocols a consumer of the demo speaks; `--protocol` picks one or both. */
+export const PROTOCOLS = ['amqp091', 'amqp10'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+export type ProtocolChoice = Protocol | 'both';
+
+/** What a consumer does with each delivery of the one message of a trial, by protocol, in the table's order. */
+export const ACTIONS = {
+  amqp091: ['ack', 'reject', 'reject-requeue', 'nack', 'nack-requeue', 'close'],
+  amqp10: ['amqp10:accepted', 'amqp10:released', 'amqp10:rejected', 'amqp10:modified', 'amqp10:modified-failed', 'amqp10:modified-undeliverable'],
+} as const satisfies Record<Protocol, readonly string[]>;
+export type Action091 = (typeof ACTIONS)['amqp091'][number];
+export type Action10 = (typeof ACTIONS)['amqp10'][number];
+export type Action = Action091 | Action10;
+
+/** The protocol an action is spoken in. Pure. */
+export function protocolOf(action: Action): Protocol {
+  return (ACTIONS.amqp10 as readonly string[]).includes(action) ? 'amqp10' : 'amqp091';
+}
+
+/** The protocols a `--protocol` choice runs, in the table's order. Pure. */
+export function protocolsOf(choice: ProtocolChoice): Protocol[] {
+  return choice === 'both' ? [...PROTOCOLS] : [choice];
+}
 
 /** Where the message went in the end. */
 export type Fate = 'acked' | 'still-looping' | 'dead-lettered' | 'dropped';
 
 /**
- * How an action treats the delivery count: 'final' settles the message at once (ack, or a reject
- * or nack without requeue); 'counts' returns it and raises x-delivery-count; 'free' returns it
- * without raising it.
+ * How an action treats the delivery count: 'final' settles the message at once (an ack, or a
+ * reject, nack or outcome that discards it); 'counts' returns it and raises the delivery count;
+ * 'free' returns it without raising it.
  */
 type Effect = 'final' | 'counts' | 'free';
 
+/**
+ * AMQP 1.0, from RabbitMQ 4.3's source: rabbit_amqp_session:settle_op_from_outcome/1 maps accepted
+ * to complete, rejected to discard, released to requeue (rabbit_fifo's return with delivery_failed
+ * false) and modified to {modify, DeliveryFailed, UndeliverableHere, Annotations}; rabbit_fifo's
+ * apply_/3 on #modify{} discards (dead-letters, reason rejected) when undeliverable_here is true,
+ * else returns, and incr_msg_headers/3 raises delivery_count only when delivery_failed is true.
+ */
 const EFFECT: Record<Action, Effect> = {
   ack: 'final',
   reject: 'final',
@@ -25,9 +52,15 @@ const EFFECT: Record<Action, Effect> = {
   nack: 'final',
   'nack-requeue': 'free',
   close: 'counts',
+  'amqp10:accepted': 'final',
+  'amqp10:released': 'free',
+  'amqp10:rejected': 'final',
+  'amqp10:modified': 'free',
+  'amqp10:modified-failed': 'counts',
+  'amqp10:modified-undeliverable': 'final',
 };
 
-/** What each action does, as RabbitMQ 4.3's docs and release notes say it. */
+/** What each action does, as RabbitMQ 4.3's docs, release notes and source say it. */
 export const RULES: Record<Action, string> = {
   ack: 'removed',
   reject: 'dead-lettered (reason rejected) with a DLX, else dropped',
@@ -35,6 +68,12 @@ export const RULES: Record<Action, string> = {
   nack: 'dead-lettered (reason rejected) with a DLX, else dropped',
   'nack-requeue': '4.3: an explicit return; never counts (rabbitmq-server #13885, 4.3.0 release notes: unlimited explicit returns)',
   close: 'counts toward the limit; past it dead-lettered (delivery_limit) or dropped',
+  'amqp10:accepted': 'removed (settle_op_from_outcome: accepted -> complete)',
+  'amqp10:released': '4.3: requeued; never counts (settle_op_from_outcome: released -> requeue; docs/4.3/quorum-queues)',
+  'amqp10:rejected': 'dead-lettered (reason rejected) with a DLX, else dropped (settle_op_from_outcome: rejected -> discard)',
+  'amqp10:modified': '4.3: requeued; never counts (rabbit_fifo return without delivery-failed; docs/4.3/quorum-queues)',
+  'amqp10:modified-failed': '4.3: counts toward the limit (rabbit_fifo incr_msg_headers); past it dead-lettered (delivery_limit) or dropped',
+  'amqp10:modified-undeliverable': 'dead-lettered (reason rejected) with a DLX, else dropped (rabbit_fifo discard; docs/4.3/amqp)',
 };
 
 /** The wait for a returned message to come back, or for a dead-lettered one to reach the DLQ, before it counts as gone. */
@@ -47,11 +86,19 @@ export interface DeliveryLimitOptions {
   rounds: number;
 }
 
-/** One delivery as basic.get returned it. */
+/** Where an AMQP 1.0 delivery's count was read: the header's delivery-count, else the x-delivery-count message annotation. */
+export type CountSource = 'header' | 'annotation';
+
+/** One delivery as basic.get (AMQP 0-9-1) or the receiver link (AMQP 1.0) returned it. */
 export interface SeenDelivery {
-  /** x-delivery-count; null when the header is absent. */
+  /** AMQP 0-9-1: the x-delivery-count header; AMQP 1.0: the header's delivery-count, else the annotation. null when absent. */
   deliveryCount: number | null;
+  /** AMQP 0-9-1: the redelivered flag; AMQP 1.0: the header's first-acquirer false. */
   redelivered: boolean;
+  /** AMQP 1.0 only: where deliveryCount was read; null when the broker sent neither. */
+  from?: CountSource | null;
+  /** AMQP 1.0 only: the x-delivery-count message annotation as sent; null when absent. */
+  annotation?: number | null;
 }
 
 /** What one trial saw, before it is judged. */
@@ -71,7 +118,7 @@ export interface Expected {
   fate: Fate;
   deathReason: string | null;
   deliveries: number;
-  /** x-delivery-count of each delivery (absent read as 0). */
+  /** The delivery count of each delivery (absent read as 0). */
   counts: number[];
 }
 
@@ -85,12 +132,17 @@ export interface DeliveryLimitRow extends Observed {
   agrees: boolean;
   /** How the measured row differs from the rule; [] when it agrees. */
   disagreements: string[];
+  protocol: Protocol;
+  /** Which field the delivery counts were read from: `x-delivery-count header` (0-9-1), `header delivery-count` (1.0)... */
+  countFrom: string;
 }
 
 export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
   brokerVersion: string;
   rows: DeliveryLimitRow[];
   ok: boolean;
+  /** The protocols run (`--protocol`). */
+  protocol: ProtocolChoice;
 }
 
 /** Whether an action's delivery settles the message (no more rounds). Pure. */
@@ -111,7 +163,7 @@ export function expectedOf(action: Action, dlx: boolean, o: DeliveryLimitOptions
     dlx ? { fate: 'dead-lettered', deathReason: reason } : { fate: 'dropped', deathReason: null };
   switch (EFFECT[action]) {
     case 'final':
-      return { ...(action === 'ack' ? { fate: 'acked', deathReason: null } : gone('rejected')), deliveries: 1, counts: [0] };
+      return { ...(action === 'ack' || action === 'amqp10:accepted' ? { fate: 'acked', deathReason: null } : gone('rejected')), deliveries: 1, counts: [0] };
     case 'free':
       return { fate: 'still-looping', deathReason: null, deliveries: o.rounds, counts: Array.from({ length: o.rounds }, () => 0) };
     case 'counts': {
@@ -127,8 +179,27 @@ export function expectedOf(action: Action, dlx: boolean, o: DeliveryLimitOptions
   }
 }
 
+const SOURCE_TEXT: Record<CountSource, string> = { header: 'header delivery-count', annotation: 'x-delivery-count annotation' };
+
+/** Which field a row's delivery counts were read from, in words. Pure. */
+export function countFromOf(protocol: Protocol, deliveries: readonly SeenDelivery[]): string {
+  if (protocol === 'amqp091') return 'x-delivery-count header';
+  const sources = [...new Set(deliveries.map((d) => d.from ?? null))].map((s) => (s === null ? '(none)' : SOURCE_TEXT[s]));
+  return sources.length === 0 ? '(none)' : sources.join(' / ');
+}
+
+/** AMQP 1.0: deliveries whose x-delivery-count annotation differs from the header's count. Pure. */
+function annotationMismatches(deliveries: readonly SeenDelivery[]): string[] {
+  return deliveries.flatMap((d, i) =>
+    d.from === 'header' && d.annotation != null && d.annotation !== d.deliveryCount
+      ? [`delivery ${i + 1}: x-delivery-count annotation ${d.annotation}, the header's delivery-count ${d.deliveryCount}`]
+      : [],
+  );
+}
+
 /** One trial judged against its rule. Pure. */
 export function assessRow(action: Action, dlx: boolean, queue: string, seen: Observed, o: DeliveryLimitOptions): DeliveryLimitRow {
+  const protocol = protocolOf(action);
   const expected = expectedOf(action, dlx, o);
   const fate = classifyFate(seen);
   const counts = seen.deliveries.map((d) => d.deliveryCount ?? 0);
@@ -138,6 +209,19 @@ export function assessRow(action: Action, dlx: boolean, queue: string, seen: Obs
     disagreements.push(`x-first-death-reason ${seen.deathReason ?? '(none)'}, the rule says ${expected.deathReason ?? '(none)'}`);
   if (seen.deliveries.length !== expected.deliveries) disagreements.push(`${seen.deliveries.length} deliveries, the rule says ${expected.deliveries}`);
   else if (counts.join(',') !== expected.counts.join(','))
-    disagreements.push(`x-delivery-count ${counts.join(', ')}, the rule says ${expected.counts.join(', ')}`);
-  return { action, dlx, queue, ...seen, fate, rule: RULES[action], expected, agrees: disagreements.length === 0, disagreements };
+    disagreements.push(`${protocol === 'amqp091' ? 'x-delivery-count' : 'delivery-count'} ${counts.join(', ')}, the rule says ${expected.counts.join(', ')}`);
+  disagreements.push(...annotationMismatches(seen.deliveries));
+  return {
+    action,
+    dlx,
+    queue,
+    ...seen,
+    fate,
+    rule: RULES[action],
+    expected,
+    agrees: disagreements.length === 0,
+    disagreements,
+    protocol,
+    countFrom: countFromOf(protocol, seen.deliveries),
+  };
 }

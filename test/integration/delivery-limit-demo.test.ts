@@ -1,34 +1,158 @@
-import { describe, expect, it } from 'vitest';
-import type { DeliveryLimitDemoResult, DeliveryLimitRow } from '../../src/scenarios/delivery-limit-plan.js';
-import { mgmtGet, parseJson, runCli } from './cli.js';
+import amqp from 'amqplib';
+import rhea, { type Connection, type EventContext, type Receiver } from 'rhea';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ACTIONS, type Action10, type DeliveryLimitDemoResult, type DeliveryLimitRow } from '../../src/scenarios/delivery-limit-plan.js';
+import { AMQP_PORTS, AMQP_URLS, PASSWORD, USER, mgmtGet, parseJson, runCli, uniqueName, type CliResult } from './cli.js';
 
 type Doc = DeliveryLimitDemoResult & { kind: string };
 
-async function leftovers(): Promise<{ queues: string[]; exchanges: string[] }> {
-  const mine = (list: { name: string }[]) => list.map((x) => x.name).filter((n) => n.startsWith('rmq-bench.delivery-limit.'));
+async function leftovers(prefix: string): Promise<{ queues: string[]; exchanges: string[] }> {
+  const mine = (list: { name: string }[]) => list.map((x) => x.name).filter((n) => n.startsWith(prefix));
   return {
     queues: mine(await mgmtGet<{ name: string }[]>('/api/queues?columns=name')),
     exchanges: mine(await mgmtGet<{ name: string }[]>('/api/exchanges?columns=name')),
   };
 }
 
-/** A row as the broker left it: the x-delivery-count of each delivery (absent: null), the fate, the death reason. */
+/** A row as the broker left it: the delivery count of each delivery (absent: null), the fate, the death reason. */
 const summary = (r: DeliveryLimitRow) => [r.action, r.dlx, r.deliveries.map((d) => d.deliveryCount), r.fate, r.deathReason];
 
-describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, AMQP 0-9-1)', { timeout: 120_000 }, () => {
-  it("each action's deliveries and fate, without and with a DLX, as the broker does them; nothing left behind", async () => {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll fn until it gives a value other than undefined, or undefined after waitMs. */
+async function within<T>(waitMs: number, fn: () => T | undefined | Promise<T | undefined>): Promise<T | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined || Date.now() >= deadline) return v;
+    await sleep(25);
+  }
+}
+
+/** What the test's own reader saw of one AMQP 1.0 trial, and where the broker left the message. */
+interface OwnTrial {
+  /** The header's delivery-count of each delivery. */
+  header: (number | null)[];
+  /** The x-delivery-count message annotation of each delivery (absent: null). */
+  annotation: (number | null)[];
+  /** Messages ready in the trial queue once the link is closed. */
+  inQueue: number;
+  /** x-first-death-reason of the message found in the DLQ; null when the DLQ is empty (or there is none). */
+  deathReason: string | null;
+  inDlq: boolean;
+}
+
+/** A rhea connection of the test's own, to rabbit1. */
+async function connect10(): Promise<Connection> {
+  const c = rhea
+    .create_container()
+    .connect({ host: '127.0.0.1', port: AMQP_PORTS[0]!, username: USER, password: PASSWORD, hostname: 'vhost:/', reconnect: false });
+  c.on('connection_error', () => undefined);
+  c.on('disconnected', () => undefined);
+  const open = await within(10_000, () => (c.is_open() ? true : undefined));
+  if (!open) throw new Error('no AMQP 1.0 open within 10 s');
+  return c;
+}
+
+/** Settle one delivery with the outcome, through rhea's own calls. */
+function settle(ctx: EventContext, outcome: Action10): void {
+  const d = ctx.delivery!;
+  if (outcome === 'amqp10:accepted') d.accept();
+  else if (outcome === 'amqp10:released') d.release();
+  else if (outcome === 'amqp10:rejected') d.reject();
+  else d.modified({ delivery_failed: outcome === 'amqp10:modified-failed', undeliverable_here: outcome === 'amqp10:modified-undeliverable' });
+}
+
+/**
+ * One AMQP 1.0 trial run by the test itself, on a queue of its own: one message published (and
+ * confirmed) over 0-9-1, taken over a receiver link with one credit a round and settled with the
+ * outcome, at most 6 times; then the trial queue and the DLQ read over 0-9-1 with amqplib.
+ */
+async function ownTrial(outcome: Action10, dlx: boolean): Promise<OwnTrial> {
+  const queue = uniqueName(`dl10.${outcome.slice('amqp10:'.length)}.${dlx ? 'dlx' : 'no-dlx'}`);
+  const conn = await amqp.connect(AMQP_URLS[0]!);
+  let c10: Connection | undefined;
+  try {
+    const ch = await conn.createConfirmChannel();
+    const args: Record<string, unknown> = { 'x-queue-type': 'quorum', 'x-delivery-limit': 2 };
+    if (dlx) {
+      await ch.assertExchange(`${queue}.dlx`, 'fanout', { durable: true });
+      await ch.assertQueue(`${queue}.dlq`, { durable: true });
+      await ch.bindQueue(`${queue}.dlq`, `${queue}.dlx`, '');
+      args['x-dead-letter-exchange'] = `${queue}.dlx`;
+    }
+    await ch.assertQueue(queue, { durable: true, arguments: args });
+    ch.sendToQueue(queue, Buffer.from('own trial'), { persistent: true });
+    await ch.waitForConfirms();
+    c10 = await connect10();
+    const header: (number | null)[] = [];
+    const annotation: (number | null)[] = [];
+    const arrived: EventContext[] = [];
+    const rcv: Receiver = c10.open_receiver({ source: { address: `/queues/${queue}` }, credit_window: 0, autoaccept: false, rcv_settle_mode: 0 });
+    rcv.on('message', (ctx: EventContext) => arrived.push(ctx));
+    if (!(await within(10_000, () => (rcv.is_open() ? true : undefined)))) throw new Error(`no attach on ${queue}`);
+    for (let i = 0; i < 6; i++) {
+      rcv.add_credit(1);
+      const ctx = await within(2_000, () => arrived.shift());
+      if (!ctx) break;
+      const m = ctx.message!;
+      header.push(typeof m.delivery_count === 'number' ? m.delivery_count : null);
+      const ann: unknown = (m.message_annotations as Record<string, unknown> | undefined)?.['x-delivery-count'];
+      annotation.push(typeof ann === 'number' ? ann : null);
+      settle(ctx, outcome);
+      if (outcome === 'amqp10:accepted' || outcome === 'amqp10:rejected' || outcome === 'amqp10:modified-undeliverable') break;
+    }
+    rcv.close();
+    if (!(await within(10_000, () => (rcv.is_closed() ? true : undefined)))) throw new Error(`no detach on ${queue}`);
+    // A returned message is on its way back; a settled one never comes.
+    const inQueue = (await within(2_000, async () => ((await ch.checkQueue(queue)).messageCount > 0 ? 1 : undefined))) ?? 0;
+    const dead = dlx ? await within(2_000, async () => (await ch.get(`${queue}.dlq`, { noAck: true })) || undefined) : undefined;
+    const reason: unknown = dead ? dead.properties.headers?.['x-first-death-reason'] : undefined;
+    return { header, annotation, inQueue, deathReason: reason === undefined ? null : String(reason), inDlq: dead !== undefined };
+  } finally {
+    c10?.close();
+    const ch = await conn.createChannel();
+    await ch.deleteQueue(queue);
+    if (dlx) {
+      await ch.deleteQueue(`${queue}.dlq`);
+      await ch.deleteExchange(`${queue}.dlx`);
+    }
+    await conn.close();
+  }
+}
+
+describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, AMQP 0-9-1 and 1.0)', { timeout: 120_000 }, () => {
+  let r: CliResult;
+  let d: Doc;
+  let tookMs: number;
+
+  beforeAll(async () => {
     const started = performance.now();
-    const r = await runCli(['delivery-limit-demo', '--json', '--auto']);
-    const d = parseJson<Doc>(r);
+    r = await runCli(['delivery-limit-demo', '--json', '--auto']);
+    tookMs = performance.now() - started;
+    d = parseJson<Doc>(r);
+  }, 120_000);
+
+  it('both protocols by default, under a minute, every row as documented; nothing left behind', async () => {
     expect(d.kind).toBe('delivery-limit-demo');
-    expect(performance.now() - started).toBeLessThan(60_000);
-    expect(d.deliveryLimit).toBe(2);
-    expect(d.rounds).toBe(6);
+    expect(tookMs).toBeLessThan(60_000);
+    expect([d.deliveryLimit, d.rounds, d.protocol]).toEqual([2, 6, 'both']);
+    expect(d.rows.map((x) => [x.protocol, x.action, x.dlx])).toEqual([
+      ...[false, true].flatMap((dlx) => ACTIONS.amqp091.map((a) => ['amqp091', a, dlx])),
+      ...[false, true].flatMap((dlx) => ACTIONS.amqp10.map((a) => ['amqp10', a, dlx])),
+    ]);
+    expect(d.rows.filter((x) => !x.agrees).map((x) => x.disagreements)).toEqual([]);
+    expect(d.ok).toBe(true);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await leftovers('rmq-bench.delivery-limit.')).toEqual({ queues: [], exchanges: [] });
+  });
+
+  it("AMQP 0-9-1: each action's deliveries and fate, without and with a DLX, as the broker does them", () => {
     // By the broker's own behaviour: a nack with requeue never raises x-delivery-count and the
     // message loops past the limit; a reject with requeue and a closed connection raise it, and the
     // delivery after the limit never comes: dropped without a DLX, dead-lettered (delivery_limit) with one.
     const six = [null, null, null, null, null, null];
-    expect(d.rows.map(summary)).toEqual([
+    expect(d.rows.filter((x) => x.protocol === 'amqp091').map(summary)).toEqual([
       ['ack', false, [null], 'acked', null],
       ['reject', false, [null], 'dropped', null],
       ['reject-requeue', false, [null, 1, 2], 'dropped', null],
@@ -44,9 +168,54 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     ]);
     // Every return comes back flagged redelivered.
     for (const row of d.rows) expect(row.deliveries.map((x) => x.redelivered)).toEqual(row.deliveries.map((_, i) => i > 0));
-    expect(d.rows.filter((x) => !x.agrees).map((x) => x.disagreements)).toEqual([]);
-    expect(d.ok).toBe(true);
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(await leftovers()).toEqual({ queues: [], exchanges: [] });
+  });
+
+  it('AMQP 1.0: each outcome as rabbit_amqp_session and rabbit_fifo handle it; counts read from the header', () => {
+    // released and modified (delivery-failed false) return the message without raising its
+    // delivery-count: it loops; modified with delivery-failed counts like a reject with requeue;
+    // rejected and modified with undeliverable-here discard it: dead-lettered (rejected) or dropped.
+    const six = [0, 0, 0, 0, 0, 0];
+    const rows10 = d.rows.filter((x) => x.protocol === 'amqp10');
+    expect(rows10.map(summary)).toEqual([
+      ['amqp10:accepted', false, [0], 'acked', null],
+      ['amqp10:released', false, six, 'still-looping', null],
+      ['amqp10:rejected', false, [0], 'dropped', null],
+      ['amqp10:modified', false, six, 'still-looping', null],
+      ['amqp10:modified-failed', false, [0, 1, 2], 'dropped', null],
+      ['amqp10:modified-undeliverable', false, [0], 'dropped', null],
+      ['amqp10:accepted', true, [0], 'acked', null],
+      ['amqp10:released', true, six, 'still-looping', null],
+      ['amqp10:rejected', true, [0], 'dead-lettered', 'rejected'],
+      ['amqp10:modified', true, six, 'still-looping', null],
+      ['amqp10:modified-failed', true, [0, 1, 2], 'dead-lettered', 'delivery_limit'],
+      ['amqp10:modified-undeliverable', true, [0], 'dead-lettered', 'rejected'],
+    ]);
+    for (const row of rows10) {
+      expect(row.countFrom).toBe('header delivery-count');
+      expect(row.deliveries.map((x) => x.from)).toEqual(row.deliveries.map(() => 'header'));
+    }
+  });
+
+  it("AMQP 1.0: each row is what the test's own receiver and amqplib read of the same trial", async () => {
+    const trials = ACTIONS.amqp10.flatMap((a) => [false, true].map((dlx) => ({ a, dlx })));
+    const own = await Promise.all(trials.map(({ a, dlx }) => ownTrial(a, dlx)));
+    trials.forEach(({ a, dlx }, i) => {
+      const mine = own[i]!;
+      const row = d.rows.find((x) => x.action === a && x.dlx === dlx)!;
+      const where = `${a} ${dlx ? 'with' : 'without'} a DLX`;
+      expect(
+        row.deliveries.map((x) => x.deliveryCount),
+        where,
+      ).toEqual(mine.header);
+      expect(
+        row.deliveries.map((x) => x.annotation),
+        where,
+      ).toEqual(mine.annotation);
+      expect(row.fate === 'still-looping', where).toBe(mine.inQueue > 0);
+      expect(row.inDlq, where).toBe(mine.inDlq);
+      expect(row.deathReason, where).toBe(mine.deathReason);
+      if (row.fate === 'acked') expect([mine.inQueue, mine.inDlq], where).toEqual([0, false]);
+    });
+    expect(await leftovers('it.dl10.')).toEqual({ queues: [], exchanges: [] });
   });
 });

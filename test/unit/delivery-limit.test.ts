@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { KIND_VIEWS } from '../../src/report/kinds.js';
 import { deliveriesText, renderDeliveryLimitDemo } from '../../src/report/kinds/delivery-limit-demo/text.js';
+import { seenOf10, settle10 } from '../../src/scenarios/delivery-limit-amqp10.js';
+import { namesOf } from '../../src/scenarios/delivery-limit-demo.js';
 import {
   ACTIONS,
   RULES,
   assessRow,
   classifyFate,
+  countFromOf,
   expectedOf,
   isFinal,
+  protocolOf,
+  protocolsOf,
   type Action,
+  type Action10,
   type DeliveryLimitDemoResult,
   type Observed,
   type SeenDelivery,
@@ -20,6 +26,10 @@ const o = { deliveryLimit: 2, rounds: 6 };
 const seen = (...counts: (number | null)[]): SeenDelivery[] => counts.map((deliveryCount, i) => ({ deliveryCount, redelivered: i > 0 }));
 
 const observed = (over: Partial<Observed>): Observed => ({ deliveries: seen(null), acked: false, leftInQueue: 0, inDlq: false, deathReason: null, ...over });
+
+/** AMQP 1.0 deliveries as the broker sends them: the header's delivery-count, the annotation only once it is above 0. */
+const seen10 = (...counts: number[]): SeenDelivery[] =>
+  counts.map((deliveryCount, i) => ({ deliveryCount, redelivered: i > 0, from: 'header', annotation: deliveryCount > 0 ? deliveryCount : null }));
 
 describe('classifyFate', () => {
   it.each([
@@ -46,6 +56,18 @@ describe('expectedOf', () => {
     ['reject-requeue', true, 'dead-lettered', 'delivery_limit', 3, [0, 1, 2]],
     ['close', false, 'dropped', null, 3, [0, 1, 2]],
     ['close', true, 'dead-lettered', 'delivery_limit', 3, [0, 1, 2]],
+    ['amqp10:accepted', false, 'acked', null, 1, [0]],
+    ['amqp10:accepted', true, 'acked', null, 1, [0]],
+    ['amqp10:rejected', false, 'dropped', null, 1, [0]],
+    ['amqp10:rejected', true, 'dead-lettered', 'rejected', 1, [0]],
+    ['amqp10:released', false, 'still-looping', null, 6, [0, 0, 0, 0, 0, 0]],
+    ['amqp10:released', true, 'still-looping', null, 6, [0, 0, 0, 0, 0, 0]],
+    ['amqp10:modified', false, 'still-looping', null, 6, [0, 0, 0, 0, 0, 0]],
+    ['amqp10:modified', true, 'still-looping', null, 6, [0, 0, 0, 0, 0, 0]],
+    ['amqp10:modified-failed', false, 'dropped', null, 3, [0, 1, 2]],
+    ['amqp10:modified-failed', true, 'dead-lettered', 'delivery_limit', 3, [0, 1, 2]],
+    ['amqp10:modified-undeliverable', false, 'dropped', null, 1, [0]],
+    ['amqp10:modified-undeliverable', true, 'dead-lettered', 'rejected', 1, [0]],
   ] as const)('%s, DLX %s: %s', (action, dlx, fate, deathReason, deliveries, counts) => {
     expect(expectedOf(action, dlx, o)).toEqual({ fate, deathReason, deliveries, counts });
   });
@@ -59,10 +81,74 @@ describe('expectedOf', () => {
 
 describe('isFinal and RULES', () => {
   it('ack, reject and nack settle at once; the requeues and a close do not', () => {
-    expect(ACTIONS.filter(isFinal)).toEqual(['ack', 'reject', 'nack']);
+    expect(ACTIONS.amqp091.filter(isFinal)).toEqual(['ack', 'reject', 'nack']);
+  });
+  it('accepted, rejected and undeliverable-here settle at once; released and modified return the message', () => {
+    expect(ACTIONS.amqp10.filter(isFinal)).toEqual(['amqp10:accepted', 'amqp10:rejected', 'amqp10:modified-undeliverable']);
   });
   it('every action has its rule', () => {
-    for (const a of ACTIONS) expect(RULES[a]).not.toBe('');
+    for (const a of [...ACTIONS.amqp091, ...ACTIONS.amqp10]) expect(RULES[a]).not.toBe('');
+  });
+});
+
+describe('protocols', () => {
+  it('each action belongs to its protocol', () => {
+    expect(ACTIONS.amqp091.map(protocolOf)).toEqual(ACTIONS.amqp091.map(() => 'amqp091'));
+    expect(ACTIONS.amqp10.map(protocolOf)).toEqual(ACTIONS.amqp10.map(() => 'amqp10'));
+  });
+  it('--protocol: one, or both in the table order', () => {
+    expect(protocolsOf('both')).toEqual(['amqp091', 'amqp10']);
+    expect(protocolsOf('amqp10')).toEqual(['amqp10']);
+  });
+  it("a trial's queue name has no colon", () => {
+    expect(namesOf('amqp10:modified-failed', true)).toEqual({
+      queue: 'rmq-bench.delivery-limit.amqp10.modified-failed.dlx',
+      dlx: 'rmq-bench.delivery-limit.amqp10.modified-failed.dlx.dlx',
+      dlq: 'rmq-bench.delivery-limit.amqp10.modified-failed.dlx.dlq',
+    });
+    expect(namesOf('nack-requeue', false).queue).toBe('rmq-bench.delivery-limit.nack-requeue.no-dlx');
+  });
+});
+
+describe('AMQP 1.0 deliveries', () => {
+  it('the header is read first; the annotation is kept beside it', () => {
+    expect(seenOf10({ delivery_count: 2, first_acquirer: false, message_annotations: { 'x-delivery-count': 2, 'x-acquired-count': 2 } })).toEqual({
+      deliveryCount: 2,
+      redelivered: true,
+      from: 'header',
+      annotation: 2,
+    });
+    expect(seenOf10({ delivery_count: 0, first_acquirer: true, message_annotations: { 'x-exchange': '' } })).toEqual({
+      deliveryCount: 0,
+      redelivered: false,
+      from: 'header',
+      annotation: null,
+    });
+  });
+  it('without the header, the x-delivery-count annotation; without both, null', () => {
+    expect(seenOf10({ message_annotations: { 'x-delivery-count': 1 } })).toEqual({ deliveryCount: 1, redelivered: false, from: 'annotation', annotation: 1 });
+    expect(seenOf10({})).toEqual({ deliveryCount: null, redelivered: false, from: null, annotation: null });
+  });
+  it.each([
+    ['amqp10:accepted', 'accept', undefined],
+    ['amqp10:released', 'release', undefined],
+    ['amqp10:rejected', 'reject', undefined],
+    ['amqp10:modified', 'modified', { delivery_failed: false, undeliverable_here: false }],
+    ['amqp10:modified-failed', 'modified', { delivery_failed: true, undeliverable_here: false }],
+    ['amqp10:modified-undeliverable', 'modified', { delivery_failed: false, undeliverable_here: true }],
+  ] as [Action10, string, unknown][])('%s settles with %s %o', (action, call, params) => {
+    const calls: [string, unknown][] = [];
+    const record = (name: string) => (p?: unknown) => {
+      calls.push([name, p]);
+    };
+    settle10({ accept: record('accept'), release: record('release'), reject: record('reject'), modified: record('modified') }, action);
+    expect(calls).toEqual([[call, params]]);
+  });
+  it('countFrom says which field was read', () => {
+    expect(countFromOf('amqp091', seen(null, 1))).toBe('x-delivery-count header');
+    expect(countFromOf('amqp10', seen10(0, 1))).toBe('header delivery-count');
+    expect(countFromOf('amqp10', [{ deliveryCount: 1, redelivered: true, from: 'annotation', annotation: 1 }])).toBe('x-delivery-count annotation');
+    expect(countFromOf('amqp10', [{ deliveryCount: null, redelivered: false, from: null, annotation: null }])).toBe('(none)');
   });
 });
 
@@ -73,10 +159,20 @@ describe('assessRow', () => {
     ['nack-requeue', false, observed({ deliveries: seen(null, null, null, null, null, null), leftInQueue: 1 })],
     ['close', false, observed({ deliveries: seen(null, 1, 2) })],
     ['reject-requeue', true, observed({ deliveries: seen(null, 1, 2), inDlq: true, deathReason: 'delivery_limit' })],
+    ['amqp10:accepted', false, observed({ deliveries: seen10(0), acked: true })],
+    ['amqp10:released', true, observed({ deliveries: seen10(0, 0, 0, 0, 0, 0), leftInQueue: 1 })],
+    ['amqp10:modified-failed', true, observed({ deliveries: seen10(0, 1, 2), inDlq: true, deathReason: 'delivery_limit' })],
+    ['amqp10:modified-undeliverable', true, observed({ deliveries: seen10(0), inDlq: true, deathReason: 'rejected' })],
   ] as [Action, boolean, Observed][])('%s (DLX %s) as the broker does it: agrees', (action, dlx, seenRow) => {
     const r = assessRow(action, dlx, 'q', seenRow, o);
     expect(r.disagreements).toEqual([]);
     expect(r.agrees).toBe(true);
+  });
+  it('each row says its protocol and where its counts were read, after the existing keys', () => {
+    const r = assessRow('amqp10:released', false, 'q', observed({ deliveries: seen10(0, 0, 0, 0, 0, 0), leftInQueue: 1 }), o);
+    expect([r.protocol, r.countFrom]).toEqual(['amqp10', 'header delivery-count']);
+    expect(Object.keys(r).slice(-2)).toEqual(['protocol', 'countFrom']);
+    expect(assessRow('ack', false, 'q', observed({ acked: true }), o).protocol).toBe('amqp091');
   });
   it.each([
     [
@@ -102,6 +198,34 @@ describe('assessRow', () => {
     ],
     ['counts that do not rise', 'close', false, observed({ deliveries: seen(null, 1, 1) }), ['x-delivery-count 0, 1, 1, the rule says 0, 1, 2']],
     ['a reject dropped with a DLX', 'reject', true, observed({}), ['dropped, the rule says dead-lettered']],
+    [
+      'released counted and dropped',
+      'amqp10:released',
+      false,
+      observed({ deliveries: seen10(0, 1, 2) }),
+      ['dropped, the rule says still-looping', '3 deliveries, the rule says 6'],
+    ],
+    [
+      'undeliverable-here requeued',
+      'amqp10:modified-undeliverable',
+      true,
+      observed({ deliveries: seen10(0, 0, 0, 0, 0, 0), leftInQueue: 1 }),
+      ['still-looping, the rule says dead-lettered', '6 deliveries, the rule says 1'],
+    ],
+    [
+      'an annotation that differs from the header',
+      'amqp10:modified-failed',
+      false,
+      observed({ deliveries: [...seen10(0, 1), { deliveryCount: 2, redelivered: true, from: 'header', annotation: 3 }] }),
+      ["delivery 3: x-delivery-count annotation 3, the header's delivery-count 2"],
+    ],
+    [
+      'AMQP 1.0 counts that do not rise',
+      'amqp10:modified-failed',
+      false,
+      observed({ deliveries: seen10(0, 0, 0) }),
+      ['delivery-count 0, 0, 0, the rule says 0, 1, 2'],
+    ],
   ] as [string, Action, boolean, Observed, string[]][])('%s: disagrees, and says how', (_name, action, dlx, seenRow, disagreements) => {
     const r = assessRow(action, dlx, 'q', seenRow, o);
     expect(r.agrees).toBe(false);
@@ -114,23 +238,45 @@ describe('renderDeliveryLimitDemo', () => {
     assessRow('nack-requeue', false, 'q1', observed({ deliveries: seen(null, null, null, null, null, null), leftInQueue: 1 }), o),
     assessRow('close', true, 'q2', observed({ deliveries: seen(null, 1, 2), inDlq: true, deathReason: 'delivery_limit' }), o),
   ];
-  const result: DeliveryLimitDemoResult = { ...o, brokerVersion: '4.3.6', rows, ok: true };
+  const result: DeliveryLimitDemoResult = { ...o, brokerVersion: '4.3.6', rows, ok: true, protocol: 'amqp091' };
 
   it('one table, the documented rule beside each measured row', () => {
     const text = renderDeliveryLimitDemo(result);
     expect(text).toContain('delivery-limit-demo on RabbitMQ 4.3.6: quorum queues with x-delivery-limit 2; one message each, at most 6 deliveries');
     const lines = text.split('\n');
     const nack = lines.find((l) => l.startsWith('nack-requeue'))!;
-    expect(nack).toMatch(/nack-requeue\s+no\s+- -r -r -r -r -r\s+still-looping\s+yes\s+4\.3: an explicit return; never counts/);
+    expect(nack).toMatch(/nack-requeue\s+no\s+- -r -r -r -r -r\s+x-delivery-count header\s+still-looping\s+yes\s+4\.3: an explicit return; never counts/);
     const close = lines.find((l) => l.startsWith('close'))!;
-    expect(close).toMatch(/close\s+yes\s+- 1r 2r\s+dead-lettered \(delivery_limit\)\s+yes\s+counts toward the limit/);
+    expect(close).toMatch(/close\s+yes\s+- 1r 2r\s+x-delivery-count header\s+dead-lettered \(delivery_limit\)\s+yes\s+counts toward the limit/);
     expect(text).toContain('verdict: OK');
+    expect(text).not.toContain('amqp10 rows');
+  });
+
+  it('AMQP 1.0 rows beside the 0-9-1 ones: the header count, where it was read, the rule from the source', () => {
+    const amqp10 = [
+      assessRow('amqp10:released', false, 'q3', observed({ deliveries: seen10(0, 0, 0, 0, 0, 0), leftInQueue: 1 }), o),
+      assessRow('amqp10:modified-failed', true, 'q4', observed({ deliveries: seen10(0, 1, 2), inDlq: true, deathReason: 'delivery_limit' }), o),
+    ];
+    const text = renderDeliveryLimitDemo({ ...result, rows: [...rows, ...amqp10], protocol: 'both' });
+    const lines = text.split('\n');
+    expect(lines.find((l) => l.startsWith('amqp10:released'))).toMatch(
+      /amqp10:released\s+no\s+0 0r 0r 0r 0r 0r\s+header delivery-count\s+still-looping\s+yes\s+4\.3: requeued; never counts \(settle_op_from_outcome/,
+    );
+    expect(lines.find((l) => l.startsWith('amqp10:modified-failed'))).toMatch(
+      /amqp10:modified-failed\s+yes\s+0 1r 2r\s+header delivery-count\s+dead-lettered \(delivery_limit\)\s+yes\s+4\.3: counts toward the limit/,
+    );
+    expect(text).toContain("amqp10 rows: a receiver link on /queues/<queue> (credit 1, settle mode first); 'r' is the header's first-acquirer false");
+  });
+
+  it('a document without protocol and countFrom (written before them) still prints', () => {
+    const old = rows.map(({ protocol: _p, countFrom: _c, ...rest }) => rest) as unknown as DeliveryLimitDemoResult['rows'];
+    expect(renderDeliveryLimitDemo({ ...result, rows: old })).toMatch(/nack-requeue\s+no\s+- -r -r -r -r -r\s+x-delivery-count header\s+still-looping/);
   });
 
   it('a disagreement is called out, and the verdict fails', () => {
     const bad = assessRow('nack-requeue', false, 'q1', observed({ deliveries: seen(null, 1, 2) }), o);
     const text = renderDeliveryLimitDemo({ ...result, rows: [bad], ok: false });
-    expect(text).toMatch(/nack-requeue\s+no\s+- 1r 2r\s+dropped\s+NO/);
+    expect(text).toMatch(/nack-requeue\s+no\s+- 1r 2r\s+x-delivery-count header\s+dropped\s+NO/);
     expect(text).toContain('nack-requeue without a DLX: not as documented: dropped, the rule says still-looping; 3 deliveries, the rule says 6');
     expect(text).toContain('verdict: FAILED');
     expect(KIND_VIEWS['delivery-limit-demo'].reasons({ ...result, rows: [bad], ok: false })).toEqual([

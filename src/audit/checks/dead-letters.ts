@@ -5,9 +5,20 @@ import { auditedQueues, fail, pass, warn, type AuditItem, type Check } from '../
 
 /** The checks of dead-lettering: where a failed message goes, and whether it ever stops. */
 
+const DLX_FIX = 'set dead-letter-exchange in a policy matching the queue (or x-dead-letter-exchange) and bind a DLQ to that exchange';
+
+/**
+ * With a delivery limit: on RabbitMQ 4.3 only a failed delivery raises the count (basic.reject with
+ * requeue, a crash, AMQP 1.0 modified with delivery-failed); an explicit return does not
+ * (basic.nack with requeue, released, modified without delivery-failed), so a consumer that
+ * requeues that way never reaches the limit.
+ */
+const LIMIT_NOTE =
+  'and requeue a failed message with basic.reject (AMQP 1.0: modified with delivery-failed), not basic.nack or released: those never raise the delivery count and loop past the limit for ever (rmq-bench delivery-limit-demo)';
+
 export const dlxConfigured: Check = {
   id: 'dlx-configured',
-  title: 'work queues have a dead-letter exchange',
+  title: 'work queues have a dead-letter exchange (a quorum queue drops what passes its delivery limit without one)',
   run: (_s, t) =>
     auditedQueues(t, { streams: false })
       .filter(({ role }) => role === 'work')
@@ -17,7 +28,7 @@ export const dlxConfigured: Check = {
               'dlx-configured',
               obj,
               `no dead-letter exchange: a message rejected without requeue, expired${eq.deliveryLimit?.limit != null ? `, or past its delivery limit (${eq.deliveryLimit.limit})` : ''} is dropped`,
-              'set dead-letter-exchange in a policy matching the queue (or x-dead-letter-exchange) and bind a DLQ to that exchange',
+              eq.deliveryLimit?.limit != null ? `${DLX_FIX}; ${LIMIT_NOTE}` : DLX_FIX,
             )
           : pass(
               'dlx-configured',

@@ -1,28 +1,30 @@
 import { Option } from 'commander';
-import type { DeliveryLimitOptions } from '../../scenarios/delivery-limit-plan.js';
+import type { DeliveryLimitRunOptions } from '../../scenarios/delivery-limit-demo.js';
+import { PROTOCOLS, type ProtocolChoice } from '../../scenarios/delivery-limit-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
 
-/** `rmq-bench delivery-limit-demo`: what a quorum queue's x-delivery-limit does under each AMQP 0-9-1 consumer action. */
-export type DeliveryLimitDemoCliOptions = DeliveryLimitOptions & { json: boolean; html: string | undefined; auto: boolean };
+/** `rmq-bench delivery-limit-demo`: what a quorum queue's x-delivery-limit does under each AMQP 0-9-1 consumer action and AMQP 1.0 outcome. */
+export type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & { json: boolean; html: string | undefined; auto: boolean };
 
 export const deliveryLimitDemo = defineCommand({
   name: 'delivery-limit-demo',
-  examples: ['delivery-limit-demo --auto', 'delivery-limit-demo --delivery-limit 3 --rounds 8'],
+  examples: ['delivery-limit-demo --auto', 'delivery-limit-demo --delivery-limit 3 --rounds 8', 'delivery-limit-demo --protocol amqp10'],
   register: (command, dispatch: (o: DeliveryLimitDemoCliOptions) => Promise<void>) =>
     command
-      .summary('x-delivery-limit under ack, reject, nack and a crash')
+      .summary('x-delivery-limit under 0-9-1 actions and 1.0 outcomes')
       .description(
-        "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection), without and with a dead-letter exchange: each delivery's x-delivery-count and the message's fate, beside the rule RabbitMQ 4.3 documents",
+        "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection) and each AMQP 1.0 outcome (accepted, released, rejected, modified with and without delivery-failed, undeliverable-here), without and with a dead-letter exchange: each delivery's delivery count and the message's fate, beside the rule RabbitMQ 4.3 documents",
       )
       .addOption(new Option('--delivery-limit <n>', 'x-delivery-limit of each queue').argParser(positiveInt).default(2))
       .addOption(new Option('--rounds <n>', 'deliveries of the message at most, per action').argParser(positiveInt).default(6))
+      .addOption(new Option('--protocol <protocol>', "the consumers' protocol: AMQP 0-9-1, AMQP 1.0, or both").choices([...PROTOCOLS, 'both']).default('both'))
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; auto: boolean; deliveryLimit: number; rounds: number }) =>
-        dispatch({ json: o.json, html: o.html, auto: o.auto, deliveryLimit: o.deliveryLimit, rounds: o.rounds }),
+      .action((o: { json: boolean; html?: string; auto: boolean; deliveryLimit: number; rounds: number; protocol: ProtocolChoice }) =>
+        dispatch({ json: o.json, html: o.html, auto: o.auto, deliveryLimit: o.deliveryLimit, rounds: o.rounds, protocol: o.protocol }),
       ),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;

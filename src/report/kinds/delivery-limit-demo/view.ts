@@ -5,7 +5,7 @@ import { bool, list, num, obj, opt, str } from '../../shape-check.js';
 import { nullNum, nullStr, strings } from '../shared.js';
 import { renderDeliveryLimitDemo } from './text.js';
 
-/** `rmq-bench delivery-limit-demo`: x-delivery-limit under each AMQP 0-9-1 consumer action, against the documented rules. */
+/** `rmq-bench delivery-limit-demo`: x-delivery-limit under each AMQP 0-9-1 consumer action and AMQP 1.0 outcome, against the documented rules. */
 export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
   shape: obj<DeliveryLimitDemoResult>({
     deliveryLimit: num,
@@ -21,6 +21,8 @@ export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
         rule: opt(str),
         agrees: bool,
         disagreements: opt(strings),
+        protocol: opt(str),
+        countFrom: opt(str),
       }),
     ),
   }),
