@@ -57,6 +57,9 @@ step() {
 }
 
 step compare compare -n 5000
+# RabbitMQ 4's own protocol: the same leader kill, AMQP 1.0 outcomes and pre-settled beside 0-9-1.
+step compare-amqp10 compare -n 5000 --protocol amqp10
+step delivery-limit-demo delivery-limit-demo --auto
 step consumer-crash consumer-crash
 step prefetch-demo prefetch-demo
 step dlq-demo dlq-demo --reason all --auto
