@@ -5,8 +5,10 @@
  *   - the publishes awaiting a confirm on the current channel, by delivery tag (1, 2, 3, ... per
  *     channel, in publish order: what RabbitMQ's basic.ack/basic.nack carry), each with its
  *     sequence number and publish time;
- *   - the retry backlog: sequences to publish (again) after a nack, a confirm timeout or a lost
- *     connection, smallest first after a timeout or a loss, a nacked one at the end.
+ *   - the retry backlog: sequences to publish (again) after a confirm timeout or a lost
+ *     connection (smallest first), or that the caller puts back (retry). A nacked one is not put
+ *     in it: the broker refused it, and when (whether) it comes back is the publisher's refusal
+ *     policy (refused-resends.ts), which hands it to retry() once its backoff has passed.
  *
  * A publish is in one of these states on its channel:
  *
@@ -27,7 +29,7 @@ const INITIAL_CAPACITY = 256;
 
 /** Called for each acked publish: sentAtMs is undefined for a late ack (after a timeout or a lost connection). */
 export type AckVisitor = (seq: number, sentAtMs: number | undefined) => void;
-/** Called for each nacked publish that was in flight (now at the end of the backlog). */
+/** Called for each nacked publish that was in flight (settled; not in the backlog). */
 export type NackVisitor = (seq: number) => void;
 
 export class ConfirmBook {
@@ -96,7 +98,7 @@ export class ConfirmBook {
     this.#backlog.unshift(seq);
   }
 
-  /** Into the backlog, in order (a publish that never reached the socket). */
+  /** Into the backlog, in order (a publish that never reached the socket, a refused one whose backoff has passed). */
   retry(seq: number): void {
     this.#backlog.push(seq);
     this.#backlog.sort(ascending);
@@ -127,15 +129,14 @@ export class ConfirmBook {
   }
 
   /**
-   * basic.nack on `channel`: each publish still in flight goes to the end of the backlog and to
-   * visit; one that timed out or was lost is already in the backlog, and is only forgotten.
+   * basic.nack on `channel`: each publish still in flight is settled and goes to visit (the
+   * caller decides when it is published again); one that timed out or was lost is already in the
+   * backlog, and is only forgotten.
    */
   nack(channel: number, tag: number, multiple: boolean, visit: NackVisitor): number {
     return this.#settle(channel, tag, multiple, (i, wasInFlight) => {
       if (!wasInFlight) return false;
-      const seq = this.#seqs[i]!;
-      this.#backlog.push(seq);
-      visit(seq);
+      visit(this.#seqs[i]!);
       return true;
     });
   }

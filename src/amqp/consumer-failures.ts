@@ -11,16 +11,16 @@ export const FAILURE_DESCRIPTIONS: Record<FailureAction, string> = {
   close: 'close the connection without acking: a failed delivery, counted towards delivery-limit',
 };
 
-/** When deliveries fail on purpose, and how. */
-export interface FailureSpec {
-  action: FailureAction;
+/** When deliveries fail on purpose, and how (A: AMQP 0-9-1's actions, or AMQP 1.0's: FailureAction10). */
+export interface FailureSpec<A extends string = FailureAction> {
+  action: A;
   every: number | undefined;
   rate: number | undefined;
   first?: number | undefined;
 }
 
 /** Whether the n-th delivery (1-based) should fail. Pure. */
-export function shouldFail(n: number, failure: FailureSpec | undefined, random: () => number): boolean {
+export function shouldFail(n: number, failure: FailureSpec<string> | undefined, random: () => number): boolean {
   if (!failure) return false;
   if (failure.first !== undefined) return n <= failure.first;
   if (failure.every !== undefined) return n % failure.every === 0;

@@ -1,8 +1,10 @@
+import type { FailureAction10 } from '../amqp10/failure-actions10.js';
 import type { FailureAction } from './failure-actions.js';
 
 /** What runConsumer returns: the run's counters, and a record of each delivery. */
 
-export type DeliveryOutcome = 'processed' | 'duplicate-skipped' | FailureAction | 'crash';
+/** A failure's action is AMQP 0-9-1's (runConsumer) or AMQP 1.0's (runConsumer10). */
+export type DeliveryOutcome = 'processed' | 'duplicate-skipped' | FailureAction | FailureAction10 | 'crash';
 
 export interface DeliveryRecord {
   atMs: number;

@@ -73,6 +73,8 @@ export interface PublisherHooks {
    * ack (tx: the commit round trip); undefined for a late ack whose publish time was dropped.
    */
   onConfirm?: (latencyMs: number | undefined) => void;
+  /** On each refusal by the broker (0-9-1 nack; AMQP 1.0 rejected or modified): the timeline has one event per reason, not per refusal. */
+  onRefused?: () => void;
   /**
    * Stop publishing new messages, as if `count` had been reached: retries and outstanding confirms
    * are still awaited (tx: the open transaction is committed) and the run can end completed. For

@@ -37,7 +37,11 @@ export interface PublisherResult {
    * close that timed out means the broker had not read everything written.
    */
   flush: FlushOutcome | undefined;
-  /** Every message ended confirmed (confirm modes) or written (none); false when the run gave up or was interrupted. */
+  /**
+   * The run reached its end: every message ended confirmed (confirm modes) or written (none), or
+   * was refused by the broker MAX_REFUSALS times and given up (refusedGivenUp); false when the run
+   * gave up or was interrupted.
+   */
   completed: boolean;
   /** Ctrl+C stopped it: the figures are what was measured until then. */
   interrupted: boolean;
@@ -48,6 +52,12 @@ export interface PublisherResult {
   samples: PublisherSample[];
   /** AMQP 1.0 runs only: the outcomes the broker gave (absent over 0-9-1). */
   amqp10?: Amqp10Outcomes;
+  /**
+   * Messages the broker refused (0-9-1 nack; AMQP 1.0 rejected or modified) MAX_REFUSALS times
+   * (refused-resends.ts), each time sent again after a growing backoff, then not sent again: they
+   * stay nacked (known failed).
+   */
+  refusedGivenUp: number;
 }
 
 /** Counters at one moment of a run: distinct messages written, confirms received, awaiting a confirm. */

@@ -10,13 +10,15 @@ import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type FlushOutcome, type LoopSe
 import { commitTx, createModeChannel, modeRules, propertiesFor, type ModeRules, type PropertiesOf, type PublishMode } from './publish-modes.js';
 import type { PublisherHooks, PublisherOptions } from './publisher-options.js';
 import { countFlags, type PublisherResult, type PublisherSample } from './publisher-result.js';
+import { RefusalNotes, RefusedResends } from './refused-resends.js';
 
 /**
  * The producer: publishes `count` messages (sequence numbers 0..count-1 of one run) and records
- * what happened to each in a Ledger. With confirms, a nack, a confirm timeout or a connection
- * lost with the message unconfirmed makes it indeterminate, and it is published again after
- * reconnecting (at-least-once: duplicates are possible and counted). Without confirms the
- * producer only knows what it wrote to the socket. Returns data; never prints.
+ * what happened to each in a Ledger. With confirms, a confirm timeout or a connection lost with
+ * the message unconfirmed makes it indeterminate, and it is published again at once after
+ * reconnecting (at-least-once: duplicates are possible and counted). A nack (the broker refused
+ * it) is published again after a backoff, and given up after MAX_REFUSALS (refused-resends.ts).
+ * Without confirms the producer only knows what it wrote to the socket. Returns data; never prints.
  */
 
 export type { FlushOutcome, PublishMode, TimelineEvent };
@@ -28,6 +30,10 @@ const SAMPLER_TICK_MS = 10;
 
 /** A live connection with no confirm for this many confirm timeouts is given up (see sweepTimeouts). */
 export const STUCK_AFTER_TIMEOUTS = 2;
+/** The longest wait of a loop with nothing to do: it looks again at least this often. */
+const IDLE_WAIT_MS = 100;
+/** basic.nack carries no reason: the refusal's reason in the timeline. */
+const NACK_REASON = 'basic.nack';
 
 type Session = LoopSession<Channel | ConfirmChannel, { epoch: number }>;
 type AckFrame = { deliveryTag: number; multiple: boolean };
@@ -58,6 +64,9 @@ class PublisherRun {
   readonly #body: Buffer;
   readonly #propertiesOf: PropertiesOf;
   readonly #book = new ConfirmBook();
+  /** Nacked messages: their backoff, and those given up (touched on a nack, never per ack). */
+  readonly #refusals = new RefusedResends();
+  readonly #refusalNotes = new RefusalNotes();
   readonly #pacer: Pacer;
   readonly #sampled = new AdaptiveSamples<PublisherSample>(MAX_SAMPLES, SAMPLER_TICK_MS);
   readonly #latency = new LatencyRecorder();
@@ -130,7 +139,7 @@ class PublisherRun {
       confirmed: this.#confirmsSoFar,
       inFlight: this.#book.inFlight,
       reconnects: this.#loop.reconnects,
-      retryBacklog: this.#book.retrying,
+      retryBacklog: this.#book.retrying + this.#refusals.waiting,
     }));
     if (hooks.stop?.aborted) this.#stopHere();
     hooks.stop?.addEventListener('abort', this.#stopHere, { once: true });
@@ -147,6 +156,7 @@ class PublisherRun {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);
       clearInterval(sampler);
+      this.#noteRefusals(true);
       flush = await this.#loop.close({
         // Interrupted with confirms outstanding: nobody knows what became of them (acks during the close still count).
         beforeClose: () => {
@@ -193,6 +203,7 @@ class PublisherRun {
       events: loop.events,
       connectedTo: loop.connectedTo,
       samples: this.#sampled.samples,
+      refusedGivenUp: this.#refusals.givenUp,
     };
   }
 
@@ -212,13 +223,16 @@ class PublisherRun {
     return this.#book.inFlight >= this.#opts.batchSize || (this.#nextSeq >= this.#limit && this.#book.retrying === 0);
   }
 
+  /** Nothing left: every sequence published, none to publish again, none awaiting a confirm or its backoff after a nack. */
   #done(): boolean {
-    return this.#nextSeq >= this.#limit && this.#book.retrying === 0 && this.#book.inFlight === 0;
+    return this.#nextSeq >= this.#limit && this.#book.retrying === 0 && this.#book.inFlight === 0 && this.#refusals.waiting === 0;
   }
 
   async #step(s: Session): Promise<void> {
+    // Nacked messages whose backoff has passed go to the backlog (a cheap check when none waits).
+    if (this.#refusals.waiting > 0) this.#refusals.takeDue(this.#clock.now(), this.#resend);
     const todo = this.#next();
-    if (todo === 'wait') return this.#loop.wait(s, 100);
+    if (todo === 'wait') return this.#loop.wait(s, this.#refusals.waitMs(this.#clock.now(), IDLE_WAIT_MS));
     if (todo === 'commit') return this.#commit(s);
     if (this.#pacer.active) {
       if (!(await this.#paced()) || s.lost || this.#next() !== 'publish') return;
@@ -340,11 +354,23 @@ class PublisherRun {
 
   readonly #onAcked: AckVisitor = (seq, sentAtMs) => this.#confirmed(seq, sentAtMs === undefined ? undefined : this.#ackAtMs - sentAtMs);
   readonly #onCommitted: AckVisitor = (seq) => this.#confirmed(seq, this.#commitMs);
+  /** A nack: the broker refused seq. Published again after its backoff, or given up (it stays nacked). */
   readonly #onNacked: NackVisitor = (seq) => {
     this.#ledger.nack(seq);
-    this.#ledger.indeterminate(seq);
-    this.#loop.event('nack', `message ${seq} nacked by the broker; it will be published again`);
+    const now = this.#clock.now();
+    const decision = this.#refusals.refused(seq, now);
+    // In doubt until it is published again; given up, it stays nacked (known failed).
+    if (decision.resend) this.#ledger.indeterminate(seq);
+    for (const detail of this.#refusalNotes.refused(seq, NACK_REASON, decision, now)) this.#loop.event('nack', detail);
+    this.#hooks.onRefused?.();
   };
+
+  readonly #resend = (seq: number): void => this.#book.retry(seq);
+
+  /** The refusals no event has named yet, at most once a second (final: at the end, whatever is left). */
+  #noteRefusals(final = false): void {
+    for (const detail of this.#refusalNotes.summary(this.#clock.now(), final)) this.#loop.event('nack', detail);
+  }
 
   /** seq confirmed, ms after it was published (undefined: a late ack whose publish time was dropped). */
   #confirmed(seq: number, ms: number | undefined): void {
@@ -362,9 +388,11 @@ class PublisherRun {
    * Confirms that did not arrive within confirmTimeoutMs: indeterminate, published again. When
    * no confirm at all has come for STUCK_AFTER_TIMEOUTS × confirmTimeoutMs on a connection that
    * is still open (a partitioned node keeps its clients and its heartbeats, and confirms stop),
-   * that connection is given up and the next node tried.
+   * that connection is given up and the next node tried. Also writes the refusals' summary, at
+   * most once a second.
    */
   #sweepTimeouts(): void {
+    this.#noteRefusals();
     const loop = this.#loop;
     const timeoutMs = this.#opts.confirmTimeoutMs;
     if (loop.timeoutsSuspended(timeoutMs)) return;

@@ -13,6 +13,7 @@ import { Pacer } from '../amqp/pacer.js';
 import { DEFAULT_BLOCKED_TIMEOUT_MS, type FlushOutcome, type TimelineEvent } from '../amqp/publish-loop.js';
 import type { PublisherHooks, PublisherOptions } from '../amqp/publisher-options.js';
 import { countFlags, type PublisherResult, type PublisherSample } from '../amqp/publisher-result.js';
+import { RefusalNotes, RefusedResends } from '../amqp/refused-resends.js';
 import { closeWithin10, targetAddress } from './connection.js';
 import { AMQP10_MODES } from './protocol.js';
 import { OUTCOME_RULES, RejectionTally, rejectionOf, type Amqp10Outcomes, type Outcome } from './outcomes.js';
@@ -23,14 +24,17 @@ import { bufferedBytes, detachWithin, openSendSession, type SendSession } from '
  * publisher (runPublisher), and the outcome counts AMQP 1.0 adds. mode 'async' sends unsettled
  * transfers, at most `window` awaiting an outcome (sync: one); 'none' sends them pre-settled (no
  * outcome: AMQP 1.0's confirms-off). A transfer unsettled when its connection or link goes, or
- * without an outcome within confirmTimeoutMs, is in doubt and sent again after reconnecting
- * (at-least-once). Link credit from the broker bounds what is sent in both modes. Returns data;
- * never prints.
+ * without an outcome within confirmTimeoutMs, is in doubt and sent again at once after
+ * reconnecting (at-least-once). One the broker refused (rejected or modified) is sent again after
+ * a backoff, and given up after MAX_REFUSALS (refused-resends.ts), as over 0-9-1. Link credit from
+ * the broker bounds what is sent in both modes. Returns data; never prints.
  */
 
 /** How many transfers a burst sends before letting the socket and the broker's frames in. */
 const BURST = 256;
 const SAMPLER_TICK_MS = 10;
+/** The longest wait of the loop with nothing to do: it looks again at least this often. */
+const IDLE_WAIT_MS = 100;
 
 export async function runPublisher10(opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks): Promise<PublisherResult> {
   if (!(AMQP10_MODES as readonly string[]).includes(opts.mode)) {
@@ -63,6 +67,9 @@ class Publisher10Run {
   readonly #latencyFault = new LatencyRecorder();
   readonly #recordLatency: boolean;
   readonly #retry: number[] = [];
+  /** Refused messages: their backoff, and those given up (touched on a refusal, never per outcome). */
+  readonly #refusals = new RefusedResends();
+  readonly #refusalNotes = new RefusalNotes();
   readonly #rejections = new RejectionTally();
   readonly #outcomes = { accepted: 0, released: 0, rejected: 0, modified: 0, inDoubt: 0, timedOut: 0 };
   readonly #events: TimelineEvent[] = [];
@@ -114,7 +121,7 @@ class Publisher10Run {
       confirmed: this.#confirmsSoFar,
       inFlight: this.#session?.inFlight ?? 0,
       reconnects: this.#reconnects,
-      retryBacklog: this.#retry.length,
+      retryBacklog: this.#retry.length + this.#refusals.waiting,
     }));
     if (hooks.stop?.aborted) this.#stopHere();
     hooks.stop?.addEventListener('abort', this.#stopHere, { once: true });
@@ -126,6 +133,7 @@ class Publisher10Run {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);
       clearInterval(sampler);
+      this.#noteRefusals(true);
     }
     return this.#close();
   }
@@ -168,6 +176,7 @@ class Publisher10Run {
       connectedTo: this.#connectedTo,
       samples: this.#sampled.samples,
       amqp10,
+      refusedGivenUp: this.#refusals.givenUp,
     };
   }
 
@@ -182,9 +191,11 @@ class Publisher10Run {
       const s = this.#session ?? (await this.#open());
       if (s === undefined) return;
       if (s.lost) continue;
+      // Refused messages whose backoff has passed go to the retry list (a cheap check when none waits).
+      if (this.#refusals.waiting > 0) this.#refusals.takeDue(this.#clock.now(), this.#resend);
       if (this.#next(s) === 'wait') {
         if (this.#creditStarved(s)) return;
-        await Promise.race([this.#changed.wait(100), s.lostPromise]);
+        await Promise.race([this.#changed.wait(this.#refusals.waitMs(this.#clock.now(), IDLE_WAIT_MS)), s.lostPromise]);
         continue;
       }
       this.#noCreditSince = null;
@@ -198,8 +209,9 @@ class Publisher10Run {
     }
   }
 
+  /** Nothing left: every sequence sent, none to send again, none awaiting an outcome or its backoff after a refusal. */
   #done(): boolean {
-    return this.#nextSeq >= this.#limit && this.#retry.length === 0 && (this.#session?.inFlight ?? 0) === 0;
+    return this.#nextSeq >= this.#limit && this.#retry.length === 0 && (this.#session?.inFlight ?? 0) === 0 && this.#refusals.waiting === 0;
   }
 
   /**
@@ -359,19 +371,30 @@ class Publisher10Run {
       this.#progressed(at);
     } else {
       ledger.nack(p.seq);
-      const why = outcome === 'rejected' ? rejectionOf(delivery.remote_state) : { condition: 'modified', description: '' };
-      if (outcome === 'rejected') this.#rejections.add(why);
-      if (rule.resend && !p.timedOut) {
-        ledger.indeterminate(p.seq);
-        this.#retry.push(p.seq);
-      }
-      this.#event(
-        'nack',
-        `message ${p.seq} ${outcome} by the broker (${why.condition}${why.description ? `: ${why.description}` : ''}); it will be published again`,
-      );
+      const why = outcome === 'rejected' ? rejectionOf(delivery.remote_state) : undefined;
+      if (why) this.#rejections.add(why);
+      this.#hooks.onRefused?.();
+      // A transfer that had no outcome in time was sent again already: the refusal policy follows that copy.
+      if (rule.resend && !p.timedOut) this.#refused(p.seq, why ? `rejected: ${why.condition}${why.description ? `: ${why.description}` : ''}` : outcome, at);
     }
     this.#changed.notify();
   };
+
+  /** The broker refused seq: sent again after its backoff (in doubt until then), or given up (it stays nacked). */
+  #refused(seq: number, reason: string, at: number): void {
+    const decision = this.#refusals.refused(seq, at);
+    if (decision.resend) this.#ledger.indeterminate(seq);
+    for (const detail of this.#refusalNotes.refused(seq, reason, decision, at)) this.#event('nack', detail);
+  }
+
+  readonly #resend = (seq: number): void => {
+    this.#retry.push(seq);
+  };
+
+  /** The refusals no event has named yet, at most once a second (final: at the end, whatever is left). */
+  #noteRefusals(final = false): void {
+    for (const detail of this.#refusalNotes.summary(this.#clock.now(), final)) this.#event('nack', detail);
+  }
 
   readonly #onLost = (s: SendSession, why: string): void => this.#lose(s, why);
 
@@ -400,8 +423,9 @@ class Publisher10Run {
     this.#changed.notify();
   }
 
-  /** Outcomes not received within confirmTimeoutMs: in doubt, sent again; a live connection silent for long is given up. */
+  /** Outcomes not received within confirmTimeoutMs: in doubt, sent again; a live connection silent for long is given up. Also the refusals' summary. */
   #sweepTimeouts(): void {
+    this.#noteRefusals();
     const s = this.#session;
     if (!s || s.lost) return;
     const timeoutMs = this.#opts.confirmTimeoutMs;

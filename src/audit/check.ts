@@ -16,6 +16,7 @@ export const CHECK_IDS = [
   'dlx-configured',
   'dlx-route',
   'delivery-limit',
+  'requeue-loop',
   'dead-letter-strategy',
   'policy-shadowed',
   'retry-loop',
@@ -54,6 +55,8 @@ export interface Check {
   id: CheckId;
   /** What it asks, in a few words (for whoever reads the list; not printed). */
   title: string;
+  /** A note: exposure the audit cannot judge from the broker's side (how consumers behave), said on an item that passes. */
+  note?: true;
   run(snapshot: BrokerSnapshot, topology: Topology, options: AuditOptions): AuditItem[];
 }
 

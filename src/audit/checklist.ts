@@ -3,7 +3,7 @@ import { Topology } from '../cluster/topology.js';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type AuditStatus, type Check, type CheckId } from './check.js';
 import { alarms, clusterSize, nodeRunning, partitions, unroutableDropped } from './checks/cluster.js';
 import { consumerTimeout } from './checks/consumers.js';
-import { deadLetterStrategy, deliveryLimit, dlxConfigured, dlxRoute, retryLoop } from './checks/dead-letters.js';
+import { deadLetterStrategy, deliveryLimit, dlxConfigured, dlxRoute, requeueLoop, retryLoop } from './checks/dead-letters.js';
 import { exchangeDurable } from './checks/exchanges.js';
 import { mirroringPolicy, policyShadowed } from './checks/policies.js';
 import { dlqMessages, noConsumers, queueDurable, quorumMembers, queueType, unacked } from './checks/queues.js';
@@ -20,6 +20,7 @@ export const CHECKS: readonly Check[] = [
   dlxConfigured,
   dlxRoute,
   deliveryLimit,
+  requeueLoop,
   deadLetterStrategy,
   policyShadowed,
   retryLoop,

@@ -318,9 +318,10 @@ class BenchRun {
           stop: this.stopProducers.signal,
           onWritten: () => meter.onWritten(),
           onConfirm: (ms) => meter.onConfirm(ms),
+          // Every refusal is counted; the timeline has one 'nack' event per reason, then a summary a second.
+          onRefused: () => meter.onNack(),
           onEvent: (e) => {
-            if (e.type === 'nack') meter.onNack();
-            else if (e.type !== 'connected') ctx.log(`${spec.label}: ${e.type}: ${e.detail}`);
+            if (e.type !== 'connected') ctx.log(`${spec.label}: ${e.type}: ${e.detail}`);
           },
         },
       );

@@ -1,3 +1,4 @@
+import type { Protocol } from '../amqp10/protocol.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
@@ -61,6 +62,8 @@ export interface ChaosOptions {
   drainIdleMs: number;
   /** The consumers' idempotent store (SQLite); default: a fresh file in the OS temp folder. */
   storeFile?: string | undefined;
+  /** The producers' and consumers' protocol (default AMQP 0-9-1): over AMQP 1.0, confirms are the broker's outcomes, acks are accepted. */
+  protocol?: Protocol | undefined;
 }
 
 /** One step of the nemesis, decided before the run from the seed. */

@@ -1,8 +1,11 @@
 import { consumerOptions } from '../amqp/consumer-defaults.js';
 import { runConsumer } from '../amqp/consumer.js';
 import type { ConsumerResult } from '../amqp/consumer-result.js';
+import type { ConsumerHooks, ConsumerOptions } from '../amqp/consumer-options.js';
 import type { Endpoints } from '../amqp/locate.js';
-import { newRunId, runPublisher, type TimelineEvent } from '../amqp/publisher.js';
+import { newRunId, type TimelineEvent } from '../amqp/publisher.js';
+import { runConsumer10 } from '../amqp10/consumer10.js';
+import { publisherFor } from '../amqp10/publishers.js';
 import type { PublisherSnapshot } from '../amqp/publisher-options.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import { shortNodeName } from '../cluster/leader.js';
@@ -116,7 +119,7 @@ export class ChaosTraffic {
     const capacity = Math.ceil((opts.ratePerSec * opts.durationMs) / 1000) + opts.window;
     const ledger = new Ledger({ runId, capacity });
     this.ledgers.byRun.set(runId, ledger);
-    return runPublisher(
+    return publisherFor(opts.protocol ?? 'amqp091')(
       {
         urls: setup.endpoints.urls,
         startIndex: p % setup.endpoints.urls.length,
@@ -175,7 +178,9 @@ export class ChaosTraffic {
 
   private startConsumer(queue: string, c: number): Promise<ConsumerResult> {
     const { ctx, opts, setup } = this;
-    return runConsumer(
+    // Over AMQP 1.0 the same consumer settles with outcomes (accepted), credit as its prefetch; no failures are simulated here.
+    const consume = opts.protocol === 'amqp10' ? (o: ConsumerOptions, h: ConsumerHooks) => runConsumer10({ ...o, failure: undefined }, h) : runConsumer;
+    return consume(
       consumerOptions({
         urls: setup.endpoints.urls,
         // Spread over the nodes, as the producers are: a fault hits some consumers, not all.

@@ -243,7 +243,7 @@ class ChaosRun {
     this.traffic.stopProducers();
     this.producers = await this.traffic.producersDone();
     this.stage = 'draining';
-    await drained(this.ctx, this.opts, this.setup.queues.all, () => this.traffic.lastDeliveryAt);
+    await drained(this.ctx, this.opts, this.setup.endpoints, this.setup.queues.all, () => this.traffic.lastDeliveryAt);
   }
 
   /** Heal at once, stop everything, take the last sample, close the store. */

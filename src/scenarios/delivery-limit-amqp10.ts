@@ -47,6 +47,8 @@ export function settle10(delivery: Pick<Delivery, 'accept' | 'release' | 'reject
 /** A receiver link on one queue, opened for one trial; close() on every way out. */
 export class Receiver10 {
   private readonly arrived: EventContext[] = [];
+  /** Set during loop(): each delivery is handed to it instead of queued for next(). */
+  private onDelivery: ((ctx: EventContext) => void) | undefined;
   private failure: Error | undefined;
   private closing = false;
   private readonly onDisconnected = (ctx: EventContext): void =>
@@ -57,7 +59,7 @@ export class Receiver10 {
     private readonly receiver: Receiver,
     private readonly queue: string,
   ) {
-    receiver.on('message', (ctx: EventContext) => this.arrived.push(ctx));
+    receiver.on('message', (ctx: EventContext) => (this.onDelivery ? this.onDelivery(ctx) : this.arrived.push(ctx)));
     receiver.on('receiver_error', (ctx: EventContext) => this.fail(`the broker detached the link on ${queue}: ${errorMessage(ctx.receiver?.error)}`));
     receiver.on('receiver_close', () => {
       if (!this.closing) this.fail(`the broker detached the link on ${queue}`);
@@ -97,6 +99,33 @@ export class Receiver10 {
       throw err;
     }
     return this.arrived.shift() ?? null;
+  }
+
+  /**
+   * For windowMs, settle each delivery at once with the action and grant the next credit (one at
+   * a time): the deliveries counted in the window and the time it took. A delivery after the
+   * window is settled the same way, not counted, and given no more credit.
+   */
+  async loop(action: Action10, windowMs: number, signal: AbortSignal): Promise<{ deliveries: number; elapsedMs: number }> {
+    let deliveries = 0;
+    let open = true;
+    this.onDelivery = (ctx) => {
+      if (ctx.delivery) settle10(ctx.delivery, action);
+      if (!open) return;
+      deliveries++;
+      this.receiver.add_credit(1);
+    };
+    const started = performance.now();
+    this.receiver.add_credit(1);
+    try {
+      // Nothing ends the wait but the window, a link failure or the signal.
+      await this.until(() => false, windowMs, signal);
+    } catch (err) {
+      if (!(err instanceof DeadlineError)) throw err;
+    } finally {
+      open = false;
+    }
+    return { deliveries, elapsedMs: performance.now() - started };
   }
 
   /** Detach the link and wait for the broker's detach (the connection stays open for the next trial). */

@@ -1,4 +1,4 @@
-import type { Channel, ChannelModel, GetMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConsumeMessage, GetMessage } from 'amqplib';
 import type { Connection } from 'rhea';
 import { closeWithin, connectAny } from '../amqp/connect.js';
 import { numberHeader } from '../amqp/delivery-headers.js';
@@ -14,6 +14,8 @@ import {
   SETTLE_MS,
   assessRow,
   isFinal,
+  loopRateOf,
+  loopsForEver,
   protocolOf,
   protocolsOf,
   type Action,
@@ -22,6 +24,7 @@ import {
   type DeliveryLimitDemoResult,
   type DeliveryLimitOptions,
   type DeliveryLimitRow,
+  type LoopRate,
   type Observed,
   type Protocol,
   type ProtocolChoice,
@@ -32,15 +35,21 @@ import {
  * each AMQP 0-9-1 consumer action and each AMQP 1.0 settlement outcome, without and with a
  * dead-letter exchange. Each trial has a fresh queue (and, with a DLX, its own temporary exchange
  * and DLQ): one message published, then one delivery and the action, round after round (0-9-1:
- * basic.get; 1.0: a receiver link, one credit a round, delivery-limit-amqp10.ts). Returns data;
- * never prints. Every queue and exchange is deleted, and every connection closed, on every way out.
+ * basic.get; 1.0: a receiver link, one credit a round, delivery-limit-amqp10.ts). Where the
+ * message loops for ever, a push consumer doing the same action at once on each delivery counts
+ * its deliveries for --loop-window: the loop's rate. Returns data; never prints. Every queue and
+ * exchange is deleted, and every connection closed, on every way out.
  */
 
 export const QUEUE_PREFIX = 'rmq-bench.delivery-limit';
 
 type Step = (title: string) => Promise<void>;
 
-export type DeliveryLimitRunOptions = DeliveryLimitOptions & { protocol: ProtocolChoice };
+export type DeliveryLimitRunOptions = DeliveryLimitOptions & {
+  protocol: ProtocolChoice;
+  /** How long a looping message's push consumer counts deliveries; 0: not measured. */
+  loopWindowMs: number;
+};
 
 /** What became of the message after one round. */
 type RoundEnd = 'acked' | 'settled' | 'returned' | 'gone';
@@ -72,6 +81,13 @@ async function getWithin(ch: Channel, queue: string, waitMs: number, signal: Abo
   }
 }
 
+/** An AMQP 0-9-1 action on one delivery; a close is the caller's (it closes the connection). */
+function act091(c: Channel, m: GetMessage | ConsumeMessage, action: Action091): void {
+  if (action === 'ack') c.ack(m);
+  else if (action === 'reject' || action === 'reject-requeue') c.reject(m, action === 'reject-requeue');
+  else if (action === 'nack' || action === 'nack-requeue') c.nack(m, false, action === 'nack-requeue');
+}
+
 /** The ready count once it is above zero, or 0 after waitMs (a passive declare: no statistics lag). */
 async function readyWithin(ch: Channel, queue: string, waitMs: number, signal: AbortSignal): Promise<number> {
   const deadline = performance.now() + waitMs;
@@ -92,7 +108,7 @@ class DeliveryLimitDemo {
 
   constructor(
     private readonly ctx: Context,
-    private readonly o: DeliveryLimitOptions,
+    private readonly o: DeliveryLimitOptions & { loopWindowMs: number },
     private readonly urls: string[],
     private readonly admin: ChannelModel,
     private readonly ch: Channel,
@@ -129,9 +145,7 @@ class DeliveryLimitDemo {
       if (!m) return 'gone';
       const h = (m.properties.headers ?? {}) as Record<string, unknown>;
       seen.push({ deliveryCount: numberHeader(h['x-delivery-count']) ?? null, redelivered: m.fields.redelivered });
-      if (action === 'ack') c.ack(m);
-      else if (action === 'reject' || action === 'reject-requeue') c.reject(m, action === 'reject-requeue');
-      else if (action === 'nack' || action === 'nack-requeue') c.nack(m, false, action === 'nack-requeue');
+      act091(c, m, action);
       if (action === 'ack') return 'acked';
       return isFinal(action) ? 'settled' : 'returned';
     } finally {
@@ -155,6 +169,49 @@ class DeliveryLimitDemo {
     if (!this.conn10) throw new Error('an AMQP 1.0 trial without an AMQP 1.0 connection');
     const r = await Receiver10.open(this.conn10, queue, this.ctx.signal);
     return { round: (seen) => this.round10(r, action as Action10, seen), close: () => r.close() };
+  }
+
+  /**
+   * The loop's rate: a push consumer on the queue doing the action at once on each delivery for
+   * --loop-window (0-9-1: basic.consume with prefetch 1 on a channel of its own; 1.0: a receiver
+   * link granting one credit at a time), then cancelled; the message goes back to the queue.
+   */
+  private async loopRate(action: Action, queue: string): Promise<LoopRate> {
+    const { ctx, o } = this;
+    if (protocolOf(action) === 'amqp10') {
+      if (!this.conn10) throw new Error('an AMQP 1.0 trial without an AMQP 1.0 connection');
+      const r = await Receiver10.open(this.conn10, queue, ctx.signal);
+      try {
+        const { deliveries, elapsedMs } = await r.loop(action as Action10, o.loopWindowMs, ctx.signal);
+        return loopRateOf(deliveries, elapsedMs);
+      } finally {
+        await r.close();
+      }
+    }
+    const c = await this.admin.createChannel();
+    c.on('error', () => undefined);
+    try {
+      await c.prefetch(1);
+      let deliveries = 0;
+      let open = true;
+      const started = performance.now();
+      const { consumerTag } = await c.consume(
+        queue,
+        (m) => {
+          if (!m) return;
+          if (open) deliveries++;
+          act091(c, m, action as Action091);
+        },
+        { noAck: false },
+      );
+      await systemClock.sleep(o.loopWindowMs, ctx.signal);
+      open = false;
+      const elapsedMs = performance.now() - started;
+      await c.cancel(consumerTag);
+      return loopRateOf(deliveries, elapsedMs);
+    } finally {
+      await c.close().catch((e: unknown) => ctx.log(`could not close the loop's channel on ${queue}: ${errorMessage(e)}`));
+    }
   }
 
   private async connect(what: string): Promise<ChannelModel> {
@@ -200,9 +257,10 @@ class DeliveryLimitDemo {
         ch.ack(d);
       }
     }
-    const row = assessRow(action, dlx, n.queue, { deliveries: seen, acked: last === 'acked', leftInQueue, inDlq, deathReason }, o);
+    const assessed = assessRow(action, dlx, n.queue, { deliveries: seen, acked: last === 'acked', leftInQueue, inDlq, deathReason }, o);
+    const row = { ...assessed, loop: o.loopWindowMs > 0 && loopsForEver(assessed) ? await this.loopRate(action, n.queue) : null };
     ctx.progress.info(
-      `  ${action}${dlx ? ' (DLX)' : ''}: ${seen.length} ${seen.length === 1 ? 'delivery' : 'deliveries'}, ${row.fate}${row.deathReason ? ` (${row.deathReason})` : ''}${row.agrees ? '' : ': NOT as documented'}`,
+      `  ${action}${dlx ? ' (DLX)' : ''}: ${seen.length} ${seen.length === 1 ? 'delivery' : 'deliveries'}, ${row.fate}${row.deathReason ? ` (${row.deathReason})` : ''}${row.agrees ? '' : ': NOT as documented'}${row.loop ? `; then ${row.loop.deliveries} more in ${row.loop.windowMs} ms` : ''}`,
     );
     return row;
   }
@@ -223,12 +281,19 @@ class DeliveryLimitDemo {
 }
 
 /** The step announcing one protocol's trials, without or with a DLX. */
-function stepTitle(protocol: Protocol, dlx: boolean, o: DeliveryLimitOptions): string {
+function stepTitle(protocol: Protocol, dlx: boolean, o: DeliveryLimitRunOptions): string {
   const where = dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange';
   const queue = `a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message`;
   return protocol === 'amqp091'
     ? `${where}: for each AMQP 0-9-1 action (${ACTIONS.amqp091.join(', ')}), ${queue}, at most ${o.rounds} rounds of basic.get and the action`
     : `${where}: for each AMQP 1.0 outcome (${ACTIONS.amqp10.map((a) => a.slice('amqp10:'.length)).join(', ')}), ${queue}, at most ${o.rounds} deliveries over a receiver link (credit 1, settle mode first), each settled with the outcome`;
+}
+
+/** What the step does after the rounds where the message still loops. */
+function loopTitle(protocol: Protocol, o: DeliveryLimitRunOptions): string {
+  if (o.loopWindowMs <= 0) return '';
+  const consumer = protocol === 'amqp091' ? 'basic.consume with prefetch 1' : 'a receiver link with credit 1';
+  return `; where the message still loops, ${consumer} doing the same at once on each delivery for ${o.loopWindowMs} ms`;
 }
 
 export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOptions, step: Step): Promise<DeliveryLimitDemoResult> {
@@ -250,11 +315,19 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
     const rows: DeliveryLimitRow[] = [];
     for (const protocol of protocols) {
       for (const dlx of [false, true]) {
-        await step(stepTitle(protocol, dlx, o));
+        await step(`${stepTitle(protocol, dlx, o)}${loopTitle(protocol, o)}`);
         for (const action of ACTIONS[protocol]) rows.push(await demo.trial(action, dlx));
       }
     }
-    return { deliveryLimit: o.deliveryLimit, rounds: o.rounds, brokerVersion, rows, ok: rows.every((r) => r.agrees), protocol: o.protocol };
+    return {
+      deliveryLimit: o.deliveryLimit,
+      rounds: o.rounds,
+      brokerVersion,
+      rows,
+      ok: rows.every((r) => r.agrees),
+      protocol: o.protocol,
+      loopWindowMs: o.loopWindowMs,
+    };
   } finally {
     if (demo) await demo.cleanUp();
     else {

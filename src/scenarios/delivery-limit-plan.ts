@@ -122,6 +122,16 @@ export interface Expected {
   counts: number[];
 }
 
+/** How fast a message that never reaches the limit goes round: a push consumer doing the row's action at once on each delivery, for a window. */
+export interface LoopRate {
+  /** The window measured (from basic.consume or the first credit to the cancel), in ms. */
+  windowMs: number;
+  /** Deliveries of the one message in it. */
+  deliveries: number;
+  /** deliveries a second over windowMs, rounded. */
+  perSec: number;
+}
+
 export interface DeliveryLimitRow extends Observed {
   action: Action;
   dlx: boolean;
@@ -135,6 +145,8 @@ export interface DeliveryLimitRow extends Observed {
   protocol: Protocol;
   /** Which field the delivery counts were read from: `x-delivery-count header` (0-9-1), `header delivery-count` (1.0)... */
   countFrom: string;
+  /** Where the row loops for ever (loopsForEver) and --loop-window is above 0: its loop's rate; else null. */
+  loop: LoopRate | null;
 }
 
 export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
@@ -143,6 +155,8 @@ export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
   ok: boolean;
   /** The protocols run (`--protocol`). */
   protocol: ProtocolChoice;
+  /** --loop-window: how long each looping row's loop was measured; 0: not measured. */
+  loopWindowMs: number;
 }
 
 /** Whether an action's delivery settles the message (no more rounds). Pure. */
@@ -223,5 +237,21 @@ export function assessRow(action: Action, dlx: boolean, queue: string, seen: Obs
     disagreements,
     protocol,
     countFrom: countFromOf(protocol, seen.deliveries),
+    loop: null,
   };
+}
+
+/**
+ * Whether a row's message loops for ever: still in the queue after the rounds, and no delivery
+ * carried a delivery count above 0, so the limit is never reached. A close is left out: its
+ * loop runs at the rate a crashed consumer comes back, not the broker's. Pure.
+ */
+export function loopsForEver(r: Pick<DeliveryLimitRow, 'action' | 'fate' | 'deliveries'>): boolean {
+  return r.action !== 'close' && r.fate === 'still-looping' && r.deliveries.every((d) => (d.deliveryCount ?? 0) === 0);
+}
+
+/** A loop's deliveries over the time they took (in whole ms, as the document carries it). Pure. */
+export function loopRateOf(deliveries: number, elapsedMs: number): LoopRate {
+  const windowMs = Math.round(elapsedMs);
+  return { windowMs, deliveries, perSec: windowMs > 0 ? Math.round((deliveries * 1000) / windowMs) : 0 };
 }

@@ -152,6 +152,9 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
       for (const id of ['node-running', 'partitions', 'alarms']) expect(item(doc, id, `node ${n}`).status).toBe('pass');
     }
     expect(item(doc, 'delivery-limit', 'queue demo.orders').message).toBe('delivery limit 5 (policy)');
+    // A note, not a finding: the audit cannot see how consumers requeue.
+    expect(item(doc, 'requeue-loop', 'queue demo.orders')).toMatchObject({ status: 'pass', fix: null });
+    expect(item(doc, 'requeue-loop', 'queue demo.orders').message).toMatch(/^delivery limit 5 \(policy\) counts failed deliveries only: since RabbitMQ 4\.3 /);
     expect(item(doc, 'dlx-configured', 'queue demo.orders').message).toMatch(/^dead-letter exchange 'demo\.dlx' \(policy /);
     expect(item(doc, 'dlx-route', 'queue demo.retry').message).toMatch(/^dead letters reach demo\.orders through the default exchange/);
     expect(item(doc, 'quorum-members', 'queue demo.orders').message).toMatch(/^3\/3 members online, leader rabbit@rabbit[123]$/);

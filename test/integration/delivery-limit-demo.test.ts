@@ -1,7 +1,8 @@
 import amqp from 'amqplib';
 import rhea, { type Connection, type EventContext, type Receiver } from 'rhea';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ACTIONS, type Action10, type DeliveryLimitDemoResult, type DeliveryLimitRow } from '../../src/scenarios/delivery-limit-plan.js';
+import { loadConfig } from '../../src/config.js';
+import { ACTIONS, type Action10, type DeliveryLimitDemoResult, type DeliveryLimitRow, type Protocol } from '../../src/scenarios/delivery-limit-plan.js';
 import { AMQP_PORTS, AMQP_URLS, PASSWORD, USER, mgmtGet, parseJson, runCli, uniqueName, type CliResult } from './cli.js';
 
 type Doc = DeliveryLimitDemoResult & { kind: string };
@@ -12,6 +13,23 @@ async function leftovers(prefix: string): Promise<{ queues: string[]; exchanges:
     queues: mine(await mgmtGet<{ name: string }[]>('/api/queues?columns=name')),
     exchanges: mine(await mgmtGet<{ name: string }[]>('/api/exchanges?columns=name')),
   };
+}
+
+/**
+ * rabbit1's own count of messages redelivered from quorum queues, by protocol
+ * (rabbitmq_global_messages_redelivered_total, Prometheus): the demo connects to rabbit1 first,
+ * and this cluster publishes rabbit1's Prometheus endpoint.
+ */
+async function redelivered(): Promise<Record<Protocol, number>> {
+  const port = loadConfig(process.env).prometheusPort;
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const of = (protocol: Protocol): number => {
+    const metric = `rabbitmq_global_messages_redelivered_total{protocol="${protocol}",queue_type="rabbit_quorum_queue"}`;
+    const line = text.split('\n').find((l) => l.startsWith(metric));
+    if (!line) throw new Error(`${metric} not in /metrics`);
+    return Number(line.slice(metric.length).trim());
+  };
+  return { amqp091: of('amqp091'), amqp10: of('amqp10') };
 }
 
 /** A row as the broker left it: the delivery count of each delivery (absent: null), the fate, the death reason. */
@@ -125,11 +143,16 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
   let r: CliResult;
   let d: Doc;
   let tookMs: number;
+  /** rabbit1's redelivery counters before and after the demo. */
+  let before: Record<Protocol, number>;
+  let after: Record<Protocol, number>;
 
   beforeAll(async () => {
+    before = await redelivered();
     const started = performance.now();
     r = await runCli(['delivery-limit-demo', '--json', '--auto']);
     tookMs = performance.now() - started;
+    after = await redelivered();
     d = parseJson<Doc>(r);
   }, 120_000);
 
@@ -145,6 +168,23 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     expect(d.ok).toBe(true);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(await leftovers('rmq-bench.delivery-limit.')).toEqual({ queues: [], exchanges: [] });
+    // The same, asked of the broker directly: a passive declare of each trial's queue (and DLQ) is a 404.
+    const names = d.rows.flatMap((x) => (x.dlx ? [x.queue, `${x.queue}.dlq`] : [x.queue]));
+    expect(names).toHaveLength(36);
+    const conn = await amqp.connect(AMQP_URLS[0]!);
+    try {
+      for (const q of names) {
+        const ch = await conn.createChannel();
+        ch.on('error', () => undefined);
+        const code = await ch.checkQueue(q).then(
+          () => 200,
+          (e: { code?: number }) => e.code,
+        );
+        expect(code, q).toBe(404);
+      }
+    } finally {
+      await conn.close();
+    }
   });
 
   it("AMQP 0-9-1: each action's deliveries and fate, without and with a DLX, as the broker does them", () => {
@@ -193,6 +233,36 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     for (const row of rows10) {
       expect(row.countFrom).toBe('header delivery-count');
       expect(row.deliveries.map((x) => x.from)).toEqual(row.deliveries.map(() => 'header'));
+    }
+  });
+
+  it('the rows that loop for ever went on looping through the loop window (1 s): more deliveries than the rounds, and the broker counted them', () => {
+    const looping = d.rows.filter((x) => x.loop !== null);
+    expect(d.loopWindowMs).toBe(1_000);
+    expect(looping.map((x) => [x.action, x.dlx])).toEqual([
+      ['nack-requeue', false],
+      ['nack-requeue', true],
+      ['amqp10:released', false],
+      ['amqp10:modified', false],
+      ['amqp10:released', true],
+      ['amqp10:modified', true],
+    ]);
+    for (const row of d.rows) {
+      const where = `${row.action} ${row.dlx ? 'with' : 'without'} a DLX`;
+      if (row.fate !== 'still-looping') {
+        expect(row.loop, where).toBeNull();
+        continue;
+      }
+      const loop = row.loop!;
+      expect(loop.deliveries, where).toBeGreaterThan(d.rounds);
+      expect(loop.windowMs, where).toBeGreaterThanOrEqual(1_000);
+      expect(loop.perSec, where).toBe(Math.round((loop.deliveries * 1000) / loop.windowMs));
+    }
+    // Every delivery in a window was a redelivery, counted by the node the demo's consumers were on.
+    // Other traffic can only add to the counters: at least the demo's own.
+    for (const protocol of ['amqp091', 'amqp10'] as const) {
+      const claimed = looping.filter((x) => x.protocol === protocol).reduce((a, x) => a + x.loop!.deliveries, 0);
+      expect(after[protocol] - before[protocol], protocol).toBeGreaterThanOrEqual(claimed);
     }
   });
 

@@ -53,6 +53,14 @@ describe('the checklist', () => {
     expect(check?.title).not.toBe('');
   });
 
+  it.each(CHECKS.filter((c) => c.note).map((c) => [c.id, c] as const))('%s is a note: it only ever passes', (_id, check) => {
+    for (const s of [stockSnapshot(), stockWithDlq(3), broken()]) {
+      const items = check.run(s, new Topology(s), OPTIONS);
+      expect(items.length).toBeGreaterThan(0);
+      for (const item of items) expect([item.status, item.fix]).toEqual(['pass', null]);
+    }
+  });
+
   it.each(CHECKS.map((c) => [c.id, c] as const))('%s yields items with its own id only', (id, check) => {
     for (const s of [stockSnapshot(), stockWithDlq(3), broken()]) {
       for (const item of check.run(s, new Topology(s), OPTIONS)) expect(item.id).toBe(id);
@@ -87,6 +95,7 @@ describe('single checks, run directly', () => {
     { id: 'policy-shadowed', snapshot: stockSnapshot, expected: ['pass policies'] },
     { id: 'quorum-members', snapshot: broken, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'fail queue t.q', 'pass queue t.dlq'] },
     { id: 'dlq-messages', snapshot: () => stockWithDlq(3), expected: ['warn queue demo.dlq'] },
+    { id: 'requeue-loop', snapshot: broken, expected: ['pass queue demo.orders', 'pass queue demo.retry', 'pass queue t.q', 'pass queue t.dlq'] },
     {
       id: 'unacked',
       snapshot: broken,

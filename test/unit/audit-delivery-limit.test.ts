@@ -3,7 +3,7 @@ import type { AuditItem } from '../../src/audit/check.js';
 import { checkById } from '../../src/audit/checklist.js';
 import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
 import { Topology } from '../../src/cluster/topology.js';
-import { classicQueue, quorumQueue, stockSnapshot } from './audit.fixtures.js';
+import { classicQueue, policy, quorumQueue, stockSnapshot } from './audit.fixtures.js';
 
 /** dlx-configured over the stock snapshot with these queues added, run directly. */
 function dlxItems(...queues: BrokerSnapshot['queues']): AuditItem[] {
@@ -49,5 +49,66 @@ describe('dlx-configured: a quorum queue with a delivery limit and no dead-lette
   it('with a dead-letter exchange: passes', () => {
     const i = itemOf(dlxItems(quorumQueue('t.work', { arguments: { 'x-queue-type': 'quorum', 'x-dead-letter-exchange': 'demo.dlx' } })), 'queue t.work');
     expect([i.status, i.fix]).toEqual(['pass', null]);
+  });
+});
+
+/** requeue-loop over the stock snapshot with these queues added (and this broker version), run directly. */
+function requeueItems(version: string | undefined, ...queues: BrokerSnapshot['queues']): AuditItem[] {
+  const s = stockSnapshot();
+  s.queues.push(...queues);
+  s.overview.rabbitmq_version = version;
+  s.overview.product_version = version;
+  return checkById('requeue-loop')!.run(s, new Topology(s), { maxUnacked: 1_000 });
+}
+
+describe('requeue-loop: where a delivery limit is set, a note on the requeues it never counts (RabbitMQ 4.3)', () => {
+  it('the stock queues: a passing note each, naming the limit and where it comes from', () => {
+    const items = requeueItems('4.3.6');
+    expect(items.map((i) => [i.status, i.object, i.fix])).toEqual([
+      ['pass', 'queue demo.orders', null],
+      ['pass', 'queue demo.retry', null],
+    ]);
+    expect(itemOf(items, 'queue demo.orders').message).toMatch(/^delivery limit 5 \(policy\) counts failed deliveries only: /);
+    expect(itemOf(items, 'queue demo.retry').message).toMatch(
+      /^delivery limit 20 \(the broker default: not set on the queue\) counts failed deliveries only: /,
+    );
+  });
+
+  it('says which requeues loop for ever, which count, that the audit cannot see the consumers, and where it was measured', () => {
+    const { message } = itemOf(
+      requeueItems('4.3.6', quorumQueue('t.work', { arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 3 } })),
+      'queue t.work',
+    );
+    expect(message).toBe(
+      'delivery limit 3 (argument) counts failed deliveries only: since RabbitMQ 4.3 a consumer that requeues with basic.nack (AMQP 0-9-1), ' +
+        'or settles with released or with modified without delivery-failed (AMQP 1.0), never raises the delivery count, so a poison message ' +
+        "it requeues that way loops past the limit for ever. The audit cannot see how this queue's consumers requeue: a failure requeued with " +
+        'basic.reject (AMQP 1.0: modified with delivery-failed) counts, and stops at the limit (rmq-bench delivery-limit-demo measures each way)',
+    );
+  });
+
+  it('the limit in force: the smaller of policy and argument', () => {
+    const s = stockSnapshot();
+    s.queues.push(quorumQueue('demo.orders.2', { arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 9 } }));
+    s.policies.push(policy('low', '^demo\\.orders\\.2$', { 'delivery-limit': 4 }, 1));
+    const items = checkById('requeue-loop')!.run(s, new Topology(s), { maxUnacked: 1_000 });
+    expect(itemOf(items, 'queue demo.orders.2').message).toMatch(/^delivery limit 4 \(argument and policy\) /);
+  });
+
+  it('no limit, no note: a classic queue, a stream, x-delivery-limit -1', () => {
+    const items = requeueItems(
+      '4.3.6',
+      classicQueue('t.classic'),
+      quorumQueue('t.stream', { type: 'stream', arguments: { 'x-queue-type': 'stream' } }),
+      quorumQueue('t.unlimited', { delivery_limit: 'unlimited', arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': -1 } }),
+    );
+    expect(items.map((i) => i.object)).toEqual(['queue demo.orders', 'queue demo.retry']);
+  });
+
+  it('before RabbitMQ 4.3 every return counted toward the limit: no note; a later or unknown version gets it', () => {
+    expect(requeueItems('4.2.3')).toEqual([]);
+    expect(requeueItems('3.13.7')).toEqual([]);
+    expect(requeueItems('4.4.0')).toHaveLength(2);
+    expect(requeueItems(undefined)).toHaveLength(2);
   });
 });

@@ -104,18 +104,18 @@ describe('ConfirmBook: confirms, nacks, timeouts, lost connections', () => {
       backlog: [],
     },
     {
-      name: 'a nack: to the end of the backlog, not sorted in',
+      name: 'a nack: visited and settled, not put in the backlog (the refusal policy brings it back)',
       ops: [pub(5), pub(3), { op: 'lost' }, { op: 'open' }, pub(9), { op: 'nack', tag: 1 }],
       out: ['tag 1', 'tag 2', 'lost [5, 3]', 'channel 2', 'tag 1', 'nacked [9]'],
       inFlight: 0,
-      backlog: [3, 5, 9],
+      backlog: [3, 5],
     },
     {
       name: 'a multiple nack, then a late ack for a nacked tag is ignored',
       ops: [pub(0), pub(1), pub(2), { op: 'nack', tag: 2, multiple: true }, { op: 'ack', tag: 1 }],
       out: ['tag 1', 'tag 2', 'tag 3', 'nacked [0, 1]', 'acked []'],
       inFlight: 1,
-      backlog: [0, 1],
+      backlog: [],
     },
     {
       name: 'timeout sweep at a given now: only those timeoutMs old or older, oldest first',
@@ -160,11 +160,11 @@ describe('ConfirmBook: confirms, nacks, timeouts, lost connections', () => {
       backlog: [0],
     },
     {
-      name: 'connection lost: everything in flight to the backlog, in order, after what was there',
-      ops: [pub(4), pub(5), { op: 'nack', tag: 1 }, pub(6), pub(2), { op: 'lost' }],
-      out: ['tag 1', 'tag 2', 'nacked [4]', 'tag 3', 'tag 4', 'lost [5, 6, 2]'],
+      name: 'connection lost: everything in flight to the backlog, sorted in with what was there; a nacked one is not',
+      ops: [pub(4), pub(5), { op: 'nack', tag: 1 }, pub(6), pub(2), { op: 'timeouts', nowMs: 0, timeoutMs: 0 }, pub(3), { op: 'lost' }],
+      out: ['tag 1', 'tag 2', 'nacked [4]', 'tag 3', 'tag 4', 'timed out [5, 6, 2]', 'tag 5', 'lost [3]'],
       inFlight: 0,
-      backlog: [2, 4, 5, 6],
+      backlog: [2, 3, 5, 6],
     },
     {
       name: 'acks while the lost channel closes are late acks',

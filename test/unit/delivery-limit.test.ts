@@ -1,7 +1,9 @@
+import { EventEmitter } from 'node:events';
+import type { Connection } from 'rhea';
 import { describe, expect, it } from 'vitest';
 import { KIND_VIEWS } from '../../src/report/kinds.js';
-import { deliveriesText, renderDeliveryLimitDemo } from '../../src/report/kinds/delivery-limit-demo/text.js';
-import { seenOf10, settle10 } from '../../src/scenarios/delivery-limit-amqp10.js';
+import { deliveriesText, loopLines, renderDeliveryLimitDemo } from '../../src/report/kinds/delivery-limit-demo/text.js';
+import { Receiver10, seenOf10, settle10 } from '../../src/scenarios/delivery-limit-amqp10.js';
 import { namesOf } from '../../src/scenarios/delivery-limit-demo.js';
 import {
   ACTIONS,
@@ -11,14 +13,18 @@ import {
   countFromOf,
   expectedOf,
   isFinal,
+  loopRateOf,
+  loopsForEver,
   protocolOf,
   protocolsOf,
   type Action,
   type Action10,
   type DeliveryLimitDemoResult,
+  type DeliveryLimitRow,
   type Observed,
   type SeenDelivery,
 } from '../../src/scenarios/delivery-limit-plan.js';
+import { invocationOf, parse } from './program-harness.js';
 
 const o = { deliveryLimit: 2, rounds: 6 };
 
@@ -168,10 +174,10 @@ describe('assessRow', () => {
     expect(r.disagreements).toEqual([]);
     expect(r.agrees).toBe(true);
   });
-  it('each row says its protocol and where its counts were read, after the existing keys', () => {
+  it('each row says its protocol, where its counts were read and its loop (null until measured), after the existing keys', () => {
     const r = assessRow('amqp10:released', false, 'q', observed({ deliveries: seen10(0, 0, 0, 0, 0, 0), leftInQueue: 1 }), o);
-    expect([r.protocol, r.countFrom]).toEqual(['amqp10', 'header delivery-count']);
-    expect(Object.keys(r).slice(-2)).toEqual(['protocol', 'countFrom']);
+    expect([r.protocol, r.countFrom, r.loop]).toEqual(['amqp10', 'header delivery-count', null]);
+    expect(Object.keys(r).slice(-3)).toEqual(['protocol', 'countFrom', 'loop']);
     expect(assessRow('ack', false, 'q', observed({ acked: true }), o).protocol).toBe('amqp091');
   });
   it.each([
@@ -233,12 +239,87 @@ describe('assessRow', () => {
   });
 });
 
+describe('loopsForEver and loopRateOf', () => {
+  it.each([
+    ['nack-requeue still looping, no count', 'nack-requeue', observed({ deliveries: seen(null, null, null), leftInQueue: 1 }), true],
+    ['released still looping, every count 0', 'amqp10:released', observed({ deliveries: seen10(0, 0, 0), leftInQueue: 1 }), true],
+    ['a counted action short of the limit: the count rose', 'reject-requeue', observed({ deliveries: seen(null, 1), leftInQueue: 1 }), false],
+    ['a close, even with no count: its rate is the consumer coming back', 'close', observed({ deliveries: seen(null, null), leftInQueue: 1 }), false],
+    ['dropped', 'nack-requeue', observed({ deliveries: seen(null, 1, 2) }), false],
+    ['acked', 'ack', observed({ acked: true }), false],
+  ] as [string, Action, Observed, boolean][])('%s: %s', (_name, action, seenRow, loops) => {
+    expect(loopsForEver(assessRow(action, false, 'q', seenRow, o))).toBe(loops);
+  });
+  it('deliveries a second over the time measured, rounded', () => {
+    expect(loopRateOf(182, 1004.6)).toEqual({ windowMs: 1005, deliveries: 182, perSec: 181 });
+    expect(loopRateOf(0, 1000)).toEqual({ windowMs: 1000, deliveries: 0, perSec: 0 });
+    expect(loopRateOf(3, 0)).toEqual({ windowMs: 0, deliveries: 3, perSec: 0 });
+  });
+});
+
+describe('Receiver10.loop: settle at once, one credit at a time, for the window', () => {
+  /** A fake rhea receiver: each credit granted brings one delivery on the next turn of the event loop. */
+  function fakeConnection() {
+    const settled: string[] = [];
+    let sent = 0;
+    let credit = 0;
+    let maxCredit = 0;
+    const receiver = Object.assign(new EventEmitter(), {
+      is_open: () => true,
+      is_closed: () => !open,
+      close: () => {
+        open = false;
+      },
+      add_credit: (n: number) => {
+        credit += n;
+        maxCredit = Math.max(maxCredit, credit);
+        setImmediate(() => {
+          if (!open || credit === 0) return;
+          credit--;
+          sent++;
+          const record = (name: string) => (p?: { delivery_failed?: boolean }) => settled.push(p?.delivery_failed ? `${name}-failed` : name);
+          receiver.emit('message', {
+            message: { delivery_count: 0 },
+            delivery: { accept: record('accept'), release: record('release'), reject: record('reject'), modified: record('modified') },
+          });
+        });
+      },
+    });
+    let open = true;
+    const connection = Object.assign(new EventEmitter(), { open_receiver: () => receiver, is_open: () => true });
+    return { connection: connection as unknown as Connection, settled, sent: () => sent, maxCredit: () => maxCredit };
+  }
+
+  it.each([
+    ['amqp10:released', 'release'],
+    ['amqp10:modified', 'modified'],
+  ] as [Action10, string][])('%s: every delivery settled with %s, counted, never more than one credit out', async (action, call) => {
+    const f = fakeConnection();
+    const r = await Receiver10.open(f.connection, 'q', new AbortController().signal);
+    const { deliveries, elapsedMs } = await r.loop(action, 100, new AbortController().signal);
+    await r.close();
+    // The loop went on after the first delivery: each settle granted the next credit.
+    expect(deliveries).toBeGreaterThan(1);
+    expect(elapsedMs).toBeGreaterThanOrEqual(99);
+    // Every delivery sent was settled with the outcome; any after the window was not counted.
+    expect(f.settled).toEqual(Array.from({ length: f.sent() }, () => call));
+    expect(deliveries).toBeLessThanOrEqual(f.sent());
+    expect(f.maxCredit()).toBe(1);
+  });
+});
+
 describe('renderDeliveryLimitDemo', () => {
   const rows = [
     assessRow('nack-requeue', false, 'q1', observed({ deliveries: seen(null, null, null, null, null, null), leftInQueue: 1 }), o),
     assessRow('close', true, 'q2', observed({ deliveries: seen(null, 1, 2), inDlq: true, deathReason: 'delivery_limit' }), o),
   ];
-  const result: DeliveryLimitDemoResult = { ...o, brokerVersion: '4.3.6', rows, ok: true, protocol: 'amqp091' };
+  const result: DeliveryLimitDemoResult = { ...o, brokerVersion: '4.3.6', rows, ok: true, protocol: 'amqp091', loopWindowMs: 0 };
+  /** The rows with the looping one's loop measured. */
+  const measured = (loop: DeliveryLimitRow['loop']): DeliveryLimitDemoResult => ({
+    ...result,
+    loopWindowMs: 1_000,
+    rows: rows.map((x) => (loopsForEver(x) ? { ...x, loop } : x)),
+  });
 
   it('one table, the documented rule beside each measured row', () => {
     const text = renderDeliveryLimitDemo(result);
@@ -284,11 +365,57 @@ describe('renderDeliveryLimitDemo', () => {
     ]);
   });
 
+  it('a looping row: its rate under the table, and that the limit never ends it', () => {
+    const text = renderDeliveryLimitDemo(measured({ windowMs: 1_004, deliveries: 2_345, perSec: 2_336 }));
+    expect(text).toContain(
+      'Looping for ever: with x-delivery-limit 2 set, these actions never raise the delivery count, so the\nmessage never reaches the limit: it goes round for ever, at this rate.',
+    );
+    expect(text).toContain('(0-9-1: basic.consume, prefetch 1; AMQP 1.0: a\nreceiver link, credit 1) counted its deliveries:');
+    const lines = text.split('\n');
+    expect(lines.filter((l) => l.startsWith('nack-requeue'))[1]).toMatch(/^nack-requeue\s+no\s+2,345\s+1\.00 s\s+2,336$/);
+    expect(lines.find((l) => l.startsWith('action ') && l.includes('deliveries/s'))).toMatch(/^action\s+DLX\s+deliveries\s+in\s+deliveries\/s$/);
+    expect(lines.some((l) => l.startsWith('close') && /\d\/s|2,345/.test(l))).toBe(false);
+    // The main table's layout is unchanged: no column for the loop.
+    expect(lines.find((l) => l.startsWith('action') && l.includes('rule (RabbitMQ 4.3)'))).not.toContain('loop');
+    expect(lines.slice(-2)).toEqual(['', 'verdict: OK (every action did what RabbitMQ 4.3 documents)']);
+    for (const l of loopLines(measured({ windowMs: 1_004, deliveries: 2_345, perSec: 2_336 })).flatMap((x) => x.split('\n')))
+      expect(l.length, l).toBeLessThanOrEqual(100);
+  });
+
+  it('nothing loops (or nothing was measured in an older document): no loop lines', () => {
+    const none = { ...result, loopWindowMs: 1_000, rows: [rows[1]!] };
+    expect(loopLines(none)).toEqual([]);
+    expect(renderDeliveryLimitDemo(none)).not.toContain('Looping for ever');
+    const { loopWindowMs: _w, ...old } = result;
+    const oldRows = rows.map(({ loop: _l, ...rest }) => rest);
+    expect(loopLines({ ...old, rows: oldRows } as unknown as DeliveryLimitDemoResult)).toEqual([]);
+  });
+
+  it('--loop-window 0 with a looping row: one line says the rate was not measured', () => {
+    expect(loopLines(result)).toEqual(['', 'how fast a looping message goes round: not measured (--loop-window 0).']);
+  });
+
+  it('figures: the loop rate beside a looping row', () => {
+    expect(KIND_VIEWS['delivery-limit-demo'].figures(measured({ windowMs: 1_000, deliveries: 1_234, perSec: 1_234 }))).toBe(
+      'nack-requeue: 6 deliveries, still-looping, looping at 1,234/s; close (DLX): 3 deliveries, dead-lettered',
+    );
+  });
+
   it('no delivery at all', () => {
     expect(deliveriesText({ deliveries: [] })).toBe('(none)');
   });
 
   it('figures: one line over the rows', () => {
     expect(KIND_VIEWS['delivery-limit-demo'].figures(result)).toBe('nack-requeue: 6 deliveries, still-looping; close (DLX): 3 deliveries, dead-lettered');
+  });
+});
+
+describe('delivery-limit-demo options', () => {
+  it('--loop-window: 1 s by default, a duration, 0 turns it off', async () => {
+    expect((await invocationOf(['delivery-limit-demo'])).options).toMatchObject({ deliveryLimit: 2, rounds: 6, protocol: 'both', loopWindowMs: 1_000 });
+    expect((await invocationOf(['delivery-limit-demo', '--loop-window', '250ms'])).options).toMatchObject({ loopWindowMs: 250 });
+    expect((await invocationOf(['delivery-limit-demo', '--loop-window', '0'])).options).toMatchObject({ loopWindowMs: 0 });
+    const { err, calls } = await parse(['delivery-limit-demo', '--loop-window', '5']);
+    expect([calls, err === undefined]).toEqual([[], false]);
   });
 });

@@ -48,6 +48,7 @@ const consumerDefaults: ConsumerCliOptions = {
   json: false,
   html: undefined,
   urls: undefined,
+  protocol: 'amqp091',
   queue: 'demo.orders',
   prefetch: 10,
   autoAck: false,

@@ -480,7 +480,10 @@ describe('compare over AMQP 1.0: the outcome rows and verdicts', () => {
       on10,
       '1.0 outcomes: 0 of 2000 accepted messages lost (the producer was told: 3 rejected, 256 in doubt; sent again where it could be); 2 delivered twice (at-least-once: make consumers idempotent).',
     ],
-    [modeTotals('amqp10-outcomes', { confirmed: 2_000, outcomes: { ...outcomes, rejected: 0, inDoubt: 0, timedOut: 0 } }), '1.0 outcomes: 0 of 2000 accepted messages lost.'],
+    [
+      modeTotals('amqp10-outcomes', { confirmed: 2_000, outcomes: { ...outcomes, rejected: 0, inDoubt: 0, timedOut: 0 } }),
+      '1.0 outcomes: 0 of 2000 accepted messages lost.',
+    ],
     [
       modeTotals('amqp10-outcomes', { read: 1_999, lost: 1, runsWithLoss: 1, outcomes }),
       /^1\.0 outcomes: 1 accepted messages LOST: the broker accepted them and they were never read/,

@@ -1,5 +1,5 @@
-import type { EffectiveQueue } from '../../cluster/policy.js';
-import { objectName } from '../../cluster/snapshot.js';
+import type { DeliveryLimit, EffectiveQueue } from '../../cluster/policy.js';
+import { objectName, type OverviewInfo } from '../../cluster/snapshot.js';
 import type { Topology } from '../../cluster/topology.js';
 import { auditedQueues, fail, pass, warn, type AuditItem, type Check } from '../check.js';
 
@@ -85,6 +85,10 @@ export const dlxRoute: Check = {
       .map(({ eq, object: obj }) => dlxRouteItem(t, eq, obj)),
 };
 
+/** "5 (policy)", "20 (the broker default: not set on the queue)": a limit and where it comes from. Pure. */
+const limitText = ({ limit, source }: DeliveryLimit): string =>
+  `${limit ?? 'unlimited'} (${source === 'broker default' ? 'the broker default: not set on the queue' : source})`;
+
 export const deliveryLimit: Check = {
   id: 'delivery-limit',
   title: 'quorum queues have a delivery limit',
@@ -100,9 +104,41 @@ export const deliveryLimit: Check = {
               `delivery limit unlimited (${source === 'not set' ? 'not set: unlimited before RabbitMQ 4.0' : `-1 from the ${source}`}): a message that crashes its consumer is redelivered forever and blocks the ones behind it`,
               'set delivery-limit in a policy (or x-delivery-limit), e.g. 5, together with a dead-letter exchange that reaches a DLQ',
             )
-          : pass('delivery-limit', obj, `delivery limit ${limit} (${source === 'broker default' ? 'the broker default: not set on the queue' : source})`),
+          : pass('delivery-limit', obj, `delivery limit ${limitText(eq.deliveryLimit)}`),
       ];
     }),
+};
+
+/** Whether the broker is RabbitMQ 4.3 or later (an unknown version counts as one): explicit returns stopped counting in 4.3.0. */
+function returnsUncounted(overview: OverviewInfo): boolean {
+  const m = /^(\d+)\.(\d+)\./.exec(overview.rabbitmq_version ?? overview.product_version ?? '');
+  return !m || Number(m[1]) > 4 || (Number(m[1]) === 4 && Number(m[2]) >= 3);
+}
+
+/**
+ * A note on each quorum queue with a delivery limit (its own, the policy's or the broker's
+ * default): since RabbitMQ 4.3.0 (release notes: unlimited explicit returns) only a failed
+ * delivery raises the delivery count. The audit cannot see how consumers requeue, so this is
+ * exposure, not a finding: it passes, and says what to look for in the consumers.
+ */
+export const requeueLoop: Check = {
+  id: 'requeue-loop',
+  title: 'where a delivery limit is set: which requeues it counts (a note on consumers, which the audit cannot see)',
+  note: true,
+  run: (s, t) =>
+    returnsUncounted(s.overview)
+      ? auditedQueues(t, { streams: false }).flatMap(({ eq, object: obj }) =>
+          eq.deliveryLimit?.limit != null
+            ? [
+                pass(
+                  'requeue-loop',
+                  obj,
+                  `delivery limit ${limitText(eq.deliveryLimit)} counts failed deliveries only: since RabbitMQ 4.3 a consumer that requeues with basic.nack (AMQP 0-9-1), or settles with released or with modified without delivery-failed (AMQP 1.0), never raises the delivery count, so a poison message it requeues that way loops past the limit for ever. The audit cannot see how this queue's consumers requeue: a failure requeued with basic.reject (AMQP 1.0: modified with delivery-failed) counts, and stops at the limit (rmq-bench delivery-limit-demo measures each way)`,
+                ),
+              ]
+            : [],
+        )
+      : [],
 };
 
 export const deadLetterStrategy: Check = {

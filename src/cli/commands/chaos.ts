@@ -3,6 +3,7 @@ import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
+import type { Protocol } from '../../amqp10/protocol.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { addReportAndClusterOptions, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
@@ -19,6 +20,7 @@ import {
   positiveInt,
   positiveNumber,
   prefetchOption,
+  protocolOption,
   randomSeed,
   seedValue,
   sizeOption,
@@ -57,6 +59,7 @@ interface RawOptions {
   jitter?: number;
   loss?: number;
   store?: string;
+  protocol: Protocol;
   urls?: string[];
   managementUrl?: string[];
   faultCmd?: string;
@@ -102,6 +105,7 @@ export function chaosOptions(o: RawOptions): ChaosCliOptions {
     rejoinTimeoutMs: 180_000,
     drainIdleMs: 5_000,
     storeFile: o.store,
+    protocol: o.protocol,
     managementUrls: o.managementUrl,
     faultCmd: o.faultCmd,
     restoreCmd: o.restoreCmd,
@@ -159,6 +163,9 @@ export const chaos = defineCommand({
         .addOption(timeoutOption('--confirm-timeout <duration>', 'a confirm not received within this is indeterminate (published again)', '5s'))
         .addOption(heartbeatOption())
         .addOption(prefetchOption('consumer prefetch', 100))
+        .addOption(
+          protocolOption('the producers and consumers: amqp10 publishes with outcomes (the control producer pre-settled) and consumes with link credit'),
+        )
         .addOption(new Option('--control', 'one more producer, without confirms, on its own queue, for contrast').default(false))
         .addOption(latencyOption())
         .addOption(jitterOption())

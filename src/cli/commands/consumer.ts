@@ -1,8 +1,12 @@
 import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ConsumerOptions } from '../../amqp/consumer-options.js';
-import { FAILURE_ACTIONS, type FailureAction } from '../../amqp/failure-actions.js';
+import type { FailureSpec } from '../../amqp/consumer-failures.js';
+import type { ConsumerHooks, ConsumerOptions } from '../../amqp/consumer-options.js';
+import type { FailureAction } from '../../amqp/failure-actions.js';
+import { ALL_FAILURE_ACTIONS, failureActionRefusal, isFailureAction091, isFailureAction10 } from '../../amqp10/consumer-failures10.js';
+import type { FailureAction10 } from '../../amqp10/failure-actions10.js';
+import type { Protocol } from '../../amqp10/protocol.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProcessedStore } from '../../store/processed.js';
 import { defineCommand } from '../command.js';
@@ -17,6 +21,7 @@ import {
   multiAckEveryOption,
   positiveInt,
   prefetchOption,
+  protocolOption,
   queueOption,
   reconnectTimeoutOption,
   refuseWith,
@@ -28,8 +33,11 @@ import {
 } from '../options.js';
 
 /** `rmq-bench consumer`: manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent. */
-export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random'> {
+export interface ConsumerCliOptions extends Omit<ConsumerOptions, 'urls' | 'store' | 'random' | 'failure'> {
   json: boolean;
+  protocol: Protocol;
+  /** --on-failure's action is one of --protocol's (consumerOptions refuses the other's). */
+  failure: FailureSpec<FailureAction | FailureAction10> | undefined;
   /** --html: also write a self-contained HTML report here. */
   html: string | undefined;
   /** undefined: the cluster's three AMQP ports with user demo. */
@@ -42,11 +50,12 @@ interface RawOptions {
   json: boolean;
   html?: string;
   urls?: string[];
+  protocol: Protocol;
   queue: string;
   prefetch: number;
   autoack: boolean;
   nack: boolean;
-  onFailure?: FailureAction;
+  onFailure?: FailureAction | FailureAction10;
   failEvery?: number;
   failRate?: number;
   failFirst?: number;
@@ -65,7 +74,17 @@ export const DEFAULT_STORE = '.rmq-bench/consumer.sqlite';
 
 function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCliOptions {
   if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');
-  if (o.autoack) refuseWith(given, ['--prefetch', '--multi-ack-every'], 'does nothing with --autoack (no acks: the broker does not wait for them)');
+  const refused = o.onFailure === undefined ? undefined : failureActionRefusal(o.protocol, o.onFailure);
+  if (refused !== undefined) throw new UsageError(refused);
+  // Over AMQP 1.0 --prefetch is the link credit, which bounds a pre-settled link too; without
+  // it, a pre-settled link gets all the credit there is (0), as 0-9-1's autoack has no prefetch.
+  const unlimitedPreSettled = o.protocol === 'amqp10' && o.autoack && !given.has('prefetch');
+  if (o.autoack)
+    refuseWith(
+      given,
+      o.protocol === 'amqp10' ? ['--multi-ack-every'] : ['--prefetch', '--multi-ack-every'],
+      'does nothing with --autoack (no acks: the broker does not wait for them)',
+    );
   if (o.nack)
     refuseWith(
       given,
@@ -79,8 +98,9 @@ function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCli
     json: o.json,
     html: o.html,
     urls: o.urls,
+    protocol: o.protocol,
     queue: o.queue,
-    prefetch: o.nack ? 1 : o.prefetch,
+    prefetch: o.nack ? 1 : unlimitedPreSettled ? 0 : o.prefetch,
     autoAck: o.autoack,
     crashOnDelivery: o.nack,
     failure: o.onFailure
@@ -105,11 +125,22 @@ export const consumer = defineCommand({
       .summary('consume: ack modes, prefetch, failures, crashes')
       .description('consume with manual ack or autoack, prefetch, simulated work, failures and crashes; optionally idempotent')
       .addOption(urlsOption())
+      .addOption(protocolOption('amqp10: AMQP 1.0, a receiver link whose credit is --prefetch; --autoack is a pre-settled link'))
       .addOption(queueOption('queue'))
-      .addOption(prefetchOption('unacked deliveries at most (0 = unlimited; manual ack only)', 10))
+      .addOption(
+        prefetchOption(
+          'unacked deliveries at most (0 = unlimited; manual ack only; amqp10: the link credit, also with --autoack, where it is unlimited unless given)',
+          10,
+        ),
+      )
       .option('--autoack', 'the broker forgets a message as soon as it sends it', false)
       .option('--nack', "the article's crash: on every delivery, log its number and close the connection without acking (prefetch 1)", false)
-      .addOption(new Option('--on-failure <action>', 'what a failing delivery does').choices(FAILURE_ACTIONS))
+      .addOption(
+        new Option(
+          '--on-failure <action>',
+          'what a failing delivery does (amqp10: release, modify, modify-failed, modify-undeliverable, reject, close)',
+        ).choices(ALL_FAILURE_ACTIONS),
+      )
       .addOption(new Option('--fail-every <n>', 'fail every N-th delivery (with --on-failure)').argParser(positiveInt).conflicts('failRate'))
       .addOption(new Option('--fail-rate <p>', 'fail deliveries with probability p, 0.1 or 10% (with --on-failure)').argParser(share).conflicts('failFirst'))
       .addOption(new Option('--fail-first <n>', 'fail the first N deliveries, then succeed (with --on-failure)').argParser(positiveInt).conflicts('failEvery'))
@@ -129,7 +160,6 @@ export const consumer = defineCommand({
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
-    const { runConsumer } = await import('../../amqp/consumer.js');
     const { renderConsumer, renderDelivery } = await import('../../report/kinds/consumer/text.js');
     const { emit } = await import('../output.js');
     let store: ProcessedStore | undefined;
@@ -143,33 +173,34 @@ export const consumer = defineCommand({
     if (o.failure) progress.info(`on failure: ${o.failure.action}`);
     let shown = 0;
     try {
-      const r = await runConsumer(
-        {
-          urls: urlsOrDefault(o.urls, ctx.config),
-          queue: o.queue,
-          prefetch: o.prefetch,
-          autoAck: o.autoAck,
-          crashOnDelivery: o.crashOnDelivery,
-          failure: o.failure,
-          workMs: o.workMs,
-          ackEvery: o.ackEvery,
-          count: o.count,
-          idleTimeoutMs: o.idleTimeoutMs,
-          heartbeatS: o.heartbeatS,
-          reconnectTimeoutMs: o.reconnectTimeoutMs,
-          store,
+      const common = {
+        urls: urlsOrDefault(o.urls, ctx.config),
+        queue: o.queue,
+        prefetch: o.prefetch,
+        autoAck: o.autoAck,
+        crashOnDelivery: o.crashOnDelivery,
+        workMs: o.workMs,
+        ackEvery: o.ackEvery,
+        count: o.count,
+        idleTimeoutMs: o.idleTimeoutMs,
+        heartbeatS: o.heartbeatS,
+        reconnectTimeoutMs: o.reconnectTimeoutMs,
+        store,
+      };
+      const hooks: ConsumerHooks = {
+        signal: ctx.signal,
+        // Every failure, crash and duplicate; the first 20 successes, then every 1000th.
+        onDelivery: (d) => {
+          shown++;
+          if (d.outcome !== 'processed' || shown <= 20 || shown % 1000 === 0) progress.info(renderDelivery(d));
         },
-        {
-          signal: ctx.signal,
-          // Every failure, crash and duplicate; the first 20 successes, then every 1000th.
-          onDelivery: (d) => {
-            shown++;
-            if (d.outcome !== 'processed' || shown <= 20 || shown % 1000 === 0) progress.info(renderDelivery(d));
-          },
-          onEvent: (line) => progress.info(line),
-        },
-      );
-      emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null }, { text: renderConsumer(r, o.failure?.action) });
+        onEvent: (line) => progress.info(line),
+      };
+      const r =
+        o.protocol === 'amqp10'
+          ? await (await import('../../amqp10/consumer10.js')).runConsumer10({ ...common, failure: failureOf(o.failure, isFailureAction10) }, hooks)
+          : await (await import('../../amqp/consumer.js')).runConsumer({ ...common, failure: failureOf(o.failure, isFailureAction091) }, hooks);
+      emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null, protocol: o.protocol }, { text: renderConsumer(r, o.failure?.action, o.protocol) });
       if (r.stoppedBecause === 'interrupted') throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
       if (r.stoppedBecause === 'gave-up') throw new BrokerUnavailableError(`the consumer gave up: ${r.gaveUp ?? ''}`);
     } finally {
@@ -177,3 +208,11 @@ export const consumer = defineCommand({
     }
   },
 });
+
+/** The failure spec with its action typed as the protocol's (consumerOptions has refused the other protocol's actions). */
+function failureOf<A extends string>(failure: FailureSpec<string> | undefined, isOwn: (action: string) => action is A): FailureSpec<A> | undefined {
+  if (failure === undefined) return undefined;
+  const { action } = failure;
+  if (!isOwn(action)) throw new UsageError(`--on-failure ${action} does not go with this --protocol`);
+  return { ...failure, action };
+}

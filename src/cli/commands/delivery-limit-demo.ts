@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import type { DeliveryLimitRunOptions } from '../../scenarios/delivery-limit-demo.js';
 import { PROTOCOLS, type ProtocolChoice } from '../../scenarios/delivery-limit-plan.js';
 import { defineCommand } from '../command.js';
-import { autoOption, htmlOption, jsonOption, positiveInt } from '../options.js';
+import { autoOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench delivery-limit-demo`: what a quorum queue's x-delivery-limit does under each AMQP 0-9-1 consumer action and AMQP 1.0 outcome. */
@@ -10,21 +10,41 @@ export type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & { json: bool
 
 export const deliveryLimitDemo = defineCommand({
   name: 'delivery-limit-demo',
-  examples: ['delivery-limit-demo --auto', 'delivery-limit-demo --delivery-limit 3 --rounds 8', 'delivery-limit-demo --protocol amqp10'],
+  examples: [
+    'delivery-limit-demo --auto',
+    'delivery-limit-demo --delivery-limit 3 --rounds 8',
+    'delivery-limit-demo --protocol amqp10',
+    'delivery-limit-demo --loop-window 5s',
+  ],
   register: (command, dispatch: (o: DeliveryLimitDemoCliOptions) => Promise<void>) =>
     command
       .summary('x-delivery-limit under 0-9-1 actions and 1.0 outcomes')
       .description(
-        "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection) and each AMQP 1.0 outcome (accepted, released, rejected, modified with and without delivery-failed, undeliverable-here), without and with a dead-letter exchange: each delivery's delivery count and the message's fate, beside the rule RabbitMQ 4.3 documents",
+        "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection) and each AMQP 1.0 outcome (accepted, released, rejected, modified with and without delivery-failed, undeliverable-here), without and with a dead-letter exchange: each delivery's delivery count and the message's fate, beside the rule RabbitMQ 4.3 documents; where the message loops for ever, how fast",
       )
       .addOption(new Option('--delivery-limit <n>', 'x-delivery-limit of each queue').argParser(positiveInt).default(2))
       .addOption(new Option('--rounds <n>', 'deliveries of the message at most, per action').argParser(positiveInt).default(6))
       .addOption(new Option('--protocol <protocol>', "the consumers' protocol: AMQP 0-9-1, AMQP 1.0, or both").choices([...PROTOCOLS, 'both']).default('both'))
+      .addOption(
+        durationOption(
+          '--loop-window <duration>',
+          'where the message loops for ever after the rounds: how long a push consumer doing the same action at once counts its deliveries (0: off)',
+          '1s',
+        ),
+      )
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; auto: boolean; deliveryLimit: number; rounds: number; protocol: ProtocolChoice }) =>
-        dispatch({ json: o.json, html: o.html, auto: o.auto, deliveryLimit: o.deliveryLimit, rounds: o.rounds, protocol: o.protocol }),
+      .action((o: { json: boolean; html?: string; auto: boolean; deliveryLimit: number; rounds: number; protocol: ProtocolChoice; loopWindow: number }) =>
+        dispatch({
+          json: o.json,
+          html: o.html,
+          auto: o.auto,
+          deliveryLimit: o.deliveryLimit,
+          rounds: o.rounds,
+          protocol: o.protocol,
+          loopWindowMs: o.loopWindow,
+        }),
       ),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;

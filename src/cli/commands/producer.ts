@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProducerOptions } from '../../scenarios/producer.js';
 import type { Protocol } from '../../amqp10/protocol.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, type Verdict } from '../command.js';
 import {
   booleanValue,
   countOption,
@@ -198,8 +198,12 @@ export const producer = defineCommand({
   run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
 });
 
-/** Plain mode: publish, print the result, write --ledger; then the exit code's error, if any. */
-async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
+/**
+ * Plain mode: publish, print the result, write --ledger; then the exit code's error, if any, or
+ * the verdict: failed (exit 1) when the broker kept refusing messages until they were given up
+ * (the result says how many), passed otherwise.
+ */
+async function publish(ctx: Context, o: ProducerCliOptions): Promise<Verdict> {
   const { runProducer } = await import('../../scenarios/producer.js');
   const { emit, writeOutputs } = await import('../output.js');
   const { json: _j, html: _h, reportFile, outboxFile: _o, urls, ...rest } = o;
@@ -220,6 +224,7 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<void> {
       `the broker had not read everything written when the producer closed (--flush-timeout ${o.flushTimeoutMs} ms${result.flush.blockedBy ? `; blocked: ${result.flush.blockedBy}` : ''})`,
     );
   }
+  return { ok: result.refusedGivenUp === 0 };
 }
 
 /** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */

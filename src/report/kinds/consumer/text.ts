@@ -1,6 +1,8 @@
-import { FAILURE_DESCRIPTIONS } from '../../../amqp/consumer-failures.js';
 import type { ConsumerResult, DeliveryRecord } from '../../../amqp/consumer-result.js';
 import type { FailureAction } from '../../../amqp/failure-actions.js';
+import { failureDescription } from '../../../amqp10/consumer-failures10.js';
+import type { FailureAction10 } from '../../../amqp10/failure-actions10.js';
+import type { Protocol } from '../../../amqp10/protocol.js';
 import { formatMs } from '../../../util/duration.js';
 
 /** Printers for the consumer: pure. */
@@ -17,7 +19,8 @@ export function renderDelivery(d: DeliveryRecord): string {
   return `delivery #${n} of ${d.messageId ?? '(no message id)'} (${facts.join(', ')}) → ${d.outcome}`;
 }
 
-export function renderConsumer(r: ConsumerResult, failure: FailureAction | undefined): string {
+/** failure: the --on-failure action, described in `protocol`'s terms. */
+export function renderConsumer(r: ConsumerResult, failure: FailureAction | FailureAction10 | undefined, protocol: Protocol = 'amqp091'): string {
   const rows: [string, string][] = [
     ['queue', `${r.queue} (${r.autoAck ? 'autoack' : `manual ack, prefetch ${r.prefetch === 0 ? 'unlimited' : r.prefetch}`})`],
     ['received', String(r.received)],
@@ -38,7 +41,7 @@ export function renderConsumer(r: ConsumerResult, failure: FailureAction | undef
     ['duration', formatMs(r.durationMs)],
     ['stopped', r.stoppedBecause === 'gave-up' ? `gave up: ${r.gaveUp ?? ''}` : r.stoppedBecause],
   ];
-  if (failure) rows.splice(1, 0, ['on failure', `${failure}: ${FAILURE_DESCRIPTIONS[failure]}`]);
+  if (failure) rows.splice(1, 0, ['on failure', `${failure}: ${failureDescription(protocol, failure)}`]);
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
 }

@@ -1,4 +1,4 @@
-import type { DeliveryLimitDemoResult, DeliveryLimitRow } from '../../../scenarios/delivery-limit-plan.js';
+import { loopsForEver, type DeliveryLimitDemoResult, type DeliveryLimitRow } from '../../../scenarios/delivery-limit-plan.js';
 import { renderTable } from '../../table.js';
 
 /** Each delivery's delivery count ('-' when absent), with 'r' when flagged redelivered: "- 1r 2r". Pure. */
@@ -14,6 +14,35 @@ export function fateText(r: Pick<DeliveryLimitRow, 'fate' | 'deathReason'>): str
 
 /** A row's action and DLX in words, for the disagreements. Pure. */
 const rowName = (x: Pick<DeliveryLimitRow, 'action' | 'dlx'>): string => `${x.action} ${x.dlx ? 'with' : 'without'} a DLX`;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The rows whose message loops for ever, with how fast it went round in the loop window: a small
+ * table under the main one, said in words. Nothing when no row was measured (and one line when
+ * --loop-window 0 left a looping row unmeasured). Pure.
+ */
+export function loopLines(r: DeliveryLimitDemoResult): string[] {
+  const looping = r.rows.filter((x) => x.loop);
+  if (looping.length === 0) {
+    return r.loopWindowMs === 0 && r.rows.some(loopsForEver) ? ['', 'how fast a looping message goes round: not measured (--loop-window 0).'] : [];
+  }
+  return [
+    '',
+    `Looping for ever: with x-delivery-limit ${r.deliveryLimit} set, these actions never raise the delivery count, so the`,
+    'message never reaches the limit: it goes round for ever, at this rate. After the rounds, a push',
+    'consumer doing the same at once on each delivery (0-9-1: basic.consume, prefetch 1; AMQP 1.0: a',
+    'receiver link, credit 1) counted its deliveries:',
+    '',
+    renderTable(
+      ['action', 'DLX', 'deliveries', 'in', 'deliveries/s'],
+      looping.map((x) => {
+        const loop = x.loop!;
+        return [x.action, x.dlx ? 'yes' : 'no', count(loop.deliveries), `${(loop.windowMs / 1000).toFixed(2)} s`, count(loop.perSec)];
+      }),
+    ),
+  ];
+}
 
 /** delivery-limit-demo result → text: one table, the documented rule beside each measured row, disagreements called out. Pure. */
 export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
@@ -31,6 +60,7 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
   );
   const disagreements = r.rows.filter((x) => !x.agrees).map((x) => `${rowName(x)}: not as documented: ${x.disagreements.join('; ')}`);
   const has10 = r.rows.some((x) => x.protocol === 'amqp10');
+  const loops = loopLines(r);
   return [
     `delivery-limit-demo on RabbitMQ ${r.brokerVersion}: quorum queues with x-delivery-limit ${r.deliveryLimit}; one message each, at most ${r.rounds} deliveries`,
     '',
@@ -43,6 +73,7 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
         ]
       : []),
     ...(disagreements.length > 0 ? ['', ...disagreements] : []),
+    ...(loops.length > 0 ? [...loops, ''] : []),
     r.ok ? 'verdict: OK (every action did what RabbitMQ 4.3 documents)' : 'verdict: FAILED (the broker disagrees with a documented rule)',
   ].join('\n');
 }

@@ -1,7 +1,7 @@
-import type { DeliveryLimitDemoResult, DeliveryLimitRow, SeenDelivery } from '../../../scenarios/delivery-limit-plan.js';
-import { objs, s } from '../../figure-text.js';
+import type { DeliveryLimitDemoResult, DeliveryLimitRow, LoopRate, SeenDelivery } from '../../../scenarios/delivery-limit-plan.js';
+import { isObj, n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
-import { bool, list, num, obj, opt, str } from '../../shape-check.js';
+import { bool, list, nullOr, num, obj, opt, str } from '../../shape-check.js';
 import { nullNum, nullStr, strings } from '../shared.js';
 import { renderDeliveryLimitDemo } from './text.js';
 
@@ -23,14 +23,19 @@ export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
         disagreements: opt(strings),
         protocol: opt(str),
         countFrom: opt(str),
+        loop: opt(nullOr(obj<LoopRate>({ windowMs: num, deliveries: num, perSec: num }))),
       }),
     ),
+    loopWindowMs: opt(num),
   }),
   text: renderDeliveryLimitDemo,
   charts: none,
   figures: (d) =>
     objs(d.rows)
-      .map((r) => `${s(r.action)}${r.dlx === true ? ' (DLX)' : ''}: ${Array.isArray(r.deliveries) ? r.deliveries.length : '?'} deliveries, ${s(r.fate)}`)
+      .map(
+        (r) =>
+          `${s(r.action)}${r.dlx === true ? ' (DLX)' : ''}: ${Array.isArray(r.deliveries) ? r.deliveries.length : '?'} deliveries, ${s(r.fate)}${isObj(r.loop) ? `, looping at ${n(r.loop.perSec)}/s` : ''}`,
+      )
       .join('; '),
   reasons: (r) => r.rows.filter((x) => !x.agrees).map((x) => `${x.action} ${x.dlx ? 'with' : 'without'} a DLX: ${x.disagreements.join('; ')}`),
 };

@@ -1,4 +1,5 @@
 import type { PublisherResult } from '../../../amqp/publisher-result.js';
+import { MAX_REFUSALS } from '../../../amqp/refused-resends.js';
 import type { Amqp10Outcomes } from '../../../amqp10/outcomes.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { formatMs } from '../../../util/duration.js';
@@ -58,11 +59,20 @@ export function renderProducer(r: PublisherResult): string {
   const w = Math.max(...rows.map(([k]) => k.length));
   const text = rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`);
   if (!confirms) text.push('without confirms the producer only knows what it wrote to the socket: run `rmq-bench verify` to see what arrived');
-  else if (r.amqp10) text.push('confirmed = accepted at least once; nacked = rejected or modified (published again); in doubt = published again');
+  else if (r.amqp10)
+    text.push(
+      `confirmed = accepted at least once; nacked = rejected or modified (sent again after a backoff, at most ${MAX_REFUSALS} refusals); in doubt = published again`,
+    );
+  if (r.refusedGivenUp > 0) text.push(givenUpLine(r.refusedGivenUp));
   const unflushed = flushLine(r);
   if (unflushed) text.push(unflushed);
   if (r.gaveUp) text.push(`gave up: ${r.gaveUp}`);
   return text.join('\n');
+}
+
+/** Messages the broker refused MAX_REFUSALS times: one plain line. Pure. */
+export function givenUpLine(n: number): string {
+  return `the broker kept refusing ${n} ${n === 1 ? 'message' : 'messages'} (${MAX_REFUSALS} refusals each): not sent again; known failed`;
 }
 
 /**
