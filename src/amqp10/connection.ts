@@ -73,6 +73,9 @@ export async function dial10(url: string, o: { idleTimeoutMs: number; attemptTim
     };
     const opened = (): void => {
       cleanup();
+      // A frame that breaks the protocol (rhea reads a close after the broker forced one) ends the
+      // socket, and 'disconnected' says so; without a listener rhea also prints it to stderr.
+      connection.on('protocol_error', () => undefined);
       resolve(connection);
     };
     const disconnected = (ctx: { error?: Error }): void => fail(ctx.error ?? new Error('disconnected before the AMQP 1.0 open'));
