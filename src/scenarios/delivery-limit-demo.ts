@@ -9,8 +9,10 @@ import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
 import { Receiver10, seenOf10, settle10 } from './delivery-limit-amqp10.js';
+import { timeoutRound } from './delivery-limit-timeout.js';
 import {
   ACTIONS,
+  CONSUMER_TIMEOUT_MS,
   SETTLE_MS,
   assessRow,
   isFinal,
@@ -18,6 +20,8 @@ import {
   loopsForEver,
   protocolOf,
   protocolsOf,
+  roundsOf,
+  tableOrder,
   type Action,
   type Action091,
   type Action10,
@@ -35,7 +39,9 @@ import {
  * each AMQP 0-9-1 consumer action and each AMQP 1.0 settlement outcome, without and with a
  * dead-letter exchange. Each trial has a fresh queue (and, with a DLX, its own temporary exchange
  * and DLQ): one message published, then one delivery and the action, round after round (0-9-1:
- * basic.get; 1.0: a receiver link, one credit a round, delivery-limit-amqp10.ts). Where the
+ * basic.get; 1.0: a receiver link, one credit a round, delivery-limit-amqp10.ts; a consumer
+ * timeout: a consumer a round that never acks, delivery-limit-timeout.ts, its two trials side by
+ * side, at most limit + 1 rounds). Where the
  * message loops for ever, a push consumer doing the same action at once on each delivery counts
  * its deliveries for --loop-window: the loop's rate. Returns data; never prints. Every queue and
  * exchange is deleted, and every connection closed, on every way out.
@@ -163,8 +169,11 @@ class DeliveryLimitDemo {
     return isFinal(action) ? 'settled' : 'returned';
   }
 
-  /** The trial's consumer: basic.get on the admin channel (0-9-1), or a receiver link of its own (1.0). */
+  /** The trial's consumer: basic.get on the admin channel (0-9-1), a consumer a round (consumer-timeout), or a receiver link of its own (1.0). */
   private async consumerFor(action: Action, queue: string): Promise<TrialConsumer> {
+    const { ctx } = this;
+    if (action === 'consumer-timeout')
+      return { round: (seen) => timeoutRound(this.admin, queue, CONSUMER_TIMEOUT_MS, seen, ctx.signal, ctx.log), close: async () => undefined };
     if (protocolOf(action) === 'amqp091') return { round: (seen) => this.round(action as Action091, queue, seen), close: async () => undefined };
     if (!this.conn10) throw new Error('an AMQP 1.0 trial without an AMQP 1.0 connection');
     const r = await Receiver10.open(this.conn10, queue, this.ctx.signal);
@@ -234,7 +243,7 @@ class DeliveryLimitDemo {
     let last: RoundEnd = 'returned';
     const consumer = await this.consumerFor(action, n.queue);
     try {
-      for (let i = 0; i < o.rounds && last === 'returned'; i++) {
+      for (let i = 0; i < roundsOf(action, o) && last === 'returned'; i++) {
         if (ctx.signal.aborted) throw new InterruptedError();
         last = await consumer.round(seen);
       }
@@ -285,8 +294,21 @@ function stepTitle(protocol: Protocol, dlx: boolean, o: DeliveryLimitRunOptions)
   const where = dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange';
   const queue = `a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message`;
   return protocol === 'amqp091'
-    ? `${where}: for each AMQP 0-9-1 action (${ACTIONS.amqp091.join(', ')}), ${queue}, at most ${o.rounds} rounds of basic.get and the action`
+    ? `${where}: for each AMQP 0-9-1 action (${ACTIONS.amqp091.filter((a) => a !== 'consumer-timeout').join(', ')}), ${queue}, at most ${o.rounds} rounds of basic.get and the action`
     : `${where}: for each AMQP 1.0 outcome (${ACTIONS.amqp10.map((a) => a.slice('amqp10:'.length)).join(', ')}), ${queue}, at most ${o.rounds} deliveries over a receiver link (credit 1, settle mode first), each settled with the outcome`;
+}
+
+/** The step announcing the consumer-timeout trials. */
+function timeoutTitle(o: DeliveryLimitRunOptions): string {
+  return `without and with a dead-letter exchange, side by side: consumer-timeout, a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message, at most ${roundsOf('consumer-timeout', o)} rounds of basic.consume (prefetch 1, x-consumer-timeout ${CONSUMER_TIMEOUT_MS} ms) never acked, a new consumer after each of the broker's basic.cancel; no loop rate (a timeout loop runs at the timeout's pace)`;
+}
+
+/** Both DLX trials of an action at once; the first failure thrown once both are over. */
+async function sideBySide(demo: DeliveryLimitDemo, action: Action): Promise<DeliveryLimitRow[]> {
+  const settled = await Promise.allSettled([false, true].map((dlx) => demo.trial(action, dlx)));
+  const failed = settled.find((x) => x.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.flatMap((x) => (x.status === 'fulfilled' ? [x.value] : []));
 }
 
 /** What the step does after the rounds where the message still loops. */
@@ -316,9 +338,14 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
     for (const protocol of protocols) {
       for (const dlx of [false, true]) {
         await step(`${stepTitle(protocol, dlx, o)}${loopTitle(protocol, o)}`);
-        for (const action of ACTIONS[protocol]) rows.push(await demo.trial(action, dlx));
+        for (const action of ACTIONS[protocol]) if (action !== 'consumer-timeout') rows.push(await demo.trial(action, dlx));
+      }
+      if (protocol === 'amqp091') {
+        await step(timeoutTitle(o));
+        rows.push(...(await sideBySide(demo, 'consumer-timeout')));
       }
     }
+    rows.sort(tableOrder);
     return {
       deliveryLimit: o.deliveryLimit,
       rounds: o.rounds,
@@ -327,6 +354,7 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
       ok: rows.every((r) => r.agrees),
       protocol: o.protocol,
       loopWindowMs: o.loopWindowMs,
+      consumerTimeoutMs: CONSUMER_TIMEOUT_MS,
     };
   } finally {
     if (demo) await demo.cleanUp();

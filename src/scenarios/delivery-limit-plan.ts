@@ -11,7 +11,7 @@ export type ProtocolChoice = Protocol | 'both';
 
 /** What a consumer does with each delivery of the one message of a trial, by protocol, in the table's order. */
 export const ACTIONS = {
-  amqp091: ['ack', 'reject', 'reject-requeue', 'nack', 'nack-requeue', 'close'],
+  amqp091: ['ack', 'reject', 'reject-requeue', 'nack', 'nack-requeue', 'close', 'consumer-timeout'],
   amqp10: ['amqp10:accepted', 'amqp10:released', 'amqp10:rejected', 'amqp10:modified', 'amqp10:modified-failed', 'amqp10:modified-undeliverable'],
 } as const satisfies Record<Protocol, readonly string[]>;
 export type Action091 = (typeof ACTIONS)['amqp091'][number];
@@ -27,6 +27,13 @@ export function protocolOf(action: Action): Protocol {
 export function protocolsOf(choice: ProtocolChoice): Protocol[] {
   return choice === 'both' ? [...PROTOCOLS] : [choice];
 }
+
+/**
+ * consumer-timeout: the x-consumer-timeout of each round's consumer, in ms. rabbit_fifo arms a
+ * timer for the earliest checked-out message's deadline (no periodic sweep), so the broker's
+ * basic.cancel comes this long after the delivery, within a few ms.
+ */
+export const CONSUMER_TIMEOUT_MS = 500;
 
 /** Where the message went in the end. */
 export type Fate = 'acked' | 'still-looping' | 'dead-lettered' | 'dropped';
@@ -52,6 +59,7 @@ const EFFECT: Record<Action, Effect> = {
   nack: 'final',
   'nack-requeue': 'free',
   close: 'counts',
+  'consumer-timeout': 'free',
   'amqp10:accepted': 'final',
   'amqp10:released': 'free',
   'amqp10:rejected': 'final',
@@ -68,6 +76,8 @@ export const RULES: Record<Action, string> = {
   nack: 'dead-lettered (reason rejected) with a DLX, else dropped',
   'nack-requeue': '4.3: an explicit return; never counts (rabbitmq-server #13885, 4.3.0 release notes: unlimited explicit returns)',
   close: 'counts toward the limit; past it dead-lettered (delivery_limit) or dropped',
+  'consumer-timeout':
+    '4.3: basic.cancel, the message returned; never counts (rabbit_fifo evaluate_consumer_timeout: returned with delivery_failed false; rabbitmq-server #18226)',
   'amqp10:accepted': 'removed (settle_op_from_outcome: accepted -> complete)',
   'amqp10:released': '4.3: requeued; never counts (settle_op_from_outcome: released -> requeue; docs/4.3/quorum-queues)',
   'amqp10:rejected': 'dead-lettered (reason rejected) with a DLX, else dropped (settle_op_from_outcome: rejected -> discard)',
@@ -86,6 +96,14 @@ export interface DeliveryLimitOptions {
   rounds: number;
 }
 
+/**
+ * The rounds an action's trial runs: --rounds, but a consumer timeout's at most limit + 1 (enough
+ * to pass the limit were it counted; each round waits the timeout out). Pure.
+ */
+export function roundsOf(action: Action, o: DeliveryLimitOptions): number {
+  return action === 'consumer-timeout' ? Math.min(o.rounds, o.deliveryLimit + 1) : o.rounds;
+}
+
 /** Where an AMQP 1.0 delivery's count was read: the header's delivery-count, else the x-delivery-count message annotation. */
 export type CountSource = 'header' | 'annotation';
 
@@ -99,6 +117,8 @@ export interface SeenDelivery {
   from?: CountSource | null;
   /** AMQP 1.0 only: the x-delivery-count message annotation as sent; null when absent. */
   annotation?: number | null;
+  /** consumer-timeout only: ms from the delivery to the broker's basic.cancel; null when none came. */
+  cancelMs?: number | null;
 }
 
 /** What one trial saw, before it is judged. */
@@ -157,6 +177,8 @@ export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
   protocol: ProtocolChoice;
   /** --loop-window: how long each looping row's loop was measured; 0: not measured. */
   loopWindowMs: number;
+  /** The x-consumer-timeout of the consumer-timeout rows' consumers, in ms. */
+  consumerTimeoutMs?: number;
 }
 
 /** Whether an action's delivery settles the message (no more rounds). Pure. */
@@ -178,8 +200,10 @@ export function expectedOf(action: Action, dlx: boolean, o: DeliveryLimitOptions
   switch (EFFECT[action]) {
     case 'final':
       return { ...(action === 'ack' || action === 'amqp10:accepted' ? { fate: 'acked', deathReason: null } : gone('rejected')), deliveries: 1, counts: [0] };
-    case 'free':
-      return { fate: 'still-looping', deathReason: null, deliveries: o.rounds, counts: Array.from({ length: o.rounds }, () => 0) };
+    case 'free': {
+      const deliveries = roundsOf(action, o);
+      return { fate: 'still-looping', deathReason: null, deliveries, counts: Array.from({ length: deliveries }, () => 0) };
+    }
     case 'counts': {
       // Deliveries 0..limit carry counts 0..limit; the return of the last one passes the limit.
       const deliveries = Math.min(o.rounds, o.deliveryLimit + 1);
@@ -211,6 +235,11 @@ function annotationMismatches(deliveries: readonly SeenDelivery[]): string[] {
   );
 }
 
+/** consumer-timeout: deliveries the broker never cancelled the consumer of. Pure. */
+function missingCancels(deliveries: readonly SeenDelivery[]): string[] {
+  return deliveries.flatMap((d, i) => (d.cancelMs === null ? [`delivery ${i + 1}: no basic.cancel from the broker`] : []));
+}
+
 /** One trial judged against its rule. Pure. */
 export function assessRow(action: Action, dlx: boolean, queue: string, seen: Observed, o: DeliveryLimitOptions): DeliveryLimitRow {
   const protocol = protocolOf(action);
@@ -224,7 +253,7 @@ export function assessRow(action: Action, dlx: boolean, queue: string, seen: Obs
   if (seen.deliveries.length !== expected.deliveries) disagreements.push(`${seen.deliveries.length} deliveries, the rule says ${expected.deliveries}`);
   else if (counts.join(',') !== expected.counts.join(','))
     disagreements.push(`${protocol === 'amqp091' ? 'x-delivery-count' : 'delivery-count'} ${counts.join(', ')}, the rule says ${expected.counts.join(', ')}`);
-  disagreements.push(...annotationMismatches(seen.deliveries));
+  disagreements.push(...annotationMismatches(seen.deliveries), ...missingCancels(seen.deliveries));
   return {
     action,
     dlx,
@@ -244,10 +273,18 @@ export function assessRow(action: Action, dlx: boolean, queue: string, seen: Obs
 /**
  * Whether a row's message loops for ever: still in the queue after the rounds, and no delivery
  * carried a delivery count above 0, so the limit is never reached. A close is left out: its
- * loop runs at the rate a crashed consumer comes back, not the broker's. Pure.
+ * loop runs at the rate a crashed consumer comes back, not the broker's; so is a consumer
+ * timeout: its loop runs at the timeout's pace. Pure.
  */
 export function loopsForEver(r: Pick<DeliveryLimitRow, 'action' | 'fate' | 'deliveries'>): boolean {
-  return r.action !== 'close' && r.fate === 'still-looping' && r.deliveries.every((d) => (d.deliveryCount ?? 0) === 0);
+  return r.action !== 'close' && r.action !== 'consumer-timeout' && r.fate === 'still-looping' && r.deliveries.every((d) => (d.deliveryCount ?? 0) === 0);
+}
+
+/** A row's place in the table: without a DLX first, then the actions in ACTIONS' order. Pure. */
+export function tableOrder(a: Pick<DeliveryLimitRow, 'action' | 'dlx'>, b: Pick<DeliveryLimitRow, 'action' | 'dlx'>): number {
+  const at = (x: Pick<DeliveryLimitRow, 'action' | 'dlx'>): number =>
+    (x.dlx ? 100 : 0) + (ACTIONS[protocolOf(x.action)] as readonly string[]).indexOf(x.action) + (protocolOf(x.action) === 'amqp10' ? 1000 : 0);
+  return at(a) - at(b);
 }
 
 /** A loop's deliveries over the time they took (in whole ms, as the document carries it). Pure. */

@@ -2,7 +2,14 @@ import amqp from 'amqplib';
 import rhea, { type Connection, type EventContext, type Receiver } from 'rhea';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ACTIONS, type Action10, type DeliveryLimitDemoResult, type DeliveryLimitRow, type Protocol } from '../../src/scenarios/delivery-limit-plan.js';
+import {
+  ACTIONS,
+  SETTLE_MS,
+  type Action10,
+  type DeliveryLimitDemoResult,
+  type DeliveryLimitRow,
+  type Protocol,
+} from '../../src/scenarios/delivery-limit-plan.js';
 import { AMQP_PORTS, AMQP_URLS, PASSWORD, USER, mgmtGet, parseJson, runCli, uniqueName, type CliResult } from './cli.js';
 
 type Doc = DeliveryLimitDemoResult & { kind: string };
@@ -139,6 +146,80 @@ async function ownTrial(outcome: Action10, dlx: boolean): Promise<OwnTrial> {
   }
 }
 
+/** What the test's own consumer-timeout trial saw, and where the broker left the message. */
+interface OwnTimeoutTrial {
+  /** x-delivery-count of each delivery (absent: null). */
+  deliveryCount: (number | null)[];
+  /** x-acquired-count of each delivery (absent: null): the broker's own count of returns. */
+  acquiredCount: (number | null)[];
+  redelivered: boolean[];
+  /** ms from each delivery to the broker's basic.cancel. */
+  cancelMs: number[];
+  inQueue: number;
+  inDlq: boolean;
+}
+
+/**
+ * A consumer-timeout trial run by the test itself, on a queue of its own (x-delivery-limit 2):
+ * one message published and confirmed, then `rounds` times a consumer on a new channel
+ * (prefetch 1, x-consumer-timeout timeoutMs) that never acks, waits for the broker's basic.cancel
+ * and closes its channel; then the queue and the DLQ read.
+ */
+async function ownTimeoutTrial(dlx: boolean, rounds: number, timeoutMs: number): Promise<OwnTimeoutTrial> {
+  const queue = uniqueName(`dlct.${dlx ? 'dlx' : 'no-dlx'}`);
+  const conn = await amqp.connect(AMQP_URLS[0]!);
+  try {
+    const ch = await conn.createConfirmChannel();
+    const args: Record<string, unknown> = { 'x-queue-type': 'quorum', 'x-delivery-limit': 2 };
+    if (dlx) {
+      await ch.assertExchange(`${queue}.dlx`, 'fanout', { durable: true });
+      await ch.assertQueue(`${queue}.dlq`, { durable: true });
+      await ch.bindQueue(`${queue}.dlq`, `${queue}.dlx`, '');
+      args['x-dead-letter-exchange'] = `${queue}.dlx`;
+    }
+    await ch.assertQueue(queue, { durable: true, arguments: args });
+    ch.sendToQueue(queue, Buffer.from('own timeout trial'), { persistent: true });
+    await ch.waitForConfirms();
+    const own: OwnTimeoutTrial = { deliveryCount: [], acquiredCount: [], redelivered: [], cancelMs: [], inQueue: 0, inDlq: false };
+    const header = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+    for (let i = 0; i < rounds; i++) {
+      const c = await conn.createChannel();
+      await c.prefetch(1);
+      let deliveredAt: number | undefined;
+      let cancelledAt: number | undefined;
+      await c.consume(
+        queue,
+        (m) => {
+          if (!m) {
+            cancelledAt = performance.now();
+            return;
+          }
+          deliveredAt = performance.now();
+          own.deliveryCount.push(header(m.properties.headers?.['x-delivery-count']));
+          own.acquiredCount.push(header(m.properties.headers?.['x-acquired-count']));
+          own.redelivered.push(m.fields.redelivered);
+        },
+        { noAck: false, arguments: { 'x-consumer-timeout': timeoutMs } },
+      );
+      const cancelled = await within(timeoutMs + SETTLE_MS, () => cancelledAt);
+      if (deliveredAt === undefined || cancelled === undefined) throw new Error(`round ${i + 1} on ${queue}: no delivery or no basic.cancel`);
+      own.cancelMs.push(cancelled - deliveredAt);
+      await c.close();
+    }
+    own.inQueue = (await within(2_000, async () => ((await ch.checkQueue(queue)).messageCount > 0 ? 1 : undefined))) ?? 0;
+    own.inDlq = dlx && (await ch.get(`${queue}.dlq`, { noAck: true })) !== false;
+    return own;
+  } finally {
+    const ch = await conn.createChannel();
+    await ch.deleteQueue(queue);
+    if (dlx) {
+      await ch.deleteQueue(`${queue}.dlq`);
+      await ch.deleteExchange(`${queue}.dlx`);
+    }
+    await conn.close();
+  }
+}
+
 describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, AMQP 0-9-1 and 1.0)', { timeout: 120_000 }, () => {
   let r: CliResult;
   let d: Doc;
@@ -170,7 +251,7 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     expect(await leftovers('rmq-bench.delivery-limit.')).toEqual({ queues: [], exchanges: [] });
     // The same, asked of the broker directly: a passive declare of each trial's queue (and DLQ) is a 404.
     const names = d.rows.flatMap((x) => (x.dlx ? [x.queue, `${x.queue}.dlq`] : [x.queue]));
-    expect(names).toHaveLength(36);
+    expect(names).toHaveLength(39);
     const conn = await amqp.connect(AMQP_URLS[0]!);
     try {
       for (const q of names) {
@@ -191,7 +272,9 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     // By the broker's own behaviour: a nack with requeue never raises x-delivery-count and the
     // message loops past the limit; a reject with requeue and a closed connection raise it, and the
     // delivery after the limit never comes: dropped without a DLX, dead-lettered (delivery_limit) with one.
+    // A consumer timeout never raises it either: limit + 1 rounds, and the message is still there.
     const six = [null, null, null, null, null, null];
+    const three = [null, null, null];
     expect(d.rows.filter((x) => x.protocol === 'amqp091').map(summary)).toEqual([
       ['ack', false, [null], 'acked', null],
       ['reject', false, [null], 'dropped', null],
@@ -199,12 +282,14 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
       ['nack', false, [null], 'dropped', null],
       ['nack-requeue', false, six, 'still-looping', null],
       ['close', false, [null, 1, 2], 'dropped', null],
+      ['consumer-timeout', false, three, 'still-looping', null],
       ['ack', true, [null], 'acked', null],
       ['reject', true, [null], 'dead-lettered', 'rejected'],
       ['reject-requeue', true, [null, 1, 2], 'dead-lettered', 'delivery_limit'],
       ['nack', true, [null], 'dead-lettered', 'rejected'],
       ['nack-requeue', true, six, 'still-looping', null],
       ['close', true, [null, 1, 2], 'dead-lettered', 'delivery_limit'],
+      ['consumer-timeout', true, three, 'still-looping', null],
     ]);
     // Every return comes back flagged redelivered.
     for (const row of d.rows) expect(row.deliveries.map((x) => x.redelivered)).toEqual(row.deliveries.map((_, i) => i > 0));
@@ -249,7 +334,8 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     ]);
     for (const row of d.rows) {
       const where = `${row.action} ${row.dlx ? 'with' : 'without'} a DLX`;
-      if (row.fate !== 'still-looping') {
+      // A consumer timeout loops at the timeout's pace: no loop rate.
+      if (row.fate !== 'still-looping' || row.action === 'consumer-timeout') {
         expect(row.loop, where).toBeNull();
         continue;
       }
@@ -264,6 +350,36 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
       const claimed = looping.filter((x) => x.protocol === protocol).reduce((a, x) => a + x.loop!.deliveries, 0);
       expect(after[protocol] - before[protocol], protocol).toBeGreaterThanOrEqual(claimed);
     }
+  });
+
+  it("consumer-timeout: each row is what the test's own consumer saw of the same trial; the broker counted the returns (x-acquired-count), not the deliveries", async () => {
+    const timeoutMs = d.consumerTimeoutMs!;
+    const rows = d.rows.filter((x) => x.action === 'consumer-timeout');
+    expect(rows.map((x) => x.dlx)).toEqual([false, true]);
+    const own = await Promise.all(rows.map((x) => ownTimeoutTrial(x.dlx, x.deliveries.length, timeoutMs)));
+    rows.forEach((row, i) => {
+      const mine = own[i]!;
+      const where = `consumer-timeout ${row.dlx ? 'with' : 'without'} a DLX`;
+      expect(row.deliveries.length, where).toBe(Math.min(d.rounds, d.deliveryLimit + 1));
+      expect(
+        row.deliveries.map((x) => x.deliveryCount),
+        where,
+      ).toEqual(mine.deliveryCount);
+      expect(
+        row.deliveries.map((x) => x.redelivered),
+        where,
+      ).toEqual(mine.redelivered);
+      // Each timeout returned the message: the broker's acquired count rose by one a round, its delivery count never did.
+      expect(mine.acquiredCount, where).toEqual(mine.acquiredCount.map((_, k) => (k === 0 ? null : k)));
+      expect(row.fate === 'still-looping', where).toBe(mine.inQueue > 0);
+      expect([row.inDlq, mine.inDlq], where).toEqual([false, false]);
+      // The broker's basic.cancel came the timeout after the delivery (less the delivery's own trip, a few ms).
+      for (const ms of [...row.deliveries.map((x) => x.cancelMs!), ...mine.cancelMs]) {
+        expect(ms, where).toBeGreaterThanOrEqual(timeoutMs - 50);
+        expect(ms, where).toBeLessThan(timeoutMs + SETTLE_MS);
+      }
+    });
+    expect(await leftovers('it.dlct.')).toEqual({ queues: [], exchanges: [] });
   });
 
   it("AMQP 1.0: each row is what the test's own receiver and amqplib read of the same trial", async () => {

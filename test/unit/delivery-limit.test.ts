@@ -2,11 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { Connection } from 'rhea';
 import { describe, expect, it } from 'vitest';
 import { KIND_VIEWS } from '../../src/report/kinds.js';
-import { deliveriesText, loopLines, renderDeliveryLimitDemo } from '../../src/report/kinds/delivery-limit-demo/text.js';
+import { deliveriesText, loopLines, renderDeliveryLimitDemo, timeoutLines } from '../../src/report/kinds/delivery-limit-demo/text.js';
 import { Receiver10, seenOf10, settle10 } from '../../src/scenarios/delivery-limit-amqp10.js';
 import { namesOf } from '../../src/scenarios/delivery-limit-demo.js';
 import {
   ACTIONS,
+  CONSUMER_TIMEOUT_MS,
   RULES,
   assessRow,
   classifyFate,
@@ -17,6 +18,8 @@ import {
   loopsForEver,
   protocolOf,
   protocolsOf,
+  roundsOf,
+  tableOrder,
   type Action,
   type Action10,
   type DeliveryLimitDemoResult,
@@ -34,6 +37,9 @@ const seen = (...counts: (number | null)[]): SeenDelivery[] => counts.map((deliv
 const observed = (over: Partial<Observed>): Observed => ({ deliveries: seen(null), acked: false, leftInQueue: 0, inDlq: false, deathReason: null, ...over });
 
 /** AMQP 1.0 deliveries as the broker sends them: the header's delivery-count, the annotation only once it is above 0. */
+/** consumer-timeout deliveries: each cancelled by the broker the timeout after it. */
+const timedOut = (...counts: (number | null)[]): SeenDelivery[] => seen(...counts).map((d) => ({ ...d, cancelMs: 500 }));
+
 const seen10 = (...counts: number[]): SeenDelivery[] =>
   counts.map((deliveryCount, i) => ({ deliveryCount, redelivered: i > 0, from: 'header', annotation: deliveryCount > 0 ? deliveryCount : null }));
 
@@ -62,6 +68,8 @@ describe('expectedOf', () => {
     ['reject-requeue', true, 'dead-lettered', 'delivery_limit', 3, [0, 1, 2]],
     ['close', false, 'dropped', null, 3, [0, 1, 2]],
     ['close', true, 'dead-lettered', 'delivery_limit', 3, [0, 1, 2]],
+    ['consumer-timeout', false, 'still-looping', null, 3, [0, 0, 0]],
+    ['consumer-timeout', true, 'still-looping', null, 3, [0, 0, 0]],
     ['amqp10:accepted', false, 'acked', null, 1, [0]],
     ['amqp10:accepted', true, 'acked', null, 1, [0]],
     ['amqp10:rejected', false, 'dropped', null, 1, [0]],
@@ -83,10 +91,21 @@ describe('expectedOf', () => {
   it('rounds exactly limit + 1: past the limit on the last', () => {
     expect(expectedOf('reject-requeue', false, { deliveryLimit: 2, rounds: 3 }).fate).toBe('dropped');
   });
+  it('a consumer timeout runs limit + 1 rounds at most (each waits the timeout out), --rounds when fewer; the others --rounds', () => {
+    expect(roundsOf('consumer-timeout', { deliveryLimit: 2, rounds: 6 })).toBe(3);
+    expect(roundsOf('consumer-timeout', { deliveryLimit: 5, rounds: 4 })).toBe(4);
+    expect(roundsOf('nack-requeue', { deliveryLimit: 2, rounds: 6 })).toBe(6);
+    expect(expectedOf('consumer-timeout', true, { deliveryLimit: 5, rounds: 4 })).toEqual({
+      fate: 'still-looping',
+      deathReason: null,
+      deliveries: 4,
+      counts: [0, 0, 0, 0],
+    });
+  });
 });
 
 describe('isFinal and RULES', () => {
-  it('ack, reject and nack settle at once; the requeues and a close do not', () => {
+  it('ack, reject and nack settle at once; the requeues, a close and a consumer timeout do not', () => {
     expect(ACTIONS.amqp091.filter(isFinal)).toEqual(['ack', 'reject', 'nack']);
   });
   it('accepted, rejected and undeliverable-here settle at once; released and modified return the message', () => {
@@ -94,6 +113,12 @@ describe('isFinal and RULES', () => {
   });
   it('every action has its rule', () => {
     for (const a of [...ACTIONS.amqp091, ...ACTIONS.amqp10]) expect(RULES[a]).not.toBe('');
+  });
+  it('a consumer timeout: the last 0-9-1 action; its rule cites rabbit_fifo and says it never counts', () => {
+    expect(ACTIONS.amqp091.at(-1)).toBe('consumer-timeout');
+    expect(protocolOf('consumer-timeout')).toBe('amqp091');
+    expect(RULES['consumer-timeout']).toMatch(/^4\.3: basic\.cancel, the message returned; never counts \(rabbit_fifo evaluate_consumer_timeout/);
+    expect(CONSUMER_TIMEOUT_MS).toBe(500);
   });
 });
 
@@ -169,6 +194,7 @@ describe('assessRow', () => {
     ['amqp10:released', true, observed({ deliveries: seen10(0, 0, 0, 0, 0, 0), leftInQueue: 1 })],
     ['amqp10:modified-failed', true, observed({ deliveries: seen10(0, 1, 2), inDlq: true, deathReason: 'delivery_limit' })],
     ['amqp10:modified-undeliverable', true, observed({ deliveries: seen10(0), inDlq: true, deathReason: 'rejected' })],
+    ['consumer-timeout', true, observed({ deliveries: timedOut(null, null, null), leftInQueue: 1 })],
   ] as [Action, boolean, Observed][])('%s (DLX %s) as the broker does it: agrees', (action, dlx, seenRow) => {
     const r = assessRow(action, dlx, 'q', seenRow, o);
     expect(r.disagreements).toEqual([]);
@@ -226,6 +252,24 @@ describe('assessRow', () => {
       ["delivery 3: x-delivery-count annotation 3, the header's delivery-count 2"],
     ],
     [
+      'a consumer timeout counted toward the limit',
+      'consumer-timeout',
+      true,
+      observed({ deliveries: timedOut(null, 1, 2), inDlq: true, deathReason: 'delivery_limit' }),
+      [
+        'dead-lettered, the rule says still-looping',
+        'x-first-death-reason delivery_limit, the rule says (none)',
+        'x-delivery-count 0, 1, 2, the rule says 0, 0, 0',
+      ],
+    ],
+    [
+      'a consumer never cancelled by the broker',
+      'consumer-timeout',
+      false,
+      observed({ deliveries: [...timedOut(null), { deliveryCount: 1, redelivered: true, cancelMs: null }], leftInQueue: 1 }),
+      ['2 deliveries, the rule says 3', 'delivery 2: no basic.cancel from the broker'],
+    ],
+    [
       'AMQP 1.0 counts that do not rise',
       'amqp10:modified-failed',
       false,
@@ -245,10 +289,34 @@ describe('loopsForEver and loopRateOf', () => {
     ['released still looping, every count 0', 'amqp10:released', observed({ deliveries: seen10(0, 0, 0), leftInQueue: 1 }), true],
     ['a counted action short of the limit: the count rose', 'reject-requeue', observed({ deliveries: seen(null, 1), leftInQueue: 1 }), false],
     ['a close, even with no count: its rate is the consumer coming back', 'close', observed({ deliveries: seen(null, null), leftInQueue: 1 }), false],
+    [
+      'a consumer timeout, never counted: its rate is the timeout',
+      'consumer-timeout',
+      observed({ deliveries: timedOut(null, null, null), leftInQueue: 1 }),
+      false,
+    ],
     ['dropped', 'nack-requeue', observed({ deliveries: seen(null, 1, 2) }), false],
     ['acked', 'ack', observed({ acked: true }), false],
   ] as [string, Action, Observed, boolean][])('%s: %s', (_name, action, seenRow, loops) => {
     expect(loopsForEver(assessRow(action, false, 'q', seenRow, o))).toBe(loops);
+  });
+  it('table order: 0-9-1 without then with a DLX, then AMQP 1.0; actions in ACTIONS order (the side-by-side timeout rows go last in their group)', () => {
+    const rows = [
+      { action: 'amqp10:accepted', dlx: false },
+      { action: 'consumer-timeout', dlx: true },
+      { action: 'consumer-timeout', dlx: false },
+      { action: 'ack', dlx: true },
+      { action: 'close', dlx: false },
+      { action: 'ack', dlx: false },
+    ] as Pick<DeliveryLimitRow, 'action' | 'dlx'>[];
+    expect(rows.sort(tableOrder).map((x) => `${x.action}${x.dlx ? '+' : ''}`)).toEqual([
+      'ack',
+      'close',
+      'consumer-timeout',
+      'ack+',
+      'consumer-timeout+',
+      'amqp10:accepted',
+    ]);
   });
   it('deliveries a second over the time measured, rounded', () => {
     expect(loopRateOf(182, 1004.6)).toEqual({ windowMs: 1005, deliveries: 182, perSec: 181 });
@@ -398,6 +466,36 @@ describe('renderDeliveryLimitDemo', () => {
   it('figures: the loop rate beside a looping row', () => {
     expect(KIND_VIEWS['delivery-limit-demo'].figures(measured({ windowMs: 1_000, deliveries: 1_234, perSec: 1_234 }))).toBe(
       'nack-requeue: 6 deliveries, still-looping, looping at 1,234/s; close (DLX): 3 deliveries, dead-lettered',
+    );
+  });
+
+  it('consumer-timeout rows: the rule beside them, how their consumer ran, the cancel delays, and one line on why no loop rate', () => {
+    const timeouts = [
+      assessRow('consumer-timeout', false, 'q5', observed({ deliveries: timedOut(null, null, null), leftInQueue: 1 }), o),
+      assessRow('consumer-timeout', true, 'q6', observed({ deliveries: timedOut(null, null, null), leftInQueue: 1 }), o),
+    ];
+    timeouts[1]!.deliveries[2]!.cancelMs = 503;
+    const r = { ...measured({ windowMs: 1_000, deliveries: 900, perSec: 900 }), consumerTimeoutMs: 500 };
+    const text = renderDeliveryLimitDemo({ ...r, rows: [...r.rows, ...timeouts] });
+    const lines = text.split('\n');
+    expect(lines.find((l) => l.startsWith('consumer-timeout'))).toMatch(
+      /^consumer-timeout\s+no\s+- -r -r\s+x-delivery-count header\s+still-looping\s+yes\s+4\.3: basic\.cancel, the message returned; never counts/,
+    );
+    expect(timeoutLines({ ...r, rows: timeouts })).toEqual([
+      'consumer-timeout rows: basic.consume (prefetch 1, x-consumer-timeout 500 ms), never acked; a new consumer after each basic.cancel (it came 500 to 503 ms after the delivery); at most 3 rounds.',
+      "consumer-timeout rows have no loop rate: a timeout loop goes round at the timeout's pace, one delivery per timeout.",
+    ]);
+    // Not in the loop table: its loop is null.
+    expect(lines.filter((l) => /^consumer-timeout\s+(no|yes)\s/.test(l))).toHaveLength(2);
+    expect(timeouts.map((x) => x.loop)).toEqual([null, null]);
+    expect(text).toContain('verdict: OK');
+  });
+
+  it('no consumer-timeout row: no timeout lines; one cancel delay alone is said once', () => {
+    expect(timeoutLines(result)).toEqual([]);
+    const one = assessRow('consumer-timeout', false, 'q5', observed({ deliveries: timedOut(null), leftInQueue: 1 }), { deliveryLimit: 2, rounds: 1 });
+    expect(timeoutLines({ ...result, rounds: 1, rows: [one] })[0]).toBe(
+      'consumer-timeout rows: basic.consume (prefetch 1, x-consumer-timeout), never acked; a new consumer after each basic.cancel (it came 500 ms after the delivery); at most 1 round.',
     );
   });
 

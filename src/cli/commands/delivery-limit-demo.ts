@@ -20,7 +20,7 @@ export const deliveryLimitDemo = defineCommand({
     command
       .summary('x-delivery-limit under 0-9-1 actions and 1.0 outcomes')
       .description(
-        "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection) and each AMQP 1.0 outcome (accepted, released, rejected, modified with and without delivery-failed, undeliverable-here), without and with a dead-letter exchange: each delivery's delivery count and the message's fate, beside the rule RabbitMQ 4.3 documents; where the message loops for ever, how fast",
+        "a quorum queue's x-delivery-limit under each AMQP 0-9-1 consumer action (ack, reject, nack, with and without requeue, a closed connection, a consumer timeout) and each AMQP 1.0 outcome (accepted, released, rejected, modified with and without delivery-failed, undeliverable-here), without and with a dead-letter exchange: each delivery's delivery count and the message's fate, beside the rule RabbitMQ 4.3 documents; where the message loops for ever, how fast",
       )
       .addOption(new Option('--delivery-limit <n>', 'x-delivery-limit of each queue').argParser(positiveInt).default(2))
       .addOption(new Option('--rounds <n>', 'deliveries of the message at most, per action').argParser(positiveInt).default(6))

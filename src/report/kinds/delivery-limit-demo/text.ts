@@ -1,4 +1,4 @@
-import { loopsForEver, type DeliveryLimitDemoResult, type DeliveryLimitRow } from '../../../scenarios/delivery-limit-plan.js';
+import { loopsForEver, roundsOf, type DeliveryLimitDemoResult, type DeliveryLimitRow } from '../../../scenarios/delivery-limit-plan.js';
 import { renderTable } from '../../table.js';
 
 /** Each delivery's delivery count ('-' when absent), with 'r' when flagged redelivered: "- 1r 2r". Pure. */
@@ -44,6 +44,26 @@ export function loopLines(r: DeliveryLimitDemoResult): string[] {
   ];
 }
 
+/**
+ * The consumer-timeout rows' legend: how their consumer ran and when the broker cancelled it, and
+ * that they have no loop rate. Nothing without such a row. Pure.
+ */
+export function timeoutLines(r: DeliveryLimitDemoResult): string[] {
+  const rows = r.rows.filter((x) => x.action === 'consumer-timeout');
+  if (rows.length === 0) return [];
+  const timeout = r.consumerTimeoutMs === undefined ? 'x-consumer-timeout' : `x-consumer-timeout ${count(r.consumerTimeoutMs)} ms`;
+  const delays = rows.flatMap((x) => x.deliveries.map((d) => d.cancelMs)).filter((ms): ms is number => typeof ms === 'number');
+  const cancel =
+    delays.length === 0
+      ? ''
+      : ` (it came ${Math.min(...delays)}${Math.max(...delays) > Math.min(...delays) ? ` to ${Math.max(...delays)}` : ''} ms after the delivery)`;
+  const rounds = roundsOf('consumer-timeout', r);
+  return [
+    `consumer-timeout rows: basic.consume (prefetch 1, ${timeout}), never acked; a new consumer after each basic.cancel${cancel}; at most ${rounds} ${rounds === 1 ? 'round' : 'rounds'}.`,
+    "consumer-timeout rows have no loop rate: a timeout loop goes round at the timeout's pace, one delivery per timeout.",
+  ];
+}
+
 /** delivery-limit-demo result → text: one table, the documented rule beside each measured row, disagreements called out. Pure. */
 export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
   const table = renderTable(
@@ -72,6 +92,7 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
           "amqp10 rows: a receiver link on /queues/<queue> (credit 1, settle mode first); 'r' is the header's first-acquirer false; the x-delivery-count annotation, when sent, is checked against the header.",
         ]
       : []),
+    ...timeoutLines(r),
     ...(disagreements.length > 0 ? ['', ...disagreements] : []),
     ...(loops.length > 0 ? [...loops, ''] : []),
     r.ok ? 'verdict: OK (every action did what RabbitMQ 4.3 documents)' : 'verdict: FAILED (the broker disagrees with a documented rule)',

@@ -15,7 +15,7 @@ export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
       obj<DeliveryLimitRow>({
         action: str,
         dlx: bool,
-        deliveries: list('deliveries', obj<SeenDelivery>({ deliveryCount: nullNum, redelivered: bool })),
+        deliveries: list('deliveries', obj<SeenDelivery>({ deliveryCount: nullNum, redelivered: bool, cancelMs: opt(nullNum) })),
         fate: str,
         deathReason: opt(nullStr),
         rule: opt(str),
@@ -27,6 +27,7 @@ export const deliveryLimitDemo: KindView<DeliveryLimitDemoResult> = {
       }),
     ),
     loopWindowMs: opt(num),
+    consumerTimeoutMs: opt(num),
   }),
   text: renderDeliveryLimitDemo,
   charts: none,
