@@ -18,14 +18,14 @@ export type Outcome = (typeof OUTCOMES)[number];
 export interface OutcomeRule {
   /** accepted: confirmed; released: returned (known unroutable); rejected and modified: nacked. */
   flag: 'confirmed' | 'returned' | 'nacked';
-  /** Sent again (at-least-once), as the 0-9-1 publisher does after a nack. */
+  /** Sent again (at-least-once), after a backoff and at most MAX_REFUSALS times (amqp/refused-resends.ts), as after a 0-9-1 nack. */
   resend: boolean;
 }
 
 /**
  * A released message is not sent again: nothing would route it next time either (the 0-9-1
  * publisher does not republish a returned one). A rejected or modified one is, as a nacked one is
- * over 0-9-1: the queue may take it once it has room or a leader again.
+ * over 0-9-1, with a backoff and a limit: the queue may take it once it has room or a leader again.
  */
 export const OUTCOME_RULES: Readonly<Record<Outcome, OutcomeRule>> = {
   accepted: { flag: 'confirmed', resend: false },
