@@ -1,13 +1,40 @@
 #!/bin/sh
-# rmq-bench node entrypoint: writes the shared Erlang cookie, then hands over to the image's
-# own entrypoint. Works with the official rabbitmq image and with the image rmq-bench builds
-# from Debian packages (both: HOME=/var/lib/rabbitmq, docker-entrypoint.sh drops privileges).
+# rmq-bench node entrypoint: writes the shared Erlang cookie and the node's rabbitmq.conf (the
+# settings in /etc/rmq-bench/rabbitmq.conf, then the peer list of rabbit1..N for
+# RMQ_BENCH_NODES = 3 or 5), then hands over to the image's own entrypoint. Works with the
+# official rabbitmq image and with the image rmq-bench builds from Debian packages (both:
+# HOME=/var/lib/rabbitmq, docker-entrypoint.sh drops privileges).
 set -eu
 home="${HOME:-/var/lib/rabbitmq}"
 cookie="${RMQ_BENCH_ERLANG_COOKIE:?RMQ_BENCH_ERLANG_COOKIE must be set}"
+nodes="${RMQ_BENCH_NODES:-3}"
+case "$nodes" in
+  3 | 5) ;;
+  *) echo "rmq-bench entrypoint: RMQ_BENCH_NODES=$nodes is not 3 or 5" >&2; exit 64 ;;
+esac
 mkdir -p "$home"
 rm -f "$home/.erlang.cookie"
 printf '%s' "$cookie" > "$home/.erlang.cookie"
 chmod 400 "$home/.erlang.cookie"
 chown rabbitmq:rabbitmq "$home" "$home/.erlang.cookie" 2>/dev/null || true
+
+conf=/etc/rabbitmq/rabbitmq.conf
+settings() {
+  cat /etc/rmq-bench/rabbitmq.conf
+  echo
+  echo "# Written by cluster/entrypoint.sh for RMQ_BENCH_NODES=$nodes: the peers, and every quorum"
+  echo "# queue grown to a member on each node."
+  echo "cluster_formation.peer_discovery_backend = classic_config"
+  i=1
+  while [ "$i" -le "$nodes" ]; do
+    echo "cluster_formation.classic_config.nodes.$i = rabbit@rabbit$i"
+    i=$((i + 1))
+  done
+  echo "quorum_queue.continuous_membership_reconciliation.target_group_size = $nodes"
+}
+# A container made from an older docker-compose.yml has rabbitmq.conf bind-mounted read-only: it
+# keeps that file (its node is clustered already; the peer list matters only on a first boot).
+if ! settings 2>/dev/null > "$conf"; then
+  echo "rmq-bench entrypoint: $conf is read-only here (a container made by an older docker-compose.yml): kept as it is" >&2
+fi
 exec docker-entrypoint.sh "$@"

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { UsageError } from './errors.js';
@@ -5,7 +6,7 @@ import { parseDurationMs } from './util/duration.js';
 
 /** One node of the bench cluster: the compose service, its container and its loopback ports. */
 export interface NodeSpec {
-  /** Compose service and host name: rabbit1..rabbit3 (the same in every cluster: each has its own network). */
+  /** Compose service and host name: rabbit1..rabbit3, or ..rabbit5 (the same in every cluster: each has its own network). */
   readonly name: string;
   /** Docker container: rabbit1 for the default cluster, <name>-rabbit1 for a cluster named otherwise. */
   readonly container: string;
@@ -41,7 +42,14 @@ export interface Config {
   readonly erlangCookie: string;
   /** RMQ_BENCH_NAME: 'rmq-bench' for the default cluster; another name runs a second cluster beside it. */
   readonly clusterName: string;
+  /** rabbit1..N: 3 or 5 (RMQ_BENCH_NODES, else what `cluster up --nodes` recorded for this cluster, else 3). */
   readonly nodes: readonly NodeSpec[];
+  /**
+   * Where `cluster up` records this machine's clusters (their node counts): RMQ_BENCH_STATE_DIR,
+   * else $XDG_STATE_HOME/rmq-bench, else $HOME/.local/state/rmq-bench; undefined (nothing recorded
+   * or read) for an environment with none of them.
+   */
+  readonly stateDir: string | undefined;
   readonly prometheusPort: number;
   /** RMQ_BENCH_WAIT_FOR_BROKER: how long a first AMQP connection waits for a broker that refuses it (0: fails at once); --wait-for-broker wins. */
   readonly waitForBrokerMs: number;
@@ -57,12 +65,17 @@ export const PROJECT_ROOT = path.resolve(here, '..');
 export const DEFAULT_CLUSTER_NAME = 'rmq-bench';
 export const DEFAULT_PORTS = { amqp: 5672, management: 15672, prometheus: 15692 } as const;
 
+/** How many nodes a bench cluster can have: 3 (the default), or 5 (partition rings and bridges, Jepsen's layout). */
+export const NODE_COUNTS = [3, 5] as const;
+export type NodeCount = (typeof NODE_COUNTS)[number];
+export const DEFAULT_NODE_COUNT: NodeCount = 3;
+
 /**
- * The three nodes of a cluster: node i listens on amqpPort + i - 1 and managementPort + i - 1 on
- * loopback. The default cluster's containers are rabbit1..3; another cluster's are <name>-rabbit1..3.
+ * The nodes of a cluster: node i listens on amqpPort + i - 1 and managementPort + i - 1 on
+ * loopback. The default cluster's containers are rabbit1..N; another cluster's are <name>-rabbit1..N.
  */
-export function nodesFor(clusterName: string, amqpPort: number, managementPort: number): NodeSpec[] {
-  return [1, 2, 3].map((i) => ({
+export function nodesFor(clusterName: string, amqpPort: number, managementPort: number, count: NodeCount = DEFAULT_NODE_COUNT): NodeSpec[] {
+  return Array.from({ length: count }, (_, k) => k + 1).map((i) => ({
     name: `rabbit${i}`,
     container: clusterName === DEFAULT_CLUSTER_NAME ? `rabbit${i}` : `${clusterName}-rabbit${i}`,
     nodeName: `rabbit@rabbit${i}`,
@@ -71,10 +84,48 @@ export function nodesFor(clusterName: string, amqpPort: number, managementPort: 
   }));
 }
 
+/** Why a node count is refused, or undefined. Pure. */
+export function nodeCountProblem(value: string): string | undefined {
+  return (NODE_COUNTS as readonly number[]).includes(Number(value)) && /^\d+$/.test(value.trim())
+    ? undefined
+    : `is not a node count rmq-bench runs (${NODE_COUNTS.join(' or ')})`;
+}
+
+/** The file where `cluster up` records a cluster's node count. */
+export function clusterRecordFile(stateDir: string, clusterName: string): string {
+  return path.join(stateDir, 'clusters', `${clusterName}.json`);
+}
+
+/** What `cluster up` recorded for this cluster: its node count, or undefined (none recorded, or unreadable). */
+export function recordedNodeCount(stateDir: string | undefined, clusterName: string): NodeCount | undefined {
+  if (stateDir === undefined) return undefined;
+  try {
+    const doc = JSON.parse(readFileSync(clusterRecordFile(stateDir, clusterName), 'utf8')) as { nodes?: unknown };
+    return (NODE_COUNTS as readonly unknown[]).includes(doc.nodes) ? (doc.nodes as NodeCount) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stateDirFrom(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.RMQ_BENCH_STATE_DIR) return path.resolve(env.RMQ_BENCH_STATE_DIR);
+  if (env.XDG_STATE_HOME) return path.join(path.resolve(env.XDG_STATE_HOME), 'rmq-bench');
+  return env.HOME ? path.join(env.HOME, '.local', 'state', 'rmq-bench') : undefined;
+}
+
+function nodeCountFrom(value: string | undefined, stateDir: string | undefined, clusterName: string): NodeCount {
+  if (value !== undefined && value !== '') {
+    const problem = nodeCountProblem(value);
+    if (problem) throw new UsageError(`RMQ_BENCH_NODES=${value} ${problem}`);
+    return Number(value) as NodeCount;
+  }
+  return recordedNodeCount(stateDir, clusterName) ?? DEFAULT_NODE_COUNT;
+}
+
 export const NODES: readonly NodeSpec[] = nodesFor(DEFAULT_CLUSTER_NAME, DEFAULT_PORTS.amqp, DEFAULT_PORTS.management);
 
 /**
- * Why a first port of `span` (the nodes take port, port + 1, port + 2) is refused, or undefined.
+ * Why a first port of `span` (the nodes take port, port + 1, ...) is refused, or undefined.
  * Shared by the RMQ_BENCH_*_PORT variables and the cluster commands' port flags. Pure.
  */
 export function portProblem(value: string, span = 3): string | undefined {
@@ -116,8 +167,17 @@ function checkComposeProject(value: string | undefined, clusterName: string): vo
 
 /** The variables docker-compose.yml reads for one cluster's container names and ports. Pure. */
 export function composeEnv(config: Config): Record<string, string> {
-  const env: Record<string, string> = { RMQ_BENCH_PROMETHEUS_PORT: String(config.prometheusPort) };
-  config.nodes.forEach((n, i) => {
+  const env: Record<string, string> = {
+    RMQ_BENCH_PROMETHEUS_PORT: String(config.prometheusPort),
+    // The nodes' peer list (cluster/entrypoint.sh writes it into rabbitmq.conf).
+    RMQ_BENCH_NODES: String(config.nodes.length),
+    // rabbit4 and rabbit5 are in docker-compose.yml's profile 'five'.
+    COMPOSE_PROFILES: config.nodes.length > 3 ? 'five' : '',
+  };
+  // Every service's names and ports, also of the nodes this cluster does not run: `cluster down`
+  // removes all five, and the compose file's defaults would name another cluster's containers.
+  const first = config.nodes[0]!;
+  nodesFor(config.clusterName, first.amqpPort, first.managementPort, NODE_COUNTS[NODE_COUNTS.length - 1]!).forEach((n, i) => {
     env[`RMQ_BENCH_CONTAINER_${i + 1}`] = n.container;
     env[`RMQ_BENCH_AMQP_PORT_${i + 1}`] = String(n.amqpPort);
     env[`RMQ_BENCH_MANAGEMENT_PORT_${i + 1}`] = String(n.managementPort);
@@ -156,8 +216,10 @@ export function envFlag(value: string | undefined): boolean {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const projectRoot = env.RMQ_BENCH_PROJECT_ROOT ? path.resolve(env.RMQ_BENCH_PROJECT_ROOT) : PROJECT_ROOT;
   const clusterName = clusterNameFrom(env.RMQ_BENCH_NAME);
-  const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, DEFAULT_PORTS.amqp);
-  const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, DEFAULT_PORTS.management);
+  const stateDir = stateDirFrom(env);
+  const nodeCount = nodeCountFrom(env.RMQ_BENCH_NODES, stateDir, clusterName);
+  const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, DEFAULT_PORTS.amqp, nodeCount);
+  const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, DEFAULT_PORTS.management, nodeCount);
   const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, DEFAULT_PORTS.prometheus, 1);
   checkComposeProject(env.RMQ_BENCH_COMPOSE_PROJECT, clusterName);
   return {
@@ -178,7 +240,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vhost: '/',
     erlangCookie: env.RMQ_BENCH_ERLANG_COOKIE || 'rmq-bench-erlang-cookie',
     clusterName,
-    nodes: nodesFor(clusterName, amqpPort, managementPort),
+    nodes: nodesFor(clusterName, amqpPort, managementPort, nodeCount),
+    stateDir,
     prometheusPort,
     waitForBrokerMs: durationFrom('RMQ_BENCH_WAIT_FOR_BROKER', env.RMQ_BENCH_WAIT_FOR_BROKER, 0),
   };
@@ -190,18 +253,32 @@ export interface ClusterChoice {
   readonly amqpPort?: number | undefined;
   readonly managementPort?: number | undefined;
   readonly prometheusPort?: number | undefined;
+  /** `cluster up --nodes`: the node count (else the one recorded for the cluster chosen, else 3). */
+  readonly nodes?: NodeCount | undefined;
 }
 
 /** The config for another cluster: its name (containers, compose project) and ports. Pure; the same config when nothing is chosen. */
 export function withCluster(config: Config, choice: ClusterChoice): Config {
-  if (choice.name === undefined && choice.amqpPort === undefined && choice.managementPort === undefined && choice.prometheusPort === undefined) return config;
+  if (
+    choice.name === undefined &&
+    choice.amqpPort === undefined &&
+    choice.managementPort === undefined &&
+    choice.prometheusPort === undefined &&
+    (choice.nodes === undefined || choice.nodes === config.nodes.length)
+  ) {
+    return config;
+  }
   const clusterName = choice.name ?? config.clusterName;
   const first = config.nodes[0]!;
+  // Another cluster's own count, as recorded, unless one is chosen.
+  const count =
+    choice.nodes ??
+    (clusterName === config.clusterName ? (config.nodes.length as NodeCount) : (recordedNodeCount(config.stateDir, clusterName) ?? DEFAULT_NODE_COUNT));
   return {
     ...config,
     clusterName,
     composeProject: clusterName,
-    nodes: nodesFor(clusterName, choice.amqpPort ?? first.amqpPort, choice.managementPort ?? first.managementPort),
+    nodes: nodesFor(clusterName, choice.amqpPort ?? first.amqpPort, choice.managementPort ?? first.managementPort, count),
     prometheusPort: choice.prometheusPort ?? config.prometheusPort,
   };
 }

@@ -1,6 +1,7 @@
 import { nodeByName, type Config } from './config.js';
 import type { ClusterContext } from './cluster/cluster-ctx.js';
-import { checkFaultSupported, injectFault, type FaultInjector } from './cluster/faults.js';
+import { isPartitionShape } from './cluster/fault-kinds.js';
+import { checkFaultFitsCluster, checkFaultSupported, injectFault, injectPartitionShape, type FaultInjector } from './cluster/faults.js';
 import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
@@ -56,9 +57,13 @@ function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInj
         throw new NotFoundError(
           `${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`,
         );
+      if (isPartitionShape(kind)) {
+        return injectPartitionShape(await docker(), kind, node.name, new Map(config.nodes.map((n) => [n.name, n.container])), options?.pick);
+      }
       return injectFault(await docker(), node.container, kind, options);
     },
     async check(kind) {
+      checkFaultFitsCluster(kind, config.nodes.length);
       await checkFaultSupported(await docker(), config.nodes[0]!.container, kind);
     },
   };

@@ -23,7 +23,10 @@ export interface DrainResult {
   leftInQueue: number;
 }
 
-/** Read everything in the queue, recording each message id in the ledger (auto-ack: reading is all we do). */
+/**
+ * Read everything in the queue, recording each message id in the ledger (auto-ack: reading is all
+ * we do), with the queue and the broker's redelivered flag for the order of the reads.
+ */
 export async function drainQueue(ledger: Ledger, opts: DrainOptions): Promise<DrainResult> {
   const started = performance.now();
   return withConnection(opts.urls, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal }, async ({ connection }) => {
@@ -32,13 +35,18 @@ export async function drainQueue(ledger: Ledger, opts: DrainOptions): Promise<Dr
     await ch.prefetch(2_000);
     let deliveries = 0;
     let last = performance.now();
+    const firstDelivery = { queue: opts.queue, redelivered: false };
+    const redelivery = { queue: opts.queue, redelivered: true };
     const { consumerTag } = await ch.consume(
       opts.queue,
       (msg) => {
         if (!msg) return;
         deliveries++;
         last = performance.now();
-        ledger.recordRead(typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined);
+        ledger.recordRead(
+          typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined,
+          msg.fields.redelivered ? redelivery : firstDelivery,
+        );
       },
       { noAck: true },
     );

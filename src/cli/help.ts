@@ -10,8 +10,9 @@ import { ExitCode } from '../errors.js';
 /** Every variable rmq-bench reads (src/config.ts, src/cli/main.ts), as the README's Settings table lists them (test/unit/help-docs.test.ts holds them to it). */
 export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] = [
   ['RMQ_BENCH_NAME', "the cluster's name and compose project; another name runs a second cluster beside it (default: rmq-bench)"],
-  ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next two (default: 5672)"],
-  ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next two (default: 15672)"],
+  ['RMQ_BENCH_NODES', 'the node count, 3 or 5 (default: what cluster up --nodes recorded, else 3)'],
+  ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next ones (default: 5672)"],
+  ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next ones (default: 15672)"],
   ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default: 15692)"],
   ['RMQ_BENCH_USER', 'the broker user (default: demo)'],
   ['RMQ_BENCH_PASSWORD', "that user's password (default: demo)"],
@@ -27,6 +28,7 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
   ['RMQ_BENCH_COMPOSE', "'docker compose' or 'docker-compose' (default: detected)"],
   ['RMQ_BENCH_COMPOSE_PROJECT', 'no longer read: refused unless it equals RMQ_BENCH_NAME, which names the compose project'],
   ['RMQ_BENCH_ERLANG_COOKIE', "the nodes' shared Erlang cookie"],
+  ['RMQ_BENCH_STATE_DIR', 'where cluster up records node counts (default: $XDG_STATE_HOME/rmq-bench, ~/.local/state/rmq-bench)'],
   ['RMQ_BENCH_PROJECT_ROOT', 'where docker-compose.yml and cluster/ are (default: the package)'],
   ['RMQ_BENCH_QUIET', '1: no progress on stderr (0, false, no, off or empty: progress)'],
   ['RMQ_BENCH_DEBUG', '1: a stack trace after an internal error (0, false, no, off or empty: none)'],

@@ -5,7 +5,7 @@ import { parseUrls } from '../amqp/connect.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { noUnitMessage, parseDurationMs } from '../util/duration.js';
-import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netem.js';
+import { bandwidthBits, DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../cluster/netem.js';
 import { UsageError } from '../errors.js';
 import { PROTOCOLS } from '../amqp10/protocol.js';
 
@@ -75,6 +75,25 @@ export function netemFrom(fault: string, o: { latency?: number; jitter?: number;
     return undefined;
   }
   return { delayMs: o.latency ?? DEFAULT_NETEM.delayMs, jitterMs: o.jitter ?? DEFAULT_NETEM.jitterMs, lossPct: o.loss ?? DEFAULT_NETEM.lossPct };
+}
+
+/** --fault slow-link's rate (tc's units). */
+export const bandwidthOption = (): Option =>
+  new Option('--bandwidth <rate>', `with --fault slow-link: what the node may send, in tc's units: 256kbit, 2mbit (default: ${DEFAULT_BANDWIDTH})`).argParser(
+    (value: string) => {
+      if (bandwidthBits(value) === undefined)
+        throw new InvalidArgumentError(`'${value}' is not a rate of at least 8kbit in tc's units (256kbit, 2mbit, 1gbit)`);
+      return value.trim().toLowerCase();
+    },
+  );
+
+/** slow-link's rate; --bandwidth with another fault (or a list without slow-link) is a usage error. */
+export function bandwidthFrom(faults: readonly string[], bandwidth: string | undefined): string | undefined {
+  if (!faults.includes('slow-link')) {
+    if (bandwidth !== undefined) throw new UsageError(`--bandwidth goes with the slow-link fault (not ${faults.map((f) => `'${f}'`).join(', ')})`);
+    return undefined;
+  }
+  return bandwidth ?? DEFAULT_BANDWIDTH;
 }
 
 /** A percentage: 5% or 5 (0..100). */
@@ -237,8 +256,9 @@ export function nonNegativeInt(value: string): number {
   return Number(value);
 }
 
+/** A node's name as the bench cluster's nodes are named (rabbit1..rabbit5); a node the cluster lacks is refused where the cluster is known. */
 export function nodeName(value: string): string {
-  if (!/^rabbit[1-3]$/.test(value)) throw new InvalidArgumentError(`'${value}' is not a node of the bench cluster (rabbit1, rabbit2, rabbit3)`);
+  if (!/^rabbit[1-5]$/.test(value)) throw new InvalidArgumentError(`'${value}' is not a node of the bench cluster (rabbit1, rabbit2, ... rabbit5)`);
   return value;
 }
 

@@ -103,7 +103,8 @@ class ExecaComposeClient implements ComposeClient {
   }
 
   down(options: { volumes: boolean }): Promise<void> {
-    return this.run(['down', '--remove-orphans', ...(options.volumes ? ['--volumes'] : [])]);
+    // Every node, whatever the count: rabbit4 and rabbit5 are in the profile 'five'.
+    return this.run(['down', '--remove-orphans', ...(options.volumes ? ['--volumes'] : [])], { COMPOSE_PROFILES: 'five' });
   }
 
   async logs(options: { service?: string; follow: boolean; tail?: number }): Promise<void> {

@@ -1,8 +1,10 @@
-import { EnvironmentError, errorMessage } from '../errors.js';
+import { EnvironmentError, errorMessage, UsageError } from '../errors.js';
 import type { Docker } from './engine.js';
-import type { FaultKind } from './fault-kinds.js';
+import { type FaultKind, isPartitionShape, type PartitionShape } from './fault-kinds.js';
+import { applyCuts, planShapeFrom, SHAPE_MIN_NODES, type ShapePlan } from './partition-shapes.js';
 import { retryTransient } from '../util/retry.js';
-import { applyNetem, applyPartition, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
+import { DEFAULT_BANDWIDTH } from './netem.js';
+import { applyNetem, applyPartition, applyTbf, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
 
 export { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
 
@@ -12,16 +14,24 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   pause: 'freeze the container (cgroup freezer: sockets stay open, nothing answers)',
   disconnect: 'cut the container off its network (the alias is restored on reconnect)',
   partition: 'cut the node off from its cluster peers (iptables in its network namespace); its clients still reach it',
+  'partition-halves': 'split the cluster into a minority, with the node in it, and a majority that cannot reach each other (iptables)',
+  'partition-ring': '5 nodes in a ring, each reaching only its two neighbours: every node sees a majority, no two the same (iptables)',
+  'partition-bridge': 'two halves that cannot reach each other, joined by one node that reaches both; the node in a half (iptables)',
   latency: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)',
+  'slow-link': 'limit the bandwidth of everything the node sends, to its peers and its clients (tc tbf in its network namespace)',
   'quorum-loss': 'SIGKILL the leader and one follower: the queue has no majority until both are back',
 };
 
 /** Faults applied inside the node's network namespace from the host (nsenter): Linux, root, a local engine. */
-export const NET_FAULT_KINDS: readonly FaultKind[] = ['partition', 'latency'];
+export const NET_FAULT_KINDS: readonly FaultKind[] = ['partition', 'partition-halves', 'partition-ring', 'partition-bridge', 'latency', 'slow-link'];
 
 /** What some faults take besides the node: latency's delay and loss. */
 export interface FaultOptions {
   netem?: NetemSpec;
+  /** slow-link's rate, as tc takes it (256kbit); default DEFAULT_BANDWIDTH. */
+  bandwidth?: string;
+  /** The partition shapes' draw in [0, 1) (chaos passes its seeded pick); default Math.random(). */
+  pick?: number;
 }
 
 /** A fault applied to one node's container; restore() undoes it, once. */
@@ -52,6 +62,17 @@ export async function checkFaultSupported(docker: Docker, container: string, kin
   if (!NET_FAULT_KINDS.includes(kind)) return;
   const why = await netFaultsUnavailable(docker, container, await hostRunner(), kind);
   if (why !== null) throw new EnvironmentError(why);
+}
+
+/** A fault that needs more nodes than the cluster has (partition-ring on 3): a usage error, exit 2. */
+export class FaultNeedsNodesError extends UsageError {}
+
+/** Refuse, with one line, a fault the cluster has too few nodes for. */
+export function checkFaultFitsCluster(kind: FaultKind, nodeCount: number): void {
+  if (!isPartitionShape(kind) || nodeCount >= SHAPE_MIN_NODES[kind]) return;
+  throw new FaultNeedsNodesError(`'${kind}' needs a cluster of ${SHAPE_MIN_NODES[kind]} nodes; this one has ${nodeCount}`, {
+    hint: `'rmq-bench cluster reset --hard --nodes ${SHAPE_MIN_NODES[kind]}' makes one (its data is removed)`,
+  });
 }
 
 /** Apply a fault to a container with dockerode (and nsenter for the network faults). */
@@ -99,11 +120,45 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
     case 'latency':
       undo = await applyNetem(docker, container, await hostRunner(), options.netem ?? DEFAULT_NETEM);
       break;
+    case 'slow-link':
+      undo = await applyTbf(docker, container, await hostRunner(), options.bandwidth ?? DEFAULT_BANDWIDTH);
+      break;
     case 'quorum-loss':
       // Two nodes, not one: faultLeader kills the leader and a follower and combines the two.
       throw new Error("'quorum-loss' is applied to a queue's leader and a follower (faultLeader), not to one container");
+    case 'partition-halves':
+    case 'partition-ring':
+    case 'partition-bridge':
+      throw new Error(`'${kind}' cuts links between several nodes (injectPartitionShape), not one container off`);
   }
   return appliedFault(kind, container, issuedAt, undo);
+}
+
+/** A partition shape as applied: the fault, and the shape drawn (which links were cut). */
+export interface AppliedShape extends AppliedFault {
+  readonly plan: ShapePlan;
+}
+
+/** The links a partition shape cut, for people ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
+export function shapeOf(fault: AppliedFault): string | null {
+  return 'plan' in fault ? (fault as AppliedShape).plan.text : null;
+}
+
+/**
+ * Cut the links of a partition shape drawn around `target` (a short name) among `nodes` (short
+ * name → container). The fault's container reads as the shape ("rabbit2 rabbit4 | rabbit1 …").
+ */
+export async function injectPartitionShape(
+  docker: Docker,
+  kind: PartitionShape,
+  target: string,
+  nodes: ReadonlyMap<string, string>,
+  pick: number = Math.random(),
+): Promise<AppliedShape> {
+  const plan = planShapeFrom(kind, [...nodes.keys()], target, pick);
+  const issuedAt = performance.now();
+  const undo = await applyCuts(docker, plan.cuts, nodes, await hostRunner());
+  return Object.assign(appliedFault(kind, plan.text, issuedAt, undo), { plan });
 }
 
 /**
@@ -245,8 +300,8 @@ export function commandInjector(faultCmd: string, restoreCmd: string | undefined
     },
     // The user's command decides what each kind means on their platform; quorum-loss needs two nodes of ours.
     check: async (kind) => {
-      if (kind === 'quorum-loss')
-        throw new EnvironmentError("'quorum-loss' kills two of this project's containers; with --fault-cmd, fault one node at a time (kill, stop, …)");
+      if (kind === 'quorum-loss' || isPartitionShape(kind))
+        throw new EnvironmentError(`'${kind}' faults several of this project's containers; with --fault-cmd, fault one node at a time (kill, stop, …)`);
     },
   };
 }

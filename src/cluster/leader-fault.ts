@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../util/retry.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import { type Election, waitForNewLeader } from './election.js';
 import { faultLeader, type LeaderFault } from './fault-leader.js';
-import type { FaultKind, FaultOptions } from './faults.js';
+import { type FaultKind, type FaultOptions, shapeOf } from './faults.js';
 import type { QueueRef } from './queue-leader.js';
 import { type Rejoin, waitForRejoin } from './rejoin.js';
 
@@ -29,6 +29,8 @@ export interface LeaderFaultTimeline {
   node: string | null;
   /** Other nodes faulted with it (quorum-loss). */
   alsoFaulted: string[];
+  /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
+  shape: string | null;
   membersBefore: string[] | null;
   /** When the fault call was issued and when it returned (a stop waits for the clean shutdown). */
   issuedAt: number | null;
@@ -56,12 +58,13 @@ export interface LeaderFaultTimeline {
 }
 
 /**
- * Whether a new leader is awaited while the fault is on: not for latency (a slow leader usually
- * stays leader) nor quorum-loss (no majority is left to elect one); the sequence holds those for
- * a while instead, and the rejoin wait after the restore sees the queue led again.
+ * Whether a new leader is awaited while the fault is on: not for latency or slow-link (a slow
+ * leader usually stays leader), quorum-loss (no majority is left to elect one), nor a ring or a bridge (the
+ * leader still reaches a majority: itself and two others); the sequence holds those for a while
+ * instead, and the rejoin wait after the restore sees the queue led again.
  */
 export function takesLeaderAway(kind: FaultKind): boolean {
-  return kind !== 'latency' && kind !== 'quorum-loss';
+  return !(['latency', 'slow-link', 'quorum-loss', 'partition-ring', 'partition-bridge'] as FaultKind[]).includes(kind);
 }
 
 /** A fault with no election to wait for is held at least this long (it would be over at once otherwise). */
@@ -138,6 +141,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
     phase: 'faulting',
     node: null,
     alsoFaulted: [],
+    shape: null,
     membersBefore: null,
     issuedAt: null,
     appliedAt: null,
@@ -196,6 +200,7 @@ export function startLeaderFault(ctx: ClusterContext, ref: QueueRef, kind: Fault
       lf = await driver.fault(kind, signal);
       t.node = lf.oldLeader;
       t.alsoFaulted = lf.alsoFaulted;
+      t.shape = shapeOf(lf.fault);
       t.membersBefore = lf.before.members;
       t.issuedAt = lf.fault.issuedAt;
       t.appliedAt = lf.fault.appliedAt;

@@ -9,3 +9,14 @@ export interface NetemSpec {
 }
 
 export const DEFAULT_NETEM: NetemSpec = { delayMs: 200, jitterMs: 0, lossPct: 0 };
+
+/** What the slow-link fault limits the node's sending to (tc tbf's rate), unless --bandwidth says otherwise. */
+export const DEFAULT_BANDWIDTH = '256kbit';
+
+/** A tc rate (256kbit, 1.5mbit, 100kbit) → its bits per second, or undefined when it is not one tbf takes here. Pure. */
+export function bandwidthBits(value: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit)$/.exec(value.trim().toLowerCase());
+  if (!m) return undefined;
+  const bits = Number(m[1]) * { bit: 1, kbit: 1e3, mbit: 1e6, gbit: 1e9 }[m[2] as 'bit' | 'kbit' | 'mbit' | 'gbit'];
+  return bits >= 8_000 ? bits : undefined;
+}

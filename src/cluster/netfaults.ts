@@ -7,7 +7,8 @@ import type { NetemSpec } from './netem.js';
 /**
  * Faults inside a node's network namespace, from the host: `nsenter -t <pid> -n iptables …` cuts
  * the node off from its cluster peers (a partition: the host, its AMQP clients, still reach it),
- * and `nsenter -t <pid> -n tc qdisc … netem` delays (and drops) its traffic. Every rule carries
+ * `nsenter -t <pid> -n tc qdisc … netem` delays (and drops) its traffic, and `… tbf` limits its
+ * bandwidth (a slow link). Every rule carries
  * RULE_COMMENT, so that exactly what was added is removed, and `cluster up` finds what a killed
  * run left behind.
  */
@@ -48,6 +49,12 @@ export function netemArgs(spec: NetemSpec): string[] {
   return args;
 }
 
+/** tc arguments (after `tc qdisc add dev <if> root`) that limit what the node sends to `rate` (tc's units: 256kbit, 1mbit). Pure. */
+export function tbfArgs(rate: string): string[] {
+  // burst: at least one full-size frame (1,514 bytes); latency: how long a packet may wait before it is dropped.
+  return ['tbf', 'rate', rate, 'burst', '32kbit', 'latency', '400ms'];
+}
+
 /**
  * Our rules in `iptables -S` output, as arguments for `iptables -D`. Pure: a rule without our
  * comment is never touched.
@@ -72,9 +79,10 @@ export function linkNames(ipOLink: string): string[] {
   return names;
 }
 
-/** Whether `tc qdisc show dev X` shows a netem root qdisc. Pure. */
-export function hasNetem(tcShow: string): boolean {
-  return /qdisc netem \S+ root/.test(tcShow);
+/** The root qdisc rmq-bench adds (netem for latency, tbf for slow-link) that `tc qdisc show dev X` shows, or null. Pure. */
+export function ourRootQdisc(tcShow: string): 'netem' | 'tbf' | null {
+  const m = /qdisc (netem|tbf) \S+ root/.exec(tcShow);
+  return m ? (m[1] as 'netem' | 'tbf') : null;
 }
 
 /**
@@ -108,11 +116,23 @@ export async function netFaultsUnavailable(
   if (!(await host.netnsVisible(pid))) {
     return `'${kind}' needs the containers' processes on this host, and ${container}'s (pid ${pid}) is not visible here (Docker Desktop runs them in a VM); ${other}`;
   }
-  if (kind === 'latency') {
-    // netem is a kernel module (sch_netem) that some kernels lack: try it on the node's loopback, then take it away.
-    const probe = await run('nsenter', ['-t', String(pid), '-n', 'tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '0ms']);
+  // netem and tbf are kernel modules (sch_netem, sch_tbf) that some kernels lack: try it on the node's loopback, then take it away.
+  const qdisc = kind === 'latency' ? 'netem' : kind === 'slow-link' ? 'tbf' : null;
+  if (qdisc !== null) {
+    const probe = await run('nsenter', [
+      '-t',
+      String(pid),
+      '-n',
+      'tc',
+      'qdisc',
+      'add',
+      'dev',
+      'lo',
+      'root',
+      ...(qdisc === 'netem' ? ['netem', 'delay', '0ms'] : tbfArgs('1gbit')),
+    ]);
     if (probe.exitCode !== 0) {
-      return `'latency' needs the kernel's netem queueing discipline, and this kernel has none (tc: ${probe.output.trim().split('\n').pop() ?? ''}): load it (modprobe sch_netem) or use a kernel built with CONFIG_NET_SCH_NETEM; the other faults still work`;
+      return `'${kind}' needs the kernel's ${qdisc} queueing discipline, and this kernel has none (tc: ${probe.output.trim().split('\n').pop() ?? ''}): load it (modprobe sch_${qdisc}) or use a kernel built with CONFIG_NET_SCH_${qdisc.toUpperCase()}; the other faults still work`;
     }
     await run('nsenter', ['-t', String(pid), '-n', 'tc', 'qdisc', 'del', 'dev', 'lo', 'root']);
   }
@@ -139,7 +159,7 @@ export async function peerAddresses(docker: Docker, container: string): Promise<
   return peers;
 }
 
-async function inNetns(run: HostRunner, pid: number, cmd: string[]): Promise<string> {
+export async function inNetns(run: HostRunner, pid: number, cmd: string[]): Promise<string> {
   const r = await run('nsenter', ['-t', String(pid), '-n', ...cmd]);
   if (r.exitCode !== 0) throw new EnvironmentError(`nsenter -t ${pid} -n ${cmd.join(' ')} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
   return r.output;
@@ -172,7 +192,17 @@ export async function applyPartition(docker: Docker, container: string, run: Hos
 }
 
 /** Delay (and drop) everything the container sends; returns the undo, which removes the qdiscs. */
-export async function applyNetem(docker: Docker, container: string, run: HostRunner, spec: NetemSpec): Promise<() => Promise<void>> {
+export function applyNetem(docker: Docker, container: string, run: HostRunner, spec: NetemSpec): Promise<() => Promise<void>> {
+  return applyRootQdisc(docker, container, run, netemArgs(spec));
+}
+
+/** Limit the bandwidth of everything the container sends (tbf); returns the undo, which removes the qdiscs. */
+export function applyTbf(docker: Docker, container: string, run: HostRunner, rate: string): Promise<() => Promise<void>> {
+  return applyRootQdisc(docker, container, run, tbfArgs(rate));
+}
+
+/** A root qdisc on every interface of the container but lo; returns the undo, which removes them. */
+async function applyRootQdisc(docker: Docker, container: string, run: HostRunner, qdisc: readonly string[]): Promise<() => Promise<void>> {
   const pid = await containerPid(docker, container);
   const links = linkNames(await inNetns(run, pid, ['ip', '-o', 'link', 'show']));
   if (links.length === 0) throw new EnvironmentError(`${container} has no network interface besides lo`);
@@ -184,7 +214,7 @@ export async function applyNetem(docker: Docker, container: string, run: HostRun
   };
   try {
     for (const dev of links) {
-      await inNetns(run, pid, ['tc', 'qdisc', 'add', 'dev', dev, 'root', ...netemArgs(spec)]);
+      await inNetns(run, pid, ['tc', 'qdisc', 'add', 'dev', dev, 'root', ...qdisc]);
       added.push(dev);
     }
   } catch (err) {
@@ -194,7 +224,7 @@ export async function applyNetem(docker: Docker, container: string, run: HostRun
   return undo;
 }
 
-/** What a killed run left in a running container: our iptables rules and netem qdiscs, removed. Returns what was removed. */
+/** What a killed run left in a running container: our iptables rules and netem or tbf qdiscs, removed. Returns what was removed. */
 export async function removeLeftovers(docker: Docker, container: string, run: HostRunner): Promise<string[]> {
   const pid = await containerPid(docker, container);
   const removed: string[] = [];
@@ -203,9 +233,10 @@ export async function removeLeftovers(docker: Docker, container: string, run: Ho
     removed.push(`iptables ${rule.join(' ')}`);
   }
   for (const dev of linkNames(await inNetns(run, pid, ['ip', '-o', 'link', 'show']))) {
-    if (!hasNetem(await inNetns(run, pid, ['tc', 'qdisc', 'show', 'dev', dev]))) continue;
+    const ours = ourRootQdisc(await inNetns(run, pid, ['tc', 'qdisc', 'show', 'dev', dev]));
+    if (ours === null) continue;
     await inNetns(run, pid, ['tc', 'qdisc', 'del', 'dev', dev, 'root']);
-    removed.push(`netem on ${dev}`);
+    removed.push(`${ours} on ${dev}`);
   }
   return removed;
 }

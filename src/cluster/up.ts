@@ -1,4 +1,4 @@
-import { amqpUrl, managementUrl } from '../config.js';
+import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount } from '../config.js';
 import { maskUrl } from '../url.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
@@ -6,6 +6,7 @@ import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
 import { ensureImage, type ImageResult } from './image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
+import { checkNodeCount, existingNodeCount, writeClusterRecord } from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
 import type { WaitOptions } from './wait.js';
 
@@ -17,6 +18,8 @@ export interface NodeEndpoint {
 
 export interface UpResult {
   alreadyUp: boolean;
+  /** How many nodes the cluster runs (3 or 5). */
+  nodeCount: number;
   elapsedMs: number;
   image: ImageResult | undefined;
   composeTool: string | undefined;
@@ -42,9 +45,26 @@ async function versionOf(ctx: ClusterContext): Promise<string | undefined> {
 }
 
 /**
- * Bring the cluster up and wait until it is usable: 3 healthy nodes in one cluster, the
- * definitions loaded, every quorum queue on 3 online members. Idempotent: a cluster that is
- * already so is left alone, in well under a second.
+ * The node count `cluster up` brings up: the one asked for (refused when the cluster's containers
+ * exist with another count), else the count of the containers that exist, else the configured one.
+ */
+export async function chooseNodeCount(ctx: ClusterContext, asked: NodeCount | undefined): Promise<NodeCount> {
+  const existing = await existingNodeCount(await ctx.docker(), ctx.config);
+  if (asked !== undefined) {
+    checkNodeCount(existing, asked, ctx.config.clusterName);
+    return asked;
+  }
+  return (NODE_COUNTS as readonly number[]).includes(existing) ? (existing as NodeCount) : (ctx.config.nodes.length as NodeCount);
+}
+
+/** rabbit1..3, rabbit1..5. */
+const nodeRange = (ctx: ClusterContext): string => `rabbit1..${ctx.config.nodes.length}`;
+
+/**
+ * Bring the cluster up and wait until it is usable: 3 (or 5) healthy nodes in one cluster, the
+ * definitions loaded, every quorum queue with a member online on every node. Idempotent: a cluster
+ * that is already so is left alone, in well under a second. It records the node count for the
+ * commands after it (record.ts).
  */
 export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Promise<UpResult> {
   const started = performance.now();
@@ -53,10 +73,11 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const defs = await loadDefinitions(config.definitionsFile);
   progress.update('connecting to the Docker engine');
   const docker = await ctx.docker();
-  const base = { nodes: endpoints(ctx), prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics` };
+  const base = { nodeCount: config.nodes.length, nodes: endpoints(ctx), prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics` };
 
   if (await clusterIsReady(ctx, defs)) {
     await clearAlarmsLeftBehind(ctx, docker);
+    await writeClusterRecord(config);
     progress.succeed('cluster already up');
     return { alreadyUp: true, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
   }
@@ -64,6 +85,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   await healFaultsLeftBehind(ctx, docker);
   if (await clusterIsReady(ctx, defs)) {
     await clearAlarmsLeftBehind(ctx, docker);
+    await writeClusterRecord(config);
     progress.succeed('cluster up again (faults left behind were undone)');
     return { alreadyUp: false, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
   }
@@ -75,7 +97,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   if (image.how !== 'present') progress.succeed(`image ${image.image} ${image.how} in ${Math.round(image.elapsedMs / 1000)} s`);
   progress.start('checking ports');
   await checkPorts(ctx, await nodeContainers(ctx, docker, config.nodes));
-  progress.update(`starting rabbit1..3 (${compose.kind === 'v2' ? 'docker compose' : 'docker-compose'} ${compose.version}, image ${image.image})`);
+  progress.update(`starting ${nodeRange(ctx)} (${compose.kind === 'v2' ? 'docker compose' : 'docker-compose'} ${compose.version}, image ${image.image})`);
   await compose.up({ RMQ_BENCH_IMAGE: image.image });
 
   const waitStarted = performance.now();
@@ -86,7 +108,8 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   // A node compose did not restart keeps a limit a killed run set (a restarted one reads rabbitmq.conf again).
   await clearAlarmsLeftBehind(ctx, docker);
   const version = await versionOf(ctx);
-  progress.succeed(`cluster up: 3 nodes, RabbitMQ ${version ?? '?'}, in ${Math.round((performance.now() - started) / 1000)} s`);
+  await writeClusterRecord(config);
+  progress.succeed(`cluster up: ${config.nodes.length} nodes, RabbitMQ ${version ?? '?'}, in ${Math.round((performance.now() - started) / 1000)} s`);
   return {
     alreadyUp: false,
     elapsedMs: performance.now() - started,

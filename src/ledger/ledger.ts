@@ -1,4 +1,7 @@
 import { DataError } from '../errors.js';
+import { type OrderReport, OrderTracker, type ReadSource } from './order.js';
+
+export type { ReadSource } from './order.js';
 
 /**
  * The per-message ledger of one run: what the producer learned about each sequence number, and
@@ -47,7 +50,7 @@ export interface LedgerOptions {
   capacity?: number;
 }
 
-/** The `--ledger` form of a ledger. Reads are not in it: verify re-reads the queue. */
+/** The `--ledger` form of a ledger. Reads (and their order) are not in it: verify re-reads the queue. */
 export interface LedgerDocument {
   schemaVersion: 1;
   kind: 'ledger';
@@ -116,6 +119,8 @@ export class Ledger {
   #readTotal = 0;
   #unexpected = 0;
   readonly #unexpectedSamples: string[] = [];
+  /** The order of the reads, stream by stream (order.ts). Not in toJSON: it is about reads. */
+  readonly #order = new OrderTracker();
 
   constructor(options: LedgerOptions) {
     if (typeof options.runId !== 'string' || options.runId === '') throw new RangeError('a ledger needs a non-empty runId');
@@ -224,21 +229,31 @@ export class Ledger {
     return seq < this.#attempted ? (this.#readCounts[seq] ?? 0) : 0;
   }
 
-  /** Record one delivery from the drain. Anything not an attempted id of this run is counted as unexpected. */
-  recordRead(id: string | undefined): ReadOutcome {
+  /**
+   * Record one delivery, in the order it arrived. Anything not an attempted id of this run is
+   * counted as unexpected. `from`: the queue (and consumer) it came from and the broker's
+   * redelivered flag, for the order of the reads (order.ts); without it, the read goes to one
+   * default stream. A read replayed from a count says so (`replayed`): the order is then unknown.
+   */
+  recordRead(id: string | undefined, from?: ReadSource): ReadOutcome {
     // Fast path, equivalent to parseMessageId(id).runId === this.runId: if what follows the
     // prefix is all digits, the last '-' is the prefix's own.
     if (typeof id === 'string' && id.length > this.#prefix.length && id.startsWith(this.#prefix)) {
       const seq = parseSeq(id.slice(this.#prefix.length));
-      if (seq !== undefined && this.#isAttempted(seq)) return this.#read(seq);
+      if (seq !== undefined && this.#isAttempted(seq)) return this.#read(seq, from);
     }
     return this.#unexpectedRead(id);
   }
 
   /** recordRead for a caller that already has the sequence number. */
-  recordReadSeq(seq: number): ReadOutcome {
-    if (this.#isAttempted(seq)) return this.#read(seq);
+  recordReadSeq(seq: number, from?: ReadSource): ReadOutcome {
+    if (this.#isAttempted(seq)) return this.#read(seq, from);
     return this.#unexpectedRead(isSeq(seq) ? `${this.runId}-${seq}` : String(seq));
+  }
+
+  /** The order of the reads so far (order.ts); null once a read was replayed from a count. */
+  orderReport(sampleLimit?: number): OrderReport | null {
+    return this.#order.report(sampleLimit);
   }
 
   toJSON(): LedgerDocument {
@@ -306,8 +321,9 @@ export class Ledger {
     this.#flags[seq] = this.#flags[seq]! | bit;
   }
 
-  #read(seq: number): 'ours' {
+  #read(seq: number, from: ReadSource | undefined): 'ours' {
     const count = this.#readCounts[seq]!;
+    this.#order.record(seq, from, { readBefore: count > 0, sentAgain: (this.#flags[seq]! & (Flag.republished | Flag.indeterminate)) !== 0 });
     if (count < MAX_READ_COUNT) this.#readCounts[seq] = count + 1;
     this.#readTotal++;
     return 'ours';

@@ -1,4 +1,7 @@
 import { Flag, type Ledger } from './ledger.js';
+import type { OrderReport } from './order.js';
+
+export type { OrderCounts, OrderReport, StreamOrder } from './order.js';
 
 /**
  * Ledger → what happened to every message, named as in Jepsen's total-queue checker. Pure: one
@@ -19,6 +22,10 @@ import { Flag, type Ledger } from './ledger.js';
  *
  * Bucket 5 is exactly what remains after 1–4, so the accounts balance:
  *   readDistinct + lost + neverWritten + knownFailed + indeterminateUnread + silentlyLost = attempted.
+ *
+ * Besides the buckets, the order in which the reads arrived (order.ts): reads out of order, those
+ * a redelivery or a resend explains, the unexplained rest, and the largest gap. Order never
+ * changes the verdict: unexplained disorder is a finding the printers state, not a lost message.
  */
 
 export interface ReconcileCounts {
@@ -61,7 +68,12 @@ export interface Reconciliation {
   neverWritten: number;
   /** Up to sampleLimit sequences each (ascending), and up to the ledger's 20 unexpected ids. */
   samples: { lost: number[]; silentlyLost: number[]; duplicated: number[]; unexpected: string[] };
-  /** ok: no confirmed message lost and nothing unexpected read. reasons: why not, one line each; empty when ok. */
+  /**
+   * The order the reads arrived in, stream by stream (order.ts); null when it was not observed
+   * (reads replayed from a store's counts). Not part of the verdict.
+   */
+  order: OrderReport | null;
+  /** ok: no confirmed message lost and nothing unexpected read (order plays no part). reasons: why not, one line each; empty when ok. */
   verdict: { ok: boolean; reasons: string[] };
   /** What to do about the rest, one line each. */
   advice: string[];
@@ -156,6 +168,7 @@ export function reconcile(ledger: Ledger, options: ReconcileOptions = {}): Recon
     duplicated,
     duplicateDeliveries,
     samples,
+    order: ledger.orderReport(sampleLimit === Infinity ? undefined : sampleLimit),
     verdict: verdictOf(lost, counts.unexpected),
     advice: adviceOf(counts, buckets, duplicated, duplicateDeliveries),
   };

@@ -1,5 +1,5 @@
 import type { LeaderFault } from '../cluster/fault-leader.js';
-import type { FaultKind } from '../cluster/faults.js';
+import { type FaultKind, shapeOf } from '../cluster/faults.js';
 import { type FaultPhase, type LeaderFaultDriver, type LeaderFaultHandle, type LeaderFaultTimeline, startLeaderFault } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
@@ -28,6 +28,7 @@ export interface NemesisOptions {
   /** The first fault starts this long after start(). */
   firstAtMs: number;
   netem?: NetemSpec | undefined;
+  bandwidth?: string | undefined;
   /** Each producer's node now (Erlang name), undefined while it has no connection. */
   producerNodes: () => readonly (string | undefined)[];
   /** performance.now() of the run's start: the records' times are relative to it. */
@@ -234,6 +235,7 @@ class Nemesis {
       kind: planned.kind,
       target: planned.target,
       nodes: [],
+      shape: null,
       reason: '',
       issuedAtMs: this.rel(performance.now())!,
       appliedAtMs: null,
@@ -270,10 +272,15 @@ class Nemesis {
     const fault =
       kind === 'quorum-loss'
         ? await injectQuorumLoss(ctx, r.nodeName, r.second)
-        : await ctx.faults.inject(r.nodeName, kind, opts.netem ? { netem: opts.netem } : {});
+        : await ctx.faults.inject(r.nodeName, kind, {
+            ...(opts.netem ? { netem: opts.netem } : {}),
+            ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}),
+            pick: planned.pick2,
+          });
     const alsoFaulted = r.second !== undefined && kind === 'quorum-loss' ? [shortNodeName(r.second)] : [];
     record.nodes = [shortNodeName(r.nodeName), ...alsoFaulted];
-    this.say(`fault ${planned.index}: ${kind} ${record.nodes.join(' and ')} (${r.reason})`);
+    record.shape = shapeOf(fault);
+    this.say(`fault ${planned.index}: ${kind} ${record.nodes.join(' and ')}${record.shape ? ` [${record.shape}]` : ''} (${r.reason})`);
     return { oldLeader: shortNodeName(r.nodeName), alsoFaulted, before: r.before, fault, node: r.nodeName };
   }
 }

@@ -54,6 +54,8 @@ export interface ChaosOptions {
   control: boolean;
   /** --latency/--loss for the latency fault. */
   netem?: NetemSpec | undefined;
+  /** The slow-link fault's rate (tc's units). */
+  bandwidth?: string | undefined;
   /** A cluster that is not ours (default: rabbit1..3 on loopback). */
   urls?: string[] | undefined;
   /** After the heal: how long the cluster may take to be whole again. */
@@ -126,6 +128,8 @@ export interface FaultRecord {
   target: ChaosTarget;
   /** Nodes faulted, short names (quorum-loss: two). Empty when the fault could not be applied. */
   nodes: string[];
+  /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
+  shape: string | null;
   /** How the target was resolved, for people: "leader of rmq-bench.chaos.2", "producer 1's node", "random". */
   reason: string;
   issuedAtMs: number;

@@ -33,7 +33,7 @@ export function chaosQueues(opts: ChaosOptions): ChaosQueues {
 }
 
 /**
- * Fresh quorum queues, each declared through a connection to node i mod 3 with the client-local
+ * Fresh quorum queues, each declared through a connection to node i (mod the node count) with the client-local
  * leader locator, so that their leaders start spread over the nodes; then awaited until every
  * member is online.
  */

@@ -10,7 +10,7 @@ import type { PublisherSnapshot } from '../amqp/publisher-options.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
-import { Ledger, parseMessageId } from '../ledger/ledger.js';
+import { Ledger, parseMessageId, type ReadSource } from '../ledger/ledger.js';
 import { reconcile } from '../ledger/reconcile.js';
 import { LatencyRecorder } from '../measure/histogram.js';
 import type { ProcessedStore } from '../store/processed.js';
@@ -31,11 +31,12 @@ export class Ledgers {
   unexpected = 0;
   readonly unexpectedSamples: string[] = [];
 
-  read(messageId: string | undefined): void {
+  /** One delivery, as it arrived: `from` names its queue and consumer (each consumer's reads are a stream of their own) and its redelivered flag. */
+  read(messageId: string | undefined, from?: ReadSource): void {
     const parsed = messageId === undefined ? undefined : parseMessageId(messageId);
     const ledger = parsed ? this.byRun.get(parsed.runId) : undefined;
     if (ledger && parsed) {
-      ledger.recordReadSeq(parsed.seq);
+      ledger.recordReadSeq(parsed.seq, from);
       return;
     }
     this.unexpected++;
@@ -199,7 +200,7 @@ export class ChaosTraffic {
           // The timeline's consumed counts the confirming producers' queues; the control queue is apart.
           if (queue !== controlQueue(opts)) this.consumed++;
           this.lastDeliveryAt = performance.now();
-          this.ledgers.read(d.messageId);
+          this.ledgers.read(d.messageId, { queue, consumer: c + 1, redelivered: d.redelivered });
         },
         onEvent: (line) => {
           if (line.startsWith('connection lost')) ctx.log(`consumer ${c + 1}: ${line}`);

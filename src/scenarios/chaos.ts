@@ -5,7 +5,7 @@ import type { ConsumerResult } from '../amqp/consumer-result.js';
 import { type Endpoints, endpointsFor } from '../amqp/locate.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
-import type { FaultKind } from '../cluster/faults.js';
+import { type FaultKind, FaultNeedsNodesError } from '../cluster/faults.js';
 import type { Context } from '../context.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { openProcessedStore, type ProcessedStore } from '../store/processed.js';
@@ -70,7 +70,8 @@ async function usableFaults(ctx: Context, opts: ChaosRunOptions): Promise<{ kind
       await ctx.faults.check(kind);
       kinds.push(kind);
     } catch (err) {
-      if (opts.faultsGiven || !(err instanceof EnvironmentError)) throw err;
+      // Left out of a default list: what this host cannot apply, and what needs more nodes (a ring on 3).
+      if (opts.faultsGiven || !(err instanceof EnvironmentError || err instanceof FaultNeedsNodesError)) throw err;
       skipped.push({ kind, why: errorMessage(err) });
     }
   }
@@ -224,6 +225,7 @@ class ChaosRun {
       rejoinTimeoutMs: opts.rejoinTimeoutMs,
       firstAtMs: Math.min(opts.intervalMs, 10_000),
       netem: opts.netem,
+      bandwidth: opts.bandwidth,
       producerNodes: () => this.traffic.producerNodes(),
       t0: this.setup.t0,
       onLine: (line) => ctx.progress.info(line),

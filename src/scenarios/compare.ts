@@ -43,6 +43,8 @@ export interface CompareOptions {
   faultAt: number;
   /** --fault latency: the delay and loss. */
   netem?: NetemSpec | undefined;
+  /** --fault slow-link's rate (tc's units). */
+  bandwidth?: string | undefined;
   /** Extra time the node stays faulted after the new leader is seen. */
   restoreAfterMs: number;
   runs: number;
@@ -61,6 +63,8 @@ export interface FaultTimeline {
   newLeader: string | null;
   /** Other nodes faulted with it (quorum-loss: a follower killed too). */
   alsoFaulted: string[];
+  /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
+  shape: string | null;
   /** All times in ms since the producer started. Fault issued, and the fault call returned. */
   faultAtMs: number;
   appliedAtMs: number | null;
@@ -318,7 +322,7 @@ class ProducerUnderFault {
         restoreAfterMs: opts.restoreAfterMs,
         electionTimeoutMs: opts.electionTimeoutMs,
         rejoinTimeoutMs: opts.rejoinTimeoutMs,
-        ...(opts.netem ? { faultOptions: { netem: opts.netem } } : {}),
+        faultOptions: { ...(opts.netem ? { netem: opts.netem } : {}), ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}) },
       });
   }
 
@@ -340,6 +344,7 @@ export function relativeTimeline(t: LeaderFaultTimeline, t0: number, leaderNode:
     node: t.node ?? leaderNode,
     newLeader: t.newLeader,
     alsoFaulted: t.alsoFaulted,
+    shape: t.shape,
     faultAtMs: rel(t.issuedAt ?? t.failedAt) ?? 0,
     appliedAtMs: rel(t.appliedAt),
     electedAtMs: rel(t.electedAt),

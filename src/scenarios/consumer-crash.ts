@@ -9,7 +9,7 @@ import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
-import { reconcile } from '../ledger/reconcile.js';
+import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
 import { countProcessed, openProcessedStore } from '../store/processed.js';
 import { retryUntil } from '../util/retry.js';
 import type { CrashMode } from './consumer-crash-modes.js';
@@ -22,6 +22,9 @@ import type { CrashMode } from './consumer-crash-modes.js';
  */
 
 export type { CrashMode } from './consumer-crash-modes.js';
+
+/** A read replayed from the store's counts: counted, its order unknown. */
+const REPLAYED = { replayed: true } as const;
 
 export interface ConsumerCrashOptions {
   queue: string;
@@ -53,6 +56,12 @@ export interface CrashRun {
   /** Redeliveries the idempotent store recognised and skipped. */
   duplicatesSkipped: number;
   unexpected: number;
+  /**
+   * null: the order of the deliveries was not observed. The consumers run in child processes and
+   * their store logs what was processed, not the order deliveries arrived in nor which were
+   * redeliveries; the reads are replayed from its counts.
+   */
+  order: Reconciliation['order'];
 }
 
 export interface ConsumerCrashResult {
@@ -128,7 +137,7 @@ async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, ru
     const s = openProcessedStore(store, { idempotent: false, readonly: true });
     let duplicatesSkipped: number;
     try {
-      for (const [id, n] of s.processedCounts()) for (let i = 0; i < n; i++) ledger.recordRead(id);
+      for (const [id, n] of s.processedCounts()) for (let i = 0; i < n; i++) ledger.recordRead(id, REPLAYED);
       duplicatesSkipped = s.skippedDuplicates();
     } finally {
       s.close();
@@ -145,6 +154,7 @@ async function oneRun(ctx: Context, o: ConsumerCrashOptions, mode: CrashMode, ru
       processedTwice: r.duplicated,
       duplicatesSkipped,
       unexpected: r.counts.unexpected,
+      order: r.order,
     };
     progress.succeed(
       `${label}: ${result.processed} of ${result.confirmed} processed, ${result.lost} lost, ${result.processedTwice} processed twice, ${result.duplicatesSkipped} duplicates skipped`,

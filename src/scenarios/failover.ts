@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { startLeaderFault } from '../cluster/leader-fault.js';
 import type { FaultKind } from '../cluster/faults.js';
+import { DEFAULT_BANDWIDTH } from '../cluster/netem.js';
 import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
 
 export interface FailoverOptions {
@@ -13,6 +14,8 @@ export interface FailoverOptions {
   rejoinTimeoutMs: number;
   /** --fault latency: the delay and loss. */
   netem?: NetemSpec | undefined;
+  /** --fault slow-link's rate (tc's units). */
+  bandwidth?: string | undefined;
 }
 
 export interface FailoverResult {
@@ -24,10 +27,14 @@ export interface FailoverResult {
   oldLeader: string;
   /** Other nodes faulted with it (quorum-loss: a follower killed too). */
   alsoFaulted: string[];
+  /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
+  shape: string | null;
   /** null: the fault takes no leader away (latency), and none was awaited. */
   newLeader: string | null;
   /** --fault latency: the delay and loss applied; null for the other faults. */
   netem: NetemSpec | null;
+  /** --fault slow-link: the rate the node was limited to (tc's units); null for the other faults. */
+  bandwidth: string | null;
   membersBefore: string[];
   /** ISO time the fault call returned. */
   faultAt: string;
@@ -58,7 +65,7 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     restoreAfterMs: opts.restoreAfterMs,
     electionTimeoutMs: opts.electionTimeoutMs,
     rejoinTimeoutMs: opts.rejoinTimeoutMs,
-    ...(opts.netem ? { faultOptions: { netem: opts.netem } } : {}),
+    faultOptions: { ...(opts.netem ? { netem: opts.netem } : {}), ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}) },
     onPhase: (phase, t) => {
       // The election's line, once, before whatever follows it.
       if (!elected && t.newLeader !== null) {
@@ -100,8 +107,10 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     fault: opts.fault,
     oldLeader: t.node!,
     alsoFaulted: t.alsoFaulted,
+    shape: t.shape,
     newLeader: t.newLeader,
     netem: opts.fault === 'latency' ? (opts.netem ?? DEFAULT_NETEM) : null,
+    bandwidth: opts.fault === 'slow-link' ? (opts.bandwidth ?? DEFAULT_BANDWIDTH) : null,
     membersBefore: t.membersBefore!,
     faultAt: t.appliedAtIso!,
     faultCallMs: t.appliedAt! - t.issuedAt!,

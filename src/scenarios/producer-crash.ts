@@ -89,7 +89,7 @@ async function drainIdempotent(
           reconnectTimeoutMs: 60_000,
           store,
         }),
-        { signal: ctx.signal, onDelivery: (x) => void ledger.recordRead(x.messageId) },
+        { signal: ctx.signal, onDelivery: (x) => void ledger.recordRead(x.messageId, { queue: d.queue, redelivered: x.redelivered }) },
       );
       if (r.stoppedBecause === 'interrupted') throw new InterruptedError();
       if (r.stoppedBecause === 'gave-up') throw new ChildFailed(`${d.label}: the draining consumer gave up: ${r.gaveUp ?? ''}`, ExitCode.brokerUnavailable);

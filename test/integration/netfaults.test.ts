@@ -210,17 +210,54 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
     expect(await leftovers()).toEqual([]);
   });
 
-  it(`a partition left behind (--no-restore) is removed by cluster up (${PARTITION_BRANCH})`, async () => {
-    if (!ROOT_ON_LINUX) return expectRefused(['failover', '--queue', queue, '--fault', 'partition', '--no-restore'], 'partition');
+  it(`a partition left behind (--no-restore) is removed by cluster up; partition-halves cuts the links of every node it splits (${PARTITION_BRANCH})`, async () => {
+    if (!ROOT_ON_LINUX) return expectRefused(['failover', '--queue', queue, '--fault', 'partition-halves', '--no-restore'], 'partition-halves');
     const leader = await leaderOf(queue);
-    const r = await runCli(['failover', '--queue', queue, '--fault', 'partition', '--no-restore', '--json']);
+    const r = await runCli(['failover', '--queue', queue, '--fault', 'partition-halves', '--no-restore', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(parseJson<FailoverJson>(r).restored).toBe(false);
+    const f = parseJson<FailoverJson & { shape: string }>(r);
+    expect(f.restored).toBe(false);
+    // On 3 nodes the minority is the leader alone: its links to both others are cut, at both ends.
+    const others = NODES.filter((n) => n !== leader).sort();
+    expect(f.shape).toBe(`${leader} | ${others.join(' ')}`);
+    newLeaderElected(f.newLeader, leader);
     expect((await inNetns(leader, ['iptables', '-S'])).match(/rmq-bench/g)?.length ?? 0).toBe(4);
+    for (const n of others) expect((await inNetns(n, ['iptables', '-S'])).match(/rmq-bench/g)?.length ?? 0, n).toBe(2);
     const up = await runCli(['cluster', 'up'], { env: { RMQ_BENCH_QUIET: '0' } });
     expect(up.exitCode, up.stderr).toBe(0);
     expect(up.stderr).toContain(`${leader} had network faults left behind`);
     expect(await leftovers()).toEqual([]);
     await leaderOf(queue);
+  });
+
+  it(`partition-bridge (${PARTITION_BRANCH}): two nodes cut from each other, the third reaching both; the leader keeps a majority; every rule removed at the restore. partition-ring on 3 nodes: one line, exit 2`, async () => {
+    const ring = await runCli(['failover', '--queue', queue, '--fault', 'partition-ring']);
+    expect(ring.exitCode, ring.stderr).toBe(2);
+    expect(ring.stdout).toBe('');
+    expect(ring.stderr.trim().split('\n')).toEqual([expect.stringContaining("'partition-ring' needs a cluster of 5 nodes; this one has 3")]);
+    if (!ROOT_ON_LINUX) return expectRefused(['failover', '--queue', queue, '--fault', 'partition-bridge'], 'partition-bridge');
+    const leader = await leaderOf(queue);
+    const running = runCli(['failover', '--queue', queue, '--fault', 'partition-bridge', '--restore-after', '1s', '--json']);
+    // While it holds: two rules (in and out) at each end of the one cut link, none on the bridge.
+    const cut = await eventually(
+      async () => {
+        const counts = await Promise.all(NODES.map(async (n) => (await inNetns(n, ['iptables', '-S'])).match(/rmq-bench/g)?.length ?? 0));
+        expect([...counts].sort()).toEqual([0, 2, 2]);
+        return NODES.filter((_, i) => counts[i] === 2);
+      },
+      30_000,
+      200,
+    );
+    expect(cut).toContain(leader);
+    const r = await running;
+    expect(r.exitCode, r.stderr).toBe(0);
+    const f = parseJson<FailoverJson & { shape: string }>(r);
+    expect(f.fault).toBe('partition-bridge');
+    const bridge = NODES.find((n) => !cut.includes(n))!;
+    expect(f.shape.split(' | ')[1]).toBe(bridge);
+    expect(f.newLeader, 'no election awaited: the leader reaches the bridge, a majority').toBeNull();
+    expect(f.restored).toBe(true);
+    expect(f.onlineAfter).toHaveLength(3);
+    expect(await leftovers()).toEqual([]);
   });
 });

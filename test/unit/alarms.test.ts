@@ -44,7 +44,7 @@ describe('the limits an alarm is reset to are the configuration this project run
   const conf = rabbitmqConf();
 
   it('reads cluster/rabbitmq.conf (the parser sees its settings)', () => {
-    expect(conf.get('cluster_formation.peer_discovery_backend')).toBe('classic_config');
+    expect(conf.get('definitions.import_backend')).toBe('local_filesystem');
   });
 
   it("CONFIGURED_DISK_FREE_LIMIT is rabbitmq.conf's disk_free_limit.absolute, and the only disk_free_limit setting", () => {

@@ -34,6 +34,7 @@ const defaults: ChaosCliOptions = {
   prefetch: 100,
   control: false,
   netem: { delayMs: 200, jitterMs: 0, lossPct: 0 },
+  bandwidth: '256kbit',
   urls: undefined,
   rejoinTimeoutMs: 180_000,
   drainIdleMs: 5_000,
@@ -52,10 +53,10 @@ describe('chaos: argv → options', () => {
     { args: ['--duration', '10m', '--interval', '15s', '--hold', '5s'], expected: { durationMs: 600_000, intervalMs: 15_000, holdMs: 5_000 } },
     { args: ['--fault-count', '3'], expected: { faultCount: 3 } },
     // Naming the faults: a kind this host cannot apply is then refused, not left out.
-    { args: ['--faults', 'kill,partition'], expected: { faults: ['kill', 'partition'], faultsGiven: true, netem: undefined } },
+    { args: ['--faults', 'kill,partition'], expected: { faults: ['kill', 'partition'], faultsGiven: true, netem: undefined, bandwidth: undefined } },
     {
       args: ['--faults', 'latency', '--latency', '50ms', '--loss', '2%'],
-      expected: { faults: ['latency'], faultsGiven: true, netem: { delayMs: 50, jitterMs: 0, lossPct: 2 } },
+      expected: { faults: ['latency'], faultsGiven: true, netem: { delayMs: 50, jitterMs: 0, lossPct: 2 }, bandwidth: undefined },
     },
     { args: ['--targets', 'leader'], expected: { targets: ['leader'] } },
     { args: ['--seed', '42'], expected: { seed: 42 } },
@@ -64,7 +65,14 @@ describe('chaos: argv → options', () => {
     { args: ['--control', '--json', '--queue-prefix', 'x.y'], expected: { control: true, json: true, queuePrefix: 'x.y' } },
     {
       args: ['--faults', 'kill', '--fault-cmd', 'kubectl delete pod {host}', '--management-url', 'http://u:p@h:15672'],
-      expected: { faults: ['kill'], faultsGiven: true, netem: undefined, faultCmd: 'kubectl delete pod {host}', managementUrls: ['http://u:p@h:15672'] },
+      expected: {
+        faults: ['kill'],
+        faultsGiven: true,
+        netem: undefined,
+        bandwidth: undefined,
+        faultCmd: 'kubectl delete pod {host}',
+        managementUrls: ['http://u:p@h:15672'],
+      },
     },
   ];
   it.each(cases)('chaos $args', async ({ args, expected }) => {

@@ -32,8 +32,8 @@ describe('cluster commands: --name and the ports', () => {
   it.each([
     [['cluster', 'up', '--name', 'B'], "'B' is not a name of lower-case letters"],
     [['cluster', 'status', '--name', 'a/b'], "'a/b' is not a name"],
-    [['cluster', 'up', '--amqp-port', '65534'], "'65534' is not a port from 1 to 65533"],
-    [['cluster', 'up', '--management-port', '0'], "'0' is not a port from 1 to 65533"],
+    [['cluster', 'up', '--amqp-port', '65534'], "'65534' is not a port from 1 to 65531"],
+    [['cluster', 'up', '--management-port', '0'], "'0' is not a port from 1 to 65531"],
     [['cluster', 'down', '--amqp-port', '5672.5'], 'is not a port'],
     [['cluster', 'status', '--prometheus-port', '65536'], "'65536' is not a port from 1 to 65535"],
   ])('%j: a usage error before anything runs', async (args, text) => {

@@ -39,6 +39,15 @@ describe('loadConfig: the cluster name and ports', () => {
       RMQ_BENCH_MANAGEMENT_PORT_1: '16672',
       RMQ_BENCH_MANAGEMENT_PORT_2: '16673',
       RMQ_BENCH_MANAGEMENT_PORT_3: '16674',
+      // rabbit4 and rabbit5 are named too (cluster down removes every node), and left out of the profile.
+      RMQ_BENCH_CONTAINER_4: 'b2-rabbit4',
+      RMQ_BENCH_CONTAINER_5: 'b2-rabbit5',
+      RMQ_BENCH_AMQP_PORT_4: '6675',
+      RMQ_BENCH_AMQP_PORT_5: '6676',
+      RMQ_BENCH_MANAGEMENT_PORT_4: '16675',
+      RMQ_BENCH_MANAGEMENT_PORT_5: '16676',
+      RMQ_BENCH_NODES: '3',
+      COMPOSE_PROFILES: '',
       RMQ_BENCH_PROMETHEUS_PORT: '16692',
     });
   });

@@ -120,6 +120,7 @@ describe('renderConsumerCrash', () => {
     processedTwice: 0,
     duplicatesSkipped: 0,
     unexpected: 0,
+    order: null,
     ...over,
   });
   const result = (runs: CrashRun[], ok = true, reasons: string[] = []): ConsumerCrashResult => ({
@@ -147,6 +148,8 @@ describe('renderConsumerCrash', () => {
     expect(text).toContain('autoack: 69 messages lost');
     expect(text).toContain('manual ack: 0 lost; 4 processed twice');
     expect(text).toContain('3 redeliveries recognised and skipped');
+    // The store's counts are replayed: the order of the deliveries is said not observed, never invented.
+    expect(text).toContain('order of the reads: not observed (the reads were replayed from counts, not seen as they arrived)');
     expect(text).toContain('verdict: OK');
   });
   it('a failed verdict lists its reasons', () => {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Docker } from '../../src/cluster/engine.js';
-import { type HostRunner, hasNetem, linkNames, netemArgs, netFaultsUnavailable, ourRules, partitionRules, RULE_COMMENT } from '../../src/cluster/netfaults.js';
+import {
+  type HostRunner,
+  linkNames,
+  netemArgs,
+  ourRootQdisc,
+  tbfArgs,
+  netFaultsUnavailable,
+  ourRules,
+  partitionRules,
+  RULE_COMMENT,
+} from '../../src/cluster/netfaults.js';
 import { netemFrom, percent } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -45,7 +55,7 @@ describe('ourRules: what iptables -S lists of ours, ready for -D', () => {
   });
 });
 
-describe('linkNames and hasNetem', () => {
+describe('linkNames and ourRootQdisc', () => {
   it('every interface but loopback, without the @peer suffix', () => {
     const ip = [
       '1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000\\    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00',
@@ -55,11 +65,16 @@ describe('linkNames and hasNetem', () => {
     expect(linkNames(ip)).toEqual(['eth0', 'eth1']);
   });
   it.each([
-    ['qdisc netem 8001: root refcnt 2 limit 1000 delay 200ms', true],
-    ['qdisc noqueue 0: root refcnt 2', false],
-    ['', false],
+    ['qdisc netem 8001: root refcnt 2 limit 1000 delay 200ms', 'netem'],
+    ['qdisc tbf 8002: root refcnt 2 rate 256Kbit burst 4Kb lat 400ms', 'tbf'],
+    ['qdisc noqueue 0: root refcnt 2', null],
+    ['qdisc tbf 10: parent 1:1 rate 1Mbit', null],
+    ['', null],
   ])('%s → %s', (show, expected) => {
-    expect(hasNetem(show)).toBe(expected);
+    expect(ourRootQdisc(show)).toBe(expected);
+  });
+  it('tbf: the rate given, a burst of at least a full frame, a bounded queue', () => {
+    expect(tbfArgs('256kbit')).toEqual(['tbf', 'rate', '256kbit', 'burst', '32kbit', 'latency', '400ms']);
   });
 });
 

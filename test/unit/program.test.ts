@@ -18,6 +18,7 @@ const failoverDefaults = {
   electionTimeoutMs: 60_000,
   rejoinTimeoutMs: 180_000,
   netem: undefined,
+  bandwidth: undefined,
 } as const;
 
 const producerDefaults: ProducerCliOptions = {
@@ -101,6 +102,14 @@ describe('createProgram: argv → invocation', () => {
     { args: ['failover', '--no-restore'], expected: { command: 'failover', options: { ...failoverDefaults, restoreAfterMs: null } } },
     { args: ['failover', '--fault', 'partition'], expected: { command: 'failover', options: { ...failoverDefaults, fault: 'partition' } } },
     {
+      args: ['failover', '--fault', 'slow-link'],
+      expected: { command: 'failover', options: { ...failoverDefaults, fault: 'slow-link', bandwidth: '256kbit' } },
+    },
+    {
+      args: ['failover', '--fault', 'slow-link', '--bandwidth', '2Mbit'],
+      expected: { command: 'failover', options: { ...failoverDefaults, fault: 'slow-link', bandwidth: '2mbit' } },
+    },
+    {
       args: ['failover', '--fault', 'latency'],
       expected: { command: 'failover', options: { ...failoverDefaults, fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 0 } } },
     },
@@ -125,6 +134,7 @@ describe('createProgram: argv → invocation', () => {
           electionTimeoutMs: 30_000,
           rejoinTimeoutMs: 300_000,
           netem: undefined,
+          bandwidth: undefined,
         },
       },
     },
@@ -423,6 +433,7 @@ describe('compare: argv → options', () => {
     { args: ['--confirm-timeout', '1s', '--heartbeat', '3s'], expected: { confirmTimeoutMs: 1_000, heartbeatS: 3 } },
     { args: ['--fault', 'partition'], expected: { fault: 'partition' } },
     { args: ['--fault', 'latency', '--loss', '5%'], expected: { fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 5 } } },
+    { args: ['--fault', 'slow-link', '--bandwidth', '100kbit'], expected: { fault: 'slow-link', bandwidth: '100kbit' } },
   ];
 
   it.each(cases)('compare $args', async ({ args, expected }) => {

@@ -114,7 +114,9 @@ const failover: FailoverResult = {
   oldLeader: 'rabbit@rabbit2',
   newLeader: 'rabbit@rabbit1',
   alsoFaulted: [],
+  shape: null,
   netem: null,
+  bandwidth: null,
   membersBefore: members,
   faultAt: '2026-11-29T19:00:00.000Z',
   faultCallMs: 41,
@@ -205,6 +207,7 @@ describe('renderFailover: faults that take no leader away', () => {
 
 const up: UpResult = {
   alreadyUp: false,
+  nodeCount: 3,
   elapsedMs: 48_200,
   image: { image: 'rmq-bench/rabbitmq:4.3', how: 'built', elapsedMs: 72_000 },
   composeTool: 'docker compose 2.40.3',
@@ -219,17 +222,25 @@ const up: UpResult = {
 
 describe('renderUp', () => {
   const heads: { name: string; result: UpResult; head: string }[] = [
-    { name: 'cold start with a built image', result: up, head: 'cluster up (RabbitMQ 4.3.6) in 48.2 s; image rmq-bench/rabbitmq:4.3 built in 1 m 12 s' },
+    {
+      name: 'cold start with a built image',
+      result: up,
+      head: 'cluster up (3 nodes, RabbitMQ 4.3.6) in 48.2 s; image rmq-bench/rabbitmq:4.3 built in 1 m 12 s',
+    },
     {
       name: 'cold start with an image already present',
       result: { ...up, image: { image: 'rabbitmq:4.3-management', how: 'present', elapsedMs: 12 } },
-      head: 'cluster up (RabbitMQ 4.3.6) in 48.2 s; image rabbitmq:4.3-management present',
+      head: 'cluster up (3 nodes, RabbitMQ 4.3.6) in 48.2 s; image rabbitmq:4.3-management present',
     },
-    { name: 'cold start, no image step, unknown version', result: { ...up, image: undefined, version: undefined }, head: 'cluster up (RabbitMQ ?) in 48.2 s' },
+    {
+      name: 'cold start, no image step, unknown version',
+      result: { ...up, image: undefined, version: undefined },
+      head: 'cluster up (3 nodes, RabbitMQ ?) in 48.2 s',
+    },
     {
       name: 'already up',
       result: { ...up, alreadyUp: true, elapsedMs: 312, image: undefined },
-      head: 'cluster already up (RabbitMQ 4.3.6), checked in 312 ms',
+      head: 'cluster already up (3 nodes, RabbitMQ 4.3.6), checked in 312 ms',
     },
   ];
 

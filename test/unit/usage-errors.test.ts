@@ -109,7 +109,16 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['verify'], line: "rmq-bench: required option '--ledger <file>' not specified (run rmq-bench verify --help)" },
     {
       args: ['failover', '--fault', 'nuke'],
-      line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, latency, quorum-loss (run rmq-bench failover --help)",
+      line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, partition-halves, partition-ring, partition-bridge, latency, slow-link, quorum-loss (run rmq-bench failover --help)",
+    },
+    { args: ['failover', '--bandwidth', '1mbit'], line: "rmq-bench: --bandwidth goes with the slow-link fault (not 'kill') (run rmq-bench failover --help)" },
+    {
+      args: ['chaos', '--faults', 'kill', '--bandwidth', '1mbit'],
+      line: "rmq-bench: --bandwidth goes with the slow-link fault (not 'kill') (run rmq-bench chaos --help)",
+    },
+    {
+      args: ['failover', '--fault', 'slow-link', '--bandwidth', '1kbit'],
+      line: "rmq-bench: --bandwidth: '1kbit' is not a rate of at least 8kbit in tc's units (256kbit, 2mbit, 1gbit) (run rmq-bench failover --help)",
     },
     { args: ['dlq', 'replay', '--limit', '0'], line: "rmq-bench: --limit: '0' is not a positive whole number (run rmq-bench dlq replay --help)" },
     { args: ['report', '-o', 'index.html'], line: "rmq-bench: missing required argument 'files-or-folders' (run rmq-bench report --help)" },

@@ -14,6 +14,8 @@ import {
   heartbeatOption,
   heartbeatSeconds,
   jitterOption,
+  bandwidthFrom,
+  bandwidthOption,
   latencyOption,
   lossOption,
   netemFrom,
@@ -58,6 +60,7 @@ interface RawOptions {
   latency?: number;
   jitter?: number;
   loss?: number;
+  bandwidth?: string;
   store?: string;
   protocol: Protocol;
   urls?: string[];
@@ -101,6 +104,7 @@ export function chaosOptions(o: RawOptions): ChaosCliOptions {
     prefetch: o.prefetch,
     control: o.control,
     netem: netemFrom(netemKind, o),
+    bandwidth: bandwidthFrom(faults, o.bandwidth),
     urls: o.urls,
     rejoinTimeoutMs: 180_000,
     drainIdleMs: 5_000,
@@ -170,6 +174,7 @@ export const chaos = defineCommand({
         .addOption(latencyOption())
         .addOption(jitterOption())
         .addOption(lossOption())
+        .addOption(bandwidthOption())
         .addOption(new Option('--store <file>', "the consumers' idempotent SQLite store (default: a temporary file)").argParser(writableFile)),
     ).action((o: RawOptions) => dispatch(chaosOptions(o))),
   overrides: otherClusterOverride,

@@ -1,17 +1,29 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type ClusterChoice, clusterNameProblem, portProblem, withCluster } from '../../config.js';
+import { type ClusterChoice, clusterNameProblem, NODE_COUNTS, type NodeCount, nodeCountProblem, portProblem, withCluster } from '../../config.js';
 import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import { formatMs } from '../../util/duration.js';
 import { defineCommand, defineGroup } from '../command.js';
 import { htmlOption, timeoutOption, jsonOption, nodeName, positiveInt } from '../options.js';
 
-/** `rmq-bench cluster up|down|reset|status|logs|image`: the 3-node cluster (docker compose). */
+/** `rmq-bench cluster up|down|reset|status|logs|image`: the 3- or 5-node cluster (docker compose). */
 
 const clusterName = (value: string): string => {
   const problem = clusterNameProblem(value);
   if (problem) throw new InvalidArgumentError(`'${value}' ${problem}`);
   return value;
 };
+const nodeCount = (value: string): NodeCount => {
+  const problem = nodeCountProblem(value);
+  if (problem) throw new InvalidArgumentError(`'${value}' ${problem}`);
+  return Number(value) as NodeCount;
+};
+/** --nodes: up and reset --hard. */
+const nodesOption = (): Option =>
+  new Option(
+    '--nodes <n>',
+    `how many nodes: ${NODE_COUNTS.join(' or ')} (default: the count of the cluster's containers, else RMQ_BENCH_NODES, else 3); recorded for the other commands`,
+  ).argParser(nodeCount);
 const firstPort =
   (span: number) =>
   (value: string): number => {
@@ -30,12 +42,14 @@ function clusterOptions(command: Command): Command {
     .addOption(
       new Option(
         '--name <name>',
-        'the cluster: compose project <name>, containers <name>-rabbit1..3, or rabbit1..3 for rmq-bench (default: RMQ_BENCH_NAME, else rmq-bench)',
+        'the cluster: compose project <name>, containers <name>-rabbit1..N, or rabbit1..N for rmq-bench (default: RMQ_BENCH_NAME, else rmq-bench)',
       ).argParser(clusterName),
     )
-    .addOption(new Option('--amqp-port <port>', "rabbit1's AMQP port on 127.0.0.1, rabbit2 and 3 the next two (RMQ_BENCH_AMQP_PORT)").argParser(firstPort(3)))
     .addOption(
-      new Option('--management-port <port>', "rabbit1's management port, rabbit2 and 3 the next two (RMQ_BENCH_MANAGEMENT_PORT)").argParser(firstPort(3)),
+      new Option('--amqp-port <port>', "rabbit1's AMQP port on 127.0.0.1, the other nodes the next ones (RMQ_BENCH_AMQP_PORT)").argParser(firstPort(5)),
+    )
+    .addOption(
+      new Option('--management-port <port>', "rabbit1's management port, the other nodes the next ones (RMQ_BENCH_MANAGEMENT_PORT)").argParser(firstPort(5)),
     )
     .addOption(new Option('--prometheus-port <port>', "rabbit1's Prometheus port (RMQ_BENCH_PROMETHEUS_PORT)").argParser(firstPort(1)));
 }
@@ -46,6 +60,7 @@ const choiceOf = (o: ClusterChoice): ClusterChoice => ({
   amqpPort: o.amqpPort,
   managementPort: o.managementPort,
   prometheusPort: o.prometheusPort,
+  nodes: o.nodes,
 });
 
 /** The context for the chosen cluster: the command's own when nothing was chosen. */
@@ -56,22 +71,33 @@ async function forCluster(ctx: Context, choice: ClusterChoice): Promise<Context>
   return createContext(config, ctx.progress, ctx.signal);
 }
 
+/** The chosen cluster at the node count `cluster up` brings up (chooseNodeCount). */
+async function sizedCluster(ctx: Context, choice: ClusterChoice): Promise<Context> {
+  const { chooseNodeCount } = await import('../../cluster/up.js');
+  const chosen = await forCluster(ctx, choice);
+  const count = await chooseNodeCount(chosen, choice.nodes);
+  return count === chosen.config.nodes.length ? chosen : forCluster(chosen, { nodes: count });
+}
+
+type UpOptions = { json: boolean; timeoutMs: number } & ClusterChoice;
+
 const up = defineCommand({
   name: 'cluster up',
-  examples: ['cluster up', 'cluster up --timeout 5m --json'],
-  register: (command, dispatch: (o: { json: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
+  examples: ['cluster up', 'cluster up --nodes 5', 'cluster up --timeout 5m --json'],
+  register: (command, dispatch: (o: UpOptions) => Promise<void>) =>
     clusterOptions(
       command
-        .summary('start rabbit1..3 and wait until they form one cluster')
-        .description('start rabbit1..3 and wait until they form one cluster with the definitions loaded (idempotent)'),
+        .summary('start rabbit1..3 (or ..5) and wait until they form one cluster')
+        .description('start rabbit1..3 (--nodes 5: rabbit1..5) and wait until they form one cluster with the definitions loaded (idempotent)'),
     )
+      .addOption(nodesOption())
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
     const { clusterUp } = await import('../../cluster/up.js');
     const { emit } = await import('../output.js');
-    const r = await clusterUp(await forCluster(ctx, o), { timeoutMs: o.timeoutMs });
+    const r = await clusterUp(await sizedCluster(ctx, o), { timeoutMs: o.timeoutMs });
     emit(o, 'cluster-up', r);
   },
 });
@@ -94,7 +120,7 @@ const down = defineCommand({
 
 const reset = defineCommand({
   name: 'cluster reset',
-  examples: ['cluster reset', 'cluster reset --hard'],
+  examples: ['cluster reset', 'cluster reset --hard', 'cluster reset --hard --nodes 5'],
   register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
       command
@@ -104,24 +130,27 @@ const reset = defineCommand({
         ),
     )
       .option('--hard', 'instead: remove the containers and their volumes and start afresh', false)
+      .addOption(nodesOption())
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
       .addOption(jsonOption())
-      .action((o: { json: boolean; hard: boolean; timeout: number } & ClusterChoice) =>
-        dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) }),
-      ),
+      .action((o: { json: boolean; hard: boolean; timeout: number } & ClusterChoice) => {
+        if (o.nodes !== undefined && !o.hard) throw new UsageError('--nodes needs --hard: a cluster is not resized in place');
+        return dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) });
+      }),
   async run(commandCtx, o) {
     const { clusterDown } = await import('../../cluster/down.js');
     const { clusterReset } = await import('../../cluster/reset.js');
     const { clusterUp } = await import('../../cluster/up.js');
     const { emit } = await import('../output.js');
-    const ctx = await forCluster(commandCtx, o);
     if (o.hard) {
+      // Every node goes, whatever the count; the fresh cluster has the count asked for (else the same).
+      const ctx = await forCluster(commandCtx, { ...o, nodes: undefined });
       const d = await clusterDown(ctx, { volumes: true });
-      const u = await clusterUp(ctx, { timeoutMs: o.timeoutMs });
+      const u = await clusterUp(o.nodes === undefined ? ctx : await forCluster(ctx, { nodes: o.nodes }), { timeoutMs: o.timeoutMs });
       emit(o, 'cluster-reset', { hard: true, elapsedMs: d.elapsedMs + u.elapsedMs, up: u });
       return;
     }
-    const r = await clusterReset(ctx, { timeoutMs: o.timeoutMs });
+    const r = await clusterReset(await forCluster(commandCtx, o), { timeoutMs: o.timeoutMs });
     emit(o, 'cluster-reset', r);
   },
 });
@@ -151,7 +180,7 @@ const logs = defineCommand({
   examples: ['cluster logs rabbit2 -f', 'cluster logs --tail 50'],
   register: (command, dispatch: (o: { node: string | undefined; follow: boolean; tail: number | undefined } & ClusterChoice) => Promise<void>) =>
     clusterOptions(command.description('the nodes’ logs (compose logs)'))
-      .argument('[node]', 'rabbit1, rabbit2 or rabbit3 (default: all)', nodeName)
+      .argument('[node]', 'rabbit1, rabbit2, ... (default: all)', nodeName)
       .option('-f, --follow', 'keep following', false)
       .option('--tail <lines>', 'only the last lines of each log', positiveInt)
       .action((node: string | undefined, o: { follow: boolean; tail?: number } & ClusterChoice) =>
@@ -192,6 +221,6 @@ const image = defineCommand({
 export const cluster = defineGroup({
   name: 'cluster',
   examples: ['cluster up', 'cluster status'],
-  description: 'the 3-node RabbitMQ 4.3 cluster (docker compose)',
+  description: 'the 3- or 5-node RabbitMQ 4.3 cluster (compose)',
   commands: [up, down, reset, status, logs, image],
 });

@@ -15,6 +15,8 @@ import {
   heartbeatOption,
   heartbeatSeconds,
   jitterOption,
+  bandwidthFrom,
+  bandwidthOption,
   latencyOption,
   lossOption,
   netemFrom,
@@ -61,6 +63,7 @@ interface RawOptions {
   latency?: number;
   jitter?: number;
   loss?: number;
+  bandwidth?: string;
 }
 
 export const compare = defineCommand({
@@ -78,6 +81,7 @@ export const compare = defineCommand({
         .addOption(latencyOption())
         .addOption(jitterOption())
         .addOption(lossOption())
+        .addOption(bandwidthOption())
         .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
         .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
         .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
@@ -111,6 +115,7 @@ export const compare = defineCommand({
         fault: checkedFault(o.fault, o.faultCmd, o.restoreCmd),
         faultAt: o.faultAt,
         netem: netemFrom(o.fault, o),
+        bandwidth: bandwidthFrom([o.fault], o.bandwidth),
         restoreAfterMs: o.restoreAfter,
         runs: o.runs,
         modes: compareModes(o.protocol, o.confirms),

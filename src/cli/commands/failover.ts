@@ -10,6 +10,8 @@ import {
   timeoutOption,
   jsonOption,
   jitterOption,
+  bandwidthFrom,
+  bandwidthOption,
   latencyOption,
   lossOption,
   netemFrom,
@@ -30,6 +32,7 @@ export interface FailoverCliOptions {
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
   netem: NetemSpec | undefined;
+  bandwidth: string | undefined;
 }
 
 interface RawOptions {
@@ -45,11 +48,16 @@ interface RawOptions {
   latency?: number;
   jitter?: number;
   loss?: number;
+  bandwidth?: string;
 }
 
 export const failover = defineCommand({
   name: 'failover',
-  examples: ['failover --fault pause --restore-after 10s', 'failover --fault latency --latency 300ms --loss 1% --json'],
+  examples: [
+    'failover --fault pause --restore-after 10s',
+    'failover --fault slow-link --bandwidth 256kbit --restore-after 20s',
+    'failover --fault latency --latency 300ms --loss 1% --json',
+  ],
   register: (command, dispatch: (o: FailoverCliOptions) => Promise<void>) =>
     command
       .summary("fault the queue's leader, time the election")
@@ -59,7 +67,7 @@ export const failover = defineCommand({
       .addOption(
         new Option(
           '--fault <kind>',
-          'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network), partition (from its peers), latency (netem), quorum-loss (leader and a follower killed)',
+          'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network), partition (from its peers; -halves, -ring, -bridge: shapes over several nodes), latency (netem), slow-link (tbf), quorum-loss (leader and a follower killed)',
         )
           .choices(FAULT_KINDS)
           .default('kill'),
@@ -72,6 +80,7 @@ export const failover = defineCommand({
       .addOption(latencyOption())
       .addOption(jitterOption())
       .addOption(lossOption())
+      .addOption(bandwidthOption())
       .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
       .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
       .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
@@ -89,6 +98,7 @@ export const failover = defineCommand({
           electionTimeoutMs: o.electionTimeout,
           rejoinTimeoutMs: o.rejoinTimeout,
           netem: netemFrom(o.fault, o),
+          bandwidth: bandwidthFrom([o.fault], o.bandwidth),
         });
       }),
   async run(ctx, o) {

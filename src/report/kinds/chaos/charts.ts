@@ -2,7 +2,8 @@ import type { FaultKind } from '../../../cluster/faults.js';
 import type { ChaosResult } from '../../../scenarios/chaos-plan.js';
 import { type Band, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, ratesFrom } from '../../chart-parts.js';
-import { chaosTotalsTable, nemesisTable } from './text.js';
+import { orderSection } from '../../order-text.js';
+import { chaosTotalsTable, nemesisTable, producerLabel } from './text.js';
 
 /** chaos: the totals, one timeline of every producer and consumer with each fault shaded, the nemesis history. Pure. */
 
@@ -12,7 +13,11 @@ const FAULT_COLOR: Record<FaultKind, string> = {
   pause: '#7c3aed',
   disconnect: '#0891b2',
   partition: '#db2777',
+  'partition-halves': '#be185d',
+  'partition-ring': '#9d174d',
+  'partition-bridge': '#f472b6',
   latency: '#ca8a04',
+  'slow-link': '#65a30d',
   'quorum-loss': '#991b1b',
 };
 
@@ -22,7 +27,7 @@ export function faultBands(r: Pick<ChaosResult, 'faults' | 'durationMs' | 'sampl
   return r.faults.map((f) => ({
     from: f.issuedAtMs / 1000,
     to: Math.max(f.issuedAtMs, f.wholeAtMs ?? f.restoredAtMs ?? endMs) / 1000,
-    label: `${f.kind} ${f.nodes.length > 0 ? f.nodes.join('+') : '(not applied)'}`,
+    label: `${f.kind} ${f.shape ?? (f.nodes.length > 0 ? f.nodes.join('+') : '(not applied)')}`,
     color: FAULT_COLOR[f.kind],
   }));
 }
@@ -46,6 +51,8 @@ export function chaosCharts(r: ChaosResult): string[] {
       yRightLabel: 'in flight',
     }),
   );
+  // A document read by `rmq-bench report` may lack the producers (chaos's view: optional).
+  out.push(...orderSection((r.producers ?? []).map((p) => ({ label: producerLabel(p, r.options.queuePrefix), order: p.reconciliation.order }))));
   out.push('<h2>Nemesis</h2>');
   if (r.faults.length === 0) out.push('<p>No fault was injected.</p>');
   else {

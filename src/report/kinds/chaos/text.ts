@@ -2,6 +2,7 @@ import type { LatencySummary } from '../../../measure/histogram.js';
 import type { ChaosLiveSample } from '../../../scenarios/chaos.js';
 import type { ChaosResult, ChaosTotals, FaultAvailability, FaultRecord } from '../../../scenarios/chaos-plan.js';
 import { formatMs } from '../../../util/duration.js';
+import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
 
 /** chaos's printers: result → text for stderr, and the one-line progress. Pure. */
@@ -85,7 +86,7 @@ export function nemesisTable(r: Pick<ChaosResult, 'faults' | 'availability' | 'o
       (f.issuedAtMs / 1000).toFixed(1),
       f.kind,
       f.reason === '' ? f.target : f.reason,
-      f.nodes.length > 0 ? f.nodes.join('+') : '-',
+      f.shape ?? (f.nodes.length > 0 ? f.nodes.join('+') : '-'),
       // Held from the issue: a stop is on while the node shuts down.
       f.appliedAtMs === null ? '-' : span(f.issuedAtMs, f.restoredAtMs),
       span(f.restoredAtMs, f.wholeAtMs),
@@ -114,6 +115,20 @@ function producersTable(r: ChaosResult): Table {
       count(p.reconciliation.duplicated),
     ]),
   };
+}
+
+/** "producer 1 (q.1)", "producer 4 (control, chaos.control)": whose reads an order line is about. */
+export function producerLabel(p: ChaosResult['producers'][number], queuePrefix: string): string {
+  return `producer ${p.producer} (${p.confirms ? '' : 'control, '}${shortQueue(p.queue, queuePrefix)})`;
+}
+
+/** A line per producer: the order its messages were consumed in, per consumer (a finding line under it when some is unexplained). */
+function orderBlock(r: ChaosResult): string[] {
+  if (r.producers.length === 0) return [];
+  return [
+    'order of the reads (each consumer in the order it was delivered to; not part of the verdict):',
+    ...r.producers.flatMap((p) => orderLines(`  ${producerLabel(p, r.options.queuePrefix)}`, p.reconciliation.order)),
+  ];
 }
 
 function consumersTable(r: ChaosResult): Table {
@@ -153,6 +168,8 @@ export function renderChaos(r: ChaosResult): string {
   lines.push(`the idempotent store absorbed ${plural(r.absorbed, 'duplicate delivery', 'duplicate deliveries')}; unexpected: ${count(r.unexpected)}${samples}`);
   lines.push('', 'producers:', table(producersTable(r)));
   if (r.consumers.length > 0) lines.push('', 'consumers:', table(consumersTable(r)));
+  const order = orderBlock(r);
+  if (order.length > 0) lines.push('', ...order);
   lines.push('');
   if (r.faults.length === 0) lines.push('nemesis: no fault was injected');
   else lines.push('nemesis (times since the run started):', table(nemesisTable(r)));

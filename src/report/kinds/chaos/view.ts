@@ -1,8 +1,9 @@
-import type { ChaosOptions, ChaosResult, ChaosSample, ChaosTotals, FaultAvailability, FaultRecord } from '../../../scenarios/chaos-plan.js';
+import type { Reconciliation } from '../../../ledger/reconcile.js';
+import type { ChaosOptions, ChaosProducer, ChaosResult, ChaosSample, ChaosTotals, FaultAvailability, FaultRecord } from '../../../scenarios/chaos-plan.js';
 import { type J, isObj, n, objs } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
-import { list, nullOr, num, obj, opt, record, str } from '../../shape-check.js';
-import { nullNum, nullStr } from '../shared.js';
+import { bool, list, nullOr, num, obj, opt, record, str } from '../../shape-check.js';
+import { nullNum, nullStr, order } from '../shared.js';
 import { chaosCharts } from './charts.js';
 import { renderChaos } from './text.js';
 
@@ -27,6 +28,8 @@ export const chaos: KindView<ChaosResult> = {
     totals,
     control: opt(nullOr(totals)),
     unexpected: opt(num),
+    // The order section only: a document without the producers is drawn without it.
+    producers: opt(list('producers', obj<ChaosProducer>({ producer: num, queue: str, confirms: bool, reconciliation: obj<Reconciliation>({ order }) }))),
     faults: list(
       'faults',
       obj<FaultRecord>({

@@ -5,9 +5,10 @@ import { renderTable } from '../../table.js';
 /** cluster up's printer (also cluster reset --hard's): result → text. Pure. */
 
 export function renderUp(r: UpResult): string {
+  const what = `${r.nodeCount} nodes, RabbitMQ ${r.version ?? '?'}`;
   const head = r.alreadyUp
-    ? `cluster already up (RabbitMQ ${r.version ?? '?'}), checked in ${formatMs(r.elapsedMs)}`
-    : `cluster up (RabbitMQ ${r.version ?? '?'}) in ${formatMs(r.elapsedMs)}` +
+    ? `cluster already up (${what}), checked in ${formatMs(r.elapsedMs)}`
+    : `cluster up (${what}) in ${formatMs(r.elapsedMs)}` +
       (r.image ? `; image ${r.image.image} ${r.image.how}${r.image.how === 'present' ? '' : ` in ${formatMs(r.image.elapsedMs)}`}` : '');
   const table = renderTable(
     ['node', 'amqp', 'management'],

@@ -1,5 +1,6 @@
 import type { CompareResult, CompareRun } from '../../../scenarios/compare.js';
-import { isConfirmingMode } from '../../../scenarios/compare-modes.js';
+import { isConfirmingMode, modeLabel } from '../../../scenarios/compare-modes.js';
+import { orderSection } from '../../order-text.js';
 import { type Band, type Marker, PALETTE, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, lossPerRunByMode, ratesFrom } from '../../chart-parts.js';
 
@@ -67,6 +68,7 @@ export function compareCharts(c: CompareResult): string[] {
     { name: 'duplicated', of: (r) => r.reconciliation.duplicated, color: PALETTE[4] },
   ]).flatMap((m) => m.charts);
   if (perRun.length > 0) out.push('<h2>Loss per run</h2>', ...perRun);
+  out.push(...orderSection(c.runs.map((r) => ({ label: `${modeLabel(r.mode)} run ${r.run}`, order: r.reconciliation.order }))));
   out.push('<h2>Timelines</h2>');
   for (const run of c.runs) {
     const samples = samplesUntil(run.producer.samples ?? [], lastFaultEventMs(run));

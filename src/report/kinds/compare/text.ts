@@ -3,6 +3,7 @@ import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
 import { latencyLine } from '../producer/text.js';
 import { isConfirmingMode, modeLabel } from '../../../scenarios/compare-modes.js';
+import { orderLines } from '../../order-text.js';
 
 /** compare's printers: result → text. Pure. */
 
@@ -73,7 +74,7 @@ function timeline(r: CompareRun): string {
   if (!f) return `  ${modeLabel(r.mode)} run ${r.run}: no fault`;
   const at = (v: number | null): string => (v === null ? '-' : `${(v / 1000).toFixed(2)} s`);
   const parts = [
-    `${f.kind} ${[f.node, ...(f.alsoFaulted ?? [])].join(' and ')} at ${at(f.faultAtMs)}`,
+    `${f.kind} ${[f.node, ...(f.alsoFaulted ?? [])].join(' and ')}${f.shape ? ` [${f.shape}]` : ''} at ${at(f.faultAtMs)}`,
     // latency and quorum-loss await no election (none is needed, or none is possible).
     f.electedAtMs === null && f.error === null && f.restoredAtMs !== null
       ? 'no new leader while faulted'
@@ -89,6 +90,11 @@ export function renderCompare(c: CompareResult): string {
   const fault = o.fault === 'none' ? 'no fault' : `fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
   const head = `compare: ${o.count} messages per run to ${o.queue}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; ${fault}`;
   const lines = [head, '', renderTotals(c.totals), '', 'timeline (since the producer started):', ...c.runs.map(timeline), ''];
+  if (c.runs.length > 0) {
+    lines.push('order of the reads (the drain; not part of the verdict):');
+    for (const r of c.runs) lines.push(...orderLines(`  ${modeLabel(r.mode)} run ${r.run}`, r.reconciliation.order));
+    lines.push('');
+  }
   const late = c.runs.filter((r) => r.lateCopies.length > 0);
   if (late.length > 0) {
     const n = late.reduce((a, r) => a + r.lateCopies.length, 0);

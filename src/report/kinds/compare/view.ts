@@ -4,7 +4,7 @@ import type { CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../..
 import { isObj, n, objs, s, strings } from '../../figure-text.js';
 import type { KindView } from '../../kind-view.js';
 import { bool, list, nullOr, num, obj, opt, str } from '../../shape-check.js';
-import { nullNum, nullStr, strings as stringList } from '../shared.js';
+import { nullNum, nullStr, order, strings as stringList } from '../shared.js';
 import { compareCharts } from './charts.js';
 import { renderCompare } from './text.js';
 import { isConfirmingMode } from '../../../scenarios/compare-modes.js';
@@ -51,6 +51,7 @@ export const compare: KindView<CompareResult> = {
           silentlyLost: num,
           duplicated: num,
           recovered: num,
+          order,
           verdict: opt(obj<Reconciliation['verdict']>({ ok: opt(bool), reasons: opt(stringList) })),
         }),
       }),

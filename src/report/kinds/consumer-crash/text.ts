@@ -1,9 +1,18 @@
 import type { ConsumerCrashResult, CrashMode, CrashRun } from '../../../scenarios/consumer-crash.js';
+import { orderSummary } from '../../order-text.js';
 import { renderTable } from '../../table.js';
 
 /** consumer-crash result → text. Pure. */
 
 const CRASH_LABEL: Record<CrashMode, string> = { autoack: 'autoack', manual: 'manual ack', idempotent: 'manual + idempotent' };
+
+/** One line for all runs when they say the same of their order (replayed from counts: not observed), else a line per run. */
+function orderLine(runs: readonly CrashRun[]): string[] {
+  const lines = runs.map((r) => orderSummary(r.order));
+  if (lines.length === 0) return [];
+  if (lines.every((l) => l === lines[0])) return [`order of the reads: ${lines[0]}`];
+  return runs.map((r, i) => `order of the reads, ${r.mode} run ${r.run}: ${lines[i]}`);
+}
 
 export function renderConsumerCrash(c: ConsumerCrashResult): string {
   const o = c.options;
@@ -33,6 +42,7 @@ export function renderConsumerCrash(c: ConsumerCrashResult): string {
     renderTable(['', ...modes.map((m) => CRASH_LABEL[m])], rows),
     '',
     ...verdicts,
+    ...orderLine(c.runs),
     c.ok ? 'verdict: OK' : `verdict: FAILED: ${c.reasons.join('; ')}`,
   ].join('\n');
 }

@@ -10,6 +10,7 @@ export function renderFailover(r: FailoverResult): string {
     ['fault', `${r.fault}: ${FAULT_DESCRIPTIONS[r.fault]}; the call took ${formatMs(r.faultCallMs)}`],
     ['old leader', r.alsoFaulted.length > 0 ? `${r.oldLeader} (with ${r.alsoFaulted.join(', ')}: no majority left)` : r.oldLeader],
   ];
+  if (r.shape) rows.push(['links cut', r.shape]);
   if (r.netem) {
     const n = r.netem;
     rows.push([
@@ -32,7 +33,9 @@ export function renderFailover(r: FailoverResult): string {
     ]);
   }
   if (r.restored) {
-    rows.push(['node down for', formatMs(r.downMs ?? NaN)]);
+    // A slow, delayed or partly cut node is not down: the fault was on for that long.
+    const down = (['kill', 'stop', 'pause', 'disconnect', 'partition', 'partition-halves', 'quorum-loss'] as FailoverResult['fault'][]).includes(r.fault);
+    rows.push([down ? 'node down for' : 'fault held for', formatMs(r.downMs ?? NaN)]);
     rows.push([
       'rejoin',
       `${formatMs(r.rejoinMs ?? NaN)} (restore → ${r.oldLeader} running in the cluster with ${r.onlineAfter?.length ?? 0} of ${r.membersAfter?.length ?? 0} members online, then stable for 3 s)`,

@@ -1,6 +1,7 @@
 import type { ProducerCrashResult } from '../../../scenarios/producer-crash-result.js';
 import { PALETTE, barChart } from '../../svg.js';
 import { lossPerRunSections, modesOf } from '../../chart-parts.js';
+import { orderSection } from '../../order-text.js';
 
 /** producer-crash: per mode, what each run lost and read twice (--runs K). Pure. */
 export function producerCrashCharts(c: ProducerCrashResult): string[] {
@@ -20,5 +21,7 @@ export function producerCrashCharts(c: ProducerCrashResult): string[] {
       { name: 'lost', of: (r) => r.lost, color: PALETTE[3] },
       { name: 'duplicated', of: (r) => r.duplicated, color: PALETTE[2] },
     ]),
+    // A document read by `rmq-bench report` may lack a run's reconciliation (producer-crash's view: optional).
+    ...orderSection(c.runs.map((r) => ({ label: `${r.mode} run ${r.run}`, order: r.reconciliation?.order }))),
   ];
 }

@@ -1,5 +1,6 @@
 import type { ProducerCrashMode } from '../../../scenarios/producer-crash-modes.js';
 import type { ProducerCrashResult, ProducerCrashRun } from '../../../scenarios/producer-crash-result.js';
+import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
 
 /** producer-crash result → text. Pure. */
@@ -52,6 +53,11 @@ export function renderProducerCrash(c: ProducerCrashResult): string {
         ]),
       ),
     );
+  }
+  if (c.runs.length > 0) {
+    // The application's ledger knows no resends: what a restart sent again is explained only once its first copy was read.
+    parts.push('', 'order of the reads (the draining consumer; not part of the verdict):');
+    for (const r of c.runs) parts.push(...orderLines(`  ${r.mode} run ${r.run}`, r.reconciliation.order));
   }
   const notes: string[] = [''];
   if (modes.includes('naive')) {

@@ -1,4 +1,5 @@
 import type { Reconciliation } from '../../../ledger/reconcile.js';
+import { orderLines } from '../../order-text.js';
 
 /** verify's printer: a reconciliation → text. Pure. */
 
@@ -21,6 +22,7 @@ export function renderReconciliation(r: Reconciliation): string {
   const lines = rows.map(([k, v]) => `${k.padEnd(w)}  ${String(v).padStart(8)}`);
   if (r.samples.lost.length > 0) lines.push(`lost sequences (first ${r.samples.lost.length}): ${r.samples.lost.join(', ')}`);
   if (r.samples.silentlyLost.length > 0) lines.push(`silently lost sequences (first ${r.samples.silentlyLost.length}): ${r.samples.silentlyLost.join(', ')}`);
+  lines.push(...orderLines('order', r.order));
   for (const a of r.advice) lines.push(a);
   lines.push(r.verdict.ok ? 'verdict: OK' : `verdict: FAILED: ${r.verdict.reasons.join('; ')}`);
   return lines.join('\n');

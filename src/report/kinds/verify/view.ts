@@ -3,7 +3,7 @@ import type { Reconciliation } from '../../../ledger/reconcile.js';
 import { type J, isObj, n, strings } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, num, obj, opt } from '../../shape-check.js';
-import { strings as stringList } from '../shared.js';
+import { order, strings as stringList } from '../shared.js';
 import { renderReconciliation } from './text.js';
 
 /** `rmq-bench verify`: a queue drained and reconciled with a producer's --ledger. */
@@ -19,6 +19,7 @@ export const verify: KindView<VerifyResult> = {
       lost: opt(num),
       silentlyLost: opt(num),
       duplicated: opt(num),
+      order,
       // verify prints no ok of its own: this is its verdict.
       verdict: obj<Reconciliation['verdict']>({ ok: bool, reasons: opt(stringList) }),
     }),
