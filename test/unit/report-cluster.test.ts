@@ -176,9 +176,12 @@ describe('renderFailover: faults that take no leader away', () => {
       detectedBy: null,
       netem: { delayMs: 300, jitterMs: 50, lossPct: 5 },
     });
-    expect(lineStarting(text, 'netem')).toBe('netem          delay 300 ms ± 50 ms, loss 5% on everything rabbit@rabbit2 sends');
-    expect(lineStarting(text, 'new leader')).toBe("new leader     none awaited: 'latency' leaves rabbit@rabbit2 in the cluster");
+    expect(lineStarting(text, 'netem')).toBe('netem           delay 300 ms ± 50 ms, loss 5% on everything rabbit@rabbit2 sends');
+    expect(lineStarting(text, 'new leader')).toBe("new leader      none awaited: 'latency' leaves rabbit@rabbit2 in the cluster");
     expect(text).not.toContain('election');
+    // The node was slow, not down.
+    expect(lineStarting(text, 'fault held for')).toBe('fault held for  2.50 s');
+    expect(text).not.toContain('node down');
     expect(lineStarting(text, 'rejoin')).toMatch(/^rejoin\s+14\.2 s/);
   });
 
