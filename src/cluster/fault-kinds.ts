@@ -11,6 +11,7 @@ export const FAULT_KINDS = [
   'latency',
   'slow-link',
   'quorum-loss',
+  'rolling-restart',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

@@ -20,6 +20,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   latency: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)',
   'slow-link': 'limit the bandwidth of everything the node sends, to its peers and its clients (tc tbf in its network namespace)',
   'quorum-loss': 'SIGKILL the leader and one follower: the queue has no majority until both are back',
+  'rolling-restart': 'stop and start every node in turn (highest ordinal first), each once the cluster is whole again, as an upgrade does',
 };
 
 /** Faults applied inside the node's network namespace from the host (nsenter): Linux, root, a local engine. */
@@ -126,6 +127,8 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
     case 'quorum-loss':
       // Two nodes, not one: faultLeader kills the leader and a follower and combines the two.
       throw new Error("'quorum-loss' is applied to a queue's leader and a follower (faultLeader), not to one container");
+    case 'rolling-restart':
+      throw new Error("'rolling-restart' restarts every node in turn (startRollingRestart), not one container");
     case 'partition-halves':
     case 'partition-ring':
     case 'partition-bridge':

@@ -60,11 +60,12 @@ export interface LeaderFaultTimeline {
 /**
  * Whether a new leader is awaited while the fault is on: not for latency or slow-link (a slow
  * leader usually stays leader), quorum-loss (no majority is left to elect one), nor a ring or a bridge (the
- * leader still reaches a majority: itself and two others); the sequence holds those for a while
+ * leader still reaches a majority: itself and two others), nor a rolling restart (every node in
+ * turn, the leader moving as it goes); the sequence holds those for a while
  * instead, and the rejoin wait after the restore sees the queue led again.
  */
 export function takesLeaderAway(kind: FaultKind): boolean {
-  return !(['latency', 'slow-link', 'quorum-loss', 'partition-ring', 'partition-bridge'] as FaultKind[]).includes(kind);
+  return !(['latency', 'slow-link', 'quorum-loss', 'partition-ring', 'partition-bridge', 'rolling-restart'] as FaultKind[]).includes(kind);
 }
 
 /** A fault with no election to wait for is held at least this long (it would be over at once otherwise). */

@@ -1,10 +1,11 @@
-import type { LeaderFault } from '../cluster/fault-leader.js';
 import { type FaultKind, shapeOf } from '../cluster/faults.js';
 import { type FaultPhase, type LeaderFaultDriver, type LeaderFaultHandle, type LeaderFaultTimeline, startLeaderFault } from '../cluster/leader-fault.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
+import { type LeaderFault, ROLLING_NODE_TIMEOUT_MS } from '../cluster/fault-leader.js';
 import { injectQuorumLoss } from '../cluster/quorum-loss.js';
+import { startRollingRestart } from '../cluster/rolling-restart.js';
 import { waitForRejoin } from '../cluster/rejoin.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
@@ -272,7 +273,9 @@ class Nemesis {
     const fault =
       kind === 'quorum-loss'
         ? await injectQuorumLoss(ctx, r.nodeName, r.second)
-        : await ctx.faults.inject(r.nodeName, kind, {
+        : kind === 'rolling-restart'
+          ? await startRollingRestart(ctx, { vhost: opts.queues[0]?.vhost ?? '/', perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS, onLine: (line) => this.say(line) })
+          : await ctx.faults.inject(r.nodeName, kind, {
             ...(opts.netem ? { netem: opts.netem } : {}),
             ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}),
             pick: planned.pick2,

@@ -19,6 +19,7 @@ const FAULT_COLOR: Record<FaultKind, string> = {
   latency: '#ca8a04',
   'slow-link': '#65a30d',
   'quorum-loss': '#991b1b',
+  'rolling-restart': '#0f766e',
 };
 
 /** Each fault as a band, from its issue until the cluster was whole again (or the heal, or the end), in seconds. Pure. */

@@ -23,7 +23,9 @@ export function renderFailover(r: FailoverResult): string {
       'new leader',
       r.fault === 'quorum-loss'
         ? `none possible while ${[r.oldLeader, ...r.alsoFaulted].join(' and ')} are down (no majority)`
-        : `none awaited: '${r.fault}' leaves ${r.oldLeader} in the cluster`,
+        : r.fault === 'rolling-restart'
+          ? 'none awaited: every node was restarted in turn, the leader moving as it went'
+          : `none awaited: '${r.fault}' leaves ${r.oldLeader} in the cluster`,
     ]);
   else {
     rows.push(['new leader', r.newLeader]);
