@@ -70,11 +70,16 @@ export function newLeaderElected(newLeader: string | null | undefined, faulted: 
   expect(newLeader).not.toBe(faulted);
 }
 
-/** One confirms-on run under a leader fault, by its own document: nothing confirmed is lost, everything was confirmed and read. */
-export function confirmedKept(run: CompareRunJson, n: number): void {
+/**
+ * One confirms-on run under a leader fault, by its own document: nothing confirmed is lost,
+ * everything was confirmed and read. elected: false for a fault that awaits no election (a
+ * rolling restart).
+ */
+export function confirmedKept(run: CompareRunJson, n: number, options: { elected?: boolean } = {}): void {
   expect(run.fault?.error ?? null).toBeNull();
   expect(run.fault?.node).toBe(run.leaderAtStart);
-  newLeaderElected(run.fault?.newLeader, run.leaderAtStart);
+  if (options.elected ?? true) newLeaderElected(run.fault?.newLeader, run.leaderAtStart);
+  else expect(run.fault?.newLeader ?? null).toBeNull();
   expect(run.reconciliation.lost).toBe(0);
   expect(run.reconciliation.silentlyLost).toBe(0);
   expect(run.reconciliation.counts.unexpected).toBe(0);

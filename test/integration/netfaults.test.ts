@@ -33,7 +33,9 @@ async function leftovers(): Promise<string[]> {
   const out: string[] = [];
   for (const n of NODES) {
     for (const l of (await inNetns(n, ['iptables', '-S'])).split('\n')) if (l.includes('rmq-bench')) out.push(`${n}: ${l}`);
-    if ((await inNetns(n, ['tc', 'qdisc', 'show'])).includes('netem')) out.push(`${n}: netem`);
+    const qdiscs = await inNetns(n, ['tc', 'qdisc', 'show']);
+    if (qdiscs.includes('netem')) out.push(`${n}: netem`);
+    if (/qdisc tbf \S+ (dev \S+ )?root/.test(qdiscs)) out.push(`${n}: tbf`);
   }
   return out;
 }
@@ -228,6 +230,42 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
     expect(up.stderr).toContain(`${leader} had network faults left behind`);
     expect(await leftovers()).toEqual([]);
     await leaderOf(queue);
+  });
+
+  it(`slow-link (${PARTITION_BRANCH}): tbf on the leader's interfaces while held, and the kernel counts packets held back by it; removed at the restore`, async () => {
+    if (!ROOT_ON_LINUX) return expectRefused(['failover', '--queue', queue, '--fault', 'slow-link'], 'slow-link');
+    const leader = await leaderOf(queue);
+    const running = runCli(['failover', '--queue', queue, '--fault', 'slow-link', '--bandwidth', '256kbit', '--restore-after', '1s', '--json']);
+    await eventually(async () => expect(await inNetns(leader, ['tc', 'qdisc', 'show'])).toMatch(/qdisc tbf \S+ (dev \S+ )?root .*rate 256Kbit/), 30_000, 200);
+    for (const n of NODES.filter((x) => x !== leader)) expect(await inNetns(n, ['tc', 'qdisc', 'show'])).not.toContain('tbf');
+    // 600 KB published into the queue: its leader replicates it to two followers through the limit.
+    // A plain channel, closed once written: confirms would wait on the slow link itself.
+    const { default: amqplib } = await import('amqplib');
+    const conn = await amqplib.connect(`amqp://${USER}:${PASSWORD}@127.0.0.1:${AMQP_PORTS[0]}`);
+    const ch = await conn.createChannel();
+    for (let i = 0; i < 300; i++) ch.sendToQueue(queue, Buffer.alloc(2_048, 1), { persistent: true });
+    await ch.close();
+    await conn.close();
+    const overlimits = await eventually(
+      async () => {
+        const stats = await inNetns(leader, ['tc', '-s', 'qdisc', 'show']);
+        const n = Math.max(0, ...[...stats.matchAll(/overlimits (\d+)/g)].map((m) => Number(m[1])));
+        expect(n, stats).toBeGreaterThan(0);
+        return n;
+      },
+      8_000,
+      250,
+    );
+    expect(overlimits).toBeGreaterThan(0);
+    const r = await running;
+    expect(r.exitCode, r.stderr).toBe(0);
+    const f = parseJson<FailoverJson & { bandwidth: string | null }>(r);
+    expect(f.fault).toBe('slow-link');
+    expect(f.bandwidth).toBe('256kbit');
+    expect(f.newLeader, 'no election awaited').toBeNull();
+    expect(f.restored).toBe(true);
+    expect(await leftovers()).toEqual([]);
+    await withChannel((ch) => ch.purgeQueue(queue));
   });
 
   it(`partition-bridge (${PARTITION_BRANCH}): two nodes cut from each other, the third reaching both; the leader keeps a majority; every rule removed at the restore. partition-ring on 3 nodes: one line, exit 2`, async () => {
