@@ -36,7 +36,7 @@ shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo
 # `node bench/test-cost.mjs` each file's CPU. The longest files: netfaults (a partition's
 # election and heal), chaos, durability-demo and producer-crash (node restarts).
 shard_d=(netfaults producer-crash audit alarm consumer-amqp10)
-shard_e=(chaos html-report dlq-strategy leader-faults failover watch report refusals)
+shard_e=(chaos html-report dlq-strategy leader-faults failover watch report refusals verify-many)
 
 SHARDS=(a b c d e)
 declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)

@@ -1,4 +1,4 @@
-import type { Ledger } from '../ledger/ledger.js';
+import type { ReadRecorder } from '../ledger/ledger.js';
 import { InterruptedError } from '../errors.js';
 import { systemClock } from '../util/retry.js';
 import { withConnection } from './connect.js';
@@ -24,10 +24,11 @@ export interface DrainResult {
 }
 
 /**
- * Read everything in the queue, recording each message id in the ledger (auto-ack: reading is all
- * we do), with the queue and the broker's redelivered flag for the order of the reads.
+ * Read everything in the queue (auto-ack: reading is all we do), recording each message id in the
+ * ledger, or in its run's of several (several.ts), with the queue and the broker's redelivered flag
+ * for the order of the reads.
  */
-export async function drainQueue(ledger: Ledger, opts: DrainOptions): Promise<DrainResult> {
+export async function drainQueue(ledger: ReadRecorder, opts: DrainOptions): Promise<DrainResult> {
   const started = performance.now();
   return withConnection(opts.urls, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal }, async ({ connection }) => {
     const ch = await connection.createChannel();

@@ -12,6 +12,7 @@ export const FAULT_KINDS = [
   'slow-link',
   'quorum-loss',
   'rolling-restart',
+  'membership',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

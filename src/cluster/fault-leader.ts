@@ -5,6 +5,7 @@ import type { AppliedFault, FaultKind, FaultOptions } from './faults.js';
 import { shortNodeName, type QueueLeadership } from './leader.js';
 import { injectQuorumLoss } from './quorum-loss.js';
 import { currentLeader, type QueueRef } from './queue-leader.js';
+import { injectMembership } from './membership.js';
 import { startRollingRestart } from './rolling-restart.js';
 
 /** A rolling restart's deadline for each node to be back and the cluster whole again. */
@@ -54,6 +55,10 @@ export async function faultLeader(
     if (follower === undefined) throw new NotFoundError(`queue '${ref.queue}' has no follower: quorum-loss needs at least 2 members`);
     const fault = await injectQuorumLoss(ctx, before.leader, follower);
     return { oldLeader: shortNodeName(before.leader), alsoFaulted: [shortNodeName(follower)], before, fault };
+  }
+  if (kind === 'membership') {
+    const fault = await injectMembership(ctx, before.leader);
+    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
   }
   if (kind === 'rolling-restart') {
     const fault = await startRollingRestart(ctx, { vhost: ref.vhost, perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS, onLine: (line) => ctx.progress.info(line) });

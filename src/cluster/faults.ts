@@ -20,6 +20,7 @@ export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   latency: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)',
   'slow-link': 'limit the bandwidth of everything the node sends, to its peers and its clients (tc tbf in its network namespace)',
   'quorum-loss': 'SIGKILL the leader and one follower: the queue has no majority until both are back',
+  membership: 'remove the node from the cluster (stop_app, forget_cluster_node: its queue members go) and join it again, reset, with its members grown back',
   'rolling-restart': 'stop and start every node in turn (highest ordinal first), each once the cluster is whole again, as an upgrade does',
 };
 
@@ -127,6 +128,8 @@ export async function injectFault(docker: Docker, container: string, kind: Fault
     case 'quorum-loss':
       // Two nodes, not one: faultLeader kills the leader and a follower and combines the two.
       throw new Error("'quorum-loss' is applied to a queue's leader and a follower (faultLeader), not to one container");
+    case 'membership':
+      throw new Error("'membership' needs the management API and a peer (injectMembership), not one container alone");
     case 'rolling-restart':
       throw new Error("'rolling-restart' restarts every node in turn (startRollingRestart), not one container");
     case 'partition-halves':
@@ -303,7 +306,7 @@ export function commandInjector(faultCmd: string, restoreCmd: string | undefined
     },
     // The user's command decides what each kind means on their platform; quorum-loss needs two nodes of ours.
     check: async (kind) => {
-      if (kind === 'quorum-loss' || isPartitionShape(kind))
+      if (kind === 'quorum-loss' || kind === 'membership' || isPartitionShape(kind))
         throw new EnvironmentError(`'${kind}' faults several of this project's containers; with --fault-cmd, fault one node at a time (kill, stop, …)`);
     },
   };

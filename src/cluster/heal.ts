@@ -2,13 +2,15 @@ import { errorMessage } from '../errors.js';
 import { healAlarms } from './alarms.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { Docker } from './engine.js';
+import { rejoinForgottenNodes } from './membership.js';
 import { healNetFaults } from './netfaults.js';
 
 /**
  * Undo faults a previous run left behind (failover --no-restore, a killed process): unpause
  * paused nodes, reconnect nodes cut off from the project network, and remove our iptables
- * rules (partition) and netem qdiscs (latency) from the nodes' network namespaces. Stopped
- * nodes are started by compose.
+ * rules (partition) and netem or tbf qdiscs (latency, slow-link) from the nodes' network
+ * namespaces, and join again a node whose application was stopped and forgotten (membership).
+ * Stopped nodes are started by compose.
  */
 export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker): Promise<void> {
   const network = `${ctx.config.composeProject.replace(/[^a-z0-9_-]/gi, '').toLowerCase()}_default`;
@@ -39,6 +41,7 @@ export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker):
     ctx.log,
     (line) => ctx.progress.info(line),
   );
+  for (const name of await rejoinForgottenNodes(ctx, docker)) ctx.progress.info(`${name} had left the cluster (membership): joined it again`);
 }
 
 /** A watermark below this is not a real configuration: alarm-demo's 1 MB, left behind. */

@@ -44,6 +44,11 @@ const SAMPLE_ID_MAX_CHARS = 200;
 
 export type ReadOutcome = 'ours' | 'unexpected';
 
+/** What a drain records each read in: one ledger, or several by run id (several.ts). */
+export interface ReadRecorder {
+  recordRead(id: string | undefined, from?: ReadSource): ReadOutcome;
+}
+
 export interface LedgerOptions {
   runId: string;
   /** Initial number of sequences; the ledger grows past it by doubling. */
@@ -101,13 +106,14 @@ export function parseMessageId(id: string): { runId: string; seq: number } | und
   return seq === undefined ? undefined : { runId: id.slice(0, dash), seq };
 }
 
-function sampleOf(id: unknown): string {
+/** An unexpected id as the samples keep it: cut at 200 characters; a missing one said in words. */
+export function sampleOf(id: unknown): string {
   if (id === undefined || id === null) return '(no message_id)';
   const text = typeof id === 'string' ? id : String(id);
   return text.length > SAMPLE_ID_MAX_CHARS ? `${text.slice(0, SAMPLE_ID_MAX_CHARS)}…` : text;
 }
 
-export class Ledger {
+export class Ledger implements ReadRecorder {
   readonly runId: string;
   readonly #prefix: string;
   #flags: Uint8Array;

@@ -1,5 +1,3 @@
-import type { Channel } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
 import { newRunId, type PublishMode } from '../amqp/publisher.js';
 import { AMQP10_MODES, type Protocol } from '../amqp10/protocol.js';
 import { publisherFor } from '../amqp10/publishers.js';
@@ -8,18 +6,22 @@ import type { PublisherResult } from '../amqp/publisher-result.js';
 import { startStreamConsumer, type StreamConsumer } from '../amqp/stream-consumer.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
-import { AmqpError, DeadlineError, InterruptedError, RmqBenchError, errorMessage } from '../errors.js';
+import { DeadlineError, InterruptedError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import { ModeMeter, type BenchSample, type MeterTotals } from '../measure/meter.js';
 import { endToEndMs } from '../measure/published-at.js';
 import { maskUrl } from '../url.js';
 import { retryUntil } from '../util/retry.js';
+import { asAmqpError, awaitMembers, declareSpread, deleteSpread, urlsFrom, vhostOf } from './bench-queues.js';
+import { type BenchQueueRow, benchQueueNames, clientsPerQueue, QueueMeter, queueOfClient, queueSuffix } from './bench-spread.js';
+import { leadersOf } from './chaos-queues.js';
 
 /**
  * bench: the same workload in each publishing mode, one mode after the other, each into its own
- * fresh quorum queue (deleted afterwards). Producers and consumers run in this process, so the
- * CPU and RSS figures are theirs plus the bookkeeping (ledger, histograms). Returns data; never
- * prints: per-second samples go to hooks.onSample.
+ * fresh quorum queues (--queues of them, their leaders spread over the nodes; deleted afterwards),
+ * the producers and consumers spread round-robin over them. Producers and consumers run in this
+ * process, so the CPU and RSS figures are theirs plus the bookkeeping (ledger, histograms).
+ * Returns data; never prints: per-second samples go to hooks.onSample.
  */
 
 export interface BenchOptions {
@@ -31,6 +33,12 @@ export interface BenchOptions {
   producers: number;
   /** 0: nothing consumes (messages stay in the queue until it is deleted). */
   consumers: number;
+  /**
+   * Fresh quorum queues per run, queue i declared through node i (mod the URLs) with the
+   * client-local leader locator; producer and consumer i on queue i mod queues, connected to that
+   * node first. At most producers, and at most consumers unless that is 0 (the CLI checks).
+   */
+  queues: number;
   sizeBytes: number;
   /** Per producer; 0 = as fast as possible. */
   ratePerSec: number;
@@ -64,10 +72,14 @@ export interface BenchRunSpec {
 }
 
 export type { BenchSample, MeterTotals } from '../measure/meter.js';
+export type { BenchQueueRow } from './bench-spread.js';
 
 /** One mode's figures: the meter's totals (see MeterTotals for each field), and how the run went. */
 export interface BenchModeResult extends BenchRunSpec, MeterTotals {
+  /** The run's queue; with --queues N, the first of them (every one is in perQueue). */
   queue: string;
+  /** Each queue's figures, in the order of their names; their counts add up to the run's. */
+  perQueue: BenchQueueRow[];
   producers: number;
   consumers: number;
   /** Every publish call, republishes (after a confirm timeout or a nack) included. */
@@ -90,7 +102,8 @@ export interface BenchResult {
 }
 
 export interface BenchHooks {
-  onRunStart?: (spec: BenchRunSpec, queue: string) => void;
+  /** The run's queues are declared and their members online; leaders: each one's node (null: unknown). */
+  onRunStart?: (spec: BenchRunSpec, queues: readonly string[], leaders: readonly (string | null)[]) => void;
   onSample?: (spec: BenchRunSpec, sample: BenchSample) => void;
 }
 
@@ -121,41 +134,8 @@ export function benchRuns(
   return specs;
 }
 
-/** bench-async256-k3x9q: a queue name per run. */
-function queueName(spec: BenchRunSpec): string {
-  return `bench-${spec.label.replace('1.0 ', 'amqp10-').replace('/', '')}-${Math.random().toString(36).slice(2, 7)}`;
-}
-
 function sumOf<T>(list: readonly T[], f: (x: T) => number): number {
   return list.reduce((a, x) => a + f(x), 0);
-}
-
-/**
- * A channel on a connection of its own, to whichever node answers first: declaring and deleting
- * the queue survive a node that went away in between. Without a signal, it runs on Ctrl+C too.
- */
-async function withAdminChannel<T>(urls: readonly string[], opts: BenchOptions, signal: AbortSignal | undefined, fn: (ch: Channel) => Promise<T>): Promise<T> {
-  const c = await connectAny(urls, 0, { heartbeatS: opts.heartbeatS, timeoutMs: opts.reconnectTimeoutMs, signal, connectionName: 'rmq-bench bench (queues)' });
-  c.connection.on('error', () => undefined);
-  try {
-    const ch = await c.connection.createChannel();
-    ch.on('error', () => undefined);
-    return await fn(ch);
-  } finally {
-    await closeWithin(c.connection);
-  }
-}
-
-/** amqplib's own errors (a channel or connection closed under us) as AmqpError, with its code; ours as they are. */
-function asAmqpError(what: string, err: unknown): unknown {
-  if (err instanceof RmqBenchError) return err;
-  const e = err as { code?: unknown; classId?: unknown };
-  return new AmqpError(
-    `${what}: ${errorMessage(err)}`,
-    typeof e.code === 'number' ? e.code : undefined,
-    typeof e.classId === 'number' ? e.classId : undefined,
-    { cause: err },
-  );
 }
 
 /** A consumer in the run's protocol; onMessage gets each delivery's end-to-end latency. */
@@ -172,27 +152,51 @@ async function subscribe(
   }
 }
 
-/** One run: fresh queue, consumers subscribed, producers until the bound, consumers drain, queue deleted. */
-async function runOne(ctx: Context, opts: BenchOptions, spec: BenchRunSpec, urls: readonly string[], hooks: BenchHooks): Promise<BenchModeResult> {
-  const queue = queueName(spec);
+/**
+ * One run: fresh queues (their members online), consumers subscribed, producers until the bound,
+ * consumers drain, the leaders looked up again, the queues deleted (on every way out).
+ */
+async function runOne(
+  ctx: Context,
+  opts: BenchOptions,
+  spec: BenchRunSpec,
+  urls: readonly string[],
+  vhost: string,
+  hooks: BenchHooks,
+): Promise<BenchModeResult> {
+  const queues = benchQueueNames(spec.label, opts.queues, queueSuffix());
+  const declared: string[] = [];
+  let run: BenchRun | undefined;
   try {
-    await withAdminChannel(urls, opts, ctx.signal, (ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
-  } catch (err) {
-    throw asAmqpError(`could not declare queue ${queue}`, err);
-  }
-  hooks.onRunStart?.(spec, queue);
-  const run = new BenchRun(ctx, opts, spec, urls, queue, hooks);
-  try {
-    return await run.measure();
+    await declareSpread(ctx, opts, urls, queues, declared);
+    const leadersAtStart = await awaitMembers(ctx, vhost, queues);
+    hooks.onRunStart?.(spec, queues, leadersAtStart);
+    run = new BenchRun(ctx, opts, spec, urls, queues, hooks);
+    const result = await run.measure();
+    const leadersAtEnd = await leadersOf(ctx, vhost, queues);
+    const producers = clientsPerQueue(opts.producers, queues.length);
+    const consumers = clientsPerQueue(opts.consumers, queues.length);
+    const perQueue = run.queueMeters.map((m, q) =>
+      m.row({
+        queue: queues[q]!,
+        leaderAtStart: leadersAtStart[q] ?? null,
+        leaderAtEnd: leadersAtEnd[q] ?? null,
+        producers: producers[q]!,
+        consumers: consumers[q]!,
+      }),
+    );
+    return { ...result, perQueue };
   } finally {
-    await run.stop();
-    await deleteQueue(ctx, opts, urls, queue);
+    await run?.stop();
+    await deleteSpread(ctx, opts, urls, declared);
   }
 }
 
-/** One run on its queue: its consumers and producers, the meter they feed, and the timers that bound and sample it. */
+/** One run on its queues: its consumers and producers, the meters they feed, and the timers that bound and sample it. */
 class BenchRun {
   private readonly meter = new ModeMeter();
+  /** One per queue, in the order of the names: fed beside the run's meter. */
+  readonly queueMeters: QueueMeter[];
   /** Aborted when --duration is up (and on the way out). */
   private readonly stopProducers = new AbortController();
   private timer: NodeJS.Timeout | undefined;
@@ -207,11 +211,14 @@ class BenchRun {
     private readonly opts: BenchOptions,
     private readonly spec: BenchRunSpec,
     private readonly urls: readonly string[],
-    private readonly queue: string,
+    private readonly queues: readonly string[],
     private readonly hooks: BenchHooks,
-  ) {}
+  ) {
+    this.queueMeters = queues.map(() => new QueueMeter());
+  }
 
-  async measure(): Promise<BenchModeResult> {
+  /** The run's figures; perQueue is filled in by runOne, which knows the leaders at the end. */
+  async measure(): Promise<Omit<BenchModeResult, 'perQueue'>> {
     const { ctx, opts, spec, meter, hooks } = this;
     await this.subscribeConsumers();
     meter.start();
@@ -229,9 +236,9 @@ class BenchRun {
     if (last) hooks.onSample?.(spec, last);
     const interrupted = ctx.signal.aborted || producers.some((p) => p.interrupted);
     const consumerGaveUp: string | null = this.consumerLost;
-    const run: BenchModeResult = {
+    const run: Omit<BenchModeResult, 'perQueue'> = {
       ...spec,
-      queue: this.queue,
+      queue: this.queues[0]!,
       producers: opts.producers,
       consumers: opts.consumers,
       published: sumOf(producers, (p) => p.written),
@@ -257,16 +264,18 @@ class BenchRun {
     return run;
   }
 
-  /** The consumers, each on its own connection, subscribed before anything is published. */
+  /** The consumers, each on its own connection to its queue's node first, subscribed before anything is published. */
   private async subscribeConsumers(): Promise<void> {
     const { ctx, opts, meter } = this;
     for (let i = 0; i < opts.consumers; i++) {
+      const q = queueOfClient(i, this.queues.length);
+      const queueMeter = this.queueMeters[q]!;
       this.consumers.push(
         await subscribe(
           this.spec.protocol,
           {
-            urls: this.urls,
-            queue: this.queue,
+            urls: urlsFrom(this.urls, q),
+            queue: this.queues[q]!,
             prefetch: opts.prefetch,
             ackEvery: opts.ackEvery,
             heartbeatS: opts.heartbeatS,
@@ -274,26 +283,31 @@ class BenchRun {
             signal: ctx.signal,
             connectionName: `rmq-bench bench consumer ${i + 1}`,
           },
-          (e2eMs) => meter.onConsumed(e2eMs),
+          (e2eMs) => {
+            meter.onConsumed(e2eMs);
+            queueMeter.onConsumed();
+          },
         ),
       );
     }
     for (const c of this.consumers) void c.lost.then((why) => (this.consumerLost ??= why));
   }
 
-  /** --producers publishers in the run's mode, each with its own ledger, until the count or stopProducers. */
+  /** --producers publishers in the run's mode, each with its own ledger, on its queue's node first, until the count or stopProducers. */
   private startProducers(): Promise<PublisherResult>[] {
     const { ctx, opts, spec, meter } = this;
     const count = opts.count ?? Number.MAX_SAFE_INTEGER;
-    return Array.from({ length: opts.producers }, () => {
+    return Array.from({ length: opts.producers }, (_, p) => {
+      const q = queueOfClient(p, this.queues.length);
+      const queueMeter = this.queueMeters[q]!;
       const runId = newRunId();
       const ledger = new Ledger(opts.count === undefined ? { runId } : { runId, capacity: opts.count });
       return publisherFor(spec.protocol)(
         {
           urls: this.urls,
-          startIndex: 0,
+          startIndex: q % this.urls.length,
           exchange: '',
-          routingKey: this.queue,
+          routingKey: this.queues[q]!,
           count,
           ratePerSec: opts.ratePerSec,
           sizeBytes: opts.sizeBytes,
@@ -316,8 +330,14 @@ class BenchRun {
         {
           signal: ctx.signal,
           stop: this.stopProducers.signal,
-          onWritten: () => meter.onWritten(),
-          onConfirm: (ms) => meter.onConfirm(ms),
+          onWritten: () => {
+            meter.onWritten();
+            queueMeter.onWritten();
+          },
+          onConfirm: (ms) => {
+            meter.onConfirm(ms);
+            queueMeter.onConfirm(ms);
+          },
           // Every refusal is counted; the timeline has one 'nack' event per reason, then a summary a second.
           onRefused: () => meter.onNack(),
           onEvent: (e) => {
@@ -354,23 +374,16 @@ class BenchRun {
   }
 }
 
-async function deleteQueue(ctx: Context, opts: BenchOptions, urls: readonly string[], queue: string): Promise<void> {
-  try {
-    await withAdminChannel(urls, opts, undefined, (ch) => ch.deleteQueue(queue));
-  } catch (err) {
-    ctx.log(`could not delete queue ${queue}: ${errorMessage(err)} (delete it in the management UI)`);
-  }
-}
-
 export async function runBench(ctx: Context, opts: BenchOptions, hooks: BenchHooks = {}): Promise<BenchResult> {
   const startedAtIso = new Date().toISOString();
   const urls = opts.urls ?? ctx.config.nodes.map((n) => amqpUrl(ctx.config, n));
+  const vhost = opts.urls ? vhostOf(opts.urls[0]!) : ctx.config.vhost;
   const specs = benchRuns(opts.modes, opts.windows, opts.batchSize, opts.protocols);
   const runs: BenchModeResult[] = [];
   try {
     for (const spec of specs) {
       if (ctx.signal.aborted) break;
-      runs.push(await runOne(ctx, opts, spec, urls, hooks));
+      runs.push(await runOne(ctx, opts, spec, urls, vhost, hooks));
     }
   } catch (err) {
     if (!(err instanceof InterruptedError)) throw err;

@@ -5,6 +5,7 @@ import type { NetemSpec } from '../cluster/netfaults.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
 import { type LeaderFault, ROLLING_NODE_TIMEOUT_MS } from '../cluster/fault-leader.js';
 import { injectQuorumLoss } from '../cluster/quorum-loss.js';
+import { injectMembership } from '../cluster/membership.js';
 import { startRollingRestart } from '../cluster/rolling-restart.js';
 import { waitForRejoin } from '../cluster/rejoin.js';
 import type { Context } from '../context.js';
@@ -273,13 +274,19 @@ class Nemesis {
     const fault =
       kind === 'quorum-loss'
         ? await injectQuorumLoss(ctx, r.nodeName, r.second)
-        : kind === 'rolling-restart'
-          ? await startRollingRestart(ctx, { vhost: opts.queues[0]?.vhost ?? '/', perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS, onLine: (line) => this.say(line) })
-          : await ctx.faults.inject(r.nodeName, kind, {
-            ...(opts.netem ? { netem: opts.netem } : {}),
-            ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}),
-            pick: planned.pick2,
-          });
+        : kind === 'membership'
+          ? await injectMembership(ctx, r.nodeName)
+          : kind === 'rolling-restart'
+            ? await startRollingRestart(ctx, {
+                vhost: opts.queues[0]?.vhost ?? '/',
+                perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS,
+                onLine: (line) => this.say(line),
+              })
+            : await ctx.faults.inject(r.nodeName, kind, {
+                ...(opts.netem ? { netem: opts.netem } : {}),
+                ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}),
+                pick: planned.pick2,
+              });
     const alsoFaulted = r.second !== undefined && kind === 'quorum-loss' ? [shortNodeName(r.second)] : [];
     record.nodes = [shortNodeName(r.nodeName), ...alsoFaulted];
     record.shape = shapeOf(fault);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
-import { MGMT, parseJson, PASSWORD, ROOT, runCli, USER } from './cli.js';
+import { eventually, MGMT, mgmtGet, parseJson, PASSWORD, ROOT, runCli, USER, withChannel } from './cli.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -141,6 +141,77 @@ describe('bench', { timeout: 180_000 }, () => {
     expect(run.samples.length).toBeGreaterThan(0);
     expect(String(r.stderr)).toContain('async/256: interrupted after');
     expect(await queueExists(run.queue)).toBe(false);
+  });
+
+  it('--queues 3 -x 3 -y 3: three queues led by three nodes and a consumer on each (the broker says); counts add up; queues gone', {
+    timeout: 20_000,
+  }, async () => {
+    const child = execa(
+      'node',
+      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--queues', '3', '-x', '3', '-y', '3', '-z', '3s', '--mode', 'async', '--json'],
+      {
+        cwd: ROOT,
+        env: { RMQ_BENCH_QUIET: '0' },
+        reject: false,
+        stdin: 'ignore',
+        timeout: 20_000,
+      },
+    );
+    // The progress line once the queues exist and their members are online: 'publishing into bench-async256-k3x9q-1..3 (...)'.
+    const stem = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        seen += String(chunk);
+        const m = /async\/256: publishing into (bench-async256-[a-z0-9]+)-1\.\.3 /.exec(seen);
+        if (m) resolve(m[1]!);
+      });
+      void child.then(() => reject(new Error(`bench ended before it named its queues:\n${seen}`)));
+    });
+    const names = [1, 2, 3].map((i) => `${stem}-${i}`);
+    // While it runs, the broker's own view: each queue's leader and members (the management API), and
+    // its consumers (a passive declare: the leader's live count; the API's consumer lists lag by seconds).
+    const leaders = (
+      await Promise.all(names.map((n) => mgmtGet<{ leader: string; members: string[]; online: string[] }>(`/api/queues/%2F/${encodeURIComponent(n)}`)))
+    ).map((q) => ({ leader: q.leader, members: q.members.length, online: q.online.length }));
+    expect(new Set(leaders.map((l) => l.leader)).size, JSON.stringify(leaders)).toBe(3);
+    expect(leaders.map((l) => [l.members, l.online])).toEqual([
+      [3, 3],
+      [3, 3],
+      [3, 3],
+    ]);
+    await eventually(async () => {
+      const counts = await withChannel(async (ch) => Promise.all(names.map(async (n) => (await ch.checkQueue(n)).consumerCount)));
+      expect(counts).toEqual([1, 1, 1]);
+    }, 3_000);
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const b = JSON.parse(String(r.stdout)) as BenchResult;
+    expect(b.options.queues).toBe(3);
+    const run = b.runs[0]!;
+    const what = JSON.stringify({ ...run, samples: undefined });
+    expect(run.queue).toBe(names[0]);
+    expect(run.perQueue.map((q) => q.queue)).toEqual(names);
+    expect(
+      run.perQueue.map((q) => `rabbit@${q.leaderAtStart}`),
+      what,
+    ).toEqual(leaders.map((l) => l.leader));
+    for (const q of run.perQueue) {
+      expect([q.producers, q.consumers], what).toEqual([1, 1]);
+      expect(q.published, what).toBeGreaterThan(0);
+      expect(q.confirmed, what).toBe(q.published);
+      expect(q.consumed, what).toBe(q.published);
+      expect(q.confirmLatency.count, what).toBe(q.confirmed);
+    }
+    expect(
+      run.perQueue.reduce((a, q) => a + q.published, 0),
+      what,
+    ).toBe(run.published);
+    expect(
+      run.perQueue.reduce((a, q) => a + q.consumed, 0),
+      what,
+    ).toBe(run.consumed);
+    expect(run.drained, what).toBe(true);
+    for (const n of names) expect(await queueExists(n), `${n} deleted`).toBe(false);
   });
 
   it('--csv where nothing can be written: one line, exit 2, before anything runs', async () => {

@@ -69,8 +69,9 @@ export function alarmsOf(node: string = NODES[0]!): Promise<RaisedAlarm[]> {
 export const AMQP_URLS = AMQP_PORTS.map((p) => `amqp://${USER}:${PASSWORD}@127.0.0.1:${p}`);
 export const MGMT_URLS = MGMT_PORTS.map((p) => `http://${USER}:${PASSWORD}@127.0.0.1:${p}`);
 
-export async function mgmtGet<T>(p: string): Promise<T> {
-  const res = await fetch(`${MGMT}${p}`, {
+/** A GET of the management API of `node` (rabbit1 unless named: another when rabbit1 may be out). */
+export async function mgmtGet<T>(p: string, node: string = NODES[0]!): Promise<T> {
+  const res = await fetch(`http://127.0.0.1:${MGMT_PORTS[NODES.indexOf(node)]}${p}`, {
     headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
     signal: AbortSignal.timeout(10_000),
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mgmtGet, parseJson, runCli, uniqueName, containerOf } from './cli.js';
+import { NODES, containerOf, eventually, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { ELECTION_WITHIN_MS, newLeaderElected } from './compare-checks.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
 
@@ -41,6 +41,26 @@ describe('failover: leader faults through dockerode', { timeout: 300_000 }, () =
       await expectClusterWhole(queue);
     });
   }
+
+  it('membership: the leader leaves the cluster (the broker lists neither the node nor its queue member), a different node leads; --no-restore leaves it out, and cluster up joins it again with its member back', async () => {
+    const r = await runCli(['failover', '--queue', queue, '--fault', 'membership', '--no-restore', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const f = parseJson<FailoverJson>(r);
+    expect(f.restored).toBe(false);
+    newLeaderElected(f.newLeader, f.oldLeader);
+    // The broker's own view: the node is no longer in the cluster, the queue has two members.
+    const survivor = NODES.find((n) => n !== f.oldLeader)!;
+    const nodes = await mgmtGet<{ name: string }[]>('/api/nodes', survivor);
+    expect(nodes.map((n) => n.name)).not.toContain(`rabbit@${f.oldLeader}`);
+    const q = await mgmtGet<{ members: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`, survivor);
+    expect(q.members).not.toContain(`rabbit@${f.oldLeader}`);
+    expect(q.members).toHaveLength(2);
+    const up = await runCli(['cluster', 'up'], { env: { RMQ_BENCH_QUIET: '0' } });
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(up.stderr).toContain(`${f.oldLeader} had left the cluster (membership): joined it again`);
+    // The grown member shows in the management API within seconds (its stats lag).
+    await eventually(() => expectClusterWhole(queue), 30_000, 1_000);
+  });
 
   it('--no-restore leaves the node faulted, and cluster up brings it back', async () => {
     const r = await runCli(['failover', '--queue', queue, '--fault', 'pause', '--no-restore', '--json']);

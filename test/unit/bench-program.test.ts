@@ -20,6 +20,8 @@ describe('bench: argv → options', () => {
     { args: ['--mode', 'tx,batch', '--batch-size', '50'], expected: { modes: ['tx', 'batch'], batchSize: 50 } },
     { args: ['-x', '3', '-y', '2', '-s', '1024'], expected: { producers: 3, consumers: 2, sizeBytes: 1024 } },
     { args: ['--producers', '2', '--consumers', '0'], expected: { producers: 2, consumers: 0 } },
+    { args: ['--queues', '3', '-x', '3', '-y', '3'], expected: { queues: 3, producers: 3, consumers: 3 } },
+    { args: ['--queues', '3', '-x', '4', '-y', '0'], expected: { queues: 3, producers: 4, consumers: 0 } },
     // -z takes a duration with a unit (PerfTest's bare seconds are refused, see below); -C alone drops the default time bound.
     { args: ['-z', '30s'], expected: { durationMs: 30_000 } },
     { args: ['--time', '1m30s'], expected: { durationMs: 90_000 } },
@@ -50,6 +52,7 @@ describe('bench: rejected at the edge', () => {
     { args: ['--window', '0'], stderrText: "'0' is not a positive whole number" },
     { args: ['--window', '64,x'], stderrText: "'x' is not a positive whole number" },
     { args: ['-x', '0'], stderrText: "'0' is not a positive whole number" },
+    { args: ['--queues', '0'], stderrText: "'0' is not a positive whole number" },
     { args: ['-y', '-1'], stderrText: "'-1' is not a whole number >= 0" },
     { args: ['-z', '0'], stderrText: "'0' is not a duration above zero" },
     { args: ['-z', 'soon'], stderrText: "'soon' is not a duration" },
@@ -74,6 +77,8 @@ describe('bench: rejected at the edge', () => {
     { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
     { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
     { args: ['-y', '0', '--drain-timeout', '5s'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
+    { args: ['--queues', '3'], message: '--queues 3 needs a producer per queue: give -x 3 or more (-x is 1)' },
+    { args: ['--queues', '3', '-x', '3'], message: '--queues 3 needs a consumer per queue: give -y 3 or more, or -y 0 for none (-y is 1)' },
   ];
 
   it.each(conflicts)('$args → UsageError', async ({ args, message }) => {

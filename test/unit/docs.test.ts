@@ -313,7 +313,7 @@ describe('the synopsis check refuses what --help contradicts', () => {
     ['failover [--restore-after 30s]', '--restore-after: shows the default 30s'],
     [
       'compare [--fault kill|stop|pause|disconnect|none]',
-      '--fault: the choices are kill|stop|pause|disconnect|partition|partition-halves|partition-ring|partition-bridge|latency|slow-link|quorum-loss|rolling-restart|none',
+      '--fault: the choices are kill|stop|pause|disconnect|partition|partition-halves|partition-ring|partition-bridge|latency|slow-link|quorum-loss|rolling-restart|membership|none',
     ],
     ['compare [--confirms on|off|both]', '--confirms: shows the default on'],
     ['compare [--no-such 1]', '--no-such: no such option'],

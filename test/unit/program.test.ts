@@ -392,17 +392,17 @@ describe('verify: argv → options', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     {
       args: ['verify', '--ledger', 'r.json', '--queue', 'q', '--idle', '500ms'],
-      expected: { command: 'verify', options: { json: false, html: undefined, reportFile: 'r.json', queue: 'q', urls: undefined, idleMs: 500 } },
+      expected: { command: 'verify', options: { json: false, html: undefined, ledgers: ['r.json'], queue: 'q', urls: undefined, idleMs: 500 } },
     },
     {
       args: ['verify', '--ledger', 'r.json'],
-      expected: { command: 'verify', options: { json: false, html: undefined, reportFile: 'r.json', queue: undefined, urls: undefined, idleMs: 2_000 } },
+      expected: { command: 'verify', options: { json: false, html: undefined, ledgers: ['r.json'], queue: undefined, urls: undefined, idleMs: 2_000 } },
     },
     {
       args: ['verify', '--ledger', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
       expected: {
         command: 'verify',
-        options: { json: true, html: undefined, reportFile: 'r.json', queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 },
+        options: { json: true, html: undefined, ledgers: ['r.json'], queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 },
       },
     },
   ];

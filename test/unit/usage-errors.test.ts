@@ -109,7 +109,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['verify'], line: "rmq-bench: required option '--ledger <file>' not specified (run rmq-bench verify --help)" },
     {
       args: ['failover', '--fault', 'nuke'],
-      line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, partition-halves, partition-ring, partition-bridge, latency, slow-link, quorum-loss, rolling-restart (run rmq-bench failover --help)",
+      line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, partition-halves, partition-ring, partition-bridge, latency, slow-link, quorum-loss, rolling-restart, membership (run rmq-bench failover --help)",
     },
     { args: ['failover', '--bandwidth', '1mbit'], line: "rmq-bench: --bandwidth goes with the slow-link fault (not 'kill') (run rmq-bench failover --help)" },
     {

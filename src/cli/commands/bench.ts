@@ -34,6 +34,14 @@ export interface BenchCliOptions extends BenchOptions {
   csvFile: string | undefined;
 }
 
+/** 'bench-async256-k3x9q (leader rabbit1)', or with several: 'bench-async256-k3x9q-1..3 (leaders rabbit1, rabbit2, rabbit3)'. */
+export function queuesText(queues: readonly string[], leaders: readonly (string | null)[]): string {
+  const known = leaders.some((l) => l !== null);
+  if (queues.length === 1) return `${queues[0]}${known ? ` (leader ${leaders[0] ?? '?'})` : ''}`;
+  const stem = queues[0]!.replace(/-1$/, '');
+  return `${stem}-1..${queues.length}${known ? ` (leaders ${leaders.map((l) => l ?? '?').join(', ')})` : ''}`;
+}
+
 /** Without -z and -C, each mode publishes for this long. */
 export const DEFAULT_BENCH_DURATION_MS = 10_000;
 
@@ -61,6 +69,16 @@ export function windowList(value: string): number[] {
   return [...new Set(list(value).map(positiveInt))];
 }
 
+/**
+ * --queues N spreads producer and consumer i onto queue i mod N: every queue needs a producer, and
+ * a consumer unless nothing consumes (a queue nobody reads would never drain).
+ */
+export function checkQueueSpread(queues: number, producers: number, consumers: number): void {
+  if (producers < queues) throw new UsageError(`--queues ${queues} needs a producer per queue: give -x ${queues} or more (-x is ${producers})`);
+  if (consumers > 0 && consumers < queues)
+    throw new UsageError(`--queues ${queues} needs a consumer per queue: give -y ${queues} or more, or -y 0 for none (-y is ${consumers})`);
+}
+
 interface RawOptions {
   json: boolean;
   protocol: Protocol | 'both';
@@ -69,6 +87,7 @@ interface RawOptions {
   batchSize: number;
   producers: number;
   consumers: number;
+  queues: number;
   size: number;
   time?: number;
   count?: number;
@@ -102,6 +121,11 @@ export const bench = defineCommand({
       .addOption(new Option('--batch-size <n>', 'batch: wait for the confirms every N; tx: commit every N').argParser(positiveInt).default(100))
       .addOption(new Option('-x, --producers <n>', 'producers (each on its own connection)').argParser(positiveInt).default(1))
       .addOption(new Option('-y, --consumers <n>', 'consumers (each on its own connection); 0: nothing consumes').argParser(nonNegativeInt).default(1))
+      .addOption(
+        new Option('--queues <n>', 'quorum queues per mode, leaders spread over the nodes; -x and -y spread round-robin over them')
+          .argParser(positiveInt)
+          .default(1),
+      )
       .addOption(protocolOption('amqp10: over AMQP 1.0 (none, sync, async; no tx or batch); both: every mode over each, side by side', [...PROTOCOLS, 'both']))
       .addOption(sizeOption())
       .addOption(
@@ -132,6 +156,7 @@ export const bench = defineCommand({
           if (given('mode') && no10.length > 0) throw new UsageError(`--mode ${no10.join(',')}: AMQP 0-9-1 only; AMQP 1.0 has ${AMQP10_MODES.join(', ')}`);
           if (given('multiAckEvery')) throw new UsageError('--multi-ack-every is AMQP 0-9-1 (basic.ack multiple); an AMQP 1.0 consumer settles each transfer');
         }
+        checkQueueSpread(o.queues, o.producers, o.consumers);
         if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery') || given('drainTimeout')))
           throw new UsageError('--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0');
         return dispatch({
@@ -143,6 +168,7 @@ export const bench = defineCommand({
           batchSize: o.batchSize,
           producers: o.producers,
           consumers: o.consumers,
+          queues: o.queues,
           sizeBytes: o.size,
           ratePerSec: o.rate,
           durationMs: o.time ?? (count === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
@@ -164,7 +190,7 @@ export const bench = defineCommand({
     const { emit } = await import('../output.js');
     const { progress } = ctx;
     const r = await runBench(ctx, opts, {
-      onRunStart: (spec, queue) => progress.info(`${spec.label}: publishing into ${queue}`),
+      onRunStart: (spec, queues, leaders) => progress.info(`${spec.label}: publishing into ${queuesText(queues, leaders)}`),
       onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
     });
     emit({ json, html }, 'bench', r, { files: csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }] });

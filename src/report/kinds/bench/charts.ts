@@ -1,7 +1,7 @@
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { barChart } from '../../svg.js';
 
-/** bench: throughput, confirm latency and end-to-end latency, a bar group per mode. Pure. */
+/** bench: throughput, confirm latency and end-to-end latency, a bar group per mode; with several queues, each one's rates. Pure. */
 
 type Percentiles = Pick<LatencySummary, 'p50Ms' | 'p95Ms' | 'p99Ms' | 'maxMs'>;
 
@@ -13,7 +13,30 @@ export interface BenchLike {
     consumeRatePerSec: number | null;
     confirmLatency: Percentiles;
     e2eLatency: Percentiles;
+    /** Absent in a document from before --queues. */
+    perQueue?: { queue: string; leaderAtStart: string | null; publishRatePerSec: number | null; consumeRatePerSec: number | null }[];
   }[];
+}
+
+/** A bar group per queue of each run that had several: its publish and consume rates, its leader in the label. */
+function perQueueCharts(b: BenchLike): string[] {
+  const runs = b.runs.filter((r) => (r.perQueue?.length ?? 0) > 1);
+  if (runs.length === 0) return [];
+  return [
+    '<h2>Throughput per queue</h2>',
+    ...runs.map((r) => {
+      const rows = r.perQueue ?? [];
+      return barChart({
+        title: `${r.label}: each queue's publish and consume rate`,
+        categories: rows.map((q, i) => `${i + 1} (${q.leaderAtStart ?? '?'})`),
+        series: [
+          { name: 'publish /s', values: rows.map((q) => q.publishRatePerSec ?? 0) },
+          { name: 'consume /s', values: rows.map((q) => q.consumeRatePerSec ?? 0) },
+        ],
+        yLabel: 'messages per second',
+      });
+    }),
+  ];
 }
 
 export function benchCharts(b: BenchLike): string[] {
@@ -37,6 +60,7 @@ export function benchCharts(b: BenchLike): string[] {
       ],
       yLabel: 'messages per second',
     }),
+    ...perQueueCharts(b),
     '<h2>Confirm latency per mode</h2>',
     barChart({ title: 'publish to broker ack (tx: the commit round trip)', categories: labels, series: percentiles((r) => r.confirmLatency), yLabel: 'ms' }),
     '<h2>End-to-end latency per mode</h2>',

@@ -1,5 +1,5 @@
 import type { BenchSample } from '../../../measure/meter.js';
-import type { BenchModeResult, BenchResult } from '../../../scenarios/bench.js';
+import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scenarios/bench.js';
 import { formatMs } from '../../../util/duration.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { renderTable } from '../../table.js';
@@ -77,9 +77,79 @@ export function renderBenchTable(runs: readonly BenchModeResult[]): string {
   return renderTable(['', ...runs.map((r) => r.label)], rows);
 }
 
-/** Remarks under the table: runs that did not end as planned. */
+/** A run's per-queue rows; none in a document from before --queues. */
+const perQueue = (r: BenchModeResult): readonly BenchQueueRow[] => r.perQueue ?? [];
+
+/** Where a queue's leader was: 'rabbit2', 'rabbit2, moved to rabbit3', '?' where the management API did not say. */
+export function leaderText(q: Pick<BenchQueueRow, 'leaderAtStart' | 'leaderAtEnd'>): string {
+  const { leaderAtStart: start, leaderAtEnd: end } = q;
+  if (start === end) return start ?? '?';
+  if (start !== null && end !== null) return `${start}, moved to ${end}`;
+  return `${start ?? '?'} (at the end: ${end ?? '?'})`;
+}
+
+/** One row per queue, then the run's own figures: the aggregate beside each queue's. */
+export function renderQueueTable(r: BenchModeResult): string {
+  const c = confirms(r);
+  const rows = perQueue(r).map((q) => [
+    q.queue,
+    leaderText(q),
+    q.producers,
+    q.consumers,
+    q.published,
+    r.consumers > 0 ? q.consumed : '-',
+    whole(q.publishRatePerSec),
+    r.consumers > 0 ? whole(q.consumeRatePerSec) : '-',
+    c ? ms(q.confirmLatency.p50Ms) : '-',
+    c ? ms(q.confirmLatency.p99Ms) : '-',
+  ]);
+  rows.push([
+    'all queues',
+    '',
+    r.producers,
+    r.consumers,
+    r.published,
+    r.consumers > 0 ? r.consumed : '-',
+    whole(r.publishRatePerSec),
+    r.consumers > 0 ? whole(r.consumeRatePerSec) : '-',
+    c ? ms(r.confirmLatency.p50Ms) : '-',
+    c ? ms(r.confirmLatency.p99Ms) : '-',
+  ]);
+  return renderTable(
+    [
+      'queue',
+      'leader',
+      'producers',
+      'consumers',
+      'published',
+      'consumed',
+      'publish rate (msg/s)',
+      'consume rate (msg/s)',
+      'confirm p50 (ms)',
+      'confirm p99 (ms)',
+    ],
+    rows,
+  );
+}
+
+/**
+ * Under the table: with one queue per run, a line of each run's leader; with several, a table
+ * per run, its queues and then all of them. Nothing for a document without per-queue rows.
+ */
+export function renderPerQueue(runs: readonly BenchModeResult[]): string[] {
+  const withRows = runs.filter((r) => perQueue(r).length > 0);
+  if (withRows.length === 0) return [];
+  if (withRows.every((r) => perQueue(r).length === 1))
+    return ['', `queue leaders: ${withRows.map((r) => `${r.label} ${leaderText(perQueue(r)[0]!)}`).join(', ')}`];
+  return withRows.flatMap((r) => ['', `${r.label}, per queue:`, renderQueueTable(r)]);
+}
+
+/** Remarks under the table: runs that did not end as planned, leaders that moved. */
 export function runNotes(r: BenchModeResult): string[] {
   const notes: string[] = [];
+  for (const q of perQueue(r))
+    if (q.leaderAtStart !== null && q.leaderAtEnd !== null && q.leaderAtStart !== q.leaderAtEnd)
+      notes.push(`${r.label}: the leader of ${q.queue} moved from ${q.leaderAtStart} to ${q.leaderAtEnd} during the run`);
   if (r.stoppedBy === 'interrupted') notes.push(`${r.label}: interrupted after ${formatMs(r.durationMs)}: its figures are what was measured until Ctrl+C`);
   if (r.gaveUp) notes.push(`${r.label}: gave up: ${r.gaveUp}`);
   if (r.drained === false)
@@ -103,12 +173,17 @@ export function renderBench(b: BenchResult): string {
   const rate = o.ratePerSec > 0 ? `${o.ratePerSec} msg/s per producer` : 'as fast as possible';
   const consumers =
     o.consumers > 0 ? `${plural(o.consumers, 'consumer')} (prefetch ${o.prefetch === 0 ? 'unlimited' : o.prefetch}, ack every ${o.ackEvery})` : 'no consumer';
+  const queues = o.queues ?? 1;
+  const into =
+    queues === 1
+      ? 'into a fresh quorum queue per mode'
+      : `into ${queues} fresh quorum queues per mode (leaders spread over the nodes, producers and consumers round-robin over them)`;
   const lines = [
-    `bench: ${plural(o.producers, 'producer')}, ${consumers}; ${o.sizeBytes}-byte persistent messages, ${rate}, into a fresh quorum queue per mode; each mode publishes for ${boundText(o)}`,
+    `bench: ${plural(o.producers, 'producer')}, ${consumers}; ${o.sizeBytes}-byte persistent messages, ${rate}, ${into}; each mode publishes for ${boundText(o)}`,
     '',
   ];
   if (b.runs.length === 0) lines.push('no mode was measured');
-  else lines.push(renderBenchTable(b.runs));
+  else lines.push(renderBenchTable(b.runs), ...renderPerQueue(b.runs));
   lines.push('');
   lines.push(
     'none: no confirms, so its publish rate is what the client handed to the socket; tx/N: a commit every N messages (its latency is the commit round trip);',
@@ -116,6 +191,10 @@ export function renderBench(b: BenchResult): string {
   lines.push(
     'batch/N: waits for the confirms every N; async/W: at most W unconfirmed. End-to-end: publish to delivery, from the publish time each message carries.',
   );
+  if (queues > 1)
+    lines.push(
+      `Queue i was declared through node i (client-local leader locator); producer and consumer i use queue i mod ${queues}, connected to its node first. A queue's rates are over its own publishing time; 'all queues' is the aggregate.`,
+    );
   lines.push('Client CPU and RSS are this process’s: the producers and the consumers run in it, with their bookkeeping.');
   for (const r of b.runs) lines.push(...runNotes(r));
   if (b.interrupted) lines.push('interrupted: the modes after the last one shown were not run');

@@ -1,8 +1,8 @@
-import type { BenchModeResult, BenchResult } from '../../../scenarios/bench.js';
+import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scenarios/bench.js';
 import { isNum, n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
-import { list, nullOr, num, obj, str } from '../../shape-check.js';
-import { latency } from '../shared.js';
+import { list, nullOr, num, obj, opt, str } from '../../shape-check.js';
+import { latency, nullStr } from '../shared.js';
 import { renderBench } from './text.js';
 import { benchCharts } from './charts.js';
 
@@ -11,7 +11,31 @@ export const bench: KindView<BenchResult> = {
   shape: obj<BenchResult>({
     runs: list(
       'runs',
-      obj<BenchModeResult>({ label: str, publishRatePerSec: nullOr(num), consumeRatePerSec: nullOr(num), confirmLatency: latency, e2eLatency: latency }),
+      obj<BenchModeResult>({
+        label: str,
+        publishRatePerSec: nullOr(num),
+        consumeRatePerSec: nullOr(num),
+        confirmLatency: latency,
+        e2eLatency: latency,
+        // A document from before --queues has none: drawn without the per-queue tables and charts.
+        perQueue: opt(
+          list(
+            'queue rows',
+            obj<BenchQueueRow>({
+              queue: str,
+              leaderAtStart: nullStr,
+              leaderAtEnd: nullStr,
+              producers: num,
+              consumers: num,
+              published: num,
+              consumed: num,
+              publishRatePerSec: nullOr(num),
+              consumeRatePerSec: nullOr(num),
+              confirmLatency: latency,
+            }),
+          ),
+        ),
+      }),
     ),
   }),
   text: renderBench,

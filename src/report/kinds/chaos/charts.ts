@@ -20,6 +20,7 @@ const FAULT_COLOR: Record<FaultKind, string> = {
   'slow-link': '#65a30d',
   'quorum-loss': '#991b1b',
   'rolling-restart': '#0f766e',
+  membership: '#4d7c0f',
 };
 
 /** Each fault as a band, from its issue until the cluster was whole again (or the heal, or the end), in seconds. Pure. */

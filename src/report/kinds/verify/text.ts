@@ -1,7 +1,9 @@
 import type { Reconciliation } from '../../../ledger/reconcile.js';
+import type { LedgerRow, ReconcileTotal } from '../../../ledger/several.js';
 import { orderLines } from '../../order-text.js';
+import { renderTable } from '../../table.js';
 
-/** verify's printer: a reconciliation → text. Pure. */
+/** verify's printers: one reconciliation, or several ledgers and their total → text. Pure. */
 
 export function renderReconciliation(r: Reconciliation): string {
   const rows: [string, number][] = [
@@ -20,10 +22,71 @@ export function renderReconciliation(r: Reconciliation): string {
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `${k.padEnd(w)}  ${String(v).padStart(8)}`);
-  if (r.samples.lost.length > 0) lines.push(`lost sequences (first ${r.samples.lost.length}): ${r.samples.lost.join(', ')}`);
-  if (r.samples.silentlyLost.length > 0) lines.push(`silently lost sequences (first ${r.samples.silentlyLost.length}): ${r.samples.silentlyLost.join(', ')}`);
+  lines.push(...sampleLines('', r));
   lines.push(...orderLines('order', r.order));
   for (const a of r.advice) lines.push(a);
   lines.push(r.verdict.ok ? 'verdict: OK' : `verdict: FAILED: ${r.verdict.reasons.join('; ')}`);
+  return lines.join('\n');
+}
+
+function sampleLines(prefix: string, r: Reconciliation): string[] {
+  const lines: string[] = [];
+  if (r.samples.lost.length > 0) lines.push(`${prefix}lost sequences (first ${r.samples.lost.length}): ${r.samples.lost.join(', ')}`);
+  if (r.samples.silentlyLost.length > 0) {
+    lines.push(`${prefix}silently lost sequences (first ${r.samples.silentlyLost.length}): ${r.samples.silentlyLost.join(', ')}`);
+  }
+  return lines;
+}
+
+/** The counts a row of the ledgers table shows: a reconciliation's, or the total's. */
+type RowCounts = Pick<Reconciliation, 'counts' | 'lost' | 'silentlyLost' | 'knownFailed' | 'indeterminateUnread' | 'neverWritten' | 'duplicated'> & {
+  verdict: { ok: boolean };
+};
+
+const HEADERS = ['ledger', 'run id', 'attempted', 'confirmed', 'read', 'lost', 'silently lost', 'other unread', 'duplicated', 'unexpected', 'verdict'] as const;
+
+/** What the "other unread" column holds, said under the table when a row has some. */
+const OTHER_UNREAD = 'other unread: known failed (nacked or returned), indeterminate or never written: the producer knew of each';
+
+/** The note on "other unread", or none when every row's is 0. */
+export function otherUnreadNote(total: ReconcileTotal): string[] {
+  return total.knownFailed + total.indeterminateUnread + total.neverWritten > 0 ? [OTHER_UNREAD] : [];
+}
+
+function cells(label: string, runId: string, r: RowCounts): (string | number)[] {
+  return [
+    label,
+    runId,
+    r.counts.attempted,
+    r.counts.confirmed,
+    r.counts.readDistinct,
+    r.lost,
+    r.silentlyLost,
+    r.knownFailed + r.indeterminateUnread + r.neverWritten,
+    r.duplicated,
+    r.counts.unexpected,
+    r.verdict.ok ? 'OK' : 'FAILED',
+  ];
+}
+
+/** The ledgers table: a row per ledger (its file and run id), then the total. For the text report and the HTML page. */
+export function ledgersTable(ledgers: readonly LedgerRow[], total: ReconcileTotal): { headers: readonly string[]; rows: (string | number)[][] } {
+  const rows = ledgers.map((l) => cells(l.file, l.runId, l.reconciliation));
+  rows.push(cells('total', `${total.ledgers} ledgers`, total));
+  return { headers: HEADERS, rows };
+}
+
+/** Several ledgers: the table, then each ledger's samples, order and advice (named by its file), the foreign reads, the verdict. */
+export function renderLedgers(ledgers: readonly LedgerRow[], total: ReconcileTotal): string {
+  const { headers, rows } = ledgersTable(ledgers, total);
+  const lines = [renderTable(headers, rows), ...otherUnreadNote(total)];
+  for (const { file, reconciliation: r } of ledgers) {
+    lines.push(...sampleLines(`${file}: `, r));
+    lines.push(...orderLines(`${file} order`, r.order));
+    for (const a of r.advice) lines.push(`${file}: ${a}`);
+  }
+  const f = total.foreign;
+  if (f.count > 0) lines.push(`read, of none of the ledgers: ${f.count} (first ${f.samples.length}: ${f.samples.join(', ')})`);
+  lines.push(total.verdict.ok ? 'verdict: OK' : `verdict: FAILED: ${total.verdict.reasons.join('; ')}`);
   return lines.join('\n');
 }

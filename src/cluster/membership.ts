@@ -1,0 +1,110 @@
+import { type Config, nodeByName } from '../config.js';
+import { EnvironmentError, errorMessage } from '../errors.js';
+import type { ClusterContext } from './cluster-ctx.js';
+import { type Docker, execIn } from './engine.js';
+import type { AppliedFault } from './faults.js';
+import { shortNodeName } from './leader.js';
+
+/**
+ * membership: Jepsen's membership nemesis, as an operator replaces a node. The node's RabbitMQ
+ * application is stopped and the node forgotten by the cluster (`rabbitmqctl stop_app`, then
+ * `forget_cluster_node` on a peer), which also removes its member from every quorum queue; the
+ * restore resets it, joins it to the cluster again, starts it and adds its quorum queue members
+ * back (`reset`, `join_cluster`, `start_app`, `rabbitmq-queues grow <node> all`): a fresh
+ * member that catches up from the others. `cluster up` does the same to a node it finds
+ * forgotten (a killed run): rejoinForgottenNodes.
+ */
+
+/** Each rabbitmqctl call's deadline (a node's reset and join take a few seconds). */
+const CTL_TIMEOUT_MS = 60_000;
+
+async function ctl(docker: Docker, container: string, args: string[]): Promise<string> {
+  const r = await execIn(docker, container, args, CTL_TIMEOUT_MS);
+  if (r.exitCode !== 0) {
+    throw new EnvironmentError(`${args.join(' ')} in ${container} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
+  }
+  return r.output;
+}
+
+function containerOf(config: Config, nodeName: string): string {
+  const node = nodeByName(config, nodeName);
+  if (!node) throw new EnvironmentError(`${nodeName} is not one of this cluster's containers`);
+  return node.container;
+}
+
+/** reset, join_cluster through `peer`, start_app, then every quorum queue grown back onto the node. */
+async function rejoin(docker: Docker, container: string, nodeName: string, peer: string): Promise<void> {
+  await ctl(docker, container, ['rabbitmqctl', 'reset']);
+  await ctl(docker, container, ['rabbitmqctl', 'join_cluster', peer]);
+  await ctl(docker, container, ['rabbitmqctl', 'start_app']);
+  await ctl(docker, container, ['rabbitmq-queues', 'grow', nodeName, 'all']);
+}
+
+/** Remove `nodeName` from the cluster (a peer forgets it); restore() joins it again with its queue members. */
+export async function injectMembership(ctx: ClusterContext, nodeName: string): Promise<AppliedFault> {
+  const docker = await ctx.docker();
+  const container = containerOf(ctx.config, nodeName);
+  const listed = await ctx.management.nodes();
+  const running = listed.filter((n) => n.running && n.name !== nodeName).map((n) => n.name);
+  // Only from a whole cluster: a node forgotten while another is out could leave no majority of the
+  // cluster's own metadata store, and nothing to rejoin.
+  if (running.length + 1 < ctx.config.nodes.length || !listed.some((n) => n.name === nodeName && n.running)) {
+    throw new EnvironmentError(
+      `'membership' removes a node from a whole cluster, and this one has ${listed.filter((n) => n.running).length} of ${ctx.config.nodes.length} nodes running`,
+      { hint: "run 'rmq-bench cluster up' first" },
+    );
+  }
+  const peer = running[0]!;
+  const issuedAt = performance.now();
+  await ctl(docker, container, ['rabbitmqctl', 'stop_app']);
+  try {
+    await ctl(docker, containerOf(ctx.config, peer), ['rabbitmqctl', 'forget_cluster_node', nodeName]);
+  } catch (err) {
+    // Not forgotten: it is still a member, and starting it again is the whole undo.
+    await ctl(docker, container, ['rabbitmqctl', 'start_app']).catch((e: unknown) => ctx.log(`could not start ${nodeName} again: ${errorMessage(e)}`));
+    throw err;
+  }
+  const fault: AppliedFault = {
+    kind: 'membership',
+    container: shortNodeName(nodeName),
+    issuedAt,
+    appliedAt: performance.now(),
+    appliedAtIso: new Date().toISOString(),
+    restored: false,
+    async restore() {
+      if (fault.restored) return;
+      await rejoin(docker, container, nodeName, peer);
+      fault.restored = true;
+    },
+  };
+  return fault;
+}
+
+/**
+ * For `cluster up`: a node the cluster no longer lists (a membership fault a killed run left: it
+ * was forgotten) whose container runs with its RabbitMQ application stopped is reset, joined
+ * through a running node and started, its quorum queue members added back. A node that is only
+ * booting is listed, and left alone. Returns the nodes rejoined.
+ */
+export async function rejoinForgottenNodes(ctx: ClusterContext, docker: Docker): Promise<string[]> {
+  const listed = await ctx.management.nodes().catch(() => undefined);
+  if (listed === undefined) return [];
+  const peer = listed.find((n) => n.running)?.name;
+  const forgotten = ctx.config.nodes.filter((n) => !listed.some((l) => l.name === n.nodeName));
+  const stopped: typeof forgotten = [];
+  for (const n of forgotten) {
+    const r = await execIn(docker, n.container, ['rabbitmqctl', '-q', 'eval', 'rabbit:is_running().'], CTL_TIMEOUT_MS).catch(() => undefined);
+    if (r?.exitCode === 0 && r.output.trim() === 'false') stopped.push(n);
+  }
+  if (stopped.length === 0 || peer === undefined) return [];
+  const done: string[] = [];
+  for (const n of stopped) {
+    try {
+      await rejoin(docker, n.container, n.nodeName, peer);
+      done.push(n.name);
+    } catch (err) {
+      ctx.log(`could not rejoin ${n.name} to the cluster: ${errorMessage(err)}`);
+    }
+  }
+  return done;
+}
