@@ -3,7 +3,10 @@
 // work (issue 12's target: at most 1.2x). Not a test: it prints figures. Machines here are noisy:
 // the rounds alternate which goes first, and the medians are compared.
 //   npx tsc -p tsconfig.json && node bench/cpu-ratio.mjs [--count 50000] [--rounds 3] [--window 256]
-//       [--size 100] [--cpu-prof DIR]
+//       [--size 100] [--url amqp://demo:demo@127.0.0.1:5672] [--cpu-prof DIR]
+// The cluster is the one rmq-bench's settings name: RMQ_BENCH_AMQP_PORT (its first node),
+// RMQ_BENCH_USER and RMQ_BENCH_PASSWORD, as src/config.ts reads them (the default cluster when
+// unset); both publishers connect to its first node. --url names another broker for both.
 // Each round, each its own process, one fresh quorum queue each, no consumer:
 //   rmq-bench:     node bin/rmq-bench.js bench --mode async --window W -C N -x 1 -y 0 -s S --json
 //   plain amqplib: node bench/plain-amqplib.mjs --consumers 0 --count N --window W --size S [--same-properties]
@@ -32,9 +35,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     window: { type: 'string', default: '256' },
     size: { type: 'string', default: '100' },
+    url: { type: 'string' },
     'cpu-prof': { type: 'string' },
   },
 });
+const env = process.env;
+const url = values.url ?? `amqp://${env.RMQ_BENCH_USER || 'demo'}:${env.RMQ_BENCH_PASSWORD || 'demo'}@127.0.0.1:${env.RMQ_BENCH_AMQP_PORT || '5672'}`;
+/** rmq-bench reads the cluster from the same variables; --url is passed on to it only when given. */
+const benchUrls = values.url === undefined ? [] : ['--urls', values.url];
 const count = Number(values.count);
 const rounds = Number(values.rounds);
 const { window, size } = values;
@@ -49,7 +57,7 @@ const log = (line = '') => process.stdout.write(`${line}\n`);
 
 async function ours() {
   const node = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
-  const args = [...node, BIN, 'bench', '--mode', 'async', '--window', window, '-C', String(count), '-x', '1', '-y', '0', '-s', size, '--json'];
+  const args = [...node, BIN, 'bench', '--mode', 'async', '--window', window, '-C', String(count), '-x', '1', '-y', '0', '-s', size, ...benchUrls, '--json'];
   const r = await execa('node', args, { cwd: ROOT, env: { RMQ_BENCH_QUIET: '1' }, reject: false, stdin: 'ignore', timeout: RUN_TIMEOUT_MS });
   if (r.exitCode !== 0) throw new Error(`rmq-bench bench exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop()}`);
   const run = JSON.parse(r.stdout).runs[0];
@@ -57,7 +65,20 @@ async function ours() {
 }
 
 async function plain(sameProperties = false) {
-  const args = [PLAIN, '--consumers', '0', '--count', String(count), '--window', window, '--size', size, ...(sameProperties ? ['--same-properties'] : [])];
+  const args = [
+    PLAIN,
+    '--consumers',
+    '0',
+    '--count',
+    String(count),
+    '--window',
+    window,
+    '--size',
+    size,
+    '--url',
+    url,
+    ...(sameProperties ? ['--same-properties'] : []),
+  ];
   const r = await execa('node', args, { cwd: ROOT, reject: false, stdin: 'ignore', timeout: RUN_TIMEOUT_MS });
   if (r.exitCode !== 0) throw new Error(`plain-amqplib exited ${r.exitCode}: ${r.stderr.trim().split('\n').pop()}`);
   const d = JSON.parse(r.stdout);
@@ -70,7 +91,7 @@ async function plain(sameProperties = false) {
 }
 
 log(
-  `cpu-ratio: ${new Date().toISOString()}, node ${process.version}; async confirms, window ${window}, ${count} messages of ${size} bytes, no consumer, ${rounds} rounds`,
+  `cpu-ratio: ${new Date().toISOString()}, node ${process.version}, broker ${url.replace(/\/\/[^@]*@/, '//')}; async confirms, window ${window}, ${count} messages of ${size} bytes, no consumer, ${rounds} rounds`,
 );
 const results = { 'rmq-bench': [], 'plain amqplib': [], [SAME]: [] };
 const plainSame = () => plain(true);

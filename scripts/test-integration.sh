@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The integration tests in five shards at once, each against its own 3-node cluster: the default
-# one (rabbit1..3 on 5672-5674 / 15672-15674 / 15692) and four beside it, rmq-bench-b to -e
-# (rmq-bench-X-rabbit1..3 on 6672, 7672, 8672 and 9672 and the two ports above each; management
-# on 16672 to 19672; Prometheus on 16692 to 19692). Faults stay within a shard's cluster, so the
+# The integration tests in six shards at once, each against its own cluster: the default one
+# (rabbit1..3 on 5672-5674 / 15672-15674 / 15692), four more of 3 nodes beside it, rmq-bench-b to
+# -e (rmq-bench-X-rabbit1..3 on 6672, 7672, 8672 and 9672 and the two ports above each; management
+# on 16672 to 19672; Prometheus on 16692 to 19692), and rmq-bench-f of 5 nodes (11672-11676,
+# 21672-21676, 21692). Faults stay within a shard's cluster, so the
 # shards never disturb each other; within a shard the files run one at a time. A shard's global
 # setup brings its cluster up (creating its containers, the first time, from the image the
 # default one built) and prints how long that took. An idle node costs little CPU
@@ -37,13 +38,17 @@ shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo
 # election and heal), chaos, durability-demo and producer-crash (node restarts).
 shard_d=(netfaults producer-crash audit alarm consumer-amqp10)
 shard_e=(chaos html-report dlq-strategy leader-faults failover watch report refusals verify-many)
+# A 5-node cluster (rmq-bench-f-rabbit1..5 on 11672-11676, management 21672-21676): what only five
+# nodes can show (the partition ring).
+shard_f=(five-nodes)
 
-SHARDS=(a b c d e)
-declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e)
-declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672)
-declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672)
-declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692)
-declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]=)
+SHARDS=(a b c d e f)
+declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e [f]=rmq-bench-f)
+declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672 [f]=11672)
+declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672 [f]=21672)
+declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692 [f]=21692)
+declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]= [f]=)
+declare -A NODE_COUNT=([a]=3 [b]=3 [c]=3 [d]=3 [e]=3 [f]=5)
 
 files() { for f in "$@"; do echo "test/integration/$f.test.ts"; done; }
 shard_files() {
@@ -73,7 +78,7 @@ declare -A PID
 for s in "${SHARDS[@]}"; do
   (
     set +e # a failing shard still says when it ended
-    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}"
+    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}" RMQ_BENCH_NODES="${NODE_COUNT[$s]}"
     # shellcheck disable=SC2046
     node_modules/.bin/vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
     code="${PIPESTATUS[0]}"

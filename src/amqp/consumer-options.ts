@@ -29,6 +29,12 @@ export interface ConsumerOptions {
   heartbeatS: number;
   reconnectTimeoutMs: number;
   store: ProcessedStore | undefined;
+  /**
+   * Poll with basic.get instead of subscribing (as rabbitmq/jepsen mixes them in): one get at a
+   * time, at most `prefetch` deliveries held (basic.qos does not bound gets), a pause of
+   * POLL_EMPTY_MS when the queue is empty. Undefined: subscribe.
+   */
+  polling?: boolean;
   /** Pseudo-random source for --fail-rate (injectable for tests). */
   random?: () => number;
 }

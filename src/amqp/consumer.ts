@@ -1,4 +1,4 @@
-import type { ConsumeMessage } from 'amqplib';
+import type { ConsumeMessage, GetMessage } from 'amqplib';
 import { InterruptedError, NotFoundError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
 import { systemClock } from '../util/retry.js';
@@ -20,6 +20,11 @@ export type { FailureAction } from './failure-actions.js';
 
 /** The most deliveries a result records (ConsumerResult.deliveries). */
 const MAX_RECORDS = 100_000;
+/** Polling: the pause after a get that found the queue empty, and while the held deliveries are at the limit. */
+export const POLL_EMPTY_MS = 50;
+const POLL_BUSY_MS = 5;
+/** Polling without a prefetch: deliveries held at most. */
+const POLL_MAX_HELD = 100;
 
 export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): Promise<ConsumerResult> {
   const run = new ConsumerRun(opts, hooks);
@@ -151,9 +156,13 @@ class ConsumerRun {
     }
   }
 
-  /** basic.consume; false (the connection closed) when it failed. */
+  /** basic.consume (or, polling, the basic.get loop started); false (the connection closed) when it failed. */
   async #subscribe(sub: Subscription): Promise<boolean> {
     const opts = this.#opts;
+    if (opts.polling) {
+      void this.#poll(sub);
+      return true;
+    }
     try {
       await sub.channel.consume(opts.queue, (msg) => this.#onMessage(sub, msg), {
         noAck: opts.autoAck,
@@ -165,6 +174,31 @@ class ConsumerRun {
       await closeWithin(sub.connection);
       this.#hooks.onEvent?.('connection lost while subscribing; reconnecting');
       return false;
+    }
+  }
+
+  /**
+   * Polling: basic.get after basic.get into the same inbox the subscription fills, while at most
+   * `prefetch` (or POLL_MAX_HELD) deliveries are held; POLL_EMPTY_MS between gets of an empty
+   * queue. Ends with the connection (a failed get closes it) or the run.
+   */
+  async #poll(sub: Subscription): Promise<void> {
+    const limit = this.#prefetch > 0 ? this.#prefetch : POLL_MAX_HELD;
+    while (!sub.closed && !sub.crashed && !this.#stoppedBecause && !this.#hooks.signal.aborted) {
+      if (sub.held >= limit) {
+        await systemClock.sleep(POLL_BUSY_MS);
+        continue;
+      }
+      let msg: GetMessage | false;
+      try {
+        msg = await sub.channel.get(this.#opts.queue, { noAck: this.#opts.autoAck });
+      } catch {
+        // The channel or connection went (a node faulted): the subscription's close ends the loop; reconnect as a push consumer does.
+        sub.markClosed();
+        return;
+      }
+      if (msg === false) await systemClock.sleep(POLL_EMPTY_MS);
+      else this.#onMessage(sub, msg as unknown as ConsumeMessage);
     }
   }
 

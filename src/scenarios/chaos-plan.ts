@@ -39,6 +39,8 @@ export interface ChaosOptions {
   /** Producers with confirms (async window), and consumers (manual ack, idempotent store). */
   producers: number;
   consumers: number;
+  /** Polling consumers (basic.get) beside the push ones, after them in the round-robin over the queues; 0 for none. */
+  polling: number;
   /** Quorum queues, leaders spread over the nodes: queuePrefix.1 .. queuePrefix.N. */
   queues: number;
   queuePrefix: string;
@@ -203,6 +205,8 @@ export interface ChaosConsumer {
   /** Deliveries the idempotent store recognised as already processed, and skipped. */
   duplicatesSkipped: number;
   reconnects: number;
+  /** basic.get instead of a subscription (--polling). */
+  polling?: boolean;
 }
 
 /** Sums over producers (the confirming ones, or the control one). */

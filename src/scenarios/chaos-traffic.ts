@@ -97,9 +97,11 @@ export class ChaosTraffic {
     this.connectedTo = Array.from({ length: producerCount }, () => []);
     this.maskedUrls = setup.endpoints.urls.map(maskUrl);
     for (let p = 0; p < producerCount; p++) this.producerRuns.push(this.startProducer(p));
-    const consumerCount = opts.consumers + (opts.control ? 1 : 0);
+    // The push consumers, the polling ones (--polling), then the control queue's.
+    const readers = opts.consumers + opts.polling;
+    const consumerCount = readers + (opts.control ? 1 : 0);
     this.consumerQueues = Array.from({ length: consumerCount }, (_, c) =>
-      opts.control && c === opts.consumers ? controlQueue(opts) : setup.names[c % setup.names.length]!,
+      opts.control && c === readers ? controlQueue(opts) : setup.names[c % setup.names.length]!,
     );
     this.consumerRuns = this.consumerQueues.map((queue, c) => this.startConsumer(queue, c));
     // Awaited only at the end: a failure before then must not be an unhandled rejection.
@@ -192,6 +194,7 @@ export class ChaosTraffic {
         heartbeatS: opts.heartbeatS,
         reconnectTimeoutMs: opts.rejoinTimeoutMs + 60_000,
         store: setup.store,
+        polling: this.isPolling(c),
       }),
       {
         signal: AbortSignal.any([ctx.signal, this.stopConsuming.signal]),
@@ -273,6 +276,12 @@ export class ChaosTraffic {
       processed: r.processed,
       duplicatesSkipped: r.duplicatesSkipped,
       reconnects: r.reconnects,
+      polling: this.isPolling(c),
     }));
+  }
+
+  /** Consumer c polls with basic.get: it comes after the push consumers, before the control queue's. */
+  private isPolling(c: number): boolean {
+    return c >= this.opts.consumers && c < this.opts.consumers + this.opts.polling;
   }
 }

@@ -23,6 +23,7 @@ const defaults: ChaosCliOptions = {
   seed: undefined,
   producers: 3,
   consumers: 3,
+  polling: 0,
   queues: 3,
   queuePrefix: 'rmq-bench.chaos',
   vhost: '/',
@@ -59,6 +60,35 @@ describe('chaos: argv → options', () => {
       expected: { faults: ['latency'], faultsGiven: true, netem: { delayMs: 50, jitterMs: 0, lossPct: 2 }, bandwidth: undefined },
     },
     { args: ['--targets', 'leader'], expected: { targets: ['leader'] } },
+    { args: ['--polling', '2'], expected: { polling: 2 } },
+    // rabbitmq/jepsen's schedule: the four partition shapes on a random node, 10 s on, 20 s calm, 180 s.
+    {
+      args: ['--profile', 'jepsen'],
+      expected: {
+        durationMs: 180_000,
+        holdMs: 10_000,
+        intervalMs: 30_000,
+        faults: ['partition-halves', 'partition-ring', 'partition-bridge', 'partition'],
+        faultsGiven: true,
+        targets: ['random'],
+        netem: undefined,
+        bandwidth: undefined,
+      },
+    },
+    // Its other hold; what is given wins, and the interval follows the hold.
+    {
+      args: ['--profile', 'jepsen', '--hold', '30s', '--duration', '5m', '--targets', 'leader'],
+      expected: {
+        durationMs: 300_000,
+        holdMs: 30_000,
+        intervalMs: 50_000,
+        faults: ['partition-halves', 'partition-ring', 'partition-bridge', 'partition'],
+        faultsGiven: true,
+        targets: ['leader'],
+        netem: undefined,
+        bandwidth: undefined,
+      },
+    },
     { args: ['--seed', '42'], expected: { seed: 42 } },
     { args: ['--producers', '5', '--consumers', '4', '--queues', '2'], expected: { producers: 5, consumers: 4, queues: 2 } },
     { args: ['--rate', '50', '--window', '64', '-s', '512', '--prefetch', '10'], expected: { ratePerSec: 50, window: 64, sizeBytes: 512, prefetch: 10 } },

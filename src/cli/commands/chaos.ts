@@ -1,8 +1,9 @@
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
+import { applyProfile, CHAOS_PROFILES, type ChaosProfile } from '../../scenarios/chaos-profiles.js';
 import type { Protocol } from '../../amqp10/protocol.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
@@ -10,6 +11,8 @@ import { addReportAndClusterOptions, otherClusterOverride, type ReportAndCluster
 import {
   choiceList,
   durationOption,
+  givenOptions,
+  nonNegativeInt,
   timeoutOption,
   heartbeatOption,
   heartbeatSeconds,
@@ -47,6 +50,8 @@ interface RawOptions {
   seed?: number;
   producers: number;
   consumers: number;
+  polling: number;
+  profile?: ChaosProfile;
   queues: number;
   queuePrefix: string;
   vhost: string;
@@ -93,6 +98,7 @@ export function chaosOptions(o: RawOptions): ChaosCliOptions {
     seed: o.seed,
     producers: o.producers,
     consumers: o.consumers,
+    polling: o.polling,
     queues: o.queues,
     queuePrefix: o.queuePrefix,
     vhost: o.vhost,
@@ -154,6 +160,15 @@ export const chaos = defineCommand({
         .addOption(new Option('--seed <n>', 'seed of the schedule: the same seed, the same faults and targets').argParser(seedValue))
         .addOption(new Option('--producers <n>', 'producers with confirms').argParser(positiveInt).default(3))
         .addOption(new Option('--consumers <n>', 'consumers (manual ack, one idempotent store)').argParser(positiveInt).default(3))
+        .addOption(
+          new Option('--polling <n>', 'more consumers, polling with basic.get (as rabbitmq/jepsen mixes them in)').argParser(nonNegativeInt).default(0),
+        )
+        .addOption(
+          new Option(
+            '--profile <name>',
+            "jepsen: rabbitmq/jepsen's schedule: a partition of a random shape on a random node every 20 s of calm, held 10 s, for 180 s, on 5 nodes (the options given win)",
+          ).choices(CHAOS_PROFILES),
+        )
         .addOption(new Option('--queues <n>', 'quorum queues, leaders spread over the nodes').argParser(positiveInt).default(3))
         .addOption(
           new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default(
@@ -176,7 +191,7 @@ export const chaos = defineCommand({
         .addOption(lossOption())
         .addOption(bandwidthOption())
         .addOption(new Option('--store <file>', "the consumers' idempotent SQLite store (default: a temporary file)").argParser(writableFile)),
-    ).action((o: RawOptions) => dispatch(chaosOptions(o))),
+    ).action((o: RawOptions, command: Command) => dispatch(chaosOptions(o.profile ? applyProfile(o.profile, o, givenOptions(command)) : o))),
   overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;

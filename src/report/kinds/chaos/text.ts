@@ -134,7 +134,15 @@ function orderBlock(r: ChaosResult): string[] {
 function consumersTable(r: ChaosResult): Table {
   return {
     headers: ['consumer', 'queue', 'received', 'processed', 'duplicates skipped', 'reconnects'],
-    rows: r.consumers.map((c) => [c.consumer, c.queue, count(c.received), count(c.processed), count(c.duplicatesSkipped), c.reconnects]),
+    // A polling consumer (basic.get, --polling) is marked.
+    rows: r.consumers.map((c) => [
+      c.polling ? `${c.consumer} (poll)` : c.consumer,
+      c.queue,
+      count(c.received),
+      count(c.processed),
+      count(c.duplicatesSkipped),
+      c.reconnects,
+    ]),
   };
 }
 
