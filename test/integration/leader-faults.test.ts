@@ -105,7 +105,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
     expect(run.fault?.error ?? null).toBeNull();
     // Docker's own clock: each container started again during the run, highest ordinal first.
     const after = await startedAt();
-    after.forEach((t, i) => expect(t, CONTAINERS[i]).toBeGreaterThan(before[i]!));
+    for (const [i, t] of after.entries()) expect(t, CONTAINERS[i]).toBeGreaterThan(before[i]!);
     expect([...after].sort((a, b) => b - a)).toEqual(after);
     await expectClusterWhole(queue);
   });
