@@ -255,7 +255,8 @@ export async function healNetFaults(docker: Docker, containers: readonly string[
       const removed = await removeLeftovers(docker, c, run);
       if (removed.length > 0) info(`${c} had network faults left behind: removed ${removed.join('; ')}`);
     } catch (err) {
-      if ((err as Error).message.includes('is not running')) continue;
+      // A node not running, or not created yet (a first `cluster up` under a new name), has nothing left behind.
+      if ((err as Error).message.includes('is not running') || (err as { statusCode?: number }).statusCode === 404) continue;
       log(`could not check ${c} for network faults left behind: ${errorMessage(err)}`);
     }
   }
