@@ -8,7 +8,7 @@ import type { PublisherResult } from '../amqp/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
-import { startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
+import { type FaultPhase, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
@@ -241,6 +241,7 @@ class ProducerUnderFault {
   private fault: LeaderFaultHandle | undefined;
   private written = 0;
   private confirmed = 0;
+  private electionTold = false;
 
   constructor(
     private readonly ctx: Context,
@@ -323,7 +324,21 @@ class ProducerUnderFault {
         electionTimeoutMs: opts.electionTimeoutMs,
         rejoinTimeoutMs: opts.rejoinTimeoutMs,
         faultOptions: { ...(opts.netem ? { netem: opts.netem } : {}), ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}) },
+        onPhase: (phase, t) => this.onFaultPhase(phase, t),
       });
+  }
+
+  /** A line for each milestone of the fault (also in plain output, where the status line shows every 10 s). */
+  private onFaultPhase(phase: FaultPhase, t: Readonly<LeaderFaultTimeline>): void {
+    const { progress } = this.ctx;
+    const { label } = this.info;
+    const { fault } = this.opts;
+    if (phase === 'electing') progress.info(`${label}: '${fault}' applied to ${t.node} (the leader)`);
+    else if ((phase === 'holding' || phase === 'restoring') && t.newLeader !== null && !this.electionTold) {
+      this.electionTold = true;
+      progress.info(`${label}: new leader ${t.newLeader}, seen ${Math.round(t.electionMs ?? 0)} ms after the fault (${t.electionSource})`);
+    }
+    if (phase === 'rejoined') progress.info(`${label}: ${t.node} back, ${t.onlineAfter?.length} of ${t.membersAfter?.length} members online`);
   }
 
   /** Whether a confirm arriving now falls in the fault's window (for the second histogram). */

@@ -100,6 +100,10 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
 
   it('Ctrl+C during compare --restore-after 30s, after the election: the node is started again at once, not after the hold', async () => {
     const child = compareChild('kill', '30s');
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     try {
       // The fault is on: one node's container has stopped running.
       const killed = await faultedNode((st) => !st.Running, 'killed');
@@ -118,6 +122,15 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
         },
         25_000,
         200,
+      );
+      // And compare has seen it too (its line for the election): the Ctrl+C lands in the hold,
+      // not in compare's own watch for the leader, which polls on its own clock.
+      await eventually(
+        async () => {
+          if (!stderr.includes('new leader')) throw new Error(`compare has not reported the election yet:\n${stderr}`);
+        },
+        25_000,
+        100,
       );
       expect((await docker.getContainer(containerOf(killed)).inspect()).State.Running).toBe(false);
       child.kill('SIGINT');
