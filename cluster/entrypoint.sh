@@ -1,7 +1,8 @@
 #!/bin/sh
 # rmq-bench node entrypoint: writes the shared Erlang cookie and the node's rabbitmq.conf (the
 # settings in /etc/rmq-bench/rabbitmq.conf, then the peer list of rabbit1..N for
-# RMQ_BENCH_NODES = 3 or 5), then hands over to the image's own entrypoint. Works with the
+# RMQ_BENCH_NODES = 3 or 5, what the RabbitMQ line RMQ_BENCH_RABBITMQ accepts beyond those, and
+# RMQ_BENCH_PARTITION_HANDLING when set), then hands over to the image's own entrypoint. Works with the
 # official rabbitmq image and with the image rmq-bench builds from Debian packages (both:
 # HOME=/var/lib/rabbitmq, docker-entrypoint.sh drops privileges).
 set -eu
@@ -11,6 +12,12 @@ nodes="${RMQ_BENCH_NODES:-3}"
 case "$nodes" in
   3 | 5) ;;
   *) echo "rmq-bench entrypoint: RMQ_BENCH_NODES=$nodes is not 3 or 5" >&2; exit 64 ;;
+esac
+line="${RMQ_BENCH_RABBITMQ:-4.3}"
+partition_handling="${RMQ_BENCH_PARTITION_HANDLING:-}"
+case "$partition_handling" in
+  '' | ignore | pause_minority | autoheal) ;;
+  *) echo "rmq-bench entrypoint: RMQ_BENCH_PARTITION_HANDLING=$partition_handling is not ignore, pause_minority or autoheal" >&2; exit 64 ;;
 esac
 mkdir -p "$home"
 rm -f "$home/.erlang.cookie"
@@ -22,15 +29,27 @@ conf=/etc/rabbitmq/rabbitmq.conf
 settings() {
   cat /etc/rmq-bench/rabbitmq.conf
   echo
-  echo "# Written by cluster/entrypoint.sh for RMQ_BENCH_NODES=$nodes: the peers, and every quorum"
-  echo "# queue grown to a member on each node."
+  echo "# Written by cluster/entrypoint.sh for RMQ_BENCH_NODES=$nodes, RMQ_BENCH_RABBITMQ=$line: the peers,"
+  echo "# and every quorum queue grown to a member on each node."
   echo "cluster_formation.peer_discovery_backend = classic_config"
   i=1
   while [ "$i" -le "$nodes" ]; do
     echo "cluster_formation.classic_config.nodes.$i = rabbit@rabbit$i"
     i=$((i + 1))
   done
-  echo "quorum_queue.continuous_membership_reconciliation.target_group_size = $nodes"
+  case "$line" in
+    3.*) ;; # no continuous membership reconciliation before 3.13: cluster up grows the members
+    *)
+      echo "# A quorum queue declared while only one node had booted gets its missing members added as"
+      echo "# the other nodes join (rmq-bench cluster up also grows them explicitly)."
+      echo "quorum_queue.continuous_membership_reconciliation.enabled = true"
+      echo "quorum_queue.continuous_membership_reconciliation.trigger_interval = 10000"
+      echo "quorum_queue.continuous_membership_reconciliation.target_group_size = $nodes"
+      ;;
+  esac
+  if [ -n "$partition_handling" ]; then
+    echo "cluster_partition_handling = $partition_handling"
+  fi
 }
 # A container made from an older docker-compose.yml has rabbitmq.conf bind-mounted read-only: it
 # keeps that file (its node is clustered already; the peer list matters only on a first boot).

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { DEFAULT_RABBITMQ_LINE, LINE_SPECS, lineProblem, type RabbitmqLine } from './broker-versions.js';
 import { UsageError } from './errors.js';
 import { parseDurationMs } from './util/duration.js';
 
@@ -35,6 +36,17 @@ export interface Config {
   readonly builtImage: string;
   readonly debianMirror: string | undefined;
   readonly debianSuite: string;
+  /**
+   * The RabbitMQ version the cluster runs (its line: 3.10, 4.0, 4.3): RMQ_BENCH_RABBITMQ, else what
+   * `cluster up --rabbitmq` recorded for this cluster, else 4.3. It chooses the image; what a
+   * command may ask of the broker is decided by the version the broker reports.
+   */
+  readonly rabbitmq: RabbitmqLine;
+  /**
+   * cluster_partition_handling on the nodes (RabbitMQ before 4.3): RMQ_BENCH_PARTITION_HANDLING,
+   * else what `cluster up --partition-handling` recorded, else undefined (the broker's default, ignore).
+   */
+  readonly partitionHandling: PartitionHandling | undefined;
   readonly host: string;
   readonly user: string;
   readonly password: string;
@@ -55,8 +67,12 @@ export interface Config {
   readonly waitForBrokerMs: number;
 }
 
-export const DEFAULT_IMAGE = 'rabbitmq:4.3-management';
-export const BUILT_IMAGE = 'rmq-bench/rabbitmq:4.3';
+/** What a node does when it finds itself in a partition (RabbitMQ's cluster_partition_handling, before 4.3). */
+export const PARTITION_HANDLINGS = ['ignore', 'pause_minority', 'autoheal'] as const;
+export type PartitionHandling = (typeof PARTITION_HANDLINGS)[number];
+
+export const DEFAULT_IMAGE = LINE_SPECS[DEFAULT_RABBITMQ_LINE].officialImage;
+export const BUILT_IMAGE = LINE_SPECS[DEFAULT_RABBITMQ_LINE].builtImage;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/config.js and src/config.ts both sit one level below the project root. */
@@ -96,21 +112,52 @@ export function clusterRecordFile(stateDir: string, clusterName: string): string
   return path.join(stateDir, 'clusters', `${clusterName}.json`);
 }
 
+/** What `cluster up` recorded for a cluster: its node count, RabbitMQ line and partition handling (each undefined when not recorded or unreadable). */
+export interface ClusterRecord {
+  nodes?: NodeCount;
+  rabbitmq?: RabbitmqLine;
+  partitionHandling?: PartitionHandling;
+}
+
+/** What `cluster up` recorded for this cluster ({} when nothing is, or the file is unreadable). */
+export function recordedCluster(stateDir: string | undefined, clusterName: string): ClusterRecord {
+  if (stateDir === undefined) return {};
+  let doc: { nodes?: unknown; rabbitmq?: unknown; partitionHandling?: unknown };
+  try {
+    doc = JSON.parse(readFileSync(clusterRecordFile(stateDir, clusterName), 'utf8'));
+  } catch {
+    return {};
+  }
+  const among = <T>(list: readonly T[], v: unknown): T | undefined => ((list as readonly unknown[]).includes(v) ? (v as T) : undefined);
+  const nodes = among(NODE_COUNTS, doc.nodes);
+  const rabbitmq = typeof doc.rabbitmq === 'string' && lineProblem(doc.rabbitmq) === undefined ? (doc.rabbitmq as RabbitmqLine) : undefined;
+  const partitionHandling = among(PARTITION_HANDLINGS, doc.partitionHandling);
+  return { ...(nodes ? { nodes } : {}), ...(rabbitmq ? { rabbitmq } : {}), ...(partitionHandling ? { partitionHandling } : {}) };
+}
+
 /** What `cluster up` recorded for this cluster: its node count, or undefined (none recorded, or unreadable). */
 export function recordedNodeCount(stateDir: string | undefined, clusterName: string): NodeCount | undefined {
-  if (stateDir === undefined) return undefined;
-  try {
-    const doc = JSON.parse(readFileSync(clusterRecordFile(stateDir, clusterName), 'utf8')) as { nodes?: unknown };
-    return (NODE_COUNTS as readonly unknown[]).includes(doc.nodes) ? (doc.nodes as NodeCount) : undefined;
-  } catch {
-    return undefined;
-  }
+  return recordedCluster(stateDir, clusterName).nodes;
 }
 
 function stateDirFrom(env: NodeJS.ProcessEnv): string | undefined {
   if (env.RMQ_BENCH_STATE_DIR) return path.resolve(env.RMQ_BENCH_STATE_DIR);
   if (env.XDG_STATE_HOME) return path.join(path.resolve(env.XDG_STATE_HOME), 'rmq-bench');
   return env.HOME ? path.join(env.HOME, '.local', 'state', 'rmq-bench') : undefined;
+}
+
+function lineFrom(value: string | undefined, recorded: ClusterRecord): RabbitmqLine {
+  if (value !== undefined && value !== '') {
+    const problem = lineProblem(value);
+    if (problem) throw new UsageError(`RMQ_BENCH_RABBITMQ=${value} ${problem}`);
+    return value as RabbitmqLine;
+  }
+  return recorded.rabbitmq ?? DEFAULT_RABBITMQ_LINE;
+}
+
+function partitionHandlingFrom(value: string | undefined, recorded: ClusterRecord): PartitionHandling | undefined {
+  if (value === undefined || value === '') return recorded.partitionHandling;
+  return oneOf('RMQ_BENCH_PARTITION_HANDLING', value, PARTITION_HANDLINGS, 'ignore');
 }
 
 function nodeCountFrom(value: string | undefined, stateDir: string | undefined, clusterName: string): NodeCount {
@@ -173,6 +220,9 @@ export function composeEnv(config: Config): Record<string, string> {
     RMQ_BENCH_NODES: String(config.nodes.length),
     // rabbit4 and rabbit5 are in docker-compose.yml's profile 'five'.
     COMPOSE_PROFILES: config.nodes.length > 3 ? 'five' : '',
+    // The settings of the line (cluster/entrypoint.sh leaves out what an older one does not accept).
+    RMQ_BENCH_RABBITMQ: config.rabbitmq,
+    RMQ_BENCH_PARTITION_HANDLING: config.partitionHandling ?? '',
   };
   // Every service's names and ports, also of the nodes this cluster does not run: `cluster down`
   // removes all five, and the compose file's defaults would name another cluster's containers.
@@ -218,6 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const clusterName = clusterNameFrom(env.RMQ_BENCH_NAME);
   const stateDir = stateDirFrom(env);
   const nodeCount = nodeCountFrom(env.RMQ_BENCH_NODES, stateDir, clusterName);
+  const recorded = recordedCluster(stateDir, clusterName);
+  const rabbitmq = lineFrom(env.RMQ_BENCH_RABBITMQ, recorded);
+  const line = LINE_SPECS[rabbitmq];
   const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, DEFAULT_PORTS.amqp, nodeCount);
   const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, DEFAULT_PORTS.management, nodeCount);
   const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, DEFAULT_PORTS.prometheus, 1);
@@ -228,12 +281,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     composeProject: clusterName,
     composeTool: composeToolFrom(env.RMQ_BENCH_COMPOSE),
     definitionsFile: path.join(projectRoot, 'cluster', 'definitions.json'),
-    defaultImage: DEFAULT_IMAGE,
+    defaultImage: line.officialImage,
     imageOverride: env.RMQ_BENCH_IMAGE || undefined,
     imageSource: oneOf('RMQ_BENCH_IMAGE_SOURCE', env.RMQ_BENCH_IMAGE_SOURCE, ['auto', 'pull', 'build'] as const, 'auto'),
-    builtImage: env.RMQ_BENCH_BUILT_IMAGE || BUILT_IMAGE,
+    builtImage: env.RMQ_BENCH_BUILT_IMAGE || line.builtImage,
     debianMirror: env.RMQ_BENCH_DEBIAN_MIRROR || undefined,
-    debianSuite: env.RMQ_BENCH_DEBIAN_SUITE || 'sid',
+    debianSuite: env.RMQ_BENCH_DEBIAN_SUITE || line.debianSuite,
+    rabbitmq,
+    partitionHandling: partitionHandlingFrom(env.RMQ_BENCH_PARTITION_HANDLING, recorded),
     host: '127.0.0.1',
     user: env.RMQ_BENCH_USER || 'demo',
     password: env.RMQ_BENCH_PASSWORD || 'demo',
@@ -255,27 +310,48 @@ export interface ClusterChoice {
   readonly prometheusPort?: number | undefined;
   /** `cluster up --nodes`: the node count (else the one recorded for the cluster chosen, else 3). */
   readonly nodes?: NodeCount | undefined;
+  /** `cluster up --rabbitmq`: the RabbitMQ line (else the one recorded for the cluster chosen, else 4.3). */
+  readonly rabbitmq?: RabbitmqLine | undefined;
+  /** `cluster up --partition-handling` (else the one recorded for the cluster chosen). */
+  readonly partitionHandling?: PartitionHandling | undefined;
 }
 
-/** The config for another cluster: its name (containers, compose project) and ports. Pure; the same config when nothing is chosen. */
+/** The config's images and suite for another line, keeping what a variable set apart from the line. Pure. */
+function forLine(config: Config, rabbitmq: RabbitmqLine): Pick<Config, 'rabbitmq' | 'defaultImage' | 'builtImage' | 'debianSuite'> {
+  const was = LINE_SPECS[config.rabbitmq];
+  const now = LINE_SPECS[rabbitmq];
+  return {
+    rabbitmq,
+    defaultImage: now.officialImage,
+    builtImage: config.builtImage === was.builtImage ? now.builtImage : config.builtImage,
+    debianSuite: config.debianSuite === was.debianSuite ? now.debianSuite : config.debianSuite,
+  };
+}
+
+/** The config for another cluster: its name (containers, compose project), ports, size and version. Pure; the same config when nothing is chosen. */
 export function withCluster(config: Config, choice: ClusterChoice): Config {
   if (
     choice.name === undefined &&
     choice.amqpPort === undefined &&
     choice.managementPort === undefined &&
     choice.prometheusPort === undefined &&
-    (choice.nodes === undefined || choice.nodes === config.nodes.length)
+    (choice.nodes === undefined || choice.nodes === config.nodes.length) &&
+    (choice.rabbitmq === undefined || choice.rabbitmq === config.rabbitmq) &&
+    (choice.partitionHandling === undefined || choice.partitionHandling === config.partitionHandling)
   ) {
     return config;
   }
   const clusterName = choice.name ?? config.clusterName;
   const first = config.nodes[0]!;
-  // Another cluster's own count, as recorded, unless one is chosen.
-  const count =
-    choice.nodes ??
-    (clusterName === config.clusterName ? (config.nodes.length as NodeCount) : (recordedNodeCount(config.stateDir, clusterName) ?? DEFAULT_NODE_COUNT));
+  const same = clusterName === config.clusterName;
+  // Another cluster's own count, line and partition handling, as recorded, unless chosen.
+  const recorded: ClusterRecord = same ? {} : recordedCluster(config.stateDir, clusterName);
+  const count = choice.nodes ?? (same ? (config.nodes.length as NodeCount) : (recorded.nodes ?? DEFAULT_NODE_COUNT));
+  const rabbitmq = choice.rabbitmq ?? (same ? config.rabbitmq : (recorded.rabbitmq ?? DEFAULT_RABBITMQ_LINE));
   return {
     ...config,
+    ...forLine(config, rabbitmq),
+    partitionHandling: choice.partitionHandling ?? (same ? config.partitionHandling : recorded.partitionHandling),
     clusterName,
     composeProject: clusterName,
     nodes: nodesFor(clusterName, choice.amqpPort ?? first.amqpPort, choice.managementPort ?? first.managementPort, count),

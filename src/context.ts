@@ -1,13 +1,15 @@
 import { nodeByName, type Config } from './config.js';
 import type { ClusterContext } from './cluster/cluster-ctx.js';
 import { isPartitionShape } from './cluster/fault-kinds.js';
-import { checkFaultFitsCluster, checkFaultSupported, injectFault, injectPartitionShape, type FaultInjector } from './cluster/faults.js';
+import { type AppliedFault, checkFaultFitsCluster, checkFaultSupported, injectFault, injectPartitionShape, type FaultInjector } from './cluster/faults.js';
+import { mendPartition, partitionsOutliveFaults } from './cluster/partition-mend.js';
 import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
 import { ManagementClient } from './cluster/management.js';
 import type { Progress } from './progress.js';
 import type { Checkpoint, CheckpointRunner } from './checkpoint.js';
+import { type BrokerInfo, readBrokerInfo } from './cluster/broker-info.js';
 
 /**
  * What a command hands to a scenario: what the cluster functions take (configuration, the
@@ -16,6 +18,11 @@ import type { Checkpoint, CheckpointRunner } from './checkpoint.js';
 export interface Context extends ClusterContext {
   /** A checkpoint of the run: the user's --checkpoint-cmd runs here (its output on stderr); nothing without one. */
   checkpoint(point: Checkpoint): Promise<void>;
+  /**
+   * The broker's version, asked of the management API once it answers (remembered from then on);
+   * null while no node answers. Every --json document names it; version-gated features check it.
+   */
+  broker(): Promise<BrokerInfo | null>;
 }
 
 export interface ContextOverrides {
@@ -28,14 +35,25 @@ export function createContext(config: Config, progress: Progress, signal: AbortS
   let docker: Promise<Docker> | undefined;
   let compose: Promise<ComposeClient> | undefined;
   const getDocker = (): Promise<Docker> => (docker ??= connectEngine());
+  const management = overrides.management ?? ManagementClient.fromConfig(config);
+  let broker: BrokerInfo | undefined;
   return {
     config,
     progress,
     signal,
-    management: overrides.management ?? ManagementClient.fromConfig(config),
+    management,
+    async broker() {
+      if (broker) return broker;
+      try {
+        broker = await readBrokerInfo(management);
+        return broker;
+      } catch {
+        return null;
+      }
+    },
     docker: getDocker,
     compose: () => (compose ??= createComposeClient(config)),
-    faults: overrides.faults ?? dockerInjector(config, getDocker),
+    faults: overrides.faults ?? dockerInjector(config, getDocker, management, progress),
     log: (line) => progress.warn(line),
     async checkpoint(point) {
       const run = overrides.checkpoint;
@@ -47,8 +65,22 @@ export function createContext(config: Config, progress: Progress, signal: AbortS
   };
 }
 
-/** Faults on this project's containers (a node's container: NodeSpec.container). */
-function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInjector {
+/**
+ * Faults on this project's containers (a node's container: NodeSpec.container). A partition's
+ * restore also ends a partition that outlives its rules (partition-mend.ts: RabbitMQ before 4.3
+ * with partition handling ignore).
+ */
+function dockerInjector(config: Config, docker: () => Promise<Docker>, management: ManagementClient, progress: Progress): FaultInjector {
+  const mended = (fault: AppliedFault, faulted: string): AppliedFault => {
+    if (!partitionsOutliveFaults(config)) return fault;
+    const removeRules = fault.restore.bind(fault);
+    fault.restore = async () => {
+      const wasOn = !fault.restored;
+      await removeRules();
+      if (wasOn) await mendPartition(config, management, await docker(), [faulted], { log: (l) => progress.warn(l), info: (l) => progress.info(l) });
+    };
+    return fault;
+  };
   return {
     kind: 'docker',
     async inject(nodeName, kind, options) {
@@ -58,9 +90,11 @@ function dockerInjector(config: Config, docker: () => Promise<Docker>): FaultInj
           `${nodeName} is not one of this cluster's containers (${config.nodes.map((n) => n.name).join(', ')}); for another cluster use --fault-cmd`,
         );
       if (isPartitionShape(kind)) {
-        return injectPartitionShape(await docker(), kind, node.name, new Map(config.nodes.map((n) => [n.name, n.container])), options?.pick);
+        const shape = await injectPartitionShape(await docker(), kind, node.name, new Map(config.nodes.map((n) => [n.name, n.container])), options?.pick);
+        return mended(shape, node.name);
       }
-      return injectFault(await docker(), node.container, kind, options);
+      const fault = await injectFault(await docker(), node.container, kind, options);
+      return kind === 'partition' ? mended(fault, node.name) : fault;
     },
     async check(kind) {
       checkFaultFitsCluster(kind, config.nodes.length);

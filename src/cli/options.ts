@@ -1,3 +1,4 @@
+import { QUEUE_TYPES } from '../cluster/queue-types.js';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,9 @@ export const htmlOption = (): Option =>
   new Option('--html <file>', 'also write a self-contained HTML report (charts, the report, the JSON document)').argParser(writableFile);
 
 /** --protocol amqp091|amqp10 (compare and bench also take both): the client library and protocol the traffic uses. */
+/** --queue-type: the queue a leader fault runs against (queue-types.ts). */
+export const queueTypeOption = (description: string): Option => new Option('--queue-type <type>', description).choices(QUEUE_TYPES).default('quorum');
+
 export const protocolOption = (description: string, choices: readonly string[] = PROTOCOLS): Option =>
   new Option('--protocol <protocol>', description).choices(choices).default('amqp091');
 

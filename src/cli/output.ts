@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { OutputError } from '../errors.js';
 import { renderHtmlReport } from '../report/html.js';
+import type { BrokerInfo } from '../cluster/broker-info.js';
 import { toJsonDocument } from '../report/json.js';
 import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
 
@@ -44,21 +45,24 @@ export function writeOutputs(files: readonly OutputFile[], write: (path: string,
 /**
  * The result: its terminal report (its kind's printer, or `text`) on stdout, so that `| grep` and
  * `> file` take it; with --json, stdout holds the document alone and the report goes to stderr.
- * Then the files (--html, and `files`). The kind decides the result's type.
+ * Then the files (--html, and `files`). The kind decides the result's type. `broker`: the
+ * version the command ran against (ctx.broker()), named in the document and the page.
  */
 export function emit<K extends Kind>(
-  options: { json: boolean; html?: string | undefined },
+  options: { json: boolean; html?: string | undefined; broker: BrokerInfo | null },
   kind: K,
   data: ResultOf<K>,
   { text = KIND_VIEWS[kind].text(data), files = [] }: { text?: string; files?: readonly OutputFile[] } = {},
 ): void {
   if (options.json) {
     process.stderr.write(`${text}\n`);
-    process.stdout.write(`${toJsonDocument(kind, data)}\n`);
+    process.stdout.write(`${toJsonDocument(kind, data, options.broker)}\n`);
   } else process.stdout.write(`${text}\n`);
   const html = options.html;
   writeOutputs([
-    ...(html === undefined ? [] : [{ flag: '--html', path: html, content: () => renderHtmlReport(kind, data, text), announce: `HTML report: ${html}` }]),
+    ...(html === undefined
+      ? []
+      : [{ flag: '--html', path: html, content: () => renderHtmlReport(kind, data, text, { broker: options.broker }), announce: `HTML report: ${html}` }]),
     ...files,
   ]);
 }

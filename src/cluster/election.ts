@@ -4,7 +4,7 @@ import { retryUntil } from '../util/retry.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import { callNode } from './erl-call.js';
 import type { LeaderFault } from './fault-leader.js';
-import { parseQuorumStatus, quorumStatusCall, shortNodeName } from './leader.js';
+import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from './leader.js';
 import { ManagementClient } from './management.js';
 import type { QueueRef } from './queue-leader.js';
 
@@ -18,9 +18,11 @@ export interface Election {
   electionMs: number;
 }
 
-/** The leader as a survivor reports it, asked inside its container (see quorumStatusCall). */
-export async function leaderViaCli(ctx: ClusterContext, survivor: NodeSpec, ref: QueueRef): Promise<string | undefined> {
-  return parseQuorumStatus(await callNode(await ctx.docker(), survivor.container, survivor.nodeName, quorumStatusCall(ref), 15_000)).leader;
+/** The leader as a survivor reports it, asked inside its container (quorumStatusCall; a classic queue's master: classicMasterCall). */
+export async function leaderViaCli(ctx: ClusterContext, survivor: NodeSpec, ref: QueueRef, type = 'quorum'): Promise<string | undefined> {
+  const docker = await ctx.docker();
+  if (type === 'classic') return parseClassicMaster(await callNode(docker, survivor.container, survivor.nodeName, classicMasterCall(ref), 15_000), ref.queue);
+  return parseQuorumStatus(await callNode(docker, survivor.container, survivor.nodeName, quorumStatusCall(ref), 15_000)).leader;
 }
 
 /** How often the in-container watcher asks once it has started: a docker exec and an erl_call each time. */
@@ -80,7 +82,7 @@ export async function waitForNewLeader(
     startCli = () => {
       if (started || !withCli) return;
       started = true;
-      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref), CLI_POLL_MS).then(resolve, reject);
+      watch('cli', () => leaderViaCli(ctx, survivors[turn++ % survivors.length]!, ref, lf.before.type), CLI_POLL_MS).then(resolve, reject);
     };
     // Never started: it ends with the management watcher.
     management.catch((err: unknown) => {

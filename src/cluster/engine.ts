@@ -65,6 +65,8 @@ export interface ContainerInfo {
   health: 'healthy' | 'unhealthy' | 'starting' | 'none';
   image: string | undefined;
   startedAt: string | undefined;
+  /** The container's environment (NAME=value), as it was created; empty for a missing one. */
+  env: readonly string[];
 }
 
 export async function inspectContainer(docker: Docker, name: string): Promise<ContainerInfo> {
@@ -73,10 +75,10 @@ export async function inspectContainer(docker: Docker, name: string): Promise<Co
     const s = info.State;
     const state: ContainerState = s.Paused ? 'paused' : s.Restarting ? 'restarting' : s.Running ? 'running' : 'stopped';
     const health = (s.Health?.Status as ContainerInfo['health'] | undefined) ?? 'none';
-    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt };
+    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [] };
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) {
-      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined };
+      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined, env: [] };
     }
     throw err;
   }

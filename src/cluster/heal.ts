@@ -4,13 +4,14 @@ import type { ClusterContext } from './cluster-ctx.js';
 import type { Docker } from './engine.js';
 import { rejoinForgottenNodes } from './membership.js';
 import { healNetFaults } from './netfaults.js';
+import { mendPartition } from './partition-mend.js';
 
 /**
  * Undo faults a previous run left behind (failover --no-restore, a killed process): unpause
  * paused nodes, reconnect nodes cut off from the project network, and remove our iptables
  * rules (partition) and netem or tbf qdiscs (latency, slow-link) from the nodes' network
- * namespaces, and join again a node whose application was stopped and forgotten (membership).
- * Stopped nodes are started by compose.
+ * namespaces, end a partition that outlived its rules (partition-mend.ts), and join again a node
+ * whose application was stopped and forgotten (membership). Stopped nodes are started by compose.
  */
 export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker): Promise<void> {
   const network = `${ctx.config.composeProject.replace(/[^a-z0-9_-]/gi, '').toLowerCase()}_default`;
@@ -41,6 +42,13 @@ export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker):
     ctx.log,
     (line) => ctx.progress.info(line),
   );
+  // A partition that outlived its rules (RabbitMQ before 4.3, partition handling ignore).
+  await mendPartition(ctx.config, ctx.management, docker, [], {
+    timeoutMs: 120_000,
+    waitForWhole: false,
+    log: ctx.log,
+    info: (line) => ctx.progress.info(line),
+  });
   for (const name of await rejoinForgottenNodes(ctx, docker)) ctx.progress.info(`${name} had left the cluster (membership): joined it again`);
 }
 

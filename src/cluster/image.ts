@@ -2,6 +2,7 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { loadExeca } from '../util/exec.js';
+import { LINE_SPECS, lineOf } from '../broker-versions.js';
 import type { Config } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import type { Progress } from '../progress.js';
@@ -174,8 +175,10 @@ async function commandExists(cmd: string): Promise<boolean> {
 }
 
 /**
- * Build the RabbitMQ image from Debian packages: debootstrap of Debian (sid by default) with
- * rabbitmq-server and procps, then `docker import` with the official image's conventions.
+ * Build the RabbitMQ image from Debian packages: debootstrap of the Debian suite that ships the
+ * cluster's RabbitMQ line (sid for 4.3, trixie for 4.0, bookworm for 3.10) with rabbitmq-server
+ * and procps, then `docker import` with the official image's conventions. A suite whose
+ * rabbitmq-server is of another line is refused.
  */
 export async function buildImage(config: Config, progress: Progress, tag = config.builtImage): Promise<{ version: string; elapsedMs: number }> {
   const execa = await loadExeca();
@@ -229,10 +232,9 @@ export async function buildImage(config: Config, progress: Progress, tag = confi
     const status = await readFile(path.join(rootfs, 'var/lib/dpkg/status'), 'utf8');
     const version = packageVersion(status, 'rabbitmq-server');
     if (!version) throw new EnvironmentError('debootstrap finished but rabbitmq-server is not installed in the image');
-    const [major = 0, minor = 0] = version.split('.').map(Number);
-    if (major < 4 || (major === 4 && minor < 3)) {
-      throw new EnvironmentError(`Debian ${config.debianSuite} ships rabbitmq-server ${version}; rmq-bench needs 4.3 or later`, {
-        hint: 'set RMQ_BENCH_DEBIAN_SUITE to a suite with 4.3, or RMQ_BENCH_IMAGE to an image you have',
+    if (lineOf(version) !== config.rabbitmq) {
+      throw new EnvironmentError(`Debian ${config.debianSuite} ships rabbitmq-server ${version}, not RabbitMQ ${config.rabbitmq}`, {
+        hint: `unset RMQ_BENCH_DEBIAN_SUITE (RabbitMQ ${config.rabbitmq} is built from Debian ${LINE_SPECS[config.rabbitmq].debianSuite}), or set RMQ_BENCH_IMAGE to an image you have`,
       });
     }
 

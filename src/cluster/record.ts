@@ -1,20 +1,28 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_RABBITMQ_LINE, type RabbitmqLine } from '../broker-versions.js';
 import { clusterRecordFile, type Config, DEFAULT_CLUSTER_NAME, NODE_COUNTS, type NodeCount, nodesFor } from '../config.js';
 import { UsageError } from '../errors.js';
-import { inspectContainer, type Docker } from './engine.js';
+import { type ContainerInfo, inspectContainer, type Docker } from './engine.js';
 
 /**
  * What `cluster up` records about a cluster on this machine, so that every later command (which
- * reads RMQ_BENCH_* and no cluster flags) finds all of its nodes: today, how many there are
- * (config.ts reads it back in loadConfig). `cluster down` forgets it.
+ * reads RMQ_BENCH_* and no cluster flags) finds all of its nodes and knows what it runs: how many
+ * nodes, the RabbitMQ line, the partition handling (config.ts reads it back in loadConfig).
+ * `cluster down` forgets it.
  */
 
 export async function writeClusterRecord(config: Config): Promise<void> {
   if (config.stateDir === undefined) return;
   const file = clusterRecordFile(config.stateDir, config.clusterName);
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify({ name: config.clusterName, nodes: config.nodes.length }, null, 2)}\n`);
+  const doc = {
+    name: config.clusterName,
+    nodes: config.nodes.length,
+    rabbitmq: config.rabbitmq,
+    ...(config.partitionHandling ? { partitionHandling: config.partitionHandling } : {}),
+  };
+  await writeFile(file, `${JSON.stringify(doc, null, 2)}\n`);
 }
 
 export async function removeClusterRecord(config: Config): Promise<void> {
@@ -22,11 +30,50 @@ export async function removeClusterRecord(config: Config): Promise<void> {
   await rm(clusterRecordFile(config.stateDir, config.clusterName), { force: true });
 }
 
+/** What the cluster's containers were created with: how many exist (0: a cluster not created yet), the RabbitMQ line and the partition handling. */
+export interface ExistingCluster {
+  count: number;
+  /** The line its containers run (RMQ_BENCH_RABBITMQ in their environment; 4.3 for containers made before it was set); undefined when none exists. */
+  rabbitmq: string | undefined;
+  /** RMQ_BENCH_PARTITION_HANDLING in their environment ('' or absent: the broker's default). */
+  partitionHandling: string | undefined;
+}
+
+/** A variable of a container's environment, or undefined. Pure. */
+export function envValue(env: readonly string[], name: string): string | undefined {
+  const entry = env.find((e) => e.startsWith(`${name}=`));
+  return entry === undefined ? undefined : entry.slice(name.length + 1);
+}
+
+/** The cluster's containers as they exist now (none: count 0). */
+export async function existingCluster(docker: Docker, config: Config): Promise<ExistingCluster> {
+  const most = nodesFor(config.clusterName, 1, 1, NODE_COUNTS[NODE_COUNTS.length - 1]!);
+  const cs: ContainerInfo[] = (await Promise.all(most.map((n) => inspectContainer(docker, n.container)))).filter((c) => c.state !== 'missing');
+  const first = cs[0];
+  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined };
+  return {
+    count: cs.length,
+    rabbitmq: envValue(first.env, 'RMQ_BENCH_RABBITMQ') ?? DEFAULT_RABBITMQ_LINE,
+    partitionHandling: envValue(first.env, 'RMQ_BENCH_PARTITION_HANDLING') || undefined,
+  };
+}
+
 /** How many of the cluster's possible nodes have a container now (0: none, a cluster not created yet). */
 export async function existingNodeCount(docker: Docker, config: Config): Promise<number> {
-  const most = nodesFor(config.clusterName, 1, 1, NODE_COUNTS[NODE_COUNTS.length - 1]!);
-  const states = await Promise.all(most.map((n) => inspectContainer(docker, n.container).then((c) => c.state)));
-  return states.filter((s) => s !== 'missing').length;
+  return (await existingCluster(docker, config)).count;
+}
+
+/**
+ * A cluster is not upgraded or downgraded in place (its data volumes belong to its version, and
+ * RabbitMQ upgrades one minor at a time): asking for another line than its containers run is
+ * refused with the way to a fresh cluster of that version.
+ */
+export function checkLine(existing: ExistingCluster, wanted: RabbitmqLine, clusterName: string): void {
+  if (existing.count === 0 || existing.rabbitmq === wanted) return;
+  const name = clusterName === DEFAULT_CLUSTER_NAME ? '' : ` --name ${clusterName}`;
+  throw new UsageError(`the cluster${name ? ` ${clusterName}` : ''} runs RabbitMQ ${existing.rabbitmq}, not ${wanted}: it is not changed in place`, {
+    hint: `'rmq-bench cluster reset --hard --rabbitmq ${wanted}${name}' makes a fresh ${wanted} cluster (its data is removed), or another --name and ports keep this one`,
+  });
 }
 
 /**

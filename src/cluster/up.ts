@@ -1,4 +1,5 @@
-import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount } from '../config.js';
+import { requireFeature } from '../broker-versions.js';
+import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../config.js';
 import { maskUrl } from '../url.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
@@ -6,7 +7,7 @@ import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
 import { ensureImage, type ImageResult } from './image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
-import { checkNodeCount, existingNodeCount, writeClusterRecord } from './record.js';
+import { checkLine, checkNodeCount, existingCluster, existingNodeCount, writeClusterRecord } from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
 import type { WaitOptions } from './wait.js';
 
@@ -23,7 +24,12 @@ export interface UpResult {
   elapsedMs: number;
   image: ImageResult | undefined;
   composeTool: string | undefined;
+  /** The RabbitMQ line asked for (3.10, 4.0, 4.3). */
+  rabbitmq: string;
+  /** What the nodes report (4.3.6). */
   version: string | undefined;
+  /** cluster_partition_handling as configured (null: the broker's default). */
+  partitionHandling: PartitionHandling | null;
   nodes: NodeEndpoint[];
   prometheusUrl: string;
 }
@@ -72,10 +78,21 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   progress.start('checking cluster/definitions.json');
   const defs = await loadDefinitions(config.definitionsFile);
   progress.update('connecting to the Docker engine');
+  if (config.partitionHandling !== undefined) requireFeature(`${config.rabbitmq}.0`, 'partition-handling', '--partition-handling');
   const docker = await ctx.docker();
-  const base = { nodeCount: config.nodes.length, nodes: endpoints(ctx), prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics` };
+  const existing = await existingCluster(docker, config);
+  checkLine(existing, config.rabbitmq, config.clusterName);
+  // Another partition handling than the containers were made with: compose makes them again (the data volumes stay).
+  const settingsChanged = existing.count > 0 && (existing.partitionHandling ?? '') !== (config.partitionHandling ?? '');
+  const base = {
+    nodeCount: config.nodes.length,
+    rabbitmq: config.rabbitmq,
+    partitionHandling: config.partitionHandling ?? null,
+    nodes: endpoints(ctx),
+    prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics`,
+  };
 
-  if (await clusterIsReady(ctx, defs)) {
+  if (!settingsChanged && (await clusterIsReady(ctx, defs))) {
     await clearAlarmsLeftBehind(ctx, docker);
     await writeClusterRecord(config);
     progress.succeed('cluster already up');
@@ -83,7 +100,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   }
 
   await healFaultsLeftBehind(ctx, docker);
-  if (await clusterIsReady(ctx, defs)) {
+  if (!settingsChanged && (await clusterIsReady(ctx, defs))) {
     await clearAlarmsLeftBehind(ctx, docker);
     await writeClusterRecord(config);
     progress.succeed('cluster up again (faults left behind were undone)');
@@ -109,7 +126,9 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   await clearAlarmsLeftBehind(ctx, docker);
   const version = await versionOf(ctx);
   await writeClusterRecord(config);
-  progress.succeed(`cluster up: ${config.nodes.length} nodes, RabbitMQ ${version ?? '?'}, in ${Math.round((performance.now() - started) / 1000)} s`);
+  progress.succeed(
+    `cluster up: ${config.nodes.length} nodes, RabbitMQ ${version ?? '?'}${config.partitionHandling ? `, partition handling ${config.partitionHandling}` : ''}, in ${Math.round((performance.now() - started) / 1000)} s`,
+  );
   return {
     alreadyUp: false,
     elapsedMs: performance.now() - started,

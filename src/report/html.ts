@@ -1,4 +1,5 @@
 import { KIND_VIEWS, type Kind, type ResultOf, isKind } from './kinds.js';
+import type { BrokerInfo } from '../cluster/broker-info.js';
 import { toJsonDocument } from './json.js';
 import { escapeHtml } from './svg.js';
 
@@ -50,7 +51,12 @@ export function pageHead(title: string, extraStyle = ''): string {
 </head>`;
 }
 
-export function renderHtmlReport<K extends Kind>(kind: K, data: ResultOf<K>, text: string, generatedAtIso = new Date().toISOString()): string {
+export function renderHtmlReport<K extends Kind>(
+  kind: K,
+  data: ResultOf<K>,
+  text: string,
+  { generatedAtIso = new Date().toISOString(), broker = null }: { generatedAtIso?: string; broker?: BrokerInfo | null } = {},
+): string {
   const ok = 'ok' in data ? data.ok : undefined;
   const verdict = typeof ok === 'boolean' ? `<span class="verdict ${ok ? 'ok' : 'failed'}">${ok ? 'verdict: OK' : 'verdict: FAILED'}</span>` : '';
   // A kind from a caller in plain JavaScript may be any string: its page has no charts.
@@ -58,12 +64,12 @@ export function renderHtmlReport<K extends Kind>(kind: K, data: ResultOf<K>, tex
   return `${pageHead(`rmq-bench ${kind}`)}
 <body data-kind="${escapeHtml(kind)}">
 <h1>rmq-bench ${escapeHtml(kind)}</h1>
-<div class="meta">generated ${escapeHtml(generatedAtIso)} ${verdict}</div>
+<div class="meta">generated ${escapeHtml(generatedAtIso)}${broker ? ` · RabbitMQ ${escapeHtml(broker.version)}` : ''} ${verdict}</div>
 ${sections.join('\n')}
 <h2>Report</h2>
 <pre id="report">${escapeHtml(text)}</pre>
 <details><summary>The JSON document (the same one --json prints)</summary><pre id="json-view"></pre></details>
-<script type="application/json" id="rmq-bench-data">${embedJson(toJsonDocument(kind, data))}</script>
+<script type="application/json" id="rmq-bench-data">${embedJson(toJsonDocument(kind, data, broker))}</script>
 <script>
 (function () {
   var doc = JSON.parse(document.getElementById('rmq-bench-data').textContent);

@@ -1,8 +1,14 @@
+import type { BrokerInfo } from '../cluster/broker-info.js';
 import { SCHEMA_VERSION } from '../schema-version.js';
 
-/** The one JSON document a --json command prints. Every document carries schemaVersion and kind. */
-export function toJsonDocument(kind: string, data: object): string {
-  // schemaVersion and kind come first and cannot be overridden by a field of the data.
-  const doc = Object.assign({ schemaVersion: SCHEMA_VERSION, kind }, data, { schemaVersion: SCHEMA_VERSION, kind });
+/**
+ * The one JSON document a --json command prints. Every document carries schemaVersion, kind and
+ * broker: the RabbitMQ (and Erlang) version it ran against, or null when it ran against none (a
+ * report of documents) or none answered (`cluster down`).
+ */
+export function toJsonDocument(kind: string, data: object, broker: BrokerInfo | null): string {
+  // schemaVersion, kind and broker come first and cannot be overridden by a field of the data.
+  const head = { schemaVersion: SCHEMA_VERSION, kind, broker };
+  const doc = Object.assign({ ...head }, data, head);
   return JSON.stringify(doc, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2);
 }

@@ -10,9 +10,12 @@ import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import { type FaultPhase, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
+import { declareOwnQueue, type OwnQueue } from '../cluster/own-queue.js';
+import { BROKER_QUEUE_TYPE, ELECTS_A_LEADER, type QueueType } from '../cluster/queue-types.js';
+import { requireBrokerFeature } from '../cluster/broker-info.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { Ledger, parseMessageId } from '../ledger/ledger.js';
 import { maskUrl } from '../url.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
@@ -28,6 +31,10 @@ export type { CompareMode } from './compare-modes.js';
 
 export interface CompareOptions {
   queue: string;
+  /** quorum, mirrored (RabbitMQ before 4.0) or classic: what the leader fault runs against. */
+  queueType: QueueType;
+  /** compare declares the queue itself (of queueType) and deletes it at the end: no --queue was given for a type other than quorum. */
+  ownQueue: boolean;
   exchange: string;
   routingKey: string;
   vhost: string;
@@ -323,6 +330,8 @@ class ProducerUnderFault {
         restoreAfterMs: opts.restoreAfterMs,
         electionTimeoutMs: opts.electionTimeoutMs,
         rejoinTimeoutMs: opts.rejoinTimeoutMs,
+        // A classic queue without mirrors is not taken over by another node: nothing to wait for.
+        ...(ELECTS_A_LEADER[opts.queueType] ? {} : { awaitElection: false }),
         faultOptions: { ...(opts.netem ? { netem: opts.netem } : {}), ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}) },
         onPhase: (phase, t) => this.onFaultPhase(phase, t),
       });
@@ -379,7 +388,32 @@ class RunInterrupted extends Error {
 
 export async function runCompare(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
   await requireCluster(ctx);
+  if (opts.queueType === 'mirrored') await requireBrokerFeature(ctx, 'mirrored-queues', '--queue-type mirrored');
   if (opts.fault !== 'none') await ctx.faults.check(opts.fault);
+  let own: OwnQueue | null = null;
+  if (opts.ownQueue) {
+    ctx.progress.start(`declaring the ${opts.queueType} queue ${opts.queue}`);
+    own = await declareOwnQueue(ctx, { vhost: opts.vhost, queue: opts.queue }, opts.queueType);
+  } else await checkQueueType(ctx, opts);
+  try {
+    return await compareRuns(ctx, opts);
+  } finally {
+    await own?.remove();
+  }
+}
+
+/** The user's own --queue is of the --queue-type asked: a mismatch is refused before anything runs. */
+async function checkQueueType(ctx: Context, opts: CompareOptions): Promise<void> {
+  const q = await ctx.management.queue(opts.vhost, opts.queue);
+  const want = BROKER_QUEUE_TYPE[opts.queueType];
+  if (q.type !== want) throw new UsageError(`queue '${opts.queue}' is a ${q.type} queue, not ${opts.queueType} (--queue-type ${opts.queueType})`);
+  if (opts.queueType === 'mirrored' && q.members.length < 2)
+    throw new UsageError(`queue '${opts.queue}' has no mirrors: a mirrored queue needs an 'ha-mode' policy`, {
+      hint: `leave --queue out: compare then declares its own mirrored queue`,
+    });
+}
+
+async function compareRuns(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
   const runs: CompareRun[] = [];
   // Every finished run's ledger: a late copy of one of its messages in a later drain is recognised.
   const earlier = new Map<string, Ledger>();

@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { amqpUrl, composeEnv, loadConfig, managementUrl, nodeByName, withCluster } from '../../src/config.js';
+import { amqpUrl, composeEnv, loadConfig, managementUrl, nodeByName, recordedCluster, withCluster } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 
 /** RMQ_BENCH_NAME and the RMQ_BENCH_*_PORT variables: a cluster on other ports, beside the default one. */
@@ -49,6 +52,8 @@ describe('loadConfig: the cluster name and ports', () => {
       RMQ_BENCH_NODES: '3',
       COMPOSE_PROFILES: '',
       RMQ_BENCH_PROMETHEUS_PORT: '16692',
+      RMQ_BENCH_RABBITMQ: '4.3',
+      RMQ_BENCH_PARTITION_HANDLING: '',
     });
   });
 
@@ -109,5 +114,60 @@ describe("withCluster: the cluster commands' --name and port flags over the envi
 
   it('back to the default name: the default containers rabbit1..3', () => {
     expect(withCluster(env, { name: 'rmq-bench' }).nodes.map((n) => n.container)).toEqual(['rabbit1', 'rabbit2', 'rabbit3']);
+  });
+});
+
+describe('the RabbitMQ version and partition handling: variables, the record, --rabbitmq', () => {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-config-'));
+  const record = (name: string, doc: object): void => {
+    mkdirSync(path.join(stateDir, 'clusters'), { recursive: true });
+    writeFileSync(path.join(stateDir, 'clusters', `${name}.json`), JSON.stringify(doc));
+  };
+
+  it('4.3 by default: the sid image, the official 4.3 tag, no partition handling', () => {
+    const c = loadConfig({});
+    expect([c.rabbitmq, c.debianSuite, c.builtImage, c.defaultImage, c.partitionHandling]).toEqual([
+      '4.3',
+      'sid',
+      'rmq-bench/rabbitmq:4.3',
+      'rabbitmq:4.3-management',
+      undefined,
+    ]);
+  });
+
+  it('RMQ_BENCH_RABBITMQ picks the line, its suite and images; a bad one is a usage error naming the variable', () => {
+    const c = loadConfig({ RMQ_BENCH_RABBITMQ: '3.10', RMQ_BENCH_PARTITION_HANDLING: 'pause_minority' });
+    expect([c.rabbitmq, c.debianSuite, c.builtImage, c.defaultImage, c.partitionHandling]).toEqual([
+      '3.10',
+      'bookworm',
+      'rmq-bench/rabbitmq:3.10',
+      'rabbitmq:3.10-management',
+      'pause_minority',
+    ]);
+    expect(composeEnv(c)).toMatchObject({ RMQ_BENCH_RABBITMQ: '3.10', RMQ_BENCH_PARTITION_HANDLING: 'pause_minority' });
+    expect(() => loadConfig({ RMQ_BENCH_RABBITMQ: '3.13' })).toThrow('RMQ_BENCH_RABBITMQ=3.13 is not a RabbitMQ version rmq-bench runs (3.10, 4.0, 4.3)');
+    expect(() => loadConfig({ RMQ_BENCH_PARTITION_HANDLING: 'heal' })).toThrow(UsageError);
+  });
+
+  it("a cluster's record gives its line and partition handling; the variable wins; a broken record reads as none", () => {
+    record('legacy', { name: 'legacy', nodes: 3, rabbitmq: '3.10', partitionHandling: 'autoheal' });
+    record('broken', { rabbitmq: '9.9', partitionHandling: 'sometimes', nodes: 4 });
+    const env = { RMQ_BENCH_STATE_DIR: stateDir };
+    expect(recordedCluster(stateDir, 'legacy')).toEqual({ nodes: 3, rabbitmq: '3.10', partitionHandling: 'autoheal' });
+    expect(recordedCluster(stateDir, 'broken')).toEqual({});
+    expect(recordedCluster(stateDir, 'absent')).toEqual({});
+    const legacy = loadConfig({ ...env, RMQ_BENCH_NAME: 'legacy' });
+    expect([legacy.rabbitmq, legacy.debianSuite, legacy.partitionHandling]).toEqual(['3.10', 'bookworm', 'autoheal']);
+    expect(loadConfig({ ...env, RMQ_BENCH_NAME: 'legacy', RMQ_BENCH_RABBITMQ: '4.0' }).rabbitmq).toBe('4.0');
+    expect(loadConfig({ ...env, RMQ_BENCH_NAME: 'broken' }).rabbitmq).toBe('4.3');
+    // --name legacy from the default cluster's config: that cluster's own line.
+    const chosen = withCluster(loadConfig(env), { name: 'legacy' });
+    expect([chosen.rabbitmq, chosen.builtImage, chosen.partitionHandling]).toEqual(['3.10', 'rmq-bench/rabbitmq:3.10', 'autoheal']);
+    // --rabbitmq 4.0 on the default cluster.
+    const v40 = withCluster(loadConfig(env), { rabbitmq: '4.0' });
+    expect([v40.rabbitmq, v40.builtImage, v40.debianSuite, v40.defaultImage]).toEqual(['4.0', 'rmq-bench/rabbitmq:4.0', 'trixie', 'rabbitmq:4.0-management']);
+    // A tag or suite set by a variable stays when the line changes.
+    const own = withCluster(loadConfig({ ...env, RMQ_BENCH_BUILT_IMAGE: 'mine:1', RMQ_BENCH_DEBIAN_SUITE: 'trixie' }), { rabbitmq: '3.10' });
+    expect([own.builtImage, own.debianSuite]).toEqual(['mine:1', 'trixie']);
   });
 });

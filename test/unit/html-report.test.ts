@@ -35,7 +35,7 @@ import { ladderResult, RETRY_RESULT } from './fixtures/retry.js';
 import { COMPARE_OPTIONS, compareResult, compareRun, compareWithFault, KILL_TIMELINE, reconciliationOf, samplesUntil } from './fixtures/runs.js';
 
 /** The page of a document of any kind: these tables hold documents of many kinds, and some of none rmq-bench prints. */
-const renderHtmlReport = renderTypedPage as (kind: string, data: object, text: string, generatedAtIso?: string) => string;
+const renderHtmlReport = renderTypedPage as (kind: string, data: object, text: string, options?: { generatedAtIso?: string }) => string;
 
 // ---------------------------------------------------------------------------------------------
 // One realistic result per kind, from ./fixtures/.
@@ -76,13 +76,13 @@ const AT = '2025-01-02T03:04:05.000Z';
 
 describe('renderHtmlReport: every kind', () => {
   it.each(KINDS)('$name: the charts it should have, as <svg class="chart">', ({ kind, data, charts: expected }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     expect(charts(page)).toEqual(expected);
     expect(svgs(page)).toHaveLength(expected.length);
   });
 
   it.each(KINDS)('$name: self-contained (no URL in src or href, no external script, stylesheet or image)', ({ kind, data }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     expect(page).not.toMatch(/\b(?:src|href|xlink:href|action)\s*=/i);
     expect(page).not.toMatch(/<(?:link|img|iframe|object|embed|base)\b/i);
     expect(page).not.toMatch(/url\(|@import/i);
@@ -92,24 +92,24 @@ describe('renderHtmlReport: every kind', () => {
   });
 
   it.each(KINDS)('$name: the --json document is embedded and parses back to the data', ({ kind, data }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     expect(embeddedDoc(page)).toEqual(expectedDoc(kind, data));
   });
 
   it.each(KINDS)('$name: verdict from ok', ({ kind, data, ok }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     const verdicts = page.match(/<span class="verdict [^"]*">[^<]*<\/span>/g) ?? [];
     if (ok === undefined) expect(verdicts).toEqual([]);
     else expect(verdicts).toEqual([ok ? '<span class="verdict ok">verdict: OK</span>' : '<span class="verdict failed">verdict: FAILED</span>']);
   });
 
   it.each(KINDS)('$name: no NaN or Infinity anywhere', ({ kind, data }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     expect(page).not.toMatch(/NaN|Infinity|undefined/);
   });
 
   it.each(KINDS)('$name: title, heading, data-kind and the generated time', ({ kind, data }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     expect(page).toContain(`<title>rmq-bench ${kind}</title>`);
     expect(page).toContain(`<h1>rmq-bench ${kind}</h1>`);
     expect(page).toContain(`<body data-kind="${kind}">`);
@@ -125,7 +125,7 @@ describe('renderHtmlReport: escaping', () => {
     const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 2]]), {}, null)], {
       options: { ...COMPARE_OPTIONS, queue: hostile, urls: ['amqp://guest:guest@localhost:5672/', hostile] },
     });
-    const page = renderHtmlReport('compare', data, TEXT, AT);
+    const page = renderHtmlReport('compare', data, TEXT, { generatedAtIso: AT });
     const raw = embeddedRaw(page);
     expect(raw).not.toMatch(/[<>]/);
     expect(raw).not.toContain('<!--');
@@ -141,7 +141,7 @@ describe('renderHtmlReport: escaping', () => {
   });
 
   it('the data cannot override schemaVersion or kind', () => {
-    const page = renderHtmlReport('prefetch-demo', { ...PREFETCH_RESULT, schemaVersion: 99, kind: 'other' }, TEXT, AT);
+    const page = renderHtmlReport('prefetch-demo', { ...PREFETCH_RESULT, schemaVersion: 99, kind: 'other' }, TEXT, { generatedAtIso: AT });
     expect(embeddedDoc(page)).toMatchObject({ schemaVersion: 1, kind: 'prefetch-demo' });
   });
 
@@ -154,7 +154,7 @@ describe('renderHtmlReport: escaping', () => {
   ];
 
   it.each(texts)('report text: $name', ({ text, escaped }) => {
-    const page = renderHtmlReport('prefetch-demo', PREFETCH_RESULT, text, AT);
+    const page = renderHtmlReport('prefetch-demo', PREFETCH_RESULT, text, { generatedAtIso: AT });
     expect(reportRaw(page)).toBe(escaped);
     expect(unescapeHtml(reportRaw(page))).toBe(text);
     expect(page.match(/<script\b/g)).toHaveLength(2);
@@ -163,12 +163,12 @@ describe('renderHtmlReport: escaping', () => {
   it("the real compare report text survives, escaped, in <pre id='report'>", () => {
     const data = compareWithFault();
     const text = renderCompare(data);
-    const page = renderHtmlReport('compare', data, text, AT);
+    const page = renderHtmlReport('compare', data, text, { generatedAtIso: AT });
     expect(unescapeHtml(reportRaw(page))).toBe(text);
   });
 
   it('a kind with markup is escaped in the title, heading and data-kind', () => {
-    const page = renderHtmlReport('<b>&"', {}, TEXT, AT);
+    const page = renderHtmlReport('<b>&"', {}, TEXT, { generatedAtIso: AT });
     expect(page).toContain('<title>rmq-bench &lt;b&gt;&amp;&quot;</title>');
     expect(page).toContain('<body data-kind="&lt;b&gt;&amp;&quot;">');
     expect(charts(page)).toEqual([]);
@@ -185,14 +185,14 @@ describe('renderHtmlReport: verdict', () => {
   ];
 
   it.each(cases)('$name', ({ data, expected }) => {
-    const page = renderHtmlReport('durability-demo', data, TEXT, AT);
+    const page = renderHtmlReport('durability-demo', data, TEXT, { generatedAtIso: AT });
     const meta = /<div class="meta">([\s\S]*?)<\/div>/.exec(page)![1]!;
     if (expected === null) expect(meta).toBe(`generated ${AT} `);
     else expect(meta).toBe(`generated ${AT} ${expected}`);
   });
 
   it('a failed compare shows FAILED', () => {
-    const page = renderHtmlReport('compare', { ...compareWithFault(), ok: false }, TEXT, AT);
+    const page = renderHtmlReport('compare', { ...compareWithFault(), ok: false }, TEXT, { generatedAtIso: AT });
     expect(page).toContain('verdict: FAILED');
     expect(page).not.toContain('verdict: OK');
   });
@@ -201,7 +201,7 @@ describe('renderHtmlReport: verdict', () => {
 describe('renderHtmlReport compare: timelines', () => {
   it('one line chart per run, titled with its counts', () => {
     const data = compareWithFault();
-    const page = renderHtmlReport('compare', data, TEXT, AT);
+    const page = renderHtmlReport('compare', data, TEXT, { generatedAtIso: AT });
     const titles = [...page.matchAll(/<figcaption>([^<]*)<\/figcaption>/g)].map((m) => m[1]);
     expect(titles).toEqual([
       'confirms-on, run 1: lost 0, silently lost 0, duplicated 0, recovered 0',
@@ -210,13 +210,13 @@ describe('renderHtmlReport compare: timelines', () => {
   });
 
   it('confirms-on has a confirm rate; confirms-off does not', () => {
-    const [on, off] = svgs(renderHtmlReport('compare', compareWithFault(), TEXT, AT));
+    const [on, off] = svgs(renderHtmlReport('compare', compareWithFault(), TEXT, { generatedAtIso: AT }));
     expect(seriesNames(on!)).toEqual(['publish rate /s', 'confirm rate /s', 'in flight']);
     expect(seriesNames(off!)).toEqual(['publish rate /s', 'in flight']);
   });
 
   it('the totals table has a row per mode', () => {
-    const page = renderHtmlReport('compare', compareWithFault(), TEXT, AT);
+    const page = renderHtmlReport('compare', compareWithFault(), TEXT, { generatedAtIso: AT });
     const table = /<table class="counts">([\s\S]*?)<\/table>/.exec(page)![1]!;
     expect(table).toContain(
       '<tr><td>confirms-on</td><td>1</td><td>2,000</td><td>2,000</td><td>2,000</td><td>2,000</td><td>0</td><td>0</td><td>0</td><td>0</td></tr>',
@@ -241,13 +241,13 @@ describe('renderHtmlReport compare: timelines', () => {
 
   it.each(markerCases)('markers: $name', ({ fault, labels }) => {
     const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, fault)]);
-    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, { generatedAtIso: AT }));
     expect(markerLabels(svg!)).toEqual(labels);
   });
 
   it('markers sit at their time on the x scale (4 s of samples: 0 s at 64, 4 s at 770)', () => {
     const data = compareResult([compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, KILL_TIMELINE)]);
-    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, { generatedAtIso: AT }));
     // 64 + t / 4 × 706 for t = 1.5, 3.25, 3.5 and 3.9 s, to one decimal
     const xs = markerXs(svg!);
     expect(xs).toHaveLength(4);
@@ -259,7 +259,7 @@ describe('renderHtmlReport compare: timelines', () => {
     const data = compareResult([
       compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]), { samples: samplesUntil(4_000) }, { ...KILL_TIMELINE, rejoinedAtMs: 12_000 }),
     ]);
-    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('compare', data, TEXT, { generatedAtIso: AT }));
     // The axis ends at the round tick past 12 s (15): the rejoin at 64 + 12 / 15 × 706.
     expect(Math.abs(markerXs(svg!).at(-1)! - (64 + (12 / 15) * 706))).toBeLessThanOrEqual(0.051);
     expect(svg).not.toContain('→');
@@ -276,7 +276,7 @@ describe('renderHtmlReport compare: timelines', () => {
 
 describe('renderHtmlReport: per-kind content', () => {
   it('consumer-crash: bars sum every run of a mode', () => {
-    const [svg] = svgs(renderHtmlReport('consumer-crash', CONSUMER_CRASH_RESULT, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('consumer-crash', CONSUMER_CRASH_RESULT, TEXT, { generatedAtIso: AT }));
     expect(bars(svg!)).toEqual({
       'lost/autoack': 'autoack lost: 100',
       'processed twice/autoack': 'autoack processed twice: 0',
@@ -291,7 +291,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('prefetch-demo: fast and slow per prefetch', () => {
-    const [svg] = svgs(renderHtmlReport('prefetch-demo', PREFETCH_RESULT, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('prefetch-demo', PREFETCH_RESULT, TEXT, { generatedAtIso: AT }));
     expect(bars(svg!)).toEqual({
       'fast/prefetch 1': 'prefetch 1 fast: 190',
       'slow/prefetch 1': 'prefetch 1 slow: 10',
@@ -301,7 +301,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('dlq-demo: published, expected and found per reason', () => {
-    const [svg] = svgs(renderHtmlReport('dlq-demo', DLQ_RESULT, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('dlq-demo', DLQ_RESULT, TEXT, { generatedAtIso: AT }));
     expect(bars(svg!)).toMatchObject({
       'published/rejected': 'rejected published: 3',
       'found in demo.dlq/rejected': 'rejected found in demo.dlq: 3',
@@ -311,21 +311,21 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('retry-demo: a dot per attempt with its time and outcome', () => {
-    const [svg] = svgs(renderHtmlReport('retry-demo', RETRY_RESULT, TEXT, AT));
+    const [svg] = svgs(renderHtmlReport('retry-demo', RETRY_RESULT, TEXT, { generatedAtIso: AT }));
     expect(dotTitles(svg!)).toEqual(['attempt 1 at 0.01 s: failed', 'attempt 2 at 1.03 s: failed', 'attempt 3 at 2.05 s: processed']);
     // A lane name longer than 10 characters keeps its last 9.
     expect(svg).toContain('>…ry-7f3a9c</text>');
   });
 
   it('retry-demo ladder: a lane per message, its attempts on it', () => {
-    const page = renderHtmlReport('retry-demo', LADDER_RESULT, TEXT, AT);
+    const page = renderHtmlReport('retry-demo', LADDER_RESULT, TEXT, { generatedAtIso: AT });
     const [svg] = svgs(page);
     expect(page).toContain('<figcaption>each attempt at its measured time; rungs 100 ms, 400 ms</figcaption>');
     const lanes = [...svg!.matchAll(/<text class="tick" x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
     expect(lanes).toEqual(['good-1', 'poison-1']);
     // Real ids are long (`<run>.fq6q-good`): shown whole, the plot starting further right.
     const long = { ...LADDER_RESULT, attempts: LADDER_RESULT.attempts.map((a) => ({ ...a, messageId: `rmq-bench-ladder-r2k9.fq6q-${a.messageId}` })) };
-    const [svgLong] = svgs(renderHtmlReport('retry-demo', long, TEXT, AT));
+    const [svgLong] = svgs(renderHtmlReport('retry-demo', long, TEXT, { generatedAtIso: AT }));
     const longLanes = [...svgLong!.matchAll(/<text class="tick" x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
     expect(longLanes).toEqual(['rmq-bench-ladder-r2k9.fq6q-good-1', 'rmq-bench-ladder-r2k9.fq6q-poison-1']);
     expect(dotTitles(svg!)).toEqual([
@@ -337,7 +337,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('delayed-retry-demo: deliveries per message, and the slowest measured delay against the formula', () => {
-    const [timeline, bar] = svgs(renderHtmlReport('delayed-retry-demo', DELAYED_RETRY_RESULT, TEXT, AT));
+    const [timeline, bar] = svgs(renderHtmlReport('delayed-retry-demo', DELAYED_RETRY_RESULT, TEXT, { generatedAtIso: AT }));
     expect(dotTitles(timeline!)).toEqual([
       'delivery 1 at 0.00 s',
       'delivery 2 at 0.21 s after return #1 (reject)',
@@ -359,7 +359,7 @@ describe('renderHtmlReport: per-kind content', () => {
     { how: 'stop', word: 'stopped' },
   ];
   it.each(hows)('durability-demo ($how): confirmed, survived and expected per queue and mode', ({ how, word }) => {
-    const page = renderHtmlReport('durability-demo', { ...DURABILITY_RESULT, how }, TEXT, AT);
+    const page = renderHtmlReport('durability-demo', { ...DURABILITY_RESULT, how }, TEXT, { generatedAtIso: AT });
     expect(page).toContain(`confirmed before, found after every node was ${word} and started`);
     expect(bars(svgs(page)[0]!)).toMatchObject({
       'survived/classic transient': 'classic transient survived: 0',
@@ -369,7 +369,7 @@ describe('renderHtmlReport: per-kind content', () => {
   });
 
   it('bench: throughput, confirm and end-to-end latency per mode; a missing figure is a zero bar', () => {
-    const [rate, confirm, e2e] = svgs(renderHtmlReport('bench', BENCH_RESULT, TEXT, AT));
+    const [rate, confirm, e2e] = svgs(renderHtmlReport('bench', BENCH_RESULT, TEXT, { generatedAtIso: AT }));
     expect(bars(rate!)).toEqual({
       'publish /s/none': 'none publish /s: 20k',
       'consume /s/none': 'none consume /s: 8951',
@@ -472,7 +472,7 @@ describe('renderHtmlReport: edge cases produce no NaN or Infinity', () => {
   ];
 
   it.each(cases)('$name', ({ kind, data }) => {
-    const page = renderHtmlReport(kind, data, TEXT, AT);
+    const page = renderHtmlReport(kind, data, TEXT, { generatedAtIso: AT });
     expect(page).not.toMatch(/NaN|Infinity/);
     for (const v of attributeValues(page)) expect(v).not.toMatch(/NaN|Infinity|undefined/);
     // Every numeric attribute a chart carries is a finite number.
@@ -581,7 +581,7 @@ describe('loss per run (--runs K): a bar per run and measure, the medians in the
         { samples: samplesUntil(1_000) },
       ),
     );
-    const page = renderHtmlReport('compare', compareResult([...on, ...off]), TEXT, AT);
+    const page = renderHtmlReport('compare', compareResult([...on, ...off]), TEXT, { generatedAtIso: AT });
     const figs = svgs(page);
     // Two per-run charts (one per mode), then a timeline per run.
     expect(charts(page)).toEqual(['bar', 'bar', 'line', 'line', 'line', 'line', 'line', 'line']);
@@ -591,14 +591,14 @@ describe('loss per run (--runs K): a bar per run and measure, the medians in the
   });
 
   it('consumer-crash --runs 2: a chart per mode, with its medians', () => {
-    const page = renderHtmlReport('consumer-crash', CONSUMER_CRASH_RESULT, TEXT, AT);
+    const page = renderHtmlReport('consumer-crash', CONSUMER_CRASH_RESULT, TEXT, { generatedAtIso: AT });
     expect(page).toContain('autoack: lost and processed twice, per run (median: lost 50, processed twice 0)');
     expect(page).toContain('manual: lost and processed twice, per run (median: lost 0, processed twice 8)');
   });
 
   it('producer-crash --runs 2: lost and duplicated per run', () => {
     const second = { ...PRODUCER_CRASH_RESULT.runs[0]!, run: 2, runId: 'pc-2', lost: 0, duplicated: 41 };
-    const page = renderHtmlReport('producer-crash', { ...PRODUCER_CRASH_RESULT, runs: [PRODUCER_CRASH_RESULT.runs[0]!, second] }, TEXT, AT);
+    const page = renderHtmlReport('producer-crash', { ...PRODUCER_CRASH_RESULT, runs: [PRODUCER_CRASH_RESULT.runs[0]!, second] }, TEXT, { generatedAtIso: AT });
     expect(page).toContain('naive: lost and duplicated, per run (median: lost 0, duplicated 35)');
   });
 });

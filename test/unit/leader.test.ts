@@ -32,9 +32,51 @@ describe('parseQueueLeadership', () => {
       expected: { name: 'demo.retry', type: 'quorum', leader: 'rabbit@rabbit3', members: ['rabbit@rabbit3'], online: ['rabbit@rabbit3'], messages: 0 },
     },
     {
-      name: 'classic queue: node is not a leader',
+      name: 'classic queue: its node leads, alone',
       json: { name: 'amq.gen-1', type: 'classic', node: 'rabbit@rabbit1', messages: 3 },
-      expected: { name: 'amq.gen-1', type: 'classic', leader: undefined, members: [], online: [], messages: 3 },
+      expected: { name: 'amq.gen-1', type: 'classic', leader: 'rabbit@rabbit1', members: ['rabbit@rabbit1'], online: ['rabbit@rabbit1'], messages: 3 },
+    },
+    {
+      name: 'classic queue whose node is down: no leader, nothing online',
+      json: { name: 'c', type: 'classic', node: 'rabbit@rabbit1', state: 'down' },
+      expected: { name: 'c', type: 'classic', leader: undefined, members: ['rabbit@rabbit1'], online: [], messages: undefined },
+    },
+    {
+      name: 'mirrored queue (3.x): the master leads; members are it and its mirrors, online those in sync',
+      json: {
+        name: 'm',
+        type: 'classic',
+        node: 'rabbit@rabbit2',
+        slave_nodes: ['rabbit@rabbit3', 'rabbit@rabbit1'],
+        synchronised_slave_nodes: ['rabbit@rabbit3'],
+        messages: 7,
+      },
+      expected: {
+        name: 'm',
+        type: 'classic',
+        leader: 'rabbit@rabbit2',
+        members: ['rabbit@rabbit2', 'rabbit@rabbit3', 'rabbit@rabbit1'],
+        online: ['rabbit@rabbit2', 'rabbit@rabbit3'],
+        messages: 7,
+      },
+    },
+    {
+      name: 'mirrored queue: a synchronised node that is no mirror (stale statistics) is not counted',
+      json: {
+        name: 'm',
+        type: 'classic',
+        node: 'rabbit@rabbit2',
+        slave_nodes: ['rabbit@rabbit3'],
+        synchronised_slave_nodes: ['rabbit@rabbit3', 'rabbit@rabbit1'],
+      },
+      expected: {
+        name: 'm',
+        type: 'classic',
+        leader: 'rabbit@rabbit2',
+        members: ['rabbit@rabbit2', 'rabbit@rabbit3'],
+        online: ['rabbit@rabbit2', 'rabbit@rabbit3'],
+        messages: undefined,
+      },
     },
     {
       name: 'empty leader while an election runs',

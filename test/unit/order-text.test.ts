@@ -137,7 +137,7 @@ describe('every printer of a reconciliation shows its order', () => {
     expect(text).toContain('order of the reads (the drain; not part of the verdict):');
     expect(text).toMatch(/^ {2}confirms on run 1: all 3 reads in order; largest gap 0$/m);
     expect(text).toMatch(/^ {2}confirms off run 1: all 4 reads in order; largest gap 0$/m);
-    const page = renderHtmlReport('compare', c, text, '2025-01-01T00:00:00.000Z');
+    const page = renderHtmlReport('compare', c, text, { generatedAtIso: '2025-01-01T00:00:00.000Z' });
     expect(page).toContain('<h2>Order</h2>');
     expect(page).toContain('<td>confirms on run 1</td><td>3</td>');
   });
@@ -146,7 +146,7 @@ describe('every printer of a reconciliation shows its order', () => {
     const text = renderChaos(chaosResult());
     expect(text).toContain('order of the reads (each consumer in the order it was delivered to; not part of the verdict):');
     expect(text).toMatch(/^ {2}producer 1 \(q\.1\): /m);
-    expect(renderHtmlReport('chaos', chaosResult(), text, '2025-01-01T00:00:00.000Z')).toContain('<h2>Order</h2>');
+    expect(renderHtmlReport('chaos', chaosResult(), text, { generatedAtIso: '2025-01-01T00:00:00.000Z' })).toContain('<h2>Order</h2>');
   });
 
   it('producer-crash: a line per run', () => {

@@ -92,7 +92,9 @@ describe('writeOutputs: after the result, every file attempted, one OutputError 
 
   it('emit prints the result (stderr text, stdout JSON) before a file that cannot be written', () => {
     const gone = path.join(dir, 'gone-later', 'r.html');
-    expect(() => emit({ json: true, html: gone }, 'cluster-down', { elapsedMs: 5, volumes: false }, { text: 'the summary' })).toThrow(OutputError);
+    expect(() => emit({ json: true, html: gone, broker: null }, 'cluster-down', { elapsedMs: 5, volumes: false }, { text: 'the summary' })).toThrow(
+      OutputError,
+    );
     expect(stderr.join('')).toBe('the summary\n');
     expect(JSON.parse(stdout.join(''))).toMatchObject({ kind: 'cluster-down', elapsedMs: 5, volumes: false });
   });

@@ -93,7 +93,8 @@ describe('createProgram: argv → invocation', () => {
     { args: ['cluster', 'logs'], expected: { command: 'cluster logs', options: { node: undefined, follow: false, tail: undefined } } },
     { args: ['cluster', 'logs', 'rabbit2', '-f', '--tail', '50'], expected: { command: 'cluster logs', options: { node: 'rabbit2', follow: true, tail: 50 } } },
     { args: ['cluster', 'logs', '--follow', 'rabbit3'], expected: { command: 'cluster logs', options: { node: 'rabbit3', follow: true, tail: undefined } } },
-    { args: ['cluster', 'image', '--rebuild'], expected: { command: 'cluster image', options: { json: false, rebuild: true } } },
+    { args: ['cluster', 'image', '--rebuild'], expected: { command: 'cluster image', options: { json: false, rebuild: true, rabbitmq: undefined } } },
+    { args: ['cluster', 'image', '--rabbitmq', '3.10'], expected: { command: 'cluster image', options: { json: false, rebuild: false, rabbitmq: '3.10' } } },
     { args: ['failover'], expected: { command: 'failover', options: failoverDefaults } },
     {
       args: ['failover', '--fault', 'pause', '--restore-after', '10s'],
@@ -434,6 +435,17 @@ describe('compare: argv → options', () => {
     { args: ['--fault', 'partition'], expected: { fault: 'partition' } },
     { args: ['--fault', 'latency', '--loss', '5%'], expected: { fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 5 } } },
     { args: ['--fault', 'slow-link', '--bandwidth', '100kbit'], expected: { fault: 'slow-link', bandwidth: '100kbit' } },
+    // Another queue type without --queue: compare's own queue of that type, through the default exchange.
+    {
+      args: ['--queue-type', 'mirrored'],
+      expected: { queueType: 'mirrored', ownQueue: true, queue: 'rmq-bench.compare.mirrored', exchange: '', electionTimeoutMs: 150_000 },
+    },
+    {
+      args: ['--queue-type', 'classic', '--fault', 'pause'],
+      expected: { queueType: 'classic', ownQueue: true, queue: 'rmq-bench.compare.classic', exchange: '', fault: 'pause' },
+    },
+    // A queue of the user's: used as it is (its type is checked when the run starts).
+    { args: ['--queue-type', 'mirrored', '--queue', 'ha.q'], expected: { queueType: 'mirrored', queue: 'ha.q', exchange: '', electionTimeoutMs: 150_000 } },
   ];
 
   it.each(cases)('compare $args', async ({ args, expected }) => {
@@ -465,6 +477,7 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['compare', '--runs', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
     { args: ['compare', '--confirms', 'sideways'], code: 'commander.invalidArgument', stderrText: 'sideways' },
     { args: ['compare', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
+    { args: ['compare', '--queue-type', 'stream'], code: 'commander.invalidArgument', stderrText: 'stream' },
     { args: ['producer', '--protocol', 'amqp11'], code: 'commander.invalidArgument', stderrText: 'amqp11' },
   ];
 

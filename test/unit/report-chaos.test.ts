@@ -252,7 +252,7 @@ function bandLabels(svg: string): { x: number; y: number; text: string }[] {
 }
 
 describe('chaos HTML', () => {
-  const page = (r: ChaosResult): string => renderHtmlReport('chaos', r, renderChaos(r), '2026-01-01T00:00:00.000Z');
+  const page = (r: ChaosResult): string => renderHtmlReport('chaos', r, renderChaos(r), { generatedAtIso: '2026-01-01T00:00:00.000Z' });
 
   it('a totals table, one line chart with a band per fault, the nemesis history', () => {
     const r = chaosResult({ control });

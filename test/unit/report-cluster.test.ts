@@ -214,7 +214,9 @@ const up: UpResult = {
   elapsedMs: 48_200,
   image: { image: 'rmq-bench/rabbitmq:4.3', how: 'built', elapsedMs: 72_000 },
   composeTool: 'docker compose 2.40.3',
+  rabbitmq: '4.3',
   version: '4.3.6',
+  partitionHandling: null,
   nodes: [
     { name: 'rabbit1', amqpUrl: 'amqp://demo:***@127.0.0.1:5672', managementUrl: 'http://127.0.0.1:15672' },
     { name: 'rabbit2', amqpUrl: 'amqp://demo:***@127.0.0.1:5673', managementUrl: 'http://127.0.0.1:15673' },

@@ -493,8 +493,8 @@ describe('a folder with a good compare document and one whose runs is "not a lis
   const good: CompareResult = { options: COMPARE_OPTIONS, runs, interrupted: false, partial: null, totals: [totalsFor('confirms-on', runs)], ok: true };
   const goodFile = path.join(folder, 'compare.json');
   const brokenFile = path.join(folder, 'compare-broken.json');
-  writeFileSync(goodFile, toJsonDocument('compare', good));
-  writeFileSync(brokenFile, toJsonDocument('compare', { ...good, runs: 'not a list' }));
+  writeFileSync(goodFile, toJsonDocument('compare', good, null));
+  writeFileSync(brokenFile, toJsonDocument('compare', { ...good, runs: 'not a list' }, null));
   const out = path.join(tmp, 'index.html');
   const problem = 'runs is a string, expected an array of runs';
 

@@ -491,7 +491,7 @@ describe('a valid document of each kind the report reads fields of', () => {
     ['compare', compare],
     ['chaos', chaosResult()],
   ] as const)('%s as the command prints it: read, its charts drawn', (kind, data) => {
-    const e = classifyInput({ file: 'x.json', text: toJsonDocument(kind, data) });
+    const e = classifyInput({ file: 'x.json', text: toJsonDocument(kind, data, null) });
     expect(e.problem).toBeNull();
     expect(e.status).toBe('ok');
     expect(e.charts.length).toBeGreaterThan(0);

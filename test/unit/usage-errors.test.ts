@@ -59,6 +59,16 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       args: ['failover', '--fault', 'latency', '--loss', '120%'],
       line: "rmq-bench: --loss: '120%' is not a percentage between 0 and 100 (e.g. 5%) (run rmq-bench failover --help)",
     },
+    // A fault about a quorum queue's members on another queue type.
+    {
+      args: ['compare', '--queue-type', 'mirrored', '--fault', 'quorum-loss'],
+      line: "rmq-bench: --fault quorum-loss is about a quorum queue's members; a mirrored queue has none (use kill, stop, pause, disconnect or a partition) (run rmq-bench compare --help)",
+    },
+    // Changing a cluster's version, size or partition handling in place.
+    {
+      args: ['cluster', 'reset', '--rabbitmq', '4.0'],
+      line: 'rmq-bench: --rabbitmq needs --hard: a cluster is not changed to another version in place (run rmq-bench cluster reset --help)',
+    },
     // Moved from test/integration/compare-extra.test.ts.
     { args: ['compare', '--restore-cmd', 'true'], line: 'rmq-bench: --restore-cmd needs --fault-cmd (run rmq-bench compare --help)' },
     // Moved from test/integration/delayed-retry-demo.test.ts.

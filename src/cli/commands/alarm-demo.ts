@@ -89,7 +89,7 @@ export const alarmDemo = defineCommand({
     const { runAlarmDemo } = await import('../../scenarios/alarm-demo.js');
     const { emit } = await import('../output.js');
     const r = await runAlarmDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'alarm-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'alarm-demo', r);
     return { ok: r.ok };
   },
 });

@@ -37,7 +37,7 @@ export const audit = defineCommand({
     ctx.progress.start('reading the broker (management API)');
     const r = await runAudit(ctx, { maxUnacked: o.maxUnacked });
     ctx.progress.stop();
-    emit(o, 'audit', r, { text: renderAudit(r, { all: o.all }) });
+    emit({ ...o, broker: await ctx.broker() }, 'audit', r, { text: renderAudit(r, { all: o.all }) });
     return { ok: r.ok };
   },
 });

@@ -193,7 +193,9 @@ export const bench = defineCommand({
       onRunStart: (spec, queues, leaders) => progress.info(`${spec.label}: publishing into ${queuesText(queues, leaders)}`),
       onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
     });
-    emit({ json, html }, 'bench', r, { files: csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }] });
+    emit({ json, html, broker: await ctx.broker() }, 'bench', r, {
+      files: csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }],
+    });
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   },
 });

@@ -203,7 +203,7 @@ export const chaos = defineCommand({
     const r = await runChaos(ctx, options, {
       onLive: (live) => ctx.progress.update(renderChaosLive(live)),
     });
-    emit({ json, html }, 'chaos', r);
+    emit({ json, html, broker: await ctx.broker() }, 'chaos', r);
     if (r.interrupted) throw new InterruptedError('interrupted: the nemesis healed its fault; the figures above are what was measured until Ctrl+C');
     return { ok: r.ok };
   },

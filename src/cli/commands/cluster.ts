@@ -1,5 +1,15 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type ClusterChoice, clusterNameProblem, NODE_COUNTS, type NodeCount, nodeCountProblem, portProblem, withCluster } from '../../config.js';
+import { DEFAULT_RABBITMQ_LINE, LINE_SPECS, lineProblem, RABBITMQ_LINES, type RabbitmqLine } from '../../broker-versions.js';
+import {
+  type ClusterChoice,
+  clusterNameProblem,
+  NODE_COUNTS,
+  type NodeCount,
+  nodeCountProblem,
+  PARTITION_HANDLINGS,
+  portProblem,
+  withCluster,
+} from '../../config.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { formatMs } from '../../util/duration.js';
@@ -24,6 +34,23 @@ const nodesOption = (): Option =>
     '--nodes <n>',
     `how many nodes: ${NODE_COUNTS.join(' or ')} (default: the count of the cluster's containers, else RMQ_BENCH_NODES, else 3); recorded for the other commands`,
   ).argParser(nodeCount);
+const line = (value: string): RabbitmqLine => {
+  const problem = lineProblem(value);
+  if (problem) throw new InvalidArgumentError(`'${value}' ${problem}`);
+  return value as RabbitmqLine;
+};
+/** --rabbitmq: up, reset --hard and image. */
+const rabbitmqOption = (): Option =>
+  new Option(
+    '--rabbitmq <version>',
+    `the RabbitMQ version: ${RABBITMQ_LINES.join(', ')} (default: the cluster's, else RMQ_BENCH_RABBITMQ, else ${DEFAULT_RABBITMQ_LINE}); its image is built from Debian ${RABBITMQ_LINES.map((l) => `${LINE_SPECS[l].debianSuite} (${l})`).join(', ')} when missing; recorded for the other commands`,
+  ).argParser(line);
+/** --partition-handling: up. */
+const partitionHandlingOption = (): Option =>
+  new Option(
+    '--partition-handling <mode>',
+    "cluster_partition_handling on every node, RabbitMQ before 4.3 (default: the cluster's, else the broker's: ignore); recorded",
+  ).choices(PARTITION_HANDLINGS);
 const firstPort =
   (span: number) =>
   (value: string): number => {
@@ -61,6 +88,8 @@ const choiceOf = (o: ClusterChoice): ClusterChoice => ({
   managementPort: o.managementPort,
   prometheusPort: o.prometheusPort,
   nodes: o.nodes,
+  rabbitmq: o.rabbitmq,
+  partitionHandling: o.partitionHandling,
 });
 
 /** The context for the chosen cluster: the command's own when nothing was chosen. */
@@ -83,7 +112,7 @@ type UpOptions = { json: boolean; timeoutMs: number } & ClusterChoice;
 
 const up = defineCommand({
   name: 'cluster up',
-  examples: ['cluster up', 'cluster up --nodes 5', 'cluster up --timeout 5m --json'],
+  examples: ['cluster up', 'cluster up --nodes 5', 'cluster up --rabbitmq 3.10 --name legacy --amqp-port 6672'],
   register: (command, dispatch: (o: UpOptions) => Promise<void>) =>
     clusterOptions(
       command
@@ -91,14 +120,17 @@ const up = defineCommand({
         .description('start rabbit1..3 (--nodes 5: rabbit1..5) and wait until they form one cluster with the definitions loaded (idempotent)'),
     )
       .addOption(nodesOption())
+      .addOption(rabbitmqOption())
+      .addOption(partitionHandlingOption())
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
     const { clusterUp } = await import('../../cluster/up.js');
     const { emit } = await import('../output.js');
-    const r = await clusterUp(await sizedCluster(ctx, o), { timeoutMs: o.timeoutMs });
-    emit(o, 'cluster-up', r);
+    const chosen = await sizedCluster(ctx, o);
+    const r = await clusterUp(chosen, { timeoutMs: o.timeoutMs });
+    emit({ ...o, broker: await chosen.broker() }, 'cluster-up', r);
   },
 });
 
@@ -113,14 +145,17 @@ const down = defineCommand({
   async run(ctx, o) {
     const { clusterDown } = await import('../../cluster/down.js');
     const { emit } = await import('../output.js');
-    const r = await clusterDown(await forCluster(ctx, o), { volumes: o.volumes });
-    emit(o, 'cluster-down', r);
+    const chosen = await forCluster(ctx, o);
+    // The version of what is taken down, asked while it still answers.
+    const broker = await chosen.broker();
+    const r = await clusterDown(chosen, { volumes: o.volumes });
+    emit({ ...o, broker }, 'cluster-down', r);
   },
 });
 
 const reset = defineCommand({
   name: 'cluster reset',
-  examples: ['cluster reset', 'cluster reset --hard', 'cluster reset --hard --nodes 5'],
+  examples: ['cluster reset', 'cluster reset --hard', 'cluster reset --hard --nodes 5', 'cluster reset --hard --rabbitmq 4.0'],
   register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
       command
@@ -131,10 +166,15 @@ const reset = defineCommand({
     )
       .option('--hard', 'instead: remove the containers and their volumes and start afresh', false)
       .addOption(nodesOption())
+      .addOption(rabbitmqOption())
+      .addOption(partitionHandlingOption())
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; hard: boolean; timeout: number } & ClusterChoice) => {
         if (o.nodes !== undefined && !o.hard) throw new UsageError('--nodes needs --hard: a cluster is not resized in place');
+        if (o.rabbitmq !== undefined && !o.hard) throw new UsageError('--rabbitmq needs --hard: a cluster is not changed to another version in place');
+        if (o.partitionHandling !== undefined && !o.hard)
+          throw new UsageError("--partition-handling needs --hard here ('cluster up --partition-handling' changes it and keeps the data)");
         return dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) });
       }),
   async run(commandCtx, o) {
@@ -143,15 +183,17 @@ const reset = defineCommand({
     const { clusterUp } = await import('../../cluster/up.js');
     const { emit } = await import('../output.js');
     if (o.hard) {
-      // Every node goes, whatever the count; the fresh cluster has the count asked for (else the same).
-      const ctx = await forCluster(commandCtx, { ...o, nodes: undefined });
+      // Every node goes, whatever the count and version; the fresh cluster has the count and version asked for (else the same).
+      const ctx = await forCluster(commandCtx, { ...o, nodes: undefined, rabbitmq: undefined, partitionHandling: undefined });
       const d = await clusterDown(ctx, { volumes: true });
-      const u = await clusterUp(o.nodes === undefined ? ctx : await forCluster(ctx, { nodes: o.nodes }), { timeoutMs: o.timeoutMs });
-      emit(o, 'cluster-reset', { hard: true, elapsedMs: d.elapsedMs + u.elapsedMs, up: u });
+      const fresh = await forCluster(ctx, { nodes: o.nodes, rabbitmq: o.rabbitmq, partitionHandling: o.partitionHandling });
+      const u = await clusterUp(fresh, { timeoutMs: o.timeoutMs });
+      emit({ ...o, broker: await fresh.broker() }, 'cluster-reset', { hard: true, elapsedMs: d.elapsedMs + u.elapsedMs, up: u });
       return;
     }
-    const r = await clusterReset(await forCluster(commandCtx, o), { timeoutMs: o.timeoutMs });
-    emit(o, 'cluster-reset', r);
+    const chosen = await forCluster(commandCtx, o);
+    const r = await clusterReset(chosen, { timeoutMs: o.timeoutMs });
+    emit({ ...o, broker: await chosen.broker() }, 'cluster-reset', r);
   },
 });
 
@@ -170,8 +212,9 @@ const status = defineCommand({
   async run(ctx, o) {
     const { clusterStatus } = await import('../../cluster/status.js');
     const { emit } = await import('../output.js');
-    const r = await clusterStatus(await forCluster(ctx, o));
-    emit(o, 'cluster-status', r);
+    const chosen = await forCluster(ctx, o);
+    const r = await clusterStatus(chosen);
+    emit({ ...o, broker: await chosen.broker() }, 'cluster-status', r);
   },
 });
 
@@ -194,33 +237,35 @@ const logs = defineCommand({
 
 const image = defineCommand({
   name: 'cluster image',
-  examples: ['cluster image', 'cluster image --rebuild'],
-  register: (command, dispatch: (o: { json: boolean; rebuild: boolean }) => Promise<void>) =>
+  examples: ['cluster image', 'cluster image --rebuild', 'cluster image --rabbitmq 3.10'],
+  register: (command, dispatch: (o: { json: boolean; rebuild: boolean; rabbitmq: RabbitmqLine | undefined }) => Promise<void>) =>
     command
       .summary('make sure the RabbitMQ image exists: pull it or build it')
       .description('make sure the RabbitMQ image exists: pull it, or build it from Debian packages when offline')
-      .option('--rebuild', 'build rmq-bench/rabbitmq:4.3 from Debian packages even if it exists', false)
+      .option('--rebuild', 'build rmq-bench/rabbitmq:<version> from Debian packages even if it exists', false)
+      .addOption(rabbitmqOption())
       .addOption(jsonOption())
-      .action((o: { json: boolean; rebuild: boolean }) => dispatch({ json: o.json, rebuild: o.rebuild })),
-  async run(ctx, o) {
+      .action((o: { json: boolean; rebuild: boolean; rabbitmq?: RabbitmqLine }) => dispatch({ json: o.json, rebuild: o.rebuild, rabbitmq: o.rabbitmq })),
+  async run(commandCtx, o) {
+    const ctx = await forCluster(commandCtx, { rabbitmq: o.rabbitmq });
     const { buildImage, ensureImage } = await import('../../cluster/image.js');
     const { emit } = await import('../output.js');
     ctx.progress.start('looking for the RabbitMQ image');
     if (o.rebuild) {
       const r = await buildImage(ctx.config, ctx.progress);
       ctx.progress.succeed(`built ${ctx.config.builtImage} (rabbitmq-server ${r.version}) in ${formatMs(r.elapsedMs)}`);
-      emit(o, 'cluster-image', { image: ctx.config.builtImage, how: 'built', ...r });
+      emit({ ...o, broker: await ctx.broker() }, 'cluster-image', { image: ctx.config.builtImage, how: 'built', ...r });
       return;
     }
     const r = await ensureImage(await ctx.docker(), ctx.config, ctx.progress);
     ctx.progress.succeed(`image ${r.image} ${r.how}${r.how === 'present' ? '' : ` in ${formatMs(r.elapsedMs)}`}`);
-    emit(o, 'cluster-image', r);
+    emit({ ...o, broker: await ctx.broker() }, 'cluster-image', r);
   },
 });
 
 export const cluster = defineGroup({
   name: 'cluster',
   examples: ['cluster up', 'cluster status'],
-  description: 'the 3- or 5-node RabbitMQ 4.3 cluster (compose)',
+  description: 'the 3- or 5-node RabbitMQ cluster (4.3, 4.0, 3.10)',
   commands: [up, down, reset, status, logs, image],
 });

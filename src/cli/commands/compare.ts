@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
 import type { CompareOptions } from '../../scenarios/compare.js';
 import { compareModes } from '../../scenarios/compare-modes.js';
 import { PROTOCOLS, type Protocol } from '../../amqp10/protocol.js';
@@ -22,6 +23,7 @@ import {
   netemFrom,
   protocolOption,
   queueOption,
+  queueTypeOption,
   rateOption,
   refuseWith,
   runsOption,
@@ -55,6 +57,7 @@ interface RawOptions {
   protocol: Protocol | 'both';
   window: number;
   queue: string;
+  queueType: QueueType;
   exchange?: string;
   vhost: string;
   size: number;
@@ -89,7 +92,12 @@ export const compare = defineCommand({
           protocolOption('amqp10: AMQP 1.0 outcomes vs pre-settled; both: the four sides (0-9-1 and 1.0, confirms on and off)', [...PROTOCOLS, 'both']),
         )
         .addOption(windowOption('confirms on: async window'))
-        .addOption(queueOption('quorum queue; messages are routed to it with its name as routing key'))
+        .addOption(queueOption('the queue; messages are routed to it with its name as routing key'))
+        .addOption(
+          queueTypeOption(
+            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x) or classic; without --queue, compare declares rmq-bench.compare.<type> and deletes it after',
+          ),
+        )
         .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
         .addOption(vhostOption())
         .addOption(sizeOption())
@@ -100,11 +108,18 @@ export const compare = defineCommand({
       const given = givenOptions(command);
       if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
       if (o.confirms === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --confirms off');
+      const typeProblem = faultProblem(o.queueType, o.fault);
+      if (typeProblem) throw new UsageError(typeProblem);
+      // A queue type other than quorum without --queue: compare's own queue of that type.
+      const ownQueue = o.queueType !== 'quorum' && !given.has('queue');
+      const queue = ownQueue ? ownQueueName('compare', o.queueType) : o.queue;
       return dispatch({
         json: o.json,
         html: o.html,
-        queue: o.queue,
-        exchange: o.exchange ?? (o.queue === 'demo.orders' ? 'demo.orders' : ''),
+        queue,
+        queueType: o.queueType,
+        ownQueue,
+        exchange: o.exchange ?? (queue === 'demo.orders' ? 'demo.orders' : ''),
         vhost: o.vhost,
         count: o.count,
         ratePerSec: o.rate,
@@ -119,7 +134,9 @@ export const compare = defineCommand({
         restoreAfterMs: o.restoreAfter,
         runs: o.runs,
         modes: compareModes(o.protocol, o.confirms),
-        electionTimeoutMs: 60_000,
+        // A mirrored queue's master is replaced once its peers see it down: after 45 to 75 s of a
+        // partition (net_ticktime 60 s), where a quorum queue elects within about 10 s.
+        electionTimeoutMs: o.queueType === 'mirrored' ? 150_000 : 60_000,
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,
         reconnectTimeoutMs: 60_000,
@@ -136,7 +153,7 @@ export const compare = defineCommand({
     const { runCompare } = await import('../../scenarios/compare.js');
     const { emit } = await import('../output.js');
     const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
-    emit({ json, html }, 'compare', r);
+    emit({ json, html, broker: await ctx.broker() }, 'compare', r);
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
     return { ok: r.ok };
   },

@@ -87,7 +87,7 @@ export const consumerCrash = defineCommand({
     const { runConsumerCrash } = await import('../../scenarios/consumer-crash.js');
     const { emit } = await import('../output.js');
     const r = await runConsumerCrash(ctx, options);
-    emit({ json, html }, 'consumer-crash', r);
+    emit({ json, html, broker: await ctx.broker() }, 'consumer-crash', r);
     return { ok: r.ok };
   },
 });

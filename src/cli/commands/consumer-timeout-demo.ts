@@ -86,7 +86,7 @@ export const consumerTimeoutDemo = defineCommand({
     const { runConsumerTimeoutDemo } = await import('../../scenarios/consumer-timeout-demo.js');
     const { emit } = await import('../output.js');
     const r = await runConsumerTimeoutDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'consumer-timeout-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'consumer-timeout-demo', r);
     return { ok: r.ok };
   },
 });

@@ -200,7 +200,12 @@ export const consumer = defineCommand({
         o.protocol === 'amqp10'
           ? await (await import('../../amqp10/consumer10.js')).runConsumer10({ ...common, failure: failureOf(o.failure, isFailureAction10) }, hooks)
           : await (await import('../../amqp/consumer.js')).runConsumer({ ...common, failure: failureOf(o.failure, isFailureAction091) }, hooks);
-      emit(o, 'consumer', { ...r, storeFile: o.storeFile ?? null, protocol: o.protocol }, { text: renderConsumer(r, o.failure?.action, o.protocol) });
+      emit(
+        { ...o, broker: await ctx.broker() },
+        'consumer',
+        { ...r, storeFile: o.storeFile ?? null, protocol: o.protocol },
+        { text: renderConsumer(r, o.failure?.action, o.protocol) },
+      );
       if (r.stoppedBecause === 'interrupted') throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
       if (r.stoppedBecause === 'gave-up') throw new BrokerUnavailableError(`the consumer gave up: ${r.gaveUp ?? ''}`);
     } finally {

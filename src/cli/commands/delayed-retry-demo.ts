@@ -69,7 +69,7 @@ export const delayedRetryDemo = defineCommand({
     const { runDelayedRetryDemo } = await import('../../scenarios/delayed-retry-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'delayed-retry-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'delayed-retry-demo', r);
     return { ok: r.ok };
   },
 });

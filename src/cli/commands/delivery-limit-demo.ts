@@ -51,7 +51,7 @@ export const deliveryLimitDemo = defineCommand({
     const { runDeliveryLimitDemo } = await import('../../scenarios/delivery-limit-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDeliveryLimitDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'delivery-limit-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'delivery-limit-demo', r);
     return { ok: r.ok };
   },
 });

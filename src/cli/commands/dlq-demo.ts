@@ -121,12 +121,12 @@ export const dlqDemo = defineCommand({
     if (strategy) {
       const { runDlxStrategy } = await import('../../scenarios/dlx-strategy.js');
       const r = await runDlxStrategy(ctx, strategy, step);
-      emit({ json, html }, 'dlq-demo', r);
+      emit({ json, html, broker: await ctx.broker() }, 'dlq-demo', r);
       return { ok: r.ok };
     }
     const { runDlqDemo } = await import('../../scenarios/dlq-demo.js');
     const r = await runDlqDemo(ctx, options, step);
-    emit({ json, html }, 'dlq-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'dlq-demo', r);
     return { ok: r.ok };
   },
 });

@@ -29,7 +29,7 @@ const inspect = defineCommand({
     const { inspectDlq } = await import('../../scenarios/dlq-tools.js');
     const { emit } = await import('../output.js');
     const r = await inspectDlq(ctx, o.queue, o.limit);
-    emit(o, 'dlq-inspect', r);
+    emit({ ...o, broker: await ctx.broker() }, 'dlq-inspect', r);
   },
 });
 
@@ -58,7 +58,7 @@ const replay = defineCommand({
     ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
     const r = await replayDlq(ctx, options);
     ctx.progress.stop();
-    emit({ json, html }, 'dlq-replay', r);
+    emit({ json, html, broker: await ctx.broker() }, 'dlq-replay', r);
   },
 });
 

@@ -36,7 +36,7 @@ export const durabilityDemo = defineCommand({
     const { runDurabilityDemo } = await import('../../scenarios/durability-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDurabilityDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html }, 'durability-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'durability-demo', r);
     return { ok: r.ok };
   },
 });

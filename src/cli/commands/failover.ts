@@ -107,6 +107,6 @@ export const failover = defineCommand({
     const { emit } = await import('../output.js');
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);
-    emit(o, 'failover', r);
+    emit({ ...o, broker: await ctx.broker() }, 'failover', r);
   },
 });

@@ -46,6 +46,6 @@ export const prefetchDemo = defineCommand({
     const { runPrefetchDemo } = await import('../../scenarios/prefetch-demo.js');
     const { emit } = await import('../output.js');
     const r = await runPrefetchDemo(ctx, options);
-    emit({ json, html }, 'prefetch-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'prefetch-demo', r);
   },
 });

@@ -113,7 +113,7 @@ export const producerCrash = defineCommand({
     const { emit } = await import('../output.js');
     ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
     const r = await runProducerCrash(ctx, options);
-    emit({ json, html }, 'producer-crash', r);
+    emit({ json, html, broker: await ctx.broker() }, 'producer-crash', r);
     return { ok: r.ok };
   },
 });

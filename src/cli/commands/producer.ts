@@ -211,7 +211,7 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<Verdict> {
   // Written after the result is printed: a write that fails costs the file, not the result (exit 74).
   const files: OutputFile[] = reportFile === undefined ? [] : [{ flag: '--ledger', path: reportFile, content: () => JSON.stringify(report()) }];
   const nothingHappened = result.gaveUp !== null && result.publishes === 0;
-  if (!nothingHappened) emit(o, 'producer', { ...result, reportFile: reportFile ?? null }, { files });
+  if (!nothingHappened) emit({ ...o, broker: await ctx.broker() }, 'producer', { ...result, reportFile: reportFile ?? null }, { files });
   else writeOutputs(files);
   if (result.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
   if (result.gaveUp !== null) {
@@ -233,7 +233,7 @@ async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxF
   const { emit } = await import('../output.js');
   const { json: _j, html: _h, reportFile: _r, queue: _q, mode: _m, batchSize: _b, urls, ...rest } = o;
   const r = await runProducerOutbox(ctx, { ...rest, urls: urlsOrDefault(urls, ctx.config) });
-  emit(o, 'producer-outbox', r);
+  emit({ ...o, broker: await ctx.broker() }, 'producer-outbox', r);
   if (r.interrupted) throw new InterruptedError('interrupted: the pending rows stay in the outbox; the same command resumes them');
   if (r.gaveUp !== null) {
     throw new BrokerUnavailableError(`the outbox relay gave up with ${r.atEnd.pending} rows pending: ${r.gaveUp}`, {

@@ -43,7 +43,7 @@ export const report = defineCommand({
     for (const note of notes) ctx.log(note);
     const entries = reportEntries(inputs);
     // The summary first, then the page: a page that cannot be written still leaves the summary (exit 74).
-    emit({ json: o.json }, 'report', reportSummary(entries, o.output), {
+    emit({ json: o.json, broker: null }, 'report', reportSummary(entries, o.output), {
       files: [{ flag: '-o', path: o.output, content: () => renderCombinedReport(entries, o.output) }],
     });
     return { ok: reportOk(entries) };

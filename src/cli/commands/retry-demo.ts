@@ -67,12 +67,12 @@ export const retryDemo = defineCommand({
     if (ladder) {
       const { runRetryLadder } = await import('../../scenarios/retry-ladder.js');
       const r = await runRetryLadder(ctx, { ...ladder, failures: options.failures, toleranceMs: options.toleranceMs }, step);
-      emit({ json, html }, 'retry-demo', r);
+      emit({ json, html, broker: await ctx.broker() }, 'retry-demo', r);
       return { ok: r.ok };
     }
     const { runRetryDemo } = await import('../../scenarios/retry-demo.js');
     const r = await runRetryDemo(ctx, options, step);
-    emit({ json, html }, 'retry-demo', r);
+    emit({ json, html, broker: await ctx.broker() }, 'retry-demo', r);
     return { ok: r.ok };
   },
 });

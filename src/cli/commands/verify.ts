@@ -151,7 +151,7 @@ export const verify = defineCommand({
     const total = totalOf(ledgers, router.foreign);
     // One ledger: its reconciliation stays at the top level, where a single-ledger document has it.
     const one = ledgers.length === 1 ? { reconciliation: ledgers[0]!.reconciliation } : {};
-    emit(o, 'verify', { queue, drain, ok: total.verdict.ok, ...one, ledgers, total });
+    emit({ ...o, broker: await ctx.broker() }, 'verify', { queue, drain, ok: total.verdict.ok, ...one, ledgers, total });
     return { ok: total.verdict.ok };
   },
 });

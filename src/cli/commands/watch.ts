@@ -68,7 +68,7 @@ export const watch = defineCommand({
     if (o.once) {
       const { emit } = await import('../output.js');
       const view = watchView([], await takeWatchSnapshot(reader), viewOptions);
-      emit(o, 'watch', view);
+      emit({ ...o, broker: await ctx.broker() }, 'watch', view);
       return;
     }
 

@@ -1,0 +1,75 @@
+import { errorMessage } from '../errors.js';
+import { retryUntil } from '../util/retry.js';
+import type { ClusterContext } from './cluster-ctx.js';
+import { type QueueLeadership, shortNodeName } from './leader.js';
+import { HttpError } from './management.js';
+import { BROKER_QUEUE_TYPE, mirrorPolicy, type QueueType } from './queue-types.js';
+
+/**
+ * A queue a scenario declares for itself, of the type asked (queue-types.ts), and removes again:
+ * a durable queue declared through the management API, for `mirrored` with its `ha-mode: all`
+ * policy set first, so that the queue has a mirror on every node from the start. It is ready
+ * once every member is online (a mirrored queue: every mirror synchronised). The scenario calls
+ * remove() on every way out; a queue a killed run left is replaced at the next declare.
+ */
+export interface OwnQueue {
+  readonly name: string;
+  readonly type: QueueType;
+  /** The policy set for it (mirrored), or null. */
+  readonly policy: string | null;
+  /** Delete the queue and its policy; never throws (a line on the log instead). */
+  remove(): Promise<void>;
+}
+
+/** The policy's name for a queue: one per queue, so that two scenarios never share one. */
+export const mirrorPolicyName = (queue: string): string => `rmq-bench-mirror-${queue}`;
+
+export async function declareOwnQueue(
+  ctx: ClusterContext,
+  ref: { vhost: string; queue: string },
+  type: QueueType,
+  options: { readyTimeoutMs?: number } = {},
+): Promise<OwnQueue> {
+  const vh = encodeURIComponent(ref.vhost);
+  const path = `/api/queues/${vh}/${encodeURIComponent(ref.queue)}`;
+  const policy = type === 'mirrored' ? mirrorPolicyName(ref.queue) : null;
+  const policyPath = policy === null ? null : `/api/policies/${vh}/${encodeURIComponent(policy)}`;
+  const gone = (err: unknown): void => {
+    if (!(err instanceof HttpError && err.status === 404)) throw err;
+  };
+  const remove = async (): Promise<void> => {
+    await ctx.management.request('DELETE', path).catch((err: unknown) => {
+      if (!(err instanceof HttpError && err.status === 404)) ctx.log(`could not delete queue ${ref.queue}: ${errorMessage(err)}`);
+    });
+    if (policyPath)
+      await ctx.management.request('DELETE', policyPath).catch((err: unknown) => {
+        if (!(err instanceof HttpError && err.status === 404)) ctx.log(`could not remove policy ${policy}: ${errorMessage(err)}`);
+      });
+  };
+  // A leftover of a killed run (perhaps of another type) goes first.
+  await ctx.management.request('DELETE', path).catch(gone);
+  try {
+    if (policyPath) await ctx.management.request('PUT', policyPath, { body: mirrorPolicy(ref.queue) });
+    await ctx.management.request('PUT', path, {
+      body: { durable: true, auto_delete: false, arguments: { 'x-queue-type': BROKER_QUEUE_TYPE[type] } },
+    });
+    const size = type === 'classic' ? 1 : ctx.config.nodes.length;
+    const label = (q: QueueLeadership): string =>
+      `${q.online.length} of ${q.members.length} members online${q.leader ? ` (leader ${shortNodeName(q.leader)})` : ', no leader'}`;
+    await retryUntil(
+      () => ctx.management.queue(ref.vhost, ref.queue),
+      (q) => q.leader !== undefined && q.members.length >= size && q.online.length >= q.members.length,
+      {
+        timeoutMs: options.readyTimeoutMs ?? 30_000,
+        intervalMs: 250,
+        signal: ctx.signal,
+        describe: (last) => `${type} queue ${ref.queue} not ready: ${last.value ? label(last.value) : errorMessage(last.error)}`,
+        hint: type === 'mirrored' ? 'mirrored queues need every node running (rmq-bench cluster status)' : "see 'rmq-bench cluster status'",
+      },
+    );
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { name: ref.queue, type, policy, remove };
+}

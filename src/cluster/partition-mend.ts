@@ -1,0 +1,130 @@
+import { versionAtLeast } from '../broker-versions.js';
+import { type Config, managementUrl } from '../config.js';
+import { errorMessage } from '../errors.js';
+import type { Docker } from './engine.js';
+import { shortNodeName } from './leader.js';
+import type { ManagementClient } from './management.js';
+
+/**
+ * A partition that outlives its network fault. RabbitMQ before 4.3 keeps its metadata in Mnesia,
+ * and with `cluster_partition_handling = ignore` (its default) a partition stays after the
+ * network is back: each side carries on alone and the nodes report each other in `partitions`
+ * until an operator restarts the nodes of the side they trust less ("Recovering from a network
+ * partition" in RabbitMQ's docs). pause_minority and autoheal end it themselves, and 4.3 has no
+ * partitions of this kind (Khepri, Raft). So after a partition fault's rules are removed, on such
+ * a cluster rmq-bench does what the operator would: it restarts the nodes of the smaller side
+ * until no node reports a partition. What they held alone is discarded by RabbitMQ, as it is for
+ * the operator: that is the loss a mirrored queue shows.
+ */
+
+/** Whether a partition outlives its network fault on this cluster: Mnesia (before 4.3) with partition handling ignore. Pure. */
+export function partitionsOutliveFaults(config: Pick<Config, 'rabbitmq' | 'partitionHandling'>): boolean {
+  return !versionAtLeast(`${config.rabbitmq}.0`, '4.3') && (config.partitionHandling ?? 'ignore') === 'ignore';
+}
+
+/** What each node reports of the cluster: the nodes it is partitioned from, and whether it sees every node running. */
+interface NodeViews {
+  /** Short name → the nodes it reports as partitioned from it (short names). A node that does not answer is left out. */
+  partitions: Map<string, string[]>;
+  /** Every node answered and sees every node running, and none reports a partition. */
+  whole: boolean;
+}
+
+async function nodeViews(config: Config, management: ManagementClient): Promise<NodeViews> {
+  const partitions = new Map<string, string[]>();
+  let whole = true;
+  await Promise.all(
+    config.nodes.map(async (n) => {
+      try {
+        const nodes = (await management.requestOn(managementUrl(config, n), 'GET', '/api/nodes')) as {
+          name?: string;
+          running?: boolean;
+          partitions?: unknown;
+        }[];
+        const self = nodes.find((x) => x.name === n.nodeName);
+        partitions.set(n.name, Array.isArray(self?.partitions) ? self.partitions.map((p) => shortNodeName(String(p))) : []);
+        if (nodes.filter((x) => x.running === true).length < config.nodes.length) whole = false;
+      } catch {
+        whole = false;
+      }
+    }),
+  );
+  if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
+  return { partitions, whole };
+}
+
+/**
+ * The nodes to restart: the smaller side of the split one node reports (itself and the nodes it
+ * is not partitioned from, against the nodes it is); on a tie the side holding a node of
+ * `prefer` (the nodes the fault cut off), else the side that node reports against. Empty when no
+ * node reports a partition. A node that alone notices (Mnesia marks the partition where it finds
+ * the other side inconsistent) is enough. Pure.
+ */
+export function sideToRestart(views: ReadonlyMap<string, readonly string[]>, prefer: readonly string[] = []): string[] {
+  const all = [...views.keys()];
+  const [reporter, against] = [...views.entries()].filter(([, p]) => p.length > 0).sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+  if (reporter === undefined || against === undefined) return [];
+  const other = [...new Set(against)].filter((n) => n !== reporter);
+  const own = [...new Set([reporter, ...all.filter((n) => !other.includes(n))])];
+  if (own.length !== other.length) return (own.length < other.length ? own : other).sort();
+  return (prefer.some((n) => own.includes(n)) ? own : other).sort();
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * After a partition's rules are removed: on a cluster where partitions outlive their faults,
+ * watch until every node sees every other running again; a partition a node reports on the way
+ * restarts the nodes of the smaller side (docker restart: a clean stop, then a start). Ends when
+ * the cluster is whole or `timeoutMs` has passed. `faulted`: the nodes the fault cut off (short names), restarted first
+ * on a tie. Returns the nodes restarted (none: the partition ended by itself). Never throws:
+ * a node left partitioned is a line on `log`, and the rejoin wait that follows reports it.
+ */
+export async function mendPartition(
+  config: Config,
+  management: ManagementClient,
+  docker: Docker,
+  faulted: readonly string[],
+  options: {
+    timeoutMs?: number;
+    /** false (cluster up's heal): only a partition reported now is ended; the cluster may be starting still. */
+    waitForWhole?: boolean;
+    log: (line: string) => void;
+    info: (line: string) => void;
+  },
+): Promise<string[]> {
+  if (!partitionsOutliveFaults(config)) return [];
+  const restarted: string[] = [];
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  const deadline = performance.now() + timeoutMs;
+  // Until the nodes see each other again (no partition: the end) or report one (then a side is restarted).
+  while (performance.now() < deadline) {
+    const views = await nodeViews(config, management);
+    if (views.whole) return restarted;
+    if (options.waitForWhole === false && restarted.length === 0 && [...views.partitions.values()].every((p) => p.length === 0)) return restarted;
+    const side = sideToRestart(views.partitions, faulted).filter((n) => !restarted.includes(n));
+    if (side.length === 0) {
+      // Not reconnected yet, or restarted and still booting: look again.
+      await sleep(1_000);
+      continue;
+    }
+    options.info(
+      `the partition outlived the network fault (RabbitMQ ${config.rabbitmq}, partition handling ignore): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`,
+    );
+    for (const name of side) {
+      const node = config.nodes.find((n) => n.name === name);
+      if (!node) continue;
+      try {
+        await docker.getContainer(node.container).restart({ t: 10 });
+        restarted.push(name);
+      } catch (err) {
+        options.log(`could not restart ${name} to end the partition: ${errorMessage(err)}`);
+        return restarted;
+      }
+    }
+  }
+  options.log(
+    `the cluster is not whole ${Math.round(timeoutMs / 1000)} s after the partition's rules were removed: 'rmq-bench cluster up' ends a partition left behind`,
+  );
+  return restarted;
+}

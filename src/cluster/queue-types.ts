@@ -1,0 +1,47 @@
+import type { FaultKind } from './fault-kinds.js';
+
+/**
+ * The kinds of queue a leader fault can be run against (`--queue-type` on compare, failover and
+ * chaos). No imports but types: the CLI declares its options with it.
+ *
+ *   quorum    a quorum queue (Raft): the leader and its followers; a new leader is elected.
+ *   mirrored  a classic queue with an `ha-mode: all` policy (RabbitMQ before 4.0): the master
+ *             and its mirrors; a mirror is promoted when the master goes.
+ *   classic   a classic queue without mirrors: it lives on one node; nothing takes over, the
+ *             queue is unavailable until its node is back.
+ *
+ * Streams are not among them: a stream has no consumer acks to reconcile the way these are.
+ */
+export const QUEUE_TYPES = ['quorum', 'mirrored', 'classic'] as const;
+export type QueueType = (typeof QUEUE_TYPES)[number];
+
+/** The queue's x-queue-type as the broker declares and reports it. */
+export const BROKER_QUEUE_TYPE: Record<QueueType, 'quorum' | 'classic'> = { quorum: 'quorum', mirrored: 'classic', classic: 'classic' };
+
+/** Whether a fault on the queue's leader is followed by an election (a promotion) on this queue type. */
+export const ELECTS_A_LEADER: Record<QueueType, boolean> = { quorum: true, mirrored: true, classic: false };
+
+/** Faults that only mean something for a quorum queue: its members (membership) and its majority (quorum-loss). */
+const QUORUM_ONLY_FAULTS: readonly FaultKind[] = ['quorum-loss', 'membership'];
+
+/** Why a fault is refused on a queue type, or undefined. Pure. */
+export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string | undefined {
+  if (type === 'quorum' || fault === 'none' || !QUORUM_ONLY_FAULTS.includes(fault)) return undefined;
+  return `--fault ${fault} is about a quorum queue's members; a ${type} queue has none (use kill, stop, pause, disconnect or a partition)`;
+}
+
+/** The queue a scenario declares for itself when the user names none (deleted again at the end). Pure. */
+export function ownQueueName(scenario: string, type: QueueType): string {
+  return `rmq-bench.${scenario}.${type}`;
+}
+
+/** The policy that mirrors a queue on every node, for the management API (PUT /api/policies/...). Pure. */
+export function mirrorPolicy(queue: string): { pattern: string; 'apply-to': 'queues'; priority: number; definition: Record<string, unknown> } {
+  return {
+    pattern: `^${queue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+    'apply-to': 'queues',
+    // Above every policy of the definitions: one policy applies to a queue, the highest.
+    priority: 100,
+    definition: { 'ha-mode': 'all', 'ha-sync-mode': 'automatic' },
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { FAULT_KINDS } from '../../src/cluster/fault-kinds.js';
+import { sideToRestart, partitionsOutliveFaults } from '../../src/cluster/partition-mend.js';
+import { parseClassicMaster } from '../../src/cluster/leader.js';
+import { faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
+
+describe('queue types and the faults they take', () => {
+  it.each(QUEUE_TYPES.flatMap((type) => FAULT_KINDS.map((fault) => ({ type, fault }))))('$type under $fault', ({ type, fault }) => {
+    const refused = type !== 'quorum' && (fault === 'quorum-loss' || fault === 'membership');
+    expect(faultProblem(type, fault) !== undefined).toBe(refused);
+  });
+  it('none takes any type', () => {
+    for (const t of QUEUE_TYPES) expect(faultProblem(t, 'none')).toBeUndefined();
+  });
+  it("a scenario's own queue and the mirror policy that matches exactly it", () => {
+    expect(ownQueueName('compare', 'mirrored')).toBe('rmq-bench.compare.mirrored');
+    const p = mirrorPolicy('rmq-bench.compare.mirrored');
+    expect(p.definition).toEqual({ 'ha-mode': 'all', 'ha-sync-mode': 'automatic' });
+    expect(p['apply-to']).toBe('queues');
+    const re = new RegExp(p.pattern);
+    expect(re.test('rmq-bench.compare.mirrored')).toBe(true);
+    expect(re.test('rmq-bench-compare-mirrored')).toBe(false);
+    expect(re.test('rmq-bench.compare.mirrored.2')).toBe(false);
+  });
+});
+
+describe("a classic queue's master, as a node reports it", () => {
+  it.each([
+    { text: 'master=rabbit@rabbit2', node: 'rabbit@rabbit2' },
+    { text: 'q\t<rabbit@rabbit3.1796351317.4660.0>\nother\t<rabbit@rabbit1.1.2.0>\n', node: 'rabbit@rabbit3' },
+    { text: 'other\t<rabbit@rabbit1.1.2.0>\n', node: undefined },
+    { text: '', node: undefined },
+  ])('$text → $node', ({ text, node }) => {
+    expect(parseClassicMaster(text, 'q')).toBe(node);
+  });
+});
+
+describe('a partition that outlives its fault', () => {
+  it.each([
+    { rabbitmq: '3.10', partitionHandling: undefined, outlives: true },
+    { rabbitmq: '3.10', partitionHandling: 'ignore', outlives: true },
+    { rabbitmq: '3.10', partitionHandling: 'pause_minority', outlives: false },
+    { rabbitmq: '4.0', partitionHandling: 'autoheal', outlives: false },
+    { rabbitmq: '4.0', partitionHandling: undefined, outlives: true },
+    { rabbitmq: '4.3', partitionHandling: undefined, outlives: false },
+  ] as const)('RabbitMQ $rabbitmq, handling $partitionHandling: $outlives', ({ rabbitmq, partitionHandling, outlives }) => {
+    expect(partitionsOutliveFaults({ rabbitmq, partitionHandling })).toBe(outlives);
+  });
+
+  const views = (o: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(o));
+  it.each([
+    { name: 'no partition reported', v: { rabbit1: [], rabbit2: [], rabbit3: [] }, prefer: [], side: [] },
+    { name: 'only the cut-off node notices', v: { rabbit1: ['rabbit2', 'rabbit3'], rabbit2: [], rabbit3: [] }, prefer: [], side: ['rabbit1'] },
+    { name: 'the majority notices', v: { rabbit1: [], rabbit2: ['rabbit1'], rabbit3: ['rabbit1'] }, prefer: [], side: ['rabbit1'] },
+    { name: 'both sides notice', v: { rabbit1: ['rabbit2', 'rabbit3'], rabbit2: ['rabbit1'], rabbit3: ['rabbit1'] }, prefer: [], side: ['rabbit1'] },
+    {
+      name: 'halves on 5: the minority of two',
+      v: { rabbit1: ['rabbit3', 'rabbit4', 'rabbit5'], rabbit2: ['rabbit3', 'rabbit4', 'rabbit5'], rabbit3: [], rabbit4: [], rabbit5: [] },
+      prefer: ['rabbit1'],
+      side: ['rabbit1', 'rabbit2'],
+    },
+    {
+      name: 'a node that does not answer counts with the side it is not reported against',
+      v: { rabbit2: ['rabbit1'], rabbit3: [] },
+      prefer: [],
+      side: ['rabbit1'],
+    },
+    { name: 'a tie of two (4 nodes would be): the side of the faulted node', v: { a: ['c', 'd'], b: [], c: [], d: [] }, prefer: ['c'], side: ['c', 'd'] },
+  ])('$name → $side', ({ v, prefer, side }) => {
+    expect(sideToRestart(views(v), prefer)).toEqual(side);
+  });
+});
