@@ -48,7 +48,7 @@ describe('a partition that outlives its fault', () => {
   });
 
   const views = (o: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(o));
-  it.each([
+  it.each<{ name: string; v: Record<string, string[]>; prefer: string[]; side: string[] }>([
     { name: 'no partition reported', v: { rabbit1: [], rabbit2: [], rabbit3: [] }, prefer: [], side: [] },
     { name: 'only the cut-off node notices', v: { rabbit1: ['rabbit2', 'rabbit3'], rabbit2: [], rabbit3: [] }, prefer: [], side: ['rabbit1'] },
     { name: 'the majority notices', v: { rabbit1: [], rabbit2: ['rabbit1'], rabbit3: ['rabbit1'] }, prefer: [], side: ['rabbit1'] },
