@@ -212,6 +212,11 @@ function checkComposeProject(value: string | undefined, clusterName: string): vo
   );
 }
 
+/** cluster_partition_handling on this project's cluster: the one chosen, else the broker's default (ignore) before 4.3; null on 4.3, which has none. Pure. */
+export function partitionHandlingOf(config: Pick<Config, 'rabbitmq' | 'partitionHandling'>): PartitionHandling | null {
+  return config.rabbitmq === '4.3' ? null : (config.partitionHandling ?? 'ignore');
+}
+
 /** The variables docker-compose.yml reads for one cluster's container names and ports. Pure. */
 export function composeEnv(config: Config): Record<string, string> {
   const env: Record<string, string> = {

@@ -1,9 +1,10 @@
-import { errorMessage } from '../errors.js';
+import { errorMessage, UsageError } from '../errors.js';
+import { type BrokerInfo, requireBrokerFeature } from './broker-info.js';
 import { retryUntil } from '../util/retry.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import { type QueueLeadership, shortNodeName } from './leader.js';
 import { HttpError } from './management.js';
-import { BROKER_QUEUE_TYPE, mirrorPolicy, type QueueType } from './queue-types.js';
+import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy, type QueueType } from './queue-types.js';
 
 /**
  * A queue a scenario declares for itself, of the type asked (queue-types.ts), and removes again:
@@ -49,7 +50,7 @@ export async function declareOwnQueue(
   // A leftover of a killed run (perhaps of another type) goes first.
   await ctx.management.request('DELETE', path).catch(gone);
   try {
-    if (policyPath) await ctx.management.request('PUT', policyPath, { body: mirrorPolicy(ref.queue) });
+    if (policyPath) await ctx.management.request('PUT', policyPath, { body: mirrorPolicy(exactPattern(ref.queue)) });
     await ctx.management.request('PUT', path, {
       body: { durable: true, auto_delete: false, arguments: { 'x-queue-type': BROKER_QUEUE_TYPE[type] } },
     });
@@ -72,4 +73,30 @@ export async function declareOwnQueue(
     throw err;
   }
   return { name: ref.queue, type, policy, remove };
+}
+
+/**
+ * The queue a leader-fault scenario runs against, by --queue-type: its own queue of that type
+ * when the user named none (declared here; the caller removes it on every way out), else the
+ * user's queue, refused at once when it is of another type. A mirrored queue is refused on a
+ * broker without them (4.0 and later), before anything is declared.
+ */
+export async function queueForRun(
+  ctx: ClusterContext & { broker(): Promise<BrokerInfo | null> },
+  ref: { vhost: string; queue: string },
+  type: QueueType,
+  own: boolean,
+): Promise<OwnQueue | null> {
+  if (type === 'mirrored') await requireBrokerFeature(ctx, 'mirrored-queues', '--queue-type mirrored');
+  if (own) {
+    ctx.progress.start(`declaring the ${type} queue ${ref.queue}`);
+    return declareOwnQueue(ctx, ref, type);
+  }
+  const q = await ctx.management.queue(ref.vhost, ref.queue);
+  if (q.type !== BROKER_QUEUE_TYPE[type]) throw new UsageError(`queue '${ref.queue}' is a ${q.type} queue, not ${type} (--queue-type ${type})`);
+  if (type === 'mirrored' && q.members.length < 2)
+    throw new UsageError(`queue '${ref.queue}' has no mirrors: a mirrored queue needs an 'ha-mode' policy`, {
+      hint: 'leave --queue out: rmq-bench then declares a mirrored queue of its own',
+    });
+  return null;
 }

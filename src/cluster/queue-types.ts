@@ -35,10 +35,15 @@ export function ownQueueName(scenario: string, type: QueueType): string {
   return `rmq-bench.${scenario}.${type}`;
 }
 
-/** The policy that mirrors a queue on every node, for the management API (PUT /api/policies/...). Pure. */
-export function mirrorPolicy(queue: string): { pattern: string; 'apply-to': 'queues'; priority: number; definition: Record<string, unknown> } {
+/** A policy pattern that matches exactly these names. Pure. */
+export function exactPattern(...names: string[]): string {
+  return names.map((n) => `^${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`).join('|');
+}
+
+/** The policy that mirrors the queues a pattern matches on every node, for the management API (PUT /api/policies/...). Pure. */
+export function mirrorPolicy(pattern: string): { pattern: string; 'apply-to': 'queues'; priority: number; definition: Record<string, unknown> } {
   return {
-    pattern: `^${queue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+    pattern,
     'apply-to': 'queues',
     // Above every policy of the definitions: one policy applies to a queue, the highest.
     priority: 100,

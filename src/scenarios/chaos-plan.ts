@@ -1,3 +1,4 @@
+import type { QueueType } from '../cluster/queue-types.js';
 import type { Protocol } from '../amqp10/protocol.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
@@ -41,9 +42,11 @@ export interface ChaosOptions {
   consumers: number;
   /** Polling consumers (basic.get) beside the push ones, after them in the round-robin over the queues; 0 for none. */
   polling: number;
-  /** Quorum queues, leaders spread over the nodes: queuePrefix.1 .. queuePrefix.N. */
+  /** Queues (of queueType), leaders spread over the nodes: queuePrefix.1 .. queuePrefix.N. */
   queues: number;
   queuePrefix: string;
+  /** quorum (the default), mirrored (RabbitMQ before 4.0: a classic queue with ha-mode all) or classic. */
+  queueType: QueueType;
   vhost: string;
   /** Per producer; > 0 (the ledgers are sized from rate × duration). */
   ratePerSec: number;

@@ -1,6 +1,7 @@
 import { closeWithin, connectAny } from '../amqp/connect.js';
 import type { Endpoints } from '../amqp/locate.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
+import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy } from '../cluster/queue-types.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
 import { errorMessage } from '../errors.js';
@@ -8,7 +9,7 @@ import { retryUntil, systemClock } from '../util/retry.js';
 import type { ChaosOptions } from './chaos-plan.js';
 
 /**
- * chaos's quorum queues: their names, their declaration with leaders spread over the nodes, their
+ * chaos's queues (quorum by default): their names, their declaration with leaders spread over the nodes, their
  * leaders, the drain at the end, and their removal.
  */
 
@@ -32,12 +33,23 @@ export function chaosQueues(opts: ChaosOptions): ChaosQueues {
   return { names, all, refs };
 }
 
+/** The policy that mirrors chaos's queues (--queue-type mirrored). */
+const mirrorPolicyPath = (opts: ChaosOptions): string =>
+  `/api/policies/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(`rmq-bench-mirror-${opts.queuePrefix}`)}`;
+
 /**
- * Fresh quorum queues, each declared through a connection to node i (mod the node count) with the client-local
- * leader locator, so that their leaders start spread over the nodes; then awaited until every
- * member is online.
+ * Fresh queues of opts.queueType, each declared through a connection to node i (mod the node
+ * count) with the client-local leader locator (a classic queue's default), so that their leaders
+ * start spread over the nodes; then awaited until every member is online (a mirrored queue: a
+ * mirror on every node, in sync). A mirrored queue's `ha-mode: all` policy is set first.
  */
 export async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints: Endpoints, names: readonly string[]): Promise<void> {
+  if (opts.queueType === 'mirrored') await ctx.management.request('PUT', mirrorPolicyPath(opts), { body: mirrorPolicy(exactPattern(...names)) });
+  const args =
+    opts.queueType === 'quorum'
+      ? { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' }
+      : { 'x-queue-type': BROKER_QUEUE_TYPE[opts.queueType] };
+  const size = opts.queueType === 'mirrored' ? ctx.config.nodes.length : 1;
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
@@ -46,7 +58,7 @@ export async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints:
     const c = await connectAny(endpoints.urls, i % endpoints.urls.length, { heartbeatS: opts.heartbeatS, timeoutMs: 15_000, signal: ctx.signal });
     try {
       const ch = await c.connection.createChannel();
-      await ch.assertQueue(name, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-queue-leader-locator': 'client-local' } });
+      await ch.assertQueue(name, { durable: true, arguments: args });
       await ch.close();
     } finally {
       await closeWithin(c.connection);
@@ -55,7 +67,7 @@ export async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints:
   for (const name of names) {
     await retryUntil(
       () => currentLeader(ctx, { vhost: opts.vhost, queue: name }),
-      (q) => q.online.length >= q.members.length && q.members.length > 0,
+      (q) => q.online.length >= q.members.length && q.members.length >= size,
       {
         timeoutMs: 60_000,
         intervalMs: 500,
@@ -67,11 +79,13 @@ export async function declareQueues(ctx: Context, opts: ChaosOptions, endpoints:
   }
 }
 
-export async function deleteQueues(ctx: Context, vhost: string, names: readonly string[]): Promise<void> {
+export async function deleteQueues(ctx: Context, opts: ChaosOptions, names: readonly string[]): Promise<void> {
   for (const name of names)
-    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
+    await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(opts.vhost)}/${encodeURIComponent(name)}`).catch((err: unknown) => {
       ctx.log(`could not delete queue ${name}: ${errorMessage(err)}`);
     });
+  if (opts.queueType === 'mirrored')
+    await ctx.management.request('DELETE', mirrorPolicyPath(opts)).catch((err: unknown) => ctx.log(`could not remove the mirror policy: ${errorMessage(err)}`));
 }
 
 async function leaderOrNull(ctx: Context, ref: QueueRef): Promise<string | null> {

@@ -10,12 +10,12 @@ import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import { type FaultPhase, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../cluster/leader-fault.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
-import { declareOwnQueue, type OwnQueue } from '../cluster/own-queue.js';
-import { BROKER_QUEUE_TYPE, ELECTS_A_LEADER, type QueueType } from '../cluster/queue-types.js';
-import { requireBrokerFeature } from '../cluster/broker-info.js';
+import { queueForRun } from '../cluster/own-queue.js';
+import { ELECTS_A_LEADER, type QueueType } from '../cluster/queue-types.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
-import { InterruptedError, UsageError } from '../errors.js';
+import { partitionHandlingOf, type PartitionHandling } from '../config.js';
+import { InterruptedError } from '../errors.js';
 import { Ledger, parseMessageId } from '../ledger/ledger.js';
 import { maskUrl } from '../url.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
@@ -132,6 +132,12 @@ export interface CompareResult {
   interrupted: boolean;
   partial: { mode: CompareMode; run: number; producer: PublisherResult; fault: FaultTimeline | null } | null;
   totals: ModeTotals[];
+  /**
+   * What a partition does to the cluster: cluster_partition_handling as rmq-bench set it on its own
+   * cluster before RabbitMQ 4.3 (ignore when none was chosen); null on 4.3 (no such setting) and
+   * for a cluster that is not rmq-bench's own (not known).
+   */
+  partitionHandling: PartitionHandling | null;
   /** The claim under test: with confirms, no confirmed message is lost (and nothing unexpected is read). */
   ok: boolean;
 }
@@ -388,29 +394,13 @@ class RunInterrupted extends Error {
 
 export async function runCompare(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
   await requireCluster(ctx);
-  if (opts.queueType === 'mirrored') await requireBrokerFeature(ctx, 'mirrored-queues', '--queue-type mirrored');
   if (opts.fault !== 'none') await ctx.faults.check(opts.fault);
-  let own: OwnQueue | null = null;
-  if (opts.ownQueue) {
-    ctx.progress.start(`declaring the ${opts.queueType} queue ${opts.queue}`);
-    own = await declareOwnQueue(ctx, { vhost: opts.vhost, queue: opts.queue }, opts.queueType);
-  } else await checkQueueType(ctx, opts);
+  const own = await queueForRun(ctx, { vhost: opts.vhost, queue: opts.queue }, opts.queueType, opts.ownQueue);
   try {
     return await compareRuns(ctx, opts);
   } finally {
     await own?.remove();
   }
-}
-
-/** The user's own --queue is of the --queue-type asked: a mismatch is refused before anything runs. */
-async function checkQueueType(ctx: Context, opts: CompareOptions): Promise<void> {
-  const q = await ctx.management.queue(opts.vhost, opts.queue);
-  const want = BROKER_QUEUE_TYPE[opts.queueType];
-  if (q.type !== want) throw new UsageError(`queue '${opts.queue}' is a ${q.type} queue, not ${opts.queueType} (--queue-type ${opts.queueType})`);
-  if (opts.queueType === 'mirrored' && q.members.length < 2)
-    throw new UsageError(`queue '${opts.queue}' has no mirrors: a mirrored queue needs an 'ha-mode' policy`, {
-      hint: `leave --queue out: compare then declares its own mirrored queue`,
-    });
 }
 
 async function compareRuns(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
@@ -434,5 +424,5 @@ async function compareRuns(ctx: Context, opts: CompareOptions): Promise<CompareR
   const ok = runs.every((r) => unexplained(r) === 0 && (!MODE_RULES[r.mode].confirms || r.reconciliation.lost === 0));
   // The options go into reports: never with a password.
   const options = opts.urls ? { ...opts, urls: opts.urls.map(maskUrl) } : opts;
-  return { options, runs, totals, ok, interrupted, partial };
+  return { options, runs, totals, partitionHandling: opts.urls ? null : partitionHandlingOf(ctx.config), ok, interrupted, partial };
 }

@@ -1,4 +1,6 @@
 import type { Context } from '../context.js';
+import { queueForRun } from '../cluster/own-queue.js';
+import { ELECTS_A_LEADER, type QueueType } from '../cluster/queue-types.js';
 import { startLeaderFault } from '../cluster/leader-fault.js';
 import type { FaultKind } from '../cluster/faults.js';
 import { DEFAULT_BANDWIDTH } from '../cluster/netem.js';
@@ -7,6 +9,10 @@ import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
 export interface FailoverOptions {
   vhost: string;
   queue: string;
+  /** quorum, mirrored (RabbitMQ before 4.0) or classic. */
+  queueType: QueueType;
+  /** failover declares the queue itself (of queueType) and deletes it at the end: no --queue was given for a type other than quorum. */
+  ownQueue: boolean;
   fault: FaultKind;
   /** null: leave the node faulted. Otherwise keep it faulted at least this long after the fault. */
   restoreAfterMs: number | null;
@@ -22,6 +28,7 @@ export interface FailoverResult {
   schemaVersion: 1;
   kind: 'failover';
   queue: string;
+  queueType: QueueType;
   vhost: string;
   fault: FaultKind;
   oldLeader: string;
@@ -57,14 +64,25 @@ export interface FailoverResult {
 
 /** Fault the queue's leader, measure the election, restore the node and wait until it is back. Never prints. */
 export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<FailoverResult> {
+  await ctx.faults.check(opts.fault);
+  const own = await queueForRun(ctx, { vhost: opts.vhost, queue: opts.queue }, opts.queueType, opts.ownQueue);
+  try {
+    return await failoverOnce(ctx, opts);
+  } finally {
+    await own?.remove();
+  }
+}
+
+async function failoverOnce(ctx: Context, opts: FailoverOptions): Promise<FailoverResult> {
   const ref = { vhost: opts.vhost, queue: opts.queue };
   const { progress } = ctx;
-  await ctx.faults.check(opts.fault);
   let elected = false;
   const fault = startLeaderFault(ctx, ref, opts.fault, {
     restoreAfterMs: opts.restoreAfterMs,
     electionTimeoutMs: opts.electionTimeoutMs,
     rejoinTimeoutMs: opts.rejoinTimeoutMs,
+    // A classic queue without mirrors is not taken over by another node: nothing to wait for.
+    ...(ELECTS_A_LEADER[opts.queueType] ? {} : { awaitElection: false }),
     faultOptions: { ...(opts.netem ? { netem: opts.netem } : {}), ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}) },
     onPhase: (phase, t) => {
       // The election's line, once, before whatever follows it.
@@ -103,6 +121,7 @@ export async function runFailover(ctx: Context, opts: FailoverOptions): Promise<
     schemaVersion: 1,
     kind: 'failover',
     queue: opts.queue,
+    queueType: opts.queueType,
     vhost: opts.vhost,
     fault: opts.fault,
     oldLeader: t.node!,

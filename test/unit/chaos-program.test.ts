@@ -26,6 +26,7 @@ const defaults: ChaosCliOptions = {
   polling: 0,
   queues: 3,
   queuePrefix: 'rmq-bench.chaos',
+  queueType: 'quorum',
   vhost: '/',
   ratePerSec: 200,
   window: 256,
@@ -93,6 +94,7 @@ describe('chaos: argv → options', () => {
     { args: ['--producers', '5', '--consumers', '4', '--queues', '2'], expected: { producers: 5, consumers: 4, queues: 2 } },
     { args: ['--rate', '50', '--window', '64', '-s', '512', '--prefetch', '10'], expected: { ratePerSec: 50, window: 64, sizeBytes: 512, prefetch: 10 } },
     { args: ['--control', '--json', '--queue-prefix', 'x.y'], expected: { control: true, json: true, queuePrefix: 'x.y' } },
+    { args: ['--queue-type', 'mirrored'], expected: { queueType: 'mirrored' } },
     {
       args: ['--faults', 'kill', '--fault-cmd', 'kubectl delete pod {host}', '--management-url', 'http://u:p@h:15672'],
       expected: {

@@ -128,6 +128,7 @@ describe('every printer of a reconciliation shows its order', () => {
     const c: CompareResult = {
       options: COMPARE_OPTIONS,
       runs,
+      partitionHandling: null,
       interrupted: false,
       partial: null,
       totals: [totalsFor('confirms-on', runs), totalsFor('confirms-off', runs)],

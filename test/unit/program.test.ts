@@ -12,6 +12,8 @@ const failoverDefaults = {
   json: false,
   html: undefined,
   queue: 'demo.orders',
+  queueType: 'quorum',
+  ownQueue: false,
   vhost: '/',
   fault: 'kill',
   restoreAfterMs: 0,
@@ -97,6 +99,20 @@ describe('createProgram: argv → invocation', () => {
     { args: ['cluster', 'image', '--rabbitmq', '3.10'], expected: { command: 'cluster image', options: { json: false, rebuild: false, rabbitmq: '3.10' } } },
     { args: ['failover'], expected: { command: 'failover', options: failoverDefaults } },
     {
+      args: ['failover', '--queue-type', 'mirrored', '--fault', 'partition'],
+      expected: {
+        command: 'failover',
+        options: {
+          ...failoverDefaults,
+          queueType: 'mirrored',
+          ownQueue: true,
+          queue: 'rmq-bench.failover.mirrored',
+          fault: 'partition',
+          electionTimeoutMs: 150_000,
+        },
+      },
+    },
+    {
       args: ['failover', '--fault', 'pause', '--restore-after', '10s'],
       expected: { command: 'failover', options: { ...failoverDefaults, fault: 'pause', restoreAfterMs: 10_000 } },
     },
@@ -129,6 +145,8 @@ describe('createProgram: argv → invocation', () => {
           json: true,
           html: undefined,
           queue: 'bench.q1',
+          queueType: 'quorum',
+          ownQueue: false,
           vhost: 'bench',
           fault: 'disconnect',
           restoreAfterMs: 0,

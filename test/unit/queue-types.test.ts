@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../src/cluster/fault-kinds.js';
 import { sideToRestart, partitionsOutliveFaults } from '../../src/cluster/partition-mend.js';
 import { parseClassicMaster } from '../../src/cluster/leader.js';
-import { faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
+import { exactPattern, faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
 
 describe('queue types and the faults they take', () => {
   it.each(QUEUE_TYPES.flatMap((type) => FAULT_KINDS.map((fault) => ({ type, fault }))))('$type under $fault', ({ type, fault }) => {
@@ -14,13 +14,15 @@ describe('queue types and the faults they take', () => {
   });
   it("a scenario's own queue and the mirror policy that matches exactly it", () => {
     expect(ownQueueName('compare', 'mirrored')).toBe('rmq-bench.compare.mirrored');
-    const p = mirrorPolicy('rmq-bench.compare.mirrored');
+    const p = mirrorPolicy(exactPattern('rmq-bench.compare.mirrored'));
     expect(p.definition).toEqual({ 'ha-mode': 'all', 'ha-sync-mode': 'automatic' });
     expect(p['apply-to']).toBe('queues');
     const re = new RegExp(p.pattern);
     expect(re.test('rmq-bench.compare.mirrored')).toBe(true);
     expect(re.test('rmq-bench-compare-mirrored')).toBe(false);
     expect(re.test('rmq-bench.compare.mirrored.2')).toBe(false);
+    const several = new RegExp(exactPattern('q.1', 'q.control'));
+    expect(['q.1', 'q.control', 'q.2', 'q.1x'].map((n) => several.test(n))).toEqual([true, true, false, false]);
   });
 });
 

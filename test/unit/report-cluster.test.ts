@@ -109,6 +109,7 @@ const failover: FailoverResult = {
   schemaVersion: 1,
   kind: 'failover',
   queue: 'demo.orders',
+  queueType: 'quorum',
   vhost: '/',
   fault: 'kill',
   oldLeader: 'rabbit@rabbit2',

@@ -490,7 +490,15 @@ describe('a folder with a good compare document and one whose runs is "not a lis
   const folder = path.join(tmp, 'results');
   mkdirSync(folder);
   const runs = [compareRun('confirms-on', 1, reconciliationOf('on-1', [['awc', 1, 5]]))];
-  const good: CompareResult = { options: COMPARE_OPTIONS, runs, interrupted: false, partial: null, totals: [totalsFor('confirms-on', runs)], ok: true };
+  const good: CompareResult = {
+    options: COMPARE_OPTIONS,
+    runs,
+    interrupted: false,
+    partial: null,
+    totals: [totalsFor('confirms-on', runs)],
+    partitionHandling: null,
+    ok: true,
+  };
   const goodFile = path.join(folder, 'compare.json');
   const brokenFile = path.join(folder, 'compare-broken.json');
   writeFileSync(goodFile, toJsonDocument('compare', good, null));

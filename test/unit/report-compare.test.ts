@@ -429,6 +429,7 @@ describe('renderCompare: late copies of an earlier run', () => {
     const text = renderCompare({
       options: COMPARE_OPTIONS,
       runs: [run],
+      partitionHandling: null,
       interrupted: false,
       partial: null,
       totals: [modeTotals('confirms-on', { lateCopies: 1 })],
@@ -439,7 +440,15 @@ describe('renderCompare: late copies of an earlier run', () => {
   });
   it('says nothing when there are none', () => {
     const run = compareRun('confirms-on', 1, reconciliationOf('r1', [['acw', 1, 3]]));
-    const text = renderCompare({ options: COMPARE_OPTIONS, runs: [run], interrupted: false, partial: null, totals: [modeTotals('confirms-on')], ok: true });
+    const text = renderCompare({
+      options: COMPARE_OPTIONS,
+      runs: [run],
+      interrupted: false,
+      partial: null,
+      totals: [modeTotals('confirms-on')],
+      partitionHandling: null,
+      ok: true,
+    });
     expect(text).not.toContain('late copies');
   });
 });

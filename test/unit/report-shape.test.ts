@@ -482,6 +482,7 @@ describe('a valid document of each kind the report reads fields of', () => {
   const compare: CompareResult = {
     options: COMPARE_OPTIONS,
     runs,
+    partitionHandling: null,
     interrupted: false,
     partial: null,
     totals: [totalsFor('confirms-on', runs), totalsFor('confirms-off', runs)],

@@ -185,6 +185,10 @@ export const bench = defineCommand({
       }),
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
+    if (opts.protocols.includes('amqp10')) {
+      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+      await requireBrokerFeature(ctx, 'amqp10', `--protocol ${opts.protocols.length > 1 ? 'both' : 'amqp10'}`);
+    }
     const { runBench } = await import('../../scenarios/bench.js');
     const { renderCsv, renderSampleLine } = await import('../../report/kinds/bench/text.js');
     const { emit } = await import('../output.js');

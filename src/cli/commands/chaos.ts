@@ -1,3 +1,4 @@
+import type { QueueType } from '../../cluster/queue-types.js';
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -26,6 +27,7 @@ import {
   positiveNumber,
   prefetchOption,
   protocolOption,
+  queueTypeOption,
   randomSeed,
   seedValue,
   sizeOption,
@@ -54,6 +56,7 @@ interface RawOptions {
   profile?: ChaosProfile;
   queues: number;
   queuePrefix: string;
+  queueType: QueueType;
   vhost: string;
   rate: number;
   window: number;
@@ -101,6 +104,7 @@ export function chaosOptions(o: RawOptions): ChaosCliOptions {
     polling: o.polling,
     queues: o.queues,
     queuePrefix: o.queuePrefix,
+    queueType: o.queueType,
     vhost: o.vhost,
     ratePerSec: o.rate,
     window: o.window,
@@ -169,7 +173,12 @@ export const chaos = defineCommand({
             "jepsen: rabbitmq/jepsen's schedule: a partition of a random shape on a random node every 20 s of calm, held 10 s, for 180 s, on 5 nodes (the options given win)",
           ).choices(CHAOS_PROFILES),
         )
-        .addOption(new Option('--queues <n>', 'quorum queues, leaders spread over the nodes').argParser(positiveInt).default(3))
+        .addOption(new Option('--queues <n>', 'queues (quorum unless --queue-type), leaders spread over the nodes').argParser(positiveInt).default(3))
+        .addOption(
+          queueTypeOption(
+            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x) or classic; without --faults, quorum-loss and membership are left out for the other two',
+          ),
+        )
         .addOption(
           new Option('--queue-prefix <name>', 'the queues are <prefix>.1 .. <prefix>.N (deleted first, and again after a run that passed)').default(
             'rmq-bench.chaos',
@@ -195,6 +204,10 @@ export const chaos = defineCommand({
   overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;
+    if (o.protocol === 'amqp10') {
+      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+      await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
+    }
     const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runChaos } = await import('../../scenarios/chaos.js');
     const { renderChaosLive } = await import('../../report/kinds/chaos/text.js');

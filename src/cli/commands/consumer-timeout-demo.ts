@@ -83,6 +83,8 @@ export const consumerTimeoutDemo = defineCommand({
       .action((o: RawOptions) => dispatch(consumerTimeoutDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    await requireBrokerFeature(ctx, 'consumer-timeout-policy', 'consumer-timeout-demo (a consumer timeout per queue)');
     const { runConsumerTimeoutDemo } = await import('../../scenarios/consumer-timeout-demo.js');
     const { emit } = await import('../output.js');
     const r = await runConsumerTimeoutDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));

@@ -160,6 +160,10 @@ export const consumer = defineCommand({
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
+    if (o.protocol === 'amqp10') {
+      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+      await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
+    }
     const { renderConsumer, renderDelivery } = await import('../../report/kinds/consumer/text.js');
     const { emit } = await import('../output.js');
     let store: ProcessedStore | undefined;

@@ -66,6 +66,8 @@ export const delayedRetryDemo = defineCommand({
       .action((o: RawOptions) => dispatch(delayedRetryDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    await requireBrokerFeature(ctx, 'delayed-retry', 'delayed-retry-demo (native delayed retry)');
     const { runDelayedRetryDemo } = await import('../../scenarios/delayed-retry-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));

@@ -48,6 +48,10 @@ export const deliveryLimitDemo = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
+    const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    // The rules it checks are RabbitMQ 4's (a delivery limit on every quorum queue, AMQP 1.0's outcomes).
+    await requireBrokerFeature(ctx, 'delivery-limit-default', "delivery-limit-demo (RabbitMQ 4's delivery limit)");
+    if (options.protocol !== 'amqp091') await requireBrokerFeature(ctx, 'amqp10', `delivery-limit-demo --protocol ${options.protocol}`);
     const { runDeliveryLimitDemo } = await import('../../scenarios/delivery-limit-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDeliveryLimitDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));

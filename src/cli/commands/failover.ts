@@ -1,6 +1,8 @@
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import type { NetemSpec } from '../../cluster/netem.js';
+import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
+import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import {
   durationOption,
@@ -16,6 +18,7 @@ import {
   lossOption,
   netemFrom,
   queueOption,
+  queueTypeOption,
   vhostOption,
 } from '../options.js';
 
@@ -25,6 +28,8 @@ export interface FailoverCliOptions {
   /** --html: also write a self-contained HTML report here. */
   html: string | undefined;
   queue: string;
+  queueType: QueueType;
+  ownQueue: boolean;
   vhost: string;
   fault: FaultKind;
   /** null with --no-restore. */
@@ -39,11 +44,12 @@ interface RawOptions {
   json: boolean;
   html?: string;
   queue: string;
+  queueType: QueueType;
   vhost: string;
   fault: FaultKind;
   restoreAfter?: number;
   restore: boolean;
-  electionTimeout: number;
+  electionTimeout?: number;
   rejoinTimeout: number;
   latency?: number;
   jitter?: number;
@@ -62,7 +68,12 @@ export const failover = defineCommand({
     command
       .summary("fault the queue's leader, time the election")
       .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")
-      .addOption(queueOption('quorum queue whose leader is faulted'))
+      .addOption(queueOption('the queue whose leader is faulted'))
+      .addOption(
+        queueTypeOption(
+          'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x: its master is faulted) or classic; without --queue, failover declares rmq-bench.failover.<type> and deletes it after',
+        ),
+      )
       .addOption(vhostOption())
       .addOption(
         new Option(
@@ -82,20 +93,27 @@ export const failover = defineCommand({
       .addOption(lossOption())
       .addOption(bandwidthOption())
       .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
-      .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader', '60s'))
+      .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader (default: 60s; 150s for --queue-type mirrored)'))
       .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => {
-        if (!o.restore) refuseWith(givenOptions(command), ['--rejoin-timeout'], 'does nothing with --no-restore (the node is left faulted)');
+        const given = givenOptions(command);
+        if (!o.restore) refuseWith(given, ['--rejoin-timeout'], 'does nothing with --no-restore (the node is left faulted)');
+        const typeProblem = faultProblem(o.queueType, o.fault);
+        if (typeProblem) throw new UsageError(typeProblem);
+        const ownQueue = o.queueType !== 'quorum' && !given.has('queue');
         return dispatch({
           json: o.json,
           html: o.html,
-          queue: o.queue,
+          queue: ownQueue ? ownQueueName('failover', o.queueType) : o.queue,
+          queueType: o.queueType,
+          ownQueue,
           vhost: o.vhost,
           fault: o.fault,
           restoreAfterMs: o.restore ? (o.restoreAfter ?? 0) : null,
-          electionTimeoutMs: o.electionTimeout,
+          // A mirrored queue's master is replaced once its peers see it down: 45 to 75 s into a partition (net_ticktime 60 s).
+          electionTimeoutMs: o.electionTimeout ?? (o.queueType === 'mirrored' ? 150_000 : 60_000),
           rejoinTimeoutMs: o.rejoinTimeout,
           netem: netemFrom(o.fault, o),
           bandwidth: bandwidthFrom([o.fault], o.bandwidth),

@@ -195,7 +195,13 @@ export const producer = defineCommand({
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(producerOptions(o, givenOptions(command)))),
-  run: (ctx, o) => (o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile })),
+  async run(ctx, o) {
+    if (o.protocol === 'amqp10') {
+      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+      await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
+    }
+    return o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile });
+  },
 });
 
 /**

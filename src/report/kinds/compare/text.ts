@@ -88,7 +88,9 @@ function timeline(r: CompareRun): string {
 export function renderCompare(c: CompareResult): string {
   const o = c.options;
   const fault = o.fault === 'none' ? 'no fault' : `fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
-  const head = `compare: ${o.count} messages per run to ${o.queue}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; ${fault}`;
+  const type = o.queueType === undefined || o.queueType === 'quorum' ? '' : ` (a ${o.queueType} queue)`;
+  const handling = c.partitionHandling ? `; partition handling ${c.partitionHandling}` : '';
+  const head = `compare: ${o.count} messages per run to ${o.queue}${type}, ${o.ratePerSec > 0 ? `${o.ratePerSec}/s` : 'as fast as possible'}, producer connected first to the leader; ${fault}${handling}`;
   const lines = [head, '', renderTotals(c.totals), '', 'timeline (since the producer started):', ...c.runs.map(timeline), ''];
   if (c.runs.length > 0) {
     lines.push('order of the reads (the drain; not part of the verdict):');

@@ -6,7 +6,7 @@ import { formatMs } from '../../../util/duration.js';
 
 export function renderFailover(r: FailoverResult): string {
   const rows: [string, string][] = [
-    ['queue', r.queue],
+    ['queue', r.queueType === undefined || r.queueType === 'quorum' ? r.queue : `${r.queue} (a ${r.queueType} queue)`],
     ['fault', `${r.fault}: ${FAULT_DESCRIPTIONS[r.fault]}; the call took ${formatMs(r.faultCallMs)}`],
     ['old leader', r.alsoFaulted.length > 0 ? `${r.oldLeader} (with ${r.alsoFaulted.join(', ')}: no majority left)` : r.oldLeader],
   ];
