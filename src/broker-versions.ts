@@ -130,21 +130,22 @@ function lineWith(feature: BrokerFeature): RabbitmqLine | undefined {
  * Why a broker of `version` cannot do what was asked, as one line ("delayed retry needs RabbitMQ
  * 4.3 or later; this broker runs 4.0.5"), or undefined when it can. Pure.
  */
-export function featureProblem(version: string, feature: BrokerFeature, asked?: string): string | undefined {
+export function featureProblem(version: string, feature: BrokerFeature, asked?: string, whose = 'this broker runs'): string | undefined {
   if (hasFeature(version, feature)) return undefined;
   const f = BROKER_FEATURES[feature];
-  return `${asked ?? f.what} needs RabbitMQ ${featureRange(feature)}; this broker runs ${version}`;
+  return `${asked ?? f.what} needs RabbitMQ ${featureRange(feature)}; ${whose} ${version}`;
 }
 
-/** Throw the refusal (exit 69, before anything is touched) when the broker lacks the feature. */
-export function requireFeature(version: string, feature: BrokerFeature, asked?: string): void {
-  const problem = featureProblem(version, feature, asked);
+/**
+ * Throw the refusal (exit 69, before anything is touched) when the broker lacks the feature; its
+ * hint names where the rule comes from and the cluster of rmq-bench's that has it.
+ */
+export function requireFeature(version: string, feature: BrokerFeature, asked?: string, whose?: string): void {
+  const problem = featureProblem(version, feature, asked, whose);
   if (problem === undefined) return;
   const line = lineWith(feature);
+  const source = `see the ${BROKER_FEATURES[feature].source}`;
   throw new EnvironmentError(problem, {
-    hint:
-      line === undefined
-        ? BROKER_FEATURES[feature].source
-        : `${BROKER_FEATURES[feature].source}; 'rmq-bench cluster up --rabbitmq ${line}' starts a cluster of ${line} (with --name and other ports, beside this one)`,
+    hint: line === undefined ? source : `${source}; a ${line} cluster beside this one: rmq-bench cluster up --rabbitmq ${line} --name <name> --amqp-port <port>`,
   });
 }

@@ -78,7 +78,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   progress.start('checking cluster/definitions.json');
   const defs = await loadDefinitions(config.definitionsFile);
   progress.update('connecting to the Docker engine');
-  if (config.partitionHandling !== undefined) requireFeature(`${config.rabbitmq}.0`, 'partition-handling', '--partition-handling');
+  if (config.partitionHandling !== undefined) requireFeature(config.rabbitmq, 'partition-handling', '--partition-handling', 'the cluster is RabbitMQ');
   const docker = await ctx.docker();
   const existing = await existingCluster(docker, config);
   checkLine(existing, config.rabbitmq, config.clusterName);

@@ -99,7 +99,12 @@ describe('the version-gated features, on each line', () => {
     expect(caught).toBeInstanceOf(EnvironmentError);
     expect((caught as EnvironmentError).message).toBe('delayed-retry-demo needs RabbitMQ 4.3 or later; this broker runs 4.0.5');
     expect((caught as EnvironmentError).exitCode).toBe(69);
-    expect((caught as EnvironmentError).hint).toContain("'rmq-bench cluster up --rabbitmq 4.3'");
+    expect((caught as EnvironmentError).hint).toBe(
+      'see the RabbitMQ 4.3.0 release notes; a 4.3 cluster beside this one: rmq-bench cluster up --rabbitmq 4.3 --name <name> --amqp-port <port>',
+    );
+    expect(featureProblem('4.3', 'partition-handling', '--partition-handling', 'the cluster is RabbitMQ')).toBe(
+      '--partition-handling needs RabbitMQ before 4.3; the cluster is RabbitMQ 4.3',
+    );
     expect(() => requireFeature('3.10.8', 'mirrored-queues')).not.toThrow();
   });
 });
