@@ -146,6 +146,7 @@ export function requireFeature(version: string, feature: BrokerFeature, asked?: 
   const line = lineWith(feature);
   const source = `see the ${BROKER_FEATURES[feature].source}`;
   throw new EnvironmentError(problem, {
-    hint: line === undefined ? source : `${source}; a ${line} cluster beside this one: rmq-bench cluster up --rabbitmq ${line} --name <name> --amqp-port <port>`,
+    hint:
+      line === undefined ? source : `${source}; a ${line} cluster beside this one: rmq-bench cluster up --rabbitmq ${line} --name <name> --amqp-port <port>`,
   });
 }

@@ -117,12 +117,16 @@ export interface ClusterRecord {
   nodes?: NodeCount;
   rabbitmq?: RabbitmqLine;
   partitionHandling?: PartitionHandling;
+  /** Its first ports, as `cluster up` brought it up. */
+  amqpPort?: number;
+  managementPort?: number;
+  prometheusPort?: number;
 }
 
 /** What `cluster up` recorded for this cluster ({} when nothing is, or the file is unreadable). */
 export function recordedCluster(stateDir: string | undefined, clusterName: string): ClusterRecord {
   if (stateDir === undefined) return {};
-  let doc: { nodes?: unknown; rabbitmq?: unknown; partitionHandling?: unknown };
+  let doc: { nodes?: unknown; rabbitmq?: unknown; partitionHandling?: unknown; amqpPort?: unknown; managementPort?: unknown; prometheusPort?: unknown };
   try {
     doc = JSON.parse(readFileSync(clusterRecordFile(stateDir, clusterName), 'utf8'));
   } catch {
@@ -132,7 +136,14 @@ export function recordedCluster(stateDir: string | undefined, clusterName: strin
   const nodes = among(NODE_COUNTS, doc.nodes);
   const rabbitmq = typeof doc.rabbitmq === 'string' && lineProblem(doc.rabbitmq) === undefined ? (doc.rabbitmq as RabbitmqLine) : undefined;
   const partitionHandling = among(PARTITION_HANDLINGS, doc.partitionHandling);
-  return { ...(nodes ? { nodes } : {}), ...(rabbitmq ? { rabbitmq } : {}), ...(partitionHandling ? { partitionHandling } : {}) };
+  const port = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 65_536 ? v : undefined);
+  const ports = { amqpPort: port(doc.amqpPort), managementPort: port(doc.managementPort), prometheusPort: port(doc.prometheusPort) };
+  return {
+    ...(nodes ? { nodes } : {}),
+    ...(rabbitmq ? { rabbitmq } : {}),
+    ...(partitionHandling ? { partitionHandling } : {}),
+    ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)),
+  };
 }
 
 /** What `cluster up` recorded for this cluster: its node count, or undefined (none recorded, or unreadable). */
@@ -362,6 +373,24 @@ export function withCluster(config: Config, choice: ClusterChoice): Config {
     nodes: nodesFor(clusterName, choice.amqpPort ?? first.amqpPort, choice.managementPort ?? first.managementPort, count),
     prometheusPort: choice.prometheusPort ?? config.prometheusPort,
   };
+}
+
+/**
+ * The config of a cluster `cluster up` recorded on this machine, by name: its ports, size and
+ * version as recorded. A UsageError for a name with no record (or none with ports). Pure but for
+ * reading the record.
+ */
+export function recordedClusterConfig(config: Config, name: string): Config {
+  const problem = clusterNameProblem(name);
+  if (problem) throw new UsageError(`'${name}' ${problem}`);
+  if (name === config.clusterName) return config;
+  const r = recordedCluster(config.stateDir, name);
+  if (r.amqpPort === undefined || r.managementPort === undefined) {
+    throw new UsageError(`no cluster '${name}' is recorded on this machine (with its ports)`, {
+      hint: `'rmq-bench cluster up --name ${name} ...' records it; 'rmq-bench cluster status --name ${name}' shows one that is up`,
+    });
+  }
+  return withCluster(config, { name, amqpPort: r.amqpPort, managementPort: r.managementPort, prometheusPort: r.prometheusPort });
 }
 
 export function nodeByName(config: Config, name: string): NodeSpec | undefined {

@@ -16,10 +16,14 @@ export async function writeClusterRecord(config: Config): Promise<void> {
   if (config.stateDir === undefined) return;
   const file = clusterRecordFile(config.stateDir, config.clusterName);
   await mkdir(path.dirname(file), { recursive: true });
+  const first = config.nodes[0]!;
   const doc = {
     name: config.clusterName,
     nodes: config.nodes.length,
     rabbitmq: config.rabbitmq,
+    amqpPort: first.amqpPort,
+    managementPort: first.managementPort,
+    prometheusPort: config.prometheusPort,
     ...(config.partitionHandling ? { partitionHandling: config.partitionHandling } : {}),
   };
   await writeFile(file, `${JSON.stringify(doc, null, 2)}\n`);

@@ -21,7 +21,9 @@ import {
   protocolOf,
   protocolsOf,
   roundsOf,
+  rulesEraOf,
   tableOrder,
+  type RulesEra,
   type Action,
   type Action091,
   type Action10,
@@ -114,7 +116,7 @@ class DeliveryLimitDemo {
 
   constructor(
     private readonly ctx: Context,
-    private readonly o: DeliveryLimitOptions & { loopWindowMs: number },
+    private readonly o: DeliveryLimitOptions & { loopWindowMs: number; era: RulesEra },
     private readonly urls: string[],
     private readonly admin: ChannelModel,
     private readonly ch: Channel,
@@ -266,7 +268,7 @@ class DeliveryLimitDemo {
         ch.ack(d);
       }
     }
-    const assessed = assessRow(action, dlx, n.queue, { deliveries: seen, acked: last === 'acked', leftInQueue, inDlq, deathReason }, o);
+    const assessed = assessRow(action, dlx, n.queue, { deliveries: seen, acked: last === 'acked', leftInQueue, inDlq, deathReason }, o, o.era);
     const row = { ...assessed, loop: o.loopWindowMs > 0 && loopsForEver(assessed) ? await this.loopRate(action, n.queue) : null };
     ctx.progress.info(
       `  ${action}${dlx ? ' (DLX)' : ''}: ${seen.length} ${seen.length === 1 ? 'delivery' : 'deliveries'}, ${row.fate}${row.deathReason ? ` (${row.deathReason})` : ''}${row.agrees ? '' : ': NOT as documented'}${row.loop ? `; then ${row.loop.deliveries} more in ${row.loop.windowMs} ms` : ''}`,
@@ -323,6 +325,7 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
   const { config } = ctx;
   const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
   const brokerVersion = overview.rabbitmq_version ?? 'unknown';
+  const era = rulesEraOf(brokerVersion);
   const urls = config.nodes.map((n) => amqpUrl(config, n));
   const admin = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench delivery-limit-demo' });
   admin.connection.on('error', () => undefined);
@@ -333,7 +336,7 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
     const ch = await admin.connection.createChannel();
     ch.on('error', () => undefined);
     if (protocols.includes('amqp10')) conn10 = (await connectAny10(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal })).connection;
-    demo = new DeliveryLimitDemo(ctx, o, urls, admin.connection, ch, conn10);
+    demo = new DeliveryLimitDemo(ctx, { ...o, era }, urls, admin.connection, ch, conn10);
     const rows: DeliveryLimitRow[] = [];
     for (const protocol of protocols) {
       for (const dlx of [false, true]) {
@@ -350,6 +353,7 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
       deliveryLimit: o.deliveryLimit,
       rounds: o.rounds,
       brokerVersion,
+      rulesEra: era,
       rows,
       ok: rows.every((r) => r.agrees),
       protocol: o.protocol,

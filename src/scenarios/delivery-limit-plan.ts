@@ -1,8 +1,11 @@
 /**
  * delivery-limit-demo, the pure part: the consumer actions (AMQP 0-9-1) and settlement outcomes
- * (AMQP 1.0), the rule RabbitMQ 4.3 documents for each, what one trial saw, its fate, and whether
- * it agrees with the rule. No I/O: the runner (delivery-limit-demo.ts) fills these records in.
+ * (AMQP 1.0), the rule RabbitMQ documents for each (4.3's, and 4.0's before it: RULE_SETS), what
+ * one trial saw, its fate, and whether it agrees with the rule. No I/O: the runner
+ * (delivery-limit-demo.ts) fills these records in.
  */
+
+import { versionAtLeast } from '../broker-versions.js';
 
 /** The protocols a consumer of the demo speaks; `--protocol` picks one or both. */
 export const PROTOCOLS = ['amqp091', 'amqp10'] as const;
@@ -41,9 +44,23 @@ export type Fate = 'acked' | 'still-looping' | 'dead-lettered' | 'dropped';
 /**
  * How an action treats the delivery count: 'final' settles the message at once (an ack, or a
  * reject, nack or outcome that discards it); 'counts' returns it and raises the delivery count;
- * 'free' returns it without raising it.
+ * 'free' returns it without raising it; 'counts-annotation' (AMQP 1.0 before 4.3) returns it and
+ * counts it toward the limit in the x-delivery-count annotation while the header's
+ * delivery-count stays 0.
  */
-type Effect = 'final' | 'counts' | 'free';
+type Effect = 'final' | 'counts' | 'free' | 'counts-annotation';
+
+/**
+ * The rule sets the demo knows: RabbitMQ 4.3's, and 4.0's (the rules before 4.3). A broker is
+ * judged by the newest set not newer than it (rulesEraOf).
+ */
+export const RULES_ERAS = ['4.0', '4.3'] as const;
+export type RulesEra = (typeof RULES_ERAS)[number];
+
+/** The rule set a broker of `version` is judged by. Pure. */
+export function rulesEraOf(version: string): RulesEra {
+  return versionAtLeast(version, '4.3') ? '4.3' : '4.0';
+}
 
 /**
  * AMQP 1.0, from RabbitMQ 4.3's source: rabbit_amqp_session:settle_op_from_outcome/1 maps accepted
@@ -52,7 +69,7 @@ type Effect = 'final' | 'counts' | 'free';
  * apply_/3 on #modify{} discards (dead-letters, reason rejected) when undeliverable_here is true,
  * else returns, and incr_msg_headers/3 raises delivery_count only when delivery_failed is true.
  */
-const EFFECT: Record<Action, Effect> = {
+const EFFECT_43: Record<Action, Effect> = {
   ack: 'final',
   reject: 'final',
   'reject-requeue': 'counts',
@@ -68,8 +85,27 @@ const EFFECT: Record<Action, Effect> = {
   'amqp10:modified-undeliverable': 'final',
 };
 
+/**
+ * Before 4.3 the limit counted every time a message was handed out again (its acquired count):
+ * any return counts, an explicit nack with requeue too, and a consumer timeout closes the channel
+ * with the delivery unacked, which returns it ("Incrementing delivery count for every return as
+ * we did prior to 4.3", rabbitmq-server discussion #18226; 4.3.7's release notes: closing the
+ * channel on a consumer timeout "is the pre-4.3.0 behavior"). Over AMQP 1.0 a released or
+ * modified message keeps delivery-count 0 in its header and carries the count in the
+ * x-delivery-count annotation.
+ */
+const EFFECT_40: Record<Action, Effect> = {
+  ...EFFECT_43,
+  'nack-requeue': 'counts',
+  'consumer-timeout': 'counts',
+  'amqp10:released': 'counts-annotation',
+  'amqp10:modified': 'counts-annotation',
+};
+
+const EFFECTS: Record<RulesEra, Record<Action, Effect>> = { '4.0': EFFECT_40, '4.3': EFFECT_43 };
+
 /** What each action does, as RabbitMQ 4.3's docs, release notes and source say it. */
-export const RULES: Record<Action, string> = {
+const RULES_43: Record<Action, string> = {
   ack: 'removed',
   reject: 'dead-lettered (reason rejected) with a DLX, else dropped',
   'reject-requeue': '4.3: a failed delivery; counts toward the limit (docs/4.3/nack); past it dead-lettered (delivery_limit) or dropped',
@@ -85,6 +121,22 @@ export const RULES: Record<Action, string> = {
   'amqp10:modified-failed': '4.3: counts toward the limit (rabbit_fifo incr_msg_headers); past it dead-lettered (delivery_limit) or dropped',
   'amqp10:modified-undeliverable': 'dead-lettered (reason rejected) with a DLX, else dropped (rabbit_fifo discard; docs/4.3/amqp)',
 };
+
+const COUNTS_40 = 'counts toward the limit; past it dead-lettered (delivery_limit) or dropped';
+
+/** What each action did before 4.3, as the release notes and the team's own account say it (EFFECT_40). */
+const RULES_40: Record<Action, string> = {
+  ...RULES_43,
+  'reject-requeue': `before 4.3: a return; ${COUNTS_40}`,
+  'nack-requeue': `before 4.3: a return like any other; ${COUNTS_40} (rabbitmq-server discussion #18226)`,
+  'consumer-timeout': `before 4.3: the channel closed (PRECONDITION_FAILED), the delivery returned; ${COUNTS_40} (4.3.7 release notes: the pre-4.3.0 behavior)`,
+  'amqp10:released': `before 4.3: a return; header delivery-count stays 0, the x-delivery-count annotation ${COUNTS_40}`,
+  'amqp10:modified': `before 4.3: a return; header delivery-count stays 0, the x-delivery-count annotation ${COUNTS_40}`,
+  'amqp10:modified-failed': `delivery-failed raises delivery-count; ${COUNTS_40}`,
+};
+
+/** Each rule set's words, by action. */
+export const RULES: Record<RulesEra, Record<Action, string>> = { '4.0': RULES_40, '4.3': RULES_43 };
 
 /** The wait for a returned message to come back, or for a dead-lettered one to reach the DLQ, before it counts as gone. */
 export const SETTLE_MS = 2_000;
@@ -140,6 +192,8 @@ export interface Expected {
   deliveries: number;
   /** The delivery count of each delivery (absent read as 0). */
   counts: number[];
+  /** AMQP 1.0 before 4.3, a return: the x-delivery-count annotation of each delivery (absent read as 0). */
+  annotationCounts?: number[];
 }
 
 /** How fast a message that never reaches the limit goes round: a push consumer doing the row's action at once on each delivery, for a window. */
@@ -169,8 +223,22 @@ export interface DeliveryLimitRow extends Observed {
   loop: LoopRate | null;
 }
 
-export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
+/** One cluster's run, when the demo ran on several side by side (--clusters). */
+export interface DeliveryLimitVersionRun {
+  /** The cluster's name (as `cluster up --name` gave it). */
+  cluster: string;
   brokerVersion: string;
+  rulesEra: RulesEra;
+  rows: DeliveryLimitRow[];
+  ok: boolean;
+}
+
+export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
+  /** --clusters: every cluster's run, side by side (the fields beside it are the first one's); absent for one cluster. */
+  versions?: DeliveryLimitVersionRun[];
+  brokerVersion: string;
+  /** The rule set the rows were judged by: 4.3's, or 4.0's for a broker before 4.3. */
+  rulesEra?: RulesEra;
   rows: DeliveryLimitRow[];
   ok: boolean;
   /** The protocols run (`--protocol`). */
@@ -181,9 +249,9 @@ export interface DeliveryLimitDemoResult extends DeliveryLimitOptions {
   consumerTimeoutMs?: number;
 }
 
-/** Whether an action's delivery settles the message (no more rounds). Pure. */
+/** Whether an action's delivery settles the message (no more rounds); the same in every rule set. Pure. */
 export function isFinal(action: Action): boolean {
-  return EFFECT[action] === 'final';
+  return EFFECT_43[action] === 'final';
 }
 
 /** Where the message went, from what the trial saw. Pure. */
@@ -193,25 +261,30 @@ export function classifyFate(o: Pick<Observed, 'acked' | 'leftInQueue' | 'inDlq'
   return o.inDlq ? 'dead-lettered' : 'dropped';
 }
 
-/** What the rule predicts for an action, with or without a DLX, given the limit and the rounds. Pure. */
-export function expectedOf(action: Action, dlx: boolean, o: DeliveryLimitOptions): Expected {
+/** What the rule predicts for an action, with or without a DLX, given the limit and the rounds, in a rule set (4.3's by default). Pure. */
+export function expectedOf(action: Action, dlx: boolean, o: DeliveryLimitOptions, era: RulesEra = '4.3'): Expected {
   const gone = (reason: string): Pick<Expected, 'fate' | 'deathReason'> =>
     dlx ? { fate: 'dead-lettered', deathReason: reason } : { fate: 'dropped', deathReason: null };
-  switch (EFFECT[action]) {
+  const effect = EFFECTS[era][action];
+  switch (effect) {
     case 'final':
       return { ...(action === 'ack' || action === 'amqp10:accepted' ? { fate: 'acked', deathReason: null } : gone('rejected')), deliveries: 1, counts: [0] };
     case 'free': {
       const deliveries = roundsOf(action, o);
       return { fate: 'still-looping', deathReason: null, deliveries, counts: Array.from({ length: deliveries }, () => 0) };
     }
-    case 'counts': {
+    case 'counts':
+    case 'counts-annotation': {
       // Deliveries 0..limit carry counts 0..limit; the return of the last one passes the limit.
       const deliveries = Math.min(o.rounds, o.deliveryLimit + 1);
       const past = deliveries === o.deliveryLimit + 1;
+      const counts = Array.from({ length: deliveries }, (_, i) => i);
       return {
         ...(past ? gone('delivery_limit') : { fate: 'still-looping', deathReason: null }),
         deliveries,
-        counts: Array.from({ length: deliveries }, (_, i) => i),
+        // counts-annotation: the header's count stays 0; the annotation carries these.
+        counts: effect === 'counts' ? counts : counts.map(() => 0),
+        ...(effect === 'counts-annotation' ? { annotationCounts: counts } : {}),
       };
     }
   }
@@ -240,10 +313,10 @@ function missingCancels(deliveries: readonly SeenDelivery[]): string[] {
   return deliveries.flatMap((d, i) => (d.cancelMs === null ? [`delivery ${i + 1}: no basic.cancel from the broker`] : []));
 }
 
-/** One trial judged against its rule. Pure. */
-export function assessRow(action: Action, dlx: boolean, queue: string, seen: Observed, o: DeliveryLimitOptions): DeliveryLimitRow {
+/** One trial judged against its rule, in a rule set (4.3's by default). Pure. */
+export function assessRow(action: Action, dlx: boolean, queue: string, seen: Observed, o: DeliveryLimitOptions, era: RulesEra = '4.3'): DeliveryLimitRow {
   const protocol = protocolOf(action);
-  const expected = expectedOf(action, dlx, o);
+  const expected = expectedOf(action, dlx, o, era);
   const fate = classifyFate(seen);
   const counts = seen.deliveries.map((d) => d.deliveryCount ?? 0);
   const disagreements: string[] = [];
@@ -253,14 +326,20 @@ export function assessRow(action: Action, dlx: boolean, queue: string, seen: Obs
   if (seen.deliveries.length !== expected.deliveries) disagreements.push(`${seen.deliveries.length} deliveries, the rule says ${expected.deliveries}`);
   else if (counts.join(',') !== expected.counts.join(','))
     disagreements.push(`${protocol === 'amqp091' ? 'x-delivery-count' : 'delivery-count'} ${counts.join(', ')}, the rule says ${expected.counts.join(', ')}`);
-  disagreements.push(...annotationMismatches(seen.deliveries), ...missingCancels(seen.deliveries));
+  if (expected.annotationCounts) {
+    const annotations = seen.deliveries.map((d) => d.annotation ?? 0);
+    if (seen.deliveries.length === expected.deliveries && annotations.join(',') !== expected.annotationCounts.join(','))
+      disagreements.push(`x-delivery-count annotation ${annotations.join(', ')}, the rule says ${expected.annotationCounts.join(', ')}`);
+  } else disagreements.push(...annotationMismatches(seen.deliveries));
+  // 4.3 cancels a timed-out consumer (basic.cancel); before it the channel was closed.
+  if (era === '4.3') disagreements.push(...missingCancels(seen.deliveries));
   return {
     action,
     dlx,
     queue,
     ...seen,
     fate,
-    rule: RULES[action],
+    rule: RULES[era][action],
     expected,
     agrees: disagreements.length === 0,
     disagreements,
@@ -285,6 +364,19 @@ export function tableOrder(a: Pick<DeliveryLimitRow, 'action' | 'dlx'>, b: Pick<
   const at = (x: Pick<DeliveryLimitRow, 'action' | 'dlx'>): number =>
     (x.dlx ? 100 : 0) + (ACTIONS[protocolOf(x.action)] as readonly string[]).indexOf(x.action) + (protocolOf(x.action) === 'amqp10' ? 1000 : 0);
   return at(a) - at(b);
+}
+
+/** Several clusters' results as one: the first's fields, every run in `versions`, ok when every run agrees with its own rules. Pure. */
+export function sideBySideResult(runs: readonly { cluster: string; result: DeliveryLimitDemoResult }[]): DeliveryLimitDemoResult {
+  const first = runs[0]!.result;
+  const versions = runs.map(({ cluster, result: r }) => ({
+    cluster,
+    brokerVersion: r.brokerVersion,
+    rulesEra: r.rulesEra ?? rulesEraOf(r.brokerVersion),
+    rows: r.rows,
+    ok: r.ok,
+  }));
+  return { ...first, versions, ok: versions.every((v) => v.ok) };
 }
 
 /** A loop's deliveries over the time they took (in whole ms, as the document carries it). Pure. */

@@ -9,7 +9,10 @@ import {
   ACTIONS,
   CONSUMER_TIMEOUT_MS,
   RULES,
+  RULES_ERAS,
   assessRow,
+  rulesEraOf,
+  sideBySideResult,
   classifyFate,
   countFromOf,
   expectedOf,
@@ -104,6 +107,99 @@ describe('expectedOf', () => {
   });
 });
 
+describe('the rules before 4.3 (4.0.5, measured): every return counts', () => {
+  it.each([
+    ['3.10.8', '4.0'],
+    ['4.0.5', '4.0'],
+    ['4.2.3', '4.0'],
+    ['4.3.0', '4.3'],
+    ['4.3.6', '4.3'],
+    ['5.0.0', '4.3'],
+  ])('a broker of %s is judged by the %s rules', (version, era) => {
+    expect(rulesEraOf(version)).toBe(era);
+  });
+  // Only the returns differ from 4.3: they count; over AMQP 1.0 in the annotation, the header's count staying 0.
+  it.each([
+    ['nack-requeue', false, { fate: 'dropped', deathReason: null, deliveries: 3, counts: [0, 1, 2] }],
+    ['nack-requeue', true, { fate: 'dead-lettered', deathReason: 'delivery_limit', deliveries: 3, counts: [0, 1, 2] }],
+    ['consumer-timeout', true, { fate: 'dead-lettered', deathReason: 'delivery_limit', deliveries: 3, counts: [0, 1, 2] }],
+    ['amqp10:released', false, { fate: 'dropped', deathReason: null, deliveries: 3, counts: [0, 0, 0], annotationCounts: [0, 1, 2] }],
+    ['amqp10:modified', true, { fate: 'dead-lettered', deathReason: 'delivery_limit', deliveries: 3, counts: [0, 0, 0], annotationCounts: [0, 1, 2] }],
+    ['reject-requeue', true, { fate: 'dead-lettered', deathReason: 'delivery_limit', deliveries: 3, counts: [0, 1, 2] }],
+    ['ack', false, { fate: 'acked', deathReason: null, deliveries: 1, counts: [0] }],
+  ] as const)('%s, DLX %s', (action, dlx, expected) => {
+    expect(expectedOf(action, dlx, o, '4.0')).toEqual(expected);
+  });
+  it('4.0.5 as measured agrees with them: a released message counted in the annotation; a timed-out consumer closed, not cancelled', () => {
+    const released = seen(0, 0, 0).map((d, i) => ({ ...d, from: 'header' as const, annotation: i === 0 ? null : i }));
+    const row = assessRow('amqp10:released', false, 'q', observed({ deliveries: released }), o, '4.0');
+    expect([row.agrees, row.disagreements, row.fate]).toEqual([true, [], 'dropped']);
+    // The same deliveries judged by 4.3's rules: the message should have looped.
+    expect(assessRow('amqp10:released', false, 'q', observed({ deliveries: released }), o).agrees).toBe(false);
+    // A wrong annotation is called out.
+    const wrong = released.map((d) => ({ ...d, annotation: null }));
+    expect(assessRow('amqp10:released', false, 'q', observed({ deliveries: wrong }), o, '4.0').disagreements).toEqual([
+      'x-delivery-count annotation 0, 0, 0, the rule says 0, 1, 2',
+    ]);
+    // No basic.cancel before 4.3: nothing is missing.
+    const closed = seen(null, 1, 2).map((d) => ({ ...d, cancelMs: null }));
+    expect(assessRow('consumer-timeout', true, 'q', observed({ deliveries: closed, inDlq: true, deathReason: 'delivery_limit' }), o, '4.0').agrees).toBe(true);
+    expect(assessRow('nack-requeue', false, 'q', observed({ deliveries: seen(null, 1, 2) }), o, '4.0').rule).toMatch(/^before 4\.3: a return like any other/);
+  });
+});
+
+describe('side by side (--clusters): a version a column, what changed between them', () => {
+  const row = (action: Action, dlx: boolean, deliveries: SeenDelivery[], over: Partial<Observed>, era: '4.0' | '4.3'): DeliveryLimitRow =>
+    assessRow(action, dlx, 'q', observed({ deliveries, ...over }), o, era);
+  const result = (brokerVersion: string, rulesEra: '4.0' | '4.3', rows: DeliveryLimitRow[]): DeliveryLimitDemoResult => ({
+    deliveryLimit: 2,
+    rounds: 6,
+    brokerVersion,
+    rulesEra,
+    rows,
+    ok: rows.every((r) => r.agrees),
+    protocol: 'amqp091',
+    loopWindowMs: 0,
+  });
+  const v40 = result('4.0.5', '4.0', [row('ack', false, seen(null), { acked: true }, '4.0'), row('nack-requeue', false, seen(null, 1, 2), {}, '4.0')]);
+  const v43 = result('4.3.6', '4.3', [
+    row('ack', false, seen(null), { acked: true }, '4.3'),
+    row('nack-requeue', false, seen(null, null, null, null, null, null), { leftInQueue: 1 }, '4.3'),
+  ]);
+
+  it('one document: the first run its fields, every run in versions, ok when each agrees with its own rules', () => {
+    const r = sideBySideResult([
+      { cluster: 'v40', result: v40 },
+      { cluster: 'rmq-bench', result: v43 },
+    ]);
+    expect(r.versions?.map((v) => [v.cluster, v.brokerVersion, v.rulesEra, v.ok])).toEqual([
+      ['v40', '4.0.5', '4.0', true],
+      ['rmq-bench', '4.3.6', '4.3', true],
+    ]);
+    expect([r.brokerVersion, r.rows, r.ok]).toEqual(['4.0.5', v40.rows, true]);
+    const text = renderDeliveryLimitDemo(r);
+    expect(text.split('\n')[0]).toBe(
+      'delivery-limit-demo on RabbitMQ 4.0.5 and RabbitMQ 4.3.6: quorum queues with x-delivery-limit 2; one message each, at most 6 deliveries',
+    );
+    expect(text).toMatch(/^nack-requeue +no +- 1r 2r, dropped +- -r -r -r -r -r, still-looping$/m);
+    expect(text).toContain('nack-requeue without a DLX: 4.0.5 dropped after 3 deliveries (- 1r 2r); 4.3.6 still-looping after 6 deliveries (- -r -r -r -r -r)');
+    expect(text).not.toMatch(/^ {2}ack without/m);
+    expect(text.split('\n').at(-1)).toBe("verdict: OK (every action did what each version's rules document)");
+  });
+  it('a run that disagrees with its own rules fails the whole, and says which version', () => {
+    const bad = result('4.3.6', '4.3', [row('nack-requeue', false, seen(null, 1, 2), {}, '4.3')]);
+    const r = sideBySideResult([
+      { cluster: 'v40', result: v40 },
+      { cluster: 'rmq-bench', result: bad },
+    ]);
+    expect(r.ok).toBe(false);
+    const text = renderDeliveryLimitDemo(r);
+    expect(text).toContain('RabbitMQ 4.3.6: nack-requeue without a DLX: not as its rules (4.3) say: dropped, the rule says still-looping');
+    expect(text).toContain('(NOT as documented)');
+    expect(text.split('\n').at(-1)).toBe('verdict: FAILED (a broker disagrees with a documented rule)');
+  });
+});
+
 describe('isFinal and RULES', () => {
   it('ack, reject and nack settle at once; the requeues, a close and a consumer timeout do not', () => {
     expect(ACTIONS.amqp091.filter(isFinal)).toEqual(['ack', 'reject', 'nack']);
@@ -112,12 +208,15 @@ describe('isFinal and RULES', () => {
     expect(ACTIONS.amqp10.filter(isFinal)).toEqual(['amqp10:accepted', 'amqp10:rejected', 'amqp10:modified-undeliverable']);
   });
   it('every action has its rule', () => {
-    for (const a of [...ACTIONS.amqp091, ...ACTIONS.amqp10]) expect(RULES[a]).not.toBe('');
+    for (const era of RULES_ERAS) for (const a of [...ACTIONS.amqp091, ...ACTIONS.amqp10]) expect(RULES[era][a]).not.toBe('');
   });
   it('a consumer timeout: the last 0-9-1 action; its rule cites rabbit_fifo and says it never counts', () => {
     expect(ACTIONS.amqp091.at(-1)).toBe('consumer-timeout');
     expect(protocolOf('consumer-timeout')).toBe('amqp091');
-    expect(RULES['consumer-timeout']).toMatch(/^4\.3: basic\.cancel, the message returned; never counts \(rabbit_fifo evaluate_consumer_timeout/);
+    expect(RULES['4.3']['consumer-timeout']).toMatch(/^4\.3: basic\.cancel, the message returned; never counts \(rabbit_fifo evaluate_consumer_timeout/);
+    expect(RULES['4.0']['consumer-timeout']).toMatch(
+      /^before 4\.3: the channel closed \(PRECONDITION_FAILED\), the delivery returned; counts toward the limit/,
+    );
     expect(CONSUMER_TIMEOUT_MS).toBe(500);
   });
 });

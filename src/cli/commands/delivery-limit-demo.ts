@@ -1,12 +1,34 @@
-import { Option } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { clusterNameProblem } from '../../config.js';
 import type { DeliveryLimitRunOptions } from '../../scenarios/delivery-limit-demo.js';
 import { PROTOCOLS, type ProtocolChoice } from '../../scenarios/delivery-limit-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
 
+/** --clusters: comma-separated cluster names, each checked as --name is. */
+function clusterNames(value: string): string[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  if (names.length === 0) throw new InvalidArgumentError('no cluster named');
+  for (const n of names) {
+    const problem = clusterNameProblem(n);
+    if (problem) throw new InvalidArgumentError(`'${n}' ${problem}`);
+  }
+  if (new Set(names).size !== names.length) throw new InvalidArgumentError('a cluster is named twice');
+  return names;
+}
+
 /** `rmq-bench delivery-limit-demo`: what a quorum queue's x-delivery-limit does under each AMQP 0-9-1 consumer action and AMQP 1.0 outcome. */
-export type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & { json: boolean; html: string | undefined; auto: boolean };
+export type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & {
+  json: boolean;
+  html: string | undefined;
+  auto: boolean;
+  /** --clusters: the clusters to run on, in turn, side by side (names `cluster up` recorded); undefined: the configured one. */
+  clusters: string[] | undefined;
+};
 
 export const deliveryLimitDemo = defineCommand({
   name: 'delivery-limit-demo',
@@ -15,6 +37,7 @@ export const deliveryLimitDemo = defineCommand({
     'delivery-limit-demo --delivery-limit 3 --rounds 8',
     'delivery-limit-demo --protocol amqp10',
     'delivery-limit-demo --loop-window 5s',
+    'delivery-limit-demo --clusters v40,rmq-bench',
   ],
   register: (command, dispatch: (o: DeliveryLimitDemoCliOptions) => Promise<void>) =>
     command
@@ -32,30 +55,66 @@ export const deliveryLimitDemo = defineCommand({
           '1s',
         ),
       )
+      .addOption(
+        new Option(
+          '--clusters <names>',
+          "run on each of these clusters in turn and print them side by side, a version a column (names 'cluster up --name' recorded, e.g. v40,rmq-bench)",
+        ).argParser(clusterNames),
+      )
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; auto: boolean; deliveryLimit: number; rounds: number; protocol: ProtocolChoice; loopWindow: number }) =>
-        dispatch({
-          json: o.json,
-          html: o.html,
-          auto: o.auto,
-          deliveryLimit: o.deliveryLimit,
-          rounds: o.rounds,
-          protocol: o.protocol,
-          loopWindowMs: o.loopWindow,
-        }),
+      .action(
+        (o: {
+          json: boolean;
+          html?: string;
+          auto: boolean;
+          deliveryLimit: number;
+          rounds: number;
+          protocol: ProtocolChoice;
+          loopWindow: number;
+          clusters?: string[];
+        }) =>
+          dispatch({
+            json: o.json,
+            html: o.html,
+            auto: o.auto,
+            clusters: o.clusters,
+            deliveryLimit: o.deliveryLimit,
+            rounds: o.rounds,
+            protocol: o.protocol,
+            loopWindowMs: o.loopWindow,
+          }),
       ),
-  async run(ctx, o) {
-    const { json, html, auto, ...options } = o;
+  async run(commandCtx, o) {
+    const { json, html, auto, clusters, ...options } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-    // The rules it checks are RabbitMQ 4's (a delivery limit on every quorum queue, AMQP 1.0's outcomes).
-    await requireBrokerFeature(ctx, 'delivery-limit-default', "delivery-limit-demo (RabbitMQ 4's delivery limit)");
-    if (options.protocol !== 'amqp091') await requireBrokerFeature(ctx, 'amqp10', `delivery-limit-demo --protocol ${options.protocol}`);
+    const { recordedClusterConfig } = await import('../../config.js');
+    const { createContext } = await import('../../context.js');
     const { runDeliveryLimitDemo } = await import('../../scenarios/delivery-limit-demo.js');
+    const { sideBySideResult } = await import('../../scenarios/delivery-limit-plan.js');
     const { emit } = await import('../output.js');
-    const r = await runDeliveryLimitDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html, broker: await ctx.broker() }, 'delivery-limit-demo', r);
+    // Each cluster's context, every one refused at once if it cannot run the demo, before any runs.
+    const contexts = (clusters ?? [commandCtx.config.clusterName]).map((name) =>
+      name === commandCtx.config.clusterName
+        ? commandCtx
+        : createContext(recordedClusterConfig(commandCtx.config, name), commandCtx.progress, commandCtx.signal),
+    );
+    for (const ctx of contexts) {
+      // The rules it checks are RabbitMQ 4's (a delivery limit on every quorum queue, AMQP 1.0's outcomes).
+      await requireBrokerFeature(ctx, 'delivery-limit-default', "delivery-limit-demo (RabbitMQ 4's delivery limit)");
+      if (options.protocol !== 'amqp091') await requireBrokerFeature(ctx, 'amqp10', `delivery-limit-demo --protocol ${options.protocol}`);
+    }
+    const runs = [];
+    for (const ctx of contexts) {
+      if (contexts.length > 1) ctx.progress.info(`delivery-limit-demo on cluster ${ctx.config.clusterName}`);
+      runs.push({
+        cluster: ctx.config.clusterName,
+        result: await runDeliveryLimitDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal })),
+      });
+    }
+    const r = runs.length === 1 ? runs[0]!.result : sideBySideResult(runs);
+    emit({ json, html, broker: await contexts[0]!.broker() }, 'delivery-limit-demo', r);
     return { ok: r.ok };
   },
 });

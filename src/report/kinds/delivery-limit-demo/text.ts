@@ -1,10 +1,25 @@
-import { loopsForEver, roundsOf, type DeliveryLimitDemoResult, type DeliveryLimitRow } from '../../../scenarios/delivery-limit-plan.js';
+import {
+  type DeliveryLimitDemoResult,
+  type DeliveryLimitRow,
+  type DeliveryLimitVersionRun,
+  loopsForEver,
+  roundsOf,
+} from '../../../scenarios/delivery-limit-plan.js';
 import { renderTable } from '../../table.js';
 
-/** Each delivery's delivery count ('-' when absent), with 'r' when flagged redelivered: "- 1r 2r". Pure. */
+/**
+ * Each delivery's delivery count ('-' when absent), with 'r' when flagged redelivered, and an
+ * AMQP 1.0 x-delivery-count annotation that says otherwise than the header in brackets: "- 1r 2r",
+ * "0 0r[1] 0r[2]". Pure.
+ */
 export function deliveriesText(r: Pick<DeliveryLimitRow, 'deliveries'>): string {
   if (r.deliveries.length === 0) return '(none)';
-  return r.deliveries.map((d) => `${d.deliveryCount ?? '-'}${d.redelivered ? 'r' : ''}`).join(' ');
+  return r.deliveries
+    .map((d) => {
+      const annotation = d.from === 'header' && d.annotation != null && d.annotation !== d.deliveryCount ? `[${d.annotation}]` : '';
+      return `${d.deliveryCount ?? '-'}${d.redelivered ? 'r' : ''}${annotation}`;
+    })
+    .join(' ');
 }
 
 /** The fate in words: dead-lettered with its reason. Pure. */
@@ -58,16 +73,85 @@ export function timeoutLines(r: DeliveryLimitDemoResult): string[] {
       ? ''
       : ` (it came ${Math.min(...delays)}${Math.max(...delays) > Math.min(...delays) ? ` to ${Math.max(...delays)}` : ''} ms after the delivery)`;
   const rounds = roundsOf('consumer-timeout', r);
+  // Before 4.3 the broker closes the channel instead of cancelling the consumer.
+  const ending = (r.rulesEra ?? '4.3') === '4.3' ? 'basic.cancel' : "closed channel (the broker's PRECONDITION_FAILED)";
   return [
-    `consumer-timeout rows: basic.consume (prefetch 1, ${timeout}), never acked; a new consumer after each basic.cancel${cancel}; at most ${rounds} ${rounds === 1 ? 'round' : 'rounds'}.`,
+    `consumer-timeout rows: basic.consume (prefetch 1, ${timeout}), never acked; a new consumer after each ${ending}${cancel}; at most ${rounds} ${rounds === 1 ? 'round' : 'rounds'}.`,
     "consumer-timeout rows have no loop rate: a timeout loop goes round at the timeout's pace, one delivery per timeout.",
   ];
 }
 
+/** A row's measured outcome in one cell: "- 1r 2r, dropped". Pure. */
+const outcomeCell = (x: DeliveryLimitRow): string => `${deliveriesText(x)}, ${fateText(x)}${x.agrees ? '' : ' (NOT as documented)'}`;
+
+/** What differs between the versions for one action and DLX: the fate or the counts; undefined when they agree. Pure. */
+function changeLine(rows: readonly (DeliveryLimitRow | undefined)[], versions: readonly DeliveryLimitVersionRun[]): string | undefined {
+  const present = rows.filter((x): x is DeliveryLimitRow => x !== undefined);
+  if (present.length < 2) return undefined;
+  const key = (x: DeliveryLimitRow): string => `${fateText(x)}|${deliveriesText(x)}`;
+  if (new Set(present.map(key)).size === 1) return undefined;
+  const parts = rows.map((x, i) =>
+    x ? `${versions[i]!.brokerVersion} ${fateText(x)} after ${x.deliveries.length} deliveries (${deliveriesText(x)})` : undefined,
+  );
+  return `${rowName(present[0]!)}: ${parts.filter((p) => p !== undefined).join('; ')}`;
+}
+
+/** Several clusters side by side: a version a column, then what changed between them and what disagreed with each one's rules. Pure. */
+export function renderDeliveryLimitVersions(r: DeliveryLimitDemoResult, versions: readonly DeliveryLimitVersionRun[]): string {
+  const keys = versions[0]!.rows.map((x) => ({ action: x.action, dlx: x.dlx }));
+  for (const v of versions.slice(1))
+    for (const x of v.rows) if (!keys.some((k) => k.action === x.action && k.dlx === x.dlx)) keys.push({ action: x.action, dlx: x.dlx });
+  const find = (v: DeliveryLimitVersionRun, k: { action: string; dlx: boolean }): DeliveryLimitRow | undefined =>
+    v.rows.find((x) => x.action === k.action && x.dlx === k.dlx);
+  const table = renderTable(
+    ['action', 'DLX', ...versions.map((v) => `RabbitMQ ${v.brokerVersion} (${v.cluster}): delivery counts, fate`)],
+    keys.map((k) => [
+      k.action,
+      k.dlx ? 'yes' : 'no',
+      ...versions.map((v) => {
+        const x = find(v, k);
+        return x ? outcomeCell(x) : '(not run)';
+      }),
+    ]),
+  );
+  const changes = keys
+    .map((k) =>
+      changeLine(
+        versions.map((v) => find(v, k)),
+        versions,
+      ),
+    )
+    .filter((l): l is string => l !== undefined);
+  const disagreements = versions.flatMap((v) =>
+    v.rows
+      .filter((x) => !x.agrees)
+      .map((x) => `RabbitMQ ${v.brokerVersion}: ${rowName(x)}: not as its rules (${v.rulesEra}) say: ${x.disagreements.join('; ')}`),
+  );
+  return [
+    `delivery-limit-demo on ${versions.map((v) => `RabbitMQ ${v.brokerVersion}`).join(' and ')}: quorum queues with x-delivery-limit ${r.deliveryLimit}; one message each, at most ${r.rounds} deliveries`,
+    '',
+    table,
+    '',
+    "delivery counts per delivery: '-' absent, 'r' flagged redelivered, [n] an AMQP 1.0 x-delivery-count annotation that says otherwise than the header.",
+    '',
+    ...(changes.length > 0 ? ['what changed between the versions:', ...changes.map((l) => `  ${l}`)] : ['every action did the same on every version.']),
+    '',
+    'the rules each version is judged by:',
+    ...versions.map(
+      (v) =>
+        `  RabbitMQ ${v.brokerVersion}: ${v.rulesEra}'s (${v.rulesEra === '4.3' ? 'the delivery limit counts failed deliveries only' : 'the delivery limit counts every return'})`,
+    ),
+    ...(disagreements.length > 0 ? ['', ...disagreements] : []),
+    '',
+    r.ok ? `verdict: OK (every action did what each version's rules document)` : 'verdict: FAILED (a broker disagrees with a documented rule)',
+  ].join('\n');
+}
+
 /** delivery-limit-demo result → text: one table, the documented rule beside each measured row, disagreements called out. Pure. */
 export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
+  if (r.versions && r.versions.length > 1) return renderDeliveryLimitVersions(r, r.versions);
   const table = renderTable(
-    ['action', 'DLX', 'delivery count per delivery', 'count read from', 'fate', 'as documented', 'rule (RabbitMQ 4.3)'],
+    ['action', 'DLX', 'delivery count per delivery', 'count read from', 'fate', 'as documented', `rule (RabbitMQ ${r.rulesEra ?? '4.3'})`],
     r.rows.map((x) => [
       x.action,
       x.dlx ? 'yes' : 'no',
@@ -89,12 +173,12 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
     "delivery count per delivery: '-' absent, 'r' flagged redelivered.",
     ...(has10
       ? [
-          "amqp10 rows: a receiver link on /queues/<queue> (credit 1, settle mode first); 'r' is the header's first-acquirer false; the x-delivery-count annotation, when sent, is checked against the header.",
+          "amqp10 rows: a receiver link on /queues/<queue> (credit 1, settle mode first); 'r' is the header's first-acquirer false; [n]: the x-delivery-count annotation, where it says otherwise than the header (checked against the rule).",
         ]
       : []),
     ...timeoutLines(r),
     ...(disagreements.length > 0 ? ['', ...disagreements] : []),
     ...(loops.length > 0 ? [...loops, ''] : []),
-    r.ok ? 'verdict: OK (every action did what RabbitMQ 4.3 documents)' : 'verdict: FAILED (the broker disagrees with a documented rule)',
+    r.ok ? `verdict: OK (every action did what RabbitMQ ${r.rulesEra ?? '4.3'} documents)` : 'verdict: FAILED (the broker disagrees with a documented rule)',
   ].join('\n');
 }
