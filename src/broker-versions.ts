@@ -85,6 +85,11 @@ export const BROKER_FEATURES = {
     since: '3.11.15',
     source: 'RabbitMQ 3.11.15 release notes (rabbitmq-server #5437)',
   },
+  'consumer-timeout-cancel': {
+    what: 'a consumer timeout that cancels the consumer (basic.cancel) and keeps its channel open, where older versions close the channel',
+    since: '4.3',
+    source: 'RabbitMQ 4.3.0 release notes; 4.3.7 release notes (close_channel: the pre-4.3.0 behavior)',
+  },
   'delivery-limit-default': {
     what: 'a default delivery limit of 20 on quorum queues',
     since: '4.0',

@@ -47,4 +47,6 @@ export interface ConsumerHooks {
   onSubscribed?: () => void;
   /** The moment the broker's basic.cancel arrives (the consumer subscribes again once its current work is over). */
   onCancelled?: () => void;
+  /** The broker closed the consumer's channel, its connection still open (a consumer timeout before 4.3): its reason; the consumer subscribes again. */
+  onChannelClosed?: (reason: string) => void;
 }

@@ -39,6 +39,8 @@ export interface ConsumerResult {
    * consumer subscribes again; a deleted queue then ends the run.
    */
   cancels: number;
+  /** Channels the broker closed under the consumer while its connection stayed (a consumer timeout before 4.3); each followed by a new subscription. */
+  channelsClosed: number;
   /** The most deliveries held at once by this consumer, unacked or (autoack) unprocessed. */
   maxHeld: number;
   /** ms since start of the last message processed. */

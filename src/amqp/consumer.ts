@@ -53,6 +53,7 @@ class ConsumerRun {
   #crashes = 0;
   #reconnects = 0;
   #cancels = 0;
+  #channelsClosed = 0;
   #maxHeld = 0;
   #lastProcessedAtMs: number | null = null;
   #connections = 0;
@@ -107,6 +108,7 @@ class ConsumerRun {
       byOutcome: this.#byOutcome,
       reconnects: this.#reconnects,
       cancels: this.#cancels,
+      channelsClosed: this.#channelsClosed,
       maxHeld: this.#maxHeld,
       lastProcessedAtMs: this.#lastProcessedAtMs,
       durationMs: performance.now() - this.#t0,
@@ -143,7 +145,20 @@ class ConsumerRun {
     try {
       const ch = await sub.connection.createChannel();
       sub.channel = ch;
-      ch.on('error', () => undefined);
+      // The broker closing this channel alone (its channel.close, with a reason) ends the
+      // subscription as a cancel does: a consumer timeout before 4.3 closes the channel
+      // (PRECONDITION_FAILED), and the connection stays open with nothing to consume on it.
+      let serverReason: string | null = null;
+      ch.on('error', (err: unknown) => {
+        const text = errorMessage(err);
+        if (/closed by server/i.test(text)) serverReason = text.replace(/^Channel closed by server: /, '');
+      });
+      ch.on('close', () => {
+        if (sub.leaving || sub.closed || serverReason === null) return;
+        sub.channelClosedBy = serverReason;
+        sub.markClosed();
+        this.#hooks.onChannelClosed?.(serverReason);
+      });
       if (this.#prefetch > 0) await ch.prefetch(this.#prefetch);
       await ch.checkQueue(queue).catch((err: unknown) => {
         throw new NotFoundError(`queue '${queue}' does not exist (${errorMessage(err)})`);
@@ -312,9 +327,18 @@ class ConsumerRun {
     this.#record(msg, outcome === 'duplicate' ? 'duplicate-skipped' : 'processed');
   }
 
-  /** Leaving this connection: on purpose (a crash), because the broker cancelled the consumer, because the run stops, or lost. */
+  /** Leaving this connection: on purpose (a crash), because the broker cancelled the consumer or closed its channel, because the run stops, or lost. */
   async #leave(sub: Subscription): Promise<void> {
     const hooks = this.#hooks;
+    sub.leaving = true;
+    if (sub.channelClosedBy !== null) {
+      this.#channelsClosed++;
+      hooks.onEvent?.(`the broker closed the channel (${sub.channelClosedBy}); closing this connection and subscribing again`);
+      await closeWithin(sub.connection);
+      // As after a cancel: the returned message comes back on the next subscription.
+      this.#lastActivity = performance.now();
+      return;
+    }
     if (sub.crashed) {
       hooks.onEvent?.('closing the connection without acking (simulated crash)');
       await closeWithin(sub.connection, 2_000);

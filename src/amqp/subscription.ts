@@ -12,6 +12,14 @@ export class Subscription {
   closed = false;
   /** The broker cancelled this consumer: no more deliveries, and no acks on this channel (see ConsumerRun.#onMessage in consumer.ts). */
   cancelled = false;
+  /**
+   * The broker closed the channel while the connection stays (its reason, "PRECONDITION_FAILED -
+   * delivery acknowledgement on channel 1 timed out", as a consumer timeout does before 4.3), or
+   * null: no more deliveries here, and no acks (see ConsumerRun.#openChannel).
+   */
+  channelClosedBy: string | null = null;
+  /** ConsumerRun is leaving this connection itself: a channel closing now is its own doing. */
+  leaving = false;
   /** Left on purpose: --nack, or --on-failure close. */
   crashed = false;
   /** Deliveries are processed one at a time, in order: a local FIFO fed by amqplib. */

@@ -108,6 +108,8 @@ class Consumer10Run {
       byOutcome: this.#byOutcome,
       reconnects: n.reconnects,
       cancels: n.cancels,
+      // AMQP 1.0 has no channel to close apart from its link: a detach is a lost link.
+      channelsClosed: 0,
       maxHeld: this.#maxHeld,
       lastProcessedAtMs: this.#lastProcessedAtMs,
       durationMs: performance.now() - this.#t0,

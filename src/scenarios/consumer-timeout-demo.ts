@@ -25,6 +25,8 @@ import {
   type SeenDelivery,
   type TimeoutVia,
   type ViaResult,
+  timeoutEndingOf,
+  type TimeoutEnding,
 } from './consumer-timeout-plan.js';
 
 /**
@@ -197,10 +199,11 @@ export async function runConsumerTimeoutDemo(ctx: Context, o: ConsumerTimeoutDem
   const { config } = ctx;
   const overview = (await ctx.management.get('/api/overview')) as { rabbitmq_version?: string };
   const brokerVersion = overview.rabbitmq_version ?? 'unknown';
+  const ending = timeoutEndingOf(brokerVersion);
   const urls = config.nodes.map((n) => amqpUrl(config, n));
   const admin = await connectAny(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal, connectionName: 'rmq-bench consumer-timeout-demo' });
   admin.connection.on('error', () => undefined);
-  const demo = new TimeoutDemo(ctx, o, urls, admin.connection);
+  const demo = new TimeoutDemo(ctx, o, urls, admin.connection, ending);
   try {
     const ch = await admin.connection.createConfirmChannel();
     ch.on('error', () => undefined);
@@ -221,6 +224,7 @@ export async function runConsumerTimeoutDemo(ctx: Context, o: ConsumerTimeoutDem
     return {
       ...ranWith,
       brokerVersion,
+      ending,
       runs,
       samples: demo.samples,
       ok: runs.every((r) => r.ok),
@@ -262,6 +266,8 @@ class TimeoutDemo {
     private readonly o: ConsumerTimeoutDemoOptions,
     private readonly urls: string[],
     private readonly admin: ChannelModel,
+    /** How the broker ends a timed-out consumer (its version): what the claims are checked against. */
+    private readonly ending: TimeoutEnding,
   ) {
     this.signal = AbortSignal.any([ctx.signal, this.stop.signal]);
     this.vh = encodeURIComponent(ctx.config.vhost);
@@ -418,6 +424,12 @@ class TimeoutDemo {
               `  ${via}: rmq-bench's consumer cancelled by the broker at ${(now() / 1000).toFixed(2)} s; it subscribes again when its work is done`,
             );
           },
+          onChannelClosed: (reason) => {
+            handling.cancelAtMs ??= now();
+            this.ctx.progress.info(
+              `  ${via}: the broker closed rmq-bench's consumer's channel at ${(now() / 1000).toFixed(2)} s (${reason}); it subscribes again on a new connection`,
+            );
+          },
           onSubscribed: () => {
             if (handling.cancelAtMs !== null) handling.resubscribedAtMs ??= now();
           },
@@ -426,6 +438,7 @@ class TimeoutDemo {
       handling.processed = Object.fromEntries(store.processedCounts());
       handling.duplicatesAbsorbed = store.skippedDuplicates();
       handling.cancels = r.cancels;
+      handling.channelsClosed = r.channelsClosed;
       handling.finishedAtMs = now();
     } finally {
       store.close();
@@ -437,18 +450,22 @@ class TimeoutDemo {
   private async assess(ch: ConfirmChannel, x: ViaRun): Promise<ViaResult> {
     const { o } = this;
     const endAtMs = this.now();
-    return assessVia(o, {
-      via: x.via,
-      setBy: VIA_DESCRIPTIONS[x.via],
-      timeoutMs: o.timeoutMs,
-      messageIds: messageIdsFor(x.via, o.count),
-      slowId: x.slowId,
-      naive: x.naive.run,
-      handling: x.handling,
-      naiveEnd: await queueEnd(ch, x.q.naive),
-      handlingEnd: await queueEndAfterStop(ch, x.q.handling),
-      endAtMs,
-    });
+    return assessVia(
+      o,
+      {
+        via: x.via,
+        setBy: VIA_DESCRIPTIONS[x.via],
+        timeoutMs: o.timeoutMs,
+        messageIds: messageIdsFor(x.via, o.count),
+        slowId: x.slowId,
+        naive: x.naive.run,
+        handling: x.handling,
+        naiveEnd: await queueEnd(ch, x.q.naive),
+        handlingEnd: await queueEndAfterStop(ch, x.q.handling),
+        endAtMs,
+      },
+      this.ending,
+    );
   }
 
   /** On every way out: the consumers closed, the temporary policy and the queues removed, the stores deleted. */

@@ -1,8 +1,33 @@
 /**
  * consumer-timeout-demo, the pure part: the options, what was measured, and the checks of
- * RabbitMQ's own claims (rabbitmq-server's consumer_timeouts.md, as of 4.3) against it.
- * No I/O: the runner (consumer-timeout-demo.ts) fills these records in.
+ * RabbitMQ's own claims against it: 4.3's (rabbitmq-server's consumer_timeouts.md: the broker
+ * cancels the consumer and keeps the channel open), and before 4.3 the channel closed instead
+ * (PRECONDITION_FAILED; 4.3.7's release notes call it the pre-4.3.0 behavior). No I/O: the
+ * runner (consumer-timeout-demo.ts) fills these records in.
  */
+
+import { hasFeature } from '../broker-versions.js';
+
+/** How the broker ends a consumer past its timeout: 4.3 cancels it (basic.cancel); before 4.3 it closes the channel. */
+export type TimeoutEnding = 'cancel' | 'channel-close';
+
+/** The ending a broker of `version` is judged by. Pure. */
+export function timeoutEndingOf(version: string): TimeoutEnding {
+  return hasFeature(version, 'consumer-timeout-cancel') ? 'cancel' : 'channel-close';
+}
+
+/**
+ * Before 4.3, how often the broker looks for deliveries past their timeout ("evaluated
+ * periodically, at one minute intervals. Values lower than one minute are not supported":
+ * RabbitMQ's consumers guide before 4.3). 4.3 arms a timer per delivery instead.
+ */
+export const TIMEOUT_CHECK_INTERVAL_MS = 60_000;
+
+/** Where the claims come from, for the table's header. */
+export const CLAIMS_SOURCE: Record<TimeoutEnding, string> = {
+  cancel: 'rabbitmq-server consumer_timeouts.md, 4.3',
+  'channel-close': "before 4.3: RabbitMQ's consumers guide, and 4.3.7's release notes",
+};
 
 /** The three ways 4.3 takes a consumer timeout for a quorum queue (rabbitmq.conf is the fourth, cluster-wide). */
 export const TIMEOUT_VIAS = ['queue-argument', 'policy', 'consumer-argument'] as const;
@@ -69,6 +94,9 @@ export interface HandlingRun {
   processed: Record<string, number>;
   duplicatesAbsorbed: number;
   cancels: number;
+  /** Channels the broker closed under it (a consumer timeout before 4.3); it subscribed again after each. */
+  channelsClosed?: number;
+  /** The broker ended its subscription: a cancel, or (before 4.3) a closed channel. */
   cancelAtMs: number | null;
   resubscribedAtMs: number | null;
   finishedAtMs: number;
@@ -115,11 +143,40 @@ export interface QueueSample {
 }
 
 /** The options it ran with (but the ways, which are the runs), and what it measured. */
-export interface ConsumerTimeoutDemoResult extends Omit<ConsumerTimeoutDemoOptions, 'vias'> {
+/** One cluster's run, when the demo ran on several side by side (--clusters). */
+export interface ConsumerTimeoutVersionRun {
+  cluster: string;
   brokerVersion: string;
+  ending: TimeoutEnding;
+  /** The slow message's work there (before 4.3 it outlasts the once-a-minute check). */
+  slowWorkMs: number;
+  runs: ViaResult[];
+  ok: boolean;
+}
+
+export interface ConsumerTimeoutDemoResult extends Omit<ConsumerTimeoutDemoOptions, 'vias'> {
+  /** --clusters: every cluster's run, side by side (the fields beside it are the first one's); absent for one cluster. */
+  versions?: ConsumerTimeoutVersionRun[];
+  brokerVersion: string;
+  /** How the broker ends a timed-out consumer, by its version: what the claims were checked against. */
+  ending?: TimeoutEnding;
   runs: ViaResult[];
   samples: QueueSample[];
   ok: boolean;
+}
+
+/** Several clusters' results as one: the first's fields, every run in `versions`, ok when each is. Pure. */
+export function sideBySideTimeouts(runs: readonly { cluster: string; result: ConsumerTimeoutDemoResult }[]): ConsumerTimeoutDemoResult {
+  const first = runs[0]!.result;
+  const versions = runs.map(({ cluster, result: r }) => ({
+    cluster,
+    brokerVersion: r.brokerVersion,
+    ending: r.ending ?? timeoutEndingOf(r.brokerVersion),
+    slowWorkMs: r.slowWorkMs,
+    runs: r.runs,
+    ok: r.ok,
+  }));
+  return { ...first, versions, ok: versions.every((v) => v.ok) };
 }
 
 /** Where the consumer timeout is set for a via: queue arguments, a policy definition, consumer arguments. Pure. */
@@ -156,9 +213,13 @@ function redeliveryOf(deliveries: readonly SeenDelivery[], id: string): SeenDeli
 export function assessVia(
   o: Pick<ConsumerTimeoutDemoOptions, 'timeoutMs' | 'toleranceMs'>,
   r: Omit<ViaResult, 'measuredTimeoutMs' | 'naiveIdleMs' | 'naiveProcessedButWaiting' | 'checks' | 'ok' | 'problems'>,
+  ending: TimeoutEnding = 'cancel',
 ): ViaResult {
   const { naive, handling } = r;
-  const measuredTimeoutMs = naive.cancelAtMs !== null && naive.slowDeliveredAtMs !== null ? naive.cancelAtMs - naive.slowDeliveredAtMs : null;
+  // The broker's end of the naive consumer: its basic.cancel (4.3), or its channel closed (before).
+  const endedAtMs = ending === 'cancel' ? naive.cancelAtMs : naive.channelClosedAtMs;
+  const measuredTimeoutMs = endedAtMs !== null && naive.slowDeliveredAtMs !== null ? endedAtMs - naive.slowDeliveredAtMs : null;
+  const handlingEnded = handling.cancels + (handling.channelsClosed ?? 0);
   const naiveIdleMs = r.naiveEnd.ready > 0 ? r.endAtMs - (naive.lastProcessedAtMs ?? 0) : null;
   const processedIds = Object.keys(naive.processed).filter((id) => (naive.processed[id] ?? 0) > 0);
   const naiveProcessedButWaiting = Math.max(0, r.naiveEnd.ready - (r.messageIds.length - processedIds.length));
@@ -174,22 +235,43 @@ export function assessVia(
           ? `${r.slowId} was not delivered again to the handling consumer`
           : `${r.slowId} delivered again ${secs(redelivery.atMs - (handling.cancelAtMs ?? redelivery.atMs))} after the cancel, with x-delivery-count ${redelivery.deliveryCount} and x-acquired-count ${redelivery.acquiredCount}`,
     },
-    {
-      claim: 'AMQP 0.9.1 with consumer_cancel_notify: the broker sends basic.cancel and the channel stays open',
-      held: naive.cancelAtMs !== null && naive.channelOpenAfterCancel === true && handling.cancels >= 1,
-      measured:
-        naive.cancelAtMs === null
-          ? 'no basic.cancel reached the naive consumer'
-          : `basic.cancel at ${secs(naive.cancelAtMs)}; the channel ${naive.channelOpenAfterCancel ? 'answered a passive declare after it' : 'was closed'}; the handling consumer was cancelled ${handling.cancels} time(s)`,
-    },
-    {
-      claim: `the timeout fires at the value set (${o.timeoutMs} ms)`,
-      held: measuredTimeoutMs !== null && measuredTimeoutMs >= o.timeoutMs - early && measuredTimeoutMs <= o.timeoutMs + o.toleranceMs,
-      measured:
-        measuredTimeoutMs === null
-          ? 'not measured (no cancel)'
-          : `delivery → cancel ${measuredTimeoutMs.toFixed(0)} ms (accepted ${o.timeoutMs - early} to ${o.timeoutMs + o.toleranceMs})`,
-    },
+    ending === 'cancel'
+      ? {
+          claim: 'AMQP 0.9.1 with consumer_cancel_notify: the broker sends basic.cancel and the channel stays open',
+          held: naive.cancelAtMs !== null && naive.channelOpenAfterCancel === true && handling.cancels >= 1,
+          measured:
+            naive.cancelAtMs === null
+              ? 'no basic.cancel reached the naive consumer'
+              : `basic.cancel at ${secs(naive.cancelAtMs)}; the channel ${naive.channelOpenAfterCancel ? 'answered a passive declare after it' : 'was closed'}; the handling consumer was cancelled ${handling.cancels} time(s)`,
+        }
+      : {
+          claim: 'the broker closes the channel (PRECONDITION_FAILED: delivery acknowledgement timed out); the connection stays open',
+          held: naive.channelClosedAtMs !== null && /PRECONDITION/i.test(naive.channelError ?? '') && (handling.channelsClosed ?? 0) >= 1,
+          measured:
+            naive.channelClosedAtMs === null
+              ? "the naive consumer's channel was not closed"
+              : `the naive consumer's channel closed at ${secs(naive.channelClosedAtMs)} (${naive.channelError ?? 'no reason given'}); the handling consumer's channel was closed ${handling.channelsClosed ?? 0} time(s), it subscribed again each time`,
+        },
+    ending === 'cancel'
+      ? {
+          claim: `the timeout fires at the value set (${o.timeoutMs} ms)`,
+          held: measuredTimeoutMs !== null && measuredTimeoutMs >= o.timeoutMs - early && measuredTimeoutMs <= o.timeoutMs + o.toleranceMs,
+          measured:
+            measuredTimeoutMs === null
+              ? 'not measured (no cancel)'
+              : `delivery → cancel ${measuredTimeoutMs.toFixed(0)} ms (accepted ${o.timeoutMs - early} to ${o.timeoutMs + o.toleranceMs})`,
+        }
+      : {
+          claim: `the timeout (${o.timeoutMs} ms) is checked once a minute: the channel closes within a minute after it`,
+          held:
+            measuredTimeoutMs !== null &&
+            measuredTimeoutMs >= o.timeoutMs - early &&
+            measuredTimeoutMs <= o.timeoutMs + TIMEOUT_CHECK_INTERVAL_MS + o.toleranceMs,
+          measured:
+            measuredTimeoutMs === null
+              ? 'not measured (no closed channel)'
+              : `delivery → channel closed ${measuredTimeoutMs.toFixed(0)} ms (accepted ${o.timeoutMs - early} to ${o.timeoutMs + TIMEOUT_CHECK_INTERVAL_MS + o.toleranceMs})`,
+        },
   ];
 
   const problems: string[] = [];
@@ -201,7 +283,8 @@ export function assessVia(
   // Once it stopped, the broker must list no consumer: a cancelled one left behind holds a connection for nothing.
   if (r.handlingEnd.consumers > 0)
     problems.push(`${r.handlingEnd.consumers} consumer(s) still registered on ${r.handling.queue} after the handling consumer stopped`);
-  if (handling.cancels === 0) problems.push('the handling consumer was never cancelled: the demo showed nothing');
+  if (handlingEnded === 0)
+    problems.push(`the handling consumer was never ${ending === 'cancel' ? 'cancelled' : 'cancelled nor had its channel closed'}: the demo showed nothing`);
   for (const c of checks) if (!c.held) problems.push(`claim not seen: ${c.claim} (${c.measured})`);
   return { ...r, measuredTimeoutMs, naiveIdleMs, naiveProcessedButWaiting, checks, ok: problems.length === 0, problems };
 }

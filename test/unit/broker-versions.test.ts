@@ -70,6 +70,7 @@ describe('the version-gated features, on each line', () => {
     amqp10: { '3.10.8': false, '4.0.5': true, '4.3.6': true },
     'delayed-retry': { '3.10.8': false, '4.0.5': false, '4.3.6': true },
     'consumer-timeout-policy': { '3.10.8': false, '4.0.5': true, '4.3.6': true },
+    'consumer-timeout-cancel': { '3.10.8': false, '4.0.5': false, '4.3.6': true },
     'delivery-limit-default': { '3.10.8': false, '4.0.5': true, '4.3.6': true },
     'uncounted-returns': { '3.10.8': false, '4.0.5': false, '4.3.6': true },
     'mirrored-queues': { '3.10.8': true, '4.0.5': false, '4.3.6': false },

@@ -5,6 +5,8 @@ import { consumerTimeoutCharts } from '../../src/report/kinds/consumer-timeout-d
 import { renderHtmlReport } from '../../src/report/html.js';
 import {
   assessVia,
+  sideBySideTimeouts,
+  timeoutEndingOf,
   messageIdsFor,
   timeoutSetting,
   type ConsumerTimeoutDemoResult,
@@ -74,6 +76,62 @@ function input(over: Partial<Parameters<typeof assessVia>[1]> = {}): Parameters<
 }
 
 const o = { timeoutMs: 3_000, toleranceMs: 2_000 };
+
+/** What 4.0.5 did: no cancel; the channel closed by the broker at its once-a-minute check, about 60 s after the slow delivery. */
+const PRECONDITION =
+  'Channel closed by server: 406 (PRECONDITION-FAILED) with message "PRECONDITION_FAILED - delivery acknowledgement on channel 1 timed out. Timeout value used: 3000 ms."';
+const closedAt = 120 + 59_880;
+function input40(over: Partial<Parameters<typeof assessVia>[1]> = {}): Parameters<typeof assessVia>[1] {
+  return input({
+    naive: naive({ cancelAtMs: null, channelOpenAfterCancel: null, lateAckAtMs: null, channelClosedAtMs: closedAt, channelError: PRECONDITION }),
+    handling: handling({ cancels: 0, channelsClosed: 1, cancelAtMs: closedAt + 50 }),
+    ...over,
+  });
+}
+
+describe('consumer-timeout-demo before 4.3: the channel closed at a check once a minute', () => {
+  it.each([
+    ['3.11.15', 'channel-close'],
+    ['4.0.5', 'channel-close'],
+    ['4.2.9', 'channel-close'],
+    ['4.3.0', 'cancel'],
+    ['4.3.6', 'cancel'],
+  ])('%s: %s', (version, ending) => {
+    expect(timeoutEndingOf(version)).toBe(ending);
+  });
+  it('what 4.0.5 did holds by its own claims, and not by 4.3’s', () => {
+    const r = assessVia(o, input40(), 'channel-close');
+    expect(r.problems).toEqual([]);
+    expect(r.measuredTimeoutMs).toBe(59_880);
+    expect(r.checks.map((c) => c.claim)).toEqual([
+      'a delivery held past the timeout is returned to the queue, for any consumer',
+      'the broker closes the channel (PRECONDITION_FAILED: delivery acknowledgement timed out); the connection stays open',
+      'the timeout (3000 ms) is checked once a minute: the channel closes within a minute after it',
+    ]);
+    expect(assessVia(o, input40()).ok).toBe(false);
+  });
+  it.each<[string, Partial<Parameters<typeof assessVia>[1]>, string]>([
+    [
+      'a channel closed later than a minute after the timeout',
+      { naive: naive({ cancelAtMs: null, channelClosedAtMs: 120 + 66_000, channelError: PRECONDITION }) },
+      '(accepted 2500 to 65000)',
+    ],
+    [
+      'a channel closed by us, not the broker',
+      { naive: naive({ cancelAtMs: null, channelClosedAtMs: 9_000, channelError: null }) },
+      'claim not seen: the broker closes the channel',
+    ],
+    [
+      'the handling consumer never resubscribed after its channel closed',
+      { handling: handling({ cancels: 0, channelsClosed: 0 }) },
+      'never cancelled nor had its channel closed',
+    ],
+  ])('fails on %s', (_, over, problem) => {
+    const r = assessVia(o, input40(over), 'channel-close');
+    expect(r.ok).toBe(false);
+    expect(r.problems.join('\n')).toContain(problem);
+  });
+});
 
 describe('consumer-timeout-demo: timeoutSetting', () => {
   it.each([
@@ -152,6 +210,27 @@ function result(runs: ViaResult[]): ConsumerTimeoutDemoResult {
   };
 }
 
+describe('side by side (--clusters): a column per version', () => {
+  it('4.0.5 and 4.3.6: how each ended the consumer and after how long; ok when each held by its own claims', () => {
+    const v40 = { ...result([assessVia(o, input40(), 'channel-close')]), brokerVersion: '4.0.5', ending: 'channel-close' as const, slowWorkMs: 65_000 };
+    const v43 = { ...result([assessVia(o, input())]), ending: 'cancel' as const };
+    const r = sideBySideTimeouts([
+      { cluster: 'v40', result: v40 },
+      { cluster: 'rmq-bench', result: v43 },
+    ]);
+    expect(r.versions?.map((v) => [v.cluster, v.brokerVersion, v.ending, v.slowWorkMs, v.ok])).toEqual([
+      ['v40', '4.0.5', 'channel-close', 65_000, true],
+      ['rmq-bench', '4.3.6', 'cancel', 5_000, true],
+    ]);
+    const text = renderConsumerTimeoutDemo(r);
+    expect(text).toMatch(
+      /^policy +back \(x-delivery-count 0\); channel closed \(PRECONDITION_FAILED\); after 59\.88 s +back \(x-delivery-count 0\); basic\.cancel, channel open; after 3\.03 s$/m,
+    );
+    expect(text).toContain('RabbitMQ 4.0.5: the channel is closed (PRECONDITION_FAILED) at a check once a minute');
+    expect(text.split('\n').at(-1)).toMatch(/^verdict: OK/);
+  });
+});
+
 describe('renderConsumerTimeoutDemo', () => {
   it('tells what became of each consumer, and the claims', () => {
     const text = renderConsumerTimeoutDemo(result([assessVia(o, input())]));
@@ -198,6 +277,8 @@ describe('consumer-timeout-demo options', () => {
         slowIndex: 2,
         workMs: 100,
         slowWorkMs: 5000,
+        slowWorkGiven: false,
+        clusters: undefined,
         observeMs: 4000,
         toleranceMs: 2000,
       },

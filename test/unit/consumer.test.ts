@@ -82,6 +82,7 @@ describe('renderConsumer', () => {
     byOutcome: { processed: 3, 'duplicate-skipped': 1, 'nack-requeue': 1 },
     reconnects: 0,
     cancels: 0,
+    channelsClosed: 0,
     maxHeld: 5,
     lastProcessedAtMs: 10,
     durationMs: 1500,

@@ -5,9 +5,14 @@ import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { autoOption, choiceList, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
+import { clustersOption, contextsFor } from '../clusters-option.js';
 
 /** `rmq-bench consumer-timeout-demo`: what RabbitMQ 4.3 does to a consumer that holds a delivery too long. */
-export type ConsumerTimeoutDemoCliOptions = ConsumerTimeoutDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+export type ConsumerTimeoutDemoCliOptions = { slowWorkGiven: boolean; clusters: string[] | undefined } & ConsumerTimeoutDemoOptions & {
+    json: boolean;
+    html: string | undefined;
+    auto: boolean;
+  };
 
 interface RawOptions {
   json: boolean;
@@ -21,6 +26,7 @@ interface RawOptions {
   slowWork?: number;
   observe: number;
   tolerance: number;
+  clusters?: string[];
 }
 
 /** --via: a comma-separated list of the ways, or all. */
@@ -51,6 +57,8 @@ export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCl
     slowIndex: o.slow,
     workMs: o.work,
     slowWorkMs,
+    slowWorkGiven: o.slowWork !== undefined,
+    clusters: o.clusters,
     observeMs: o.observe,
     toleranceMs: o.tolerance,
   };
@@ -58,12 +66,12 @@ export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCl
 
 export const consumerTimeoutDemo = defineCommand({
   name: 'consumer-timeout-demo',
-  examples: ['consumer-timeout-demo --auto', 'consumer-timeout-demo --via policy --timeout 5s'],
+  examples: ['consumer-timeout-demo --auto', 'consumer-timeout-demo --via policy --timeout 5s', 'consumer-timeout-demo --clusters v40,rmq-bench --auto'],
   register: (command, dispatch: (o: ConsumerTimeoutDemoCliOptions) => Promise<void>) =>
     command
       .summary('a delivery held past the consumer timeout')
       .description(
-        'a consumer that holds a delivery past the quorum queue consumer timeout: what RabbitMQ 4.3 does, a naive consumer beside one that handles it',
+        'a consumer that holds a delivery past the quorum queue consumer timeout: what RabbitMQ does (4.3 cancels the consumer; before 4.3 the channel is closed, at a check once a minute), a naive consumer beside one that handles it',
       )
       .addOption(
         new Option('--via <ways>', `how the timeout is set, comma-separated: ${TIMEOUT_VIAS.join(', ')}, or all`)
@@ -77,18 +85,37 @@ export const consumerTimeoutDemo = defineCommand({
       .addOption(durationOption('--slow-work <duration>', `the work of the slow message (default: the timeout + ${DEFAULT_OVERRUN_MS / 1000}s)`))
       .addOption(durationOption('--observe <duration>', 'how long both consumers are watched once the slow work is over', '4s'))
       .addOption(durationOption('--tolerance <duration>', "accepted lateness of the broker's cancel past the timeout", '2s'))
+      .addOption(clustersOption())
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action((o: RawOptions) => dispatch(consumerTimeoutDemoOptions(o))),
-  async run(ctx, o) {
-    const { json, html, auto, ...options } = o;
+  async run(commandCtx, o) {
+    const { json, html, auto, slowWorkGiven, clusters, ...given } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-    await requireBrokerFeature(ctx, 'consumer-timeout-policy', 'consumer-timeout-demo (a consumer timeout per queue)');
+    const { TIMEOUT_CHECK_INTERVAL_MS, timeoutEndingOf, sideBySideTimeouts } = await import('../../scenarios/consumer-timeout-plan.js');
     const { runConsumerTimeoutDemo } = await import('../../scenarios/consumer-timeout-demo.js');
     const { emit } = await import('../output.js');
-    const r = await runConsumerTimeoutDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
-    emit({ json, html, broker: await ctx.broker() }, 'consumer-timeout-demo', r);
+    const contexts = await contextsFor(commandCtx, clusters);
+    for (const ctx of contexts) await requireBrokerFeature(ctx, 'consumer-timeout-policy', 'consumer-timeout-demo (a consumer timeout per queue)');
+    const runs = [];
+    for (const ctx of contexts) {
+      const broker = await ctx.broker();
+      if (contexts.length > 1) ctx.progress.info(`consumer-timeout-demo on cluster ${ctx.config.clusterName}`);
+      // Before 4.3 the broker looks for timed-out deliveries once a minute: the slow work outlasts that.
+      const slowWorkMs =
+        !slowWorkGiven && broker && timeoutEndingOf(broker.version) === 'channel-close'
+          ? given.timeoutMs + TIMEOUT_CHECK_INTERVAL_MS + DEFAULT_OVERRUN_MS
+          : given.slowWorkMs;
+      if (slowWorkMs !== given.slowWorkMs)
+        ctx.progress.info(
+          `RabbitMQ ${broker?.version} checks for timed-out deliveries once a minute: the slow message works ${formatDuration(slowWorkMs)} (--slow-work sets another)`,
+        );
+      const result = await runConsumerTimeoutDemo(ctx, { ...given, slowWorkMs }, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
+      runs.push({ cluster: ctx.config.clusterName, result });
+    }
+    const r = runs.length === 1 ? runs[0]!.result : sideBySideTimeouts(runs);
+    emit({ json, html, broker: await contexts[0]!.broker() }, 'consumer-timeout-demo', r);
     return { ok: r.ok };
   },
 });

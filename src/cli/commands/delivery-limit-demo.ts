@@ -1,25 +1,10 @@
-import { InvalidArgumentError, Option } from 'commander';
-import { clusterNameProblem } from '../../config.js';
+import { Option } from 'commander';
+import { clustersOption, contextsFor } from '../clusters-option.js';
 import type { DeliveryLimitRunOptions } from '../../scenarios/delivery-limit-demo.js';
 import { PROTOCOLS, type ProtocolChoice } from '../../scenarios/delivery-limit-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
-
-/** --clusters: comma-separated cluster names, each checked as --name is. */
-function clusterNames(value: string): string[] {
-  const names = value
-    .split(',')
-    .map((n) => n.trim())
-    .filter((n) => n !== '');
-  if (names.length === 0) throw new InvalidArgumentError('no cluster named');
-  for (const n of names) {
-    const problem = clusterNameProblem(n);
-    if (problem) throw new InvalidArgumentError(`'${n}' ${problem}`);
-  }
-  if (new Set(names).size !== names.length) throw new InvalidArgumentError('a cluster is named twice');
-  return names;
-}
 
 /** `rmq-bench delivery-limit-demo`: what a quorum queue's x-delivery-limit does under each AMQP 0-9-1 consumer action and AMQP 1.0 outcome. */
 export type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & {
@@ -55,12 +40,7 @@ export const deliveryLimitDemo = defineCommand({
           '1s',
         ),
       )
-      .addOption(
-        new Option(
-          '--clusters <names>',
-          "run on each of these clusters in turn and print them side by side, a version a column (names 'cluster up --name' recorded, e.g. v40,rmq-bench)",
-        ).argParser(clusterNames),
-      )
+      .addOption(clustersOption())
       .addOption(autoOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
@@ -89,17 +69,11 @@ export const deliveryLimitDemo = defineCommand({
   async run(commandCtx, o) {
     const { json, html, auto, clusters, ...options } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-    const { recordedClusterConfig } = await import('../../config.js');
-    const { createContext } = await import('../../context.js');
     const { runDeliveryLimitDemo } = await import('../../scenarios/delivery-limit-demo.js');
     const { sideBySideResult } = await import('../../scenarios/delivery-limit-plan.js');
     const { emit } = await import('../output.js');
     // Each cluster's context, every one refused at once if it cannot run the demo, before any runs.
-    const contexts = (clusters ?? [commandCtx.config.clusterName]).map((name) =>
-      name === commandCtx.config.clusterName
-        ? commandCtx
-        : createContext(recordedClusterConfig(commandCtx.config, name), commandCtx.progress, commandCtx.signal),
-    );
+    const contexts = await contextsFor(commandCtx, clusters);
     for (const ctx of contexts) {
       // The rules it checks are RabbitMQ 4's (a delivery limit on every quorum queue, AMQP 1.0's outcomes).
       await requireBrokerFeature(ctx, 'delivery-limit-default', "delivery-limit-demo (RabbitMQ 4's delivery limit)");

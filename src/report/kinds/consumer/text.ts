@@ -32,6 +32,9 @@ export function renderConsumer(r: ConsumerResult, failure: FailureAction | Failu
     ['simulated crashes', String(r.crashes)],
     ['reconnects', String(r.reconnects)],
     ...(r.cancels > 0 ? ([['cancelled by the broker', `${r.cancels} (subscribed again each time)`]] as [string, string][]) : []),
+    ...((r.channelsClosed ?? 0) > 0
+      ? ([['channel closed by the broker', `${r.channelsClosed} (a consumer timeout before 4.3; subscribed again each time)`]] as [string, string][])
+      : []),
     [
       'by outcome',
       Object.entries(r.byOutcome)
