@@ -1,5 +1,6 @@
 import { auditChecks } from '../audit/checklist.js';
 import type { AuditItem, AuditOptions, AuditStatus } from '../audit/check.js';
+import { type VersionItem, versionItems } from '../audit/version-items.js';
 import { readBroker, SnapshotReader, type BrokerSnapshot, type Endpoint, type Unanswered } from '../cluster/snapshot.js';
 import type { Context } from '../context.js';
 
@@ -16,6 +17,8 @@ export interface AuditResult {
   unanswered: Unanswered[];
   objects: { nodes: number; queues: number; exchanges: number; bindings: number; policies: number };
   items: AuditItem[];
+  /** How the broker's version shapes the checks that depend on it: the rules they were read against. */
+  versionItems?: VersionItem[];
 }
 
 export function auditResultOf(snapshot: BrokerSnapshot, read: { answeredBy: Endpoint; unanswered: Unanswered[] }, options: AuditOptions): AuditResult {
@@ -40,6 +43,7 @@ export function auditResultOf(snapshot: BrokerSnapshot, read: { answeredBy: Endp
       policies: snapshot.policies.length,
     },
     items,
+    versionItems: versionItems(snapshot.overview.rabbitmq_version ?? snapshot.overview.product_version),
   };
 }
 

@@ -105,10 +105,14 @@ describe('requeue-loop: where a delivery limit is set, a note on the requeues it
     expect(items.map((i) => i.object)).toEqual(['queue demo.orders', 'queue demo.retry']);
   });
 
-  it('before RabbitMQ 4.3 every return counted toward the limit: no note; a later or unknown version gets it', () => {
-    expect(requeueItems('4.2.3')).toEqual([]);
-    expect(requeueItems('3.13.7')).toEqual([]);
-    expect(requeueItems('4.4.0')).toHaveLength(2);
-    expect(requeueItems(undefined)).toHaveLength(2);
+  it('before RabbitMQ 4.3 every return counted toward the limit: the note says so; a later or unknown version gets the loop note', () => {
+    for (const v of ['4.2.3', '4.0.5', '3.13.7']) {
+      expect(requeueItems(v)).toHaveLength(2);
+      for (const i of requeueItems(v)) expect(i.message).toMatch(/counts every return before RabbitMQ 4\.3/);
+    }
+    for (const v of ['4.4.0', undefined]) {
+      expect(requeueItems(v)).toHaveLength(2);
+      for (const i of requeueItems(v)) expect(i.message).toMatch(/counts failed deliveries only/);
+    }
   });
 });

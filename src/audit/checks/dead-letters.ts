@@ -118,7 +118,7 @@ function returnsUncounted(overview: OverviewInfo): boolean {
 /**
  * A note on each quorum queue with a delivery limit (its own, the policy's or the broker's
  * default): since RabbitMQ 4.3.0 (release notes: unlimited explicit returns) only a failed
- * delivery raises the delivery count. The audit cannot see how consumers requeue, so this is
+ * delivery raises the delivery count; before it every return did. The audit cannot see how consumers requeue, so this is
  * exposure, not a finding: it passes, and says what to look for in the consumers.
  */
 export const requeueLoop: Check = {
@@ -126,19 +126,19 @@ export const requeueLoop: Check = {
   title: 'where a delivery limit is set: which requeues it counts (a note on consumers, which the audit cannot see)',
   note: true,
   run: (s, t) =>
-    returnsUncounted(s.overview)
-      ? auditedQueues(t, { streams: false }).flatMap(({ eq, object: obj }) =>
-          eq.deliveryLimit?.limit != null
-            ? [
-                pass(
-                  'requeue-loop',
-                  obj,
-                  `delivery limit ${limitText(eq.deliveryLimit)} counts failed deliveries only: since RabbitMQ 4.3 a consumer that requeues with basic.nack (AMQP 0-9-1), or settles with released or with modified without delivery-failed (AMQP 1.0), never raises the delivery count, so a poison message it requeues that way loops past the limit for ever. The audit cannot see how this queue's consumers requeue: a failure requeued with basic.reject (AMQP 1.0: modified with delivery-failed) counts, and stops at the limit (rmq-bench delivery-limit-demo measures each way)`,
-                ),
-              ]
-            : [],
-        )
-      : [],
+    auditedQueues(t, { streams: false }).flatMap(({ eq, object: obj }) =>
+      eq.deliveryLimit?.limit != null
+        ? [
+            pass(
+              'requeue-loop',
+              obj,
+              returnsUncounted(s.overview)
+                ? `delivery limit ${limitText(eq.deliveryLimit)} counts failed deliveries only: since RabbitMQ 4.3 a consumer that requeues with basic.nack (AMQP 0-9-1), or settles with released or with modified without delivery-failed (AMQP 1.0), never raises the delivery count, so a poison message it requeues that way loops past the limit for ever. The audit cannot see how this queue's consumers requeue: a failure requeued with basic.reject (AMQP 1.0: modified with delivery-failed) counts, and stops at the limit (rmq-bench delivery-limit-demo measures each way)`
+                : `delivery limit ${limitText(eq.deliveryLimit)} counts every return before RabbitMQ 4.3 (a nack or reject with requeue, a closed channel, AMQP 1.0 released or modified): a requeued poison message stops at the limit, and is dropped without a dead-letter exchange. After an upgrade to 4.3 a basic.nack with requeue no longer counts (rmq-bench delivery-limit-demo --clusters shows both)`,
+            ),
+          ]
+        : [],
+    ),
 };
 
 export const deadLetterStrategy: Check = {

@@ -82,6 +82,11 @@ export function renderAudit(r: AuditResult, options: { all?: boolean } = {}): st
     out.push('', 'passed (--all lists each one):', renderTable(['check', 'items', 'objects'], rows));
   }
 
+  if (r.versionItems && r.versionItems.length > 0) {
+    out.push('', `checked by the rules of RabbitMQ ${r.cluster.version ?? '(version unknown: the newest rules)'}:`);
+    for (const v of r.versionItems) out.push(`  ${v.check}:`, wrap(v.says, WIDTH, '    '));
+  }
+
   const c = r.counts;
   out.push('', `verdict: ${r.ok ? (c.warn > 0 ? 'PASS with warnings' : 'PASS') : 'FAIL'} (${c.fail} fail, ${c.warn} warn, ${c.pass} pass)`);
   return out.join('\n');
