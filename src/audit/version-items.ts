@@ -36,7 +36,7 @@ export function versionItems(version: string | undefined): VersionItem[] {
       check: 'mirroring-policy',
       feature: 'mirrored-queues',
       says: has('mirrored-queues')
-        ? "ha-* policy keys mirror classic queues; a mirrored queue can lose confirmed messages when a partition heals (rmq-bench compare --queue-type mirrored --fault partition)"
+        ? 'ha-* policy keys mirror classic queues; a mirrored queue can lose confirmed messages when a partition heals (rmq-bench compare --queue-type mirrored --fault partition)'
         : 'ha-* policy keys do nothing: classic queues are not replicated (classic queue mirroring was removed in 4.0)',
     },
     {
