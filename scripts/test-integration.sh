@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The integration tests in six shards at once, each against its own cluster: the default one
+# The integration tests in eight shards at once, each against its own cluster: the default one
 # (rabbit1..3 on 5672-5674 / 15672-15674 / 15692), four more of 3 nodes beside it, rmq-bench-b to
 # -e (rmq-bench-X-rabbit1..3 on 6672, 7672, 8672 and 9672 and the two ports above each; management
-# on 16672 to 19672; Prometheus on 16692 to 19692), and rmq-bench-f of 5 nodes (11672-11676,
-# 21672-21676, 21692). Faults stay within a shard's cluster, so the
+# on 16672 to 19672; Prometheus on 16692 to 19692), rmq-bench-f of 5 nodes (11672-11676,
+# 21672-21676, 21692), and two clusters of older RabbitMQ versions, rmq-bench-g (3.10) and
+# rmq-bench-h (4.0), on 12672 and 13672 (management 22672 and 23672). Faults stay within a shard's cluster, so the
 # shards never disturb each other; within a shard the files run one at a time. A shard's global
 # setup brings its cluster up (creating its containers, the first time, from the image the
 # default one built) and prints how long that took. An idle node costs little CPU
@@ -15,7 +16,7 @@
 # the shards end together. Every test file must be in exactly one shard: a new file that is in
 # none fails at once.
 #
-# Five vitest processes, not one with a project per cluster: vitest 4.1 runs the projects' global
+# A vitest process per shard, not one with a project per cluster: vitest 4.1 runs the projects' global
 # setups one after another, in its main process without their test.env, and projects run side by
 # side only under one shared maxWorkers: 1 runs the shards in turn, more runs a shard's files at once.
 #
@@ -41,14 +42,20 @@ shard_e=(chaos html-report dlq-strategy leader-faults failover watch report refu
 # A 5-node cluster (rmq-bench-f-rabbit1..5 on 11672-11676, management 21672-21676): what only five
 # nodes can show (the partition ring).
 shard_f=(five-nodes)
+# The older versions, each a 3-node cluster of its own (its image built from its Debian suite the
+# first time): RabbitMQ 3.10 (rmq-bench-g on 12672, mirrored queues, partition handling ignore)
+# and 4.0 (rmq-bench-h on 13672: the delivery limit and consumer timeouts before 4.3).
+shard_g=(versions-310)
+shard_h=(versions-40)
 
-SHARDS=(a b c d e f)
-declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e [f]=rmq-bench-f)
-declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672 [f]=11672)
-declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672 [f]=21672)
-declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692 [f]=21692)
-declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]= [f]=)
-declare -A NODE_COUNT=([a]=3 [b]=3 [c]=3 [d]=3 [e]=3 [f]=5)
+SHARDS=(a b c d e f g h)
+declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e [f]=rmq-bench-f [g]=rmq-bench-g [h]=rmq-bench-h)
+declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672 [f]=11672 [g]=12672 [h]=13672)
+declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672 [f]=21672 [g]=22672 [h]=23672)
+declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692 [f]=21692 [g]=22692 [h]=23692)
+declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]= [f]= [g]= [h]=)
+declare -A NODE_COUNT=([a]=3 [b]=3 [c]=3 [d]=3 [e]=3 [f]=5 [g]=3 [h]=3)
+declare -A RABBITMQ=([a]=4.3 [b]=4.3 [c]=4.3 [d]=4.3 [e]=4.3 [f]=4.3 [g]=3.10 [h]=4.0)
 
 files() { for f in "$@"; do echo "test/integration/$f.test.ts"; done; }
 shard_files() {
@@ -78,7 +85,7 @@ declare -A PID
 for s in "${SHARDS[@]}"; do
   (
     set +e # a failing shard still says when it ended
-    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}" RMQ_BENCH_NODES="${NODE_COUNT[$s]}"
+    export RMQ_BENCH_NAME="${NAME[$s]}" RMQ_BENCH_AMQP_PORT="${AMQP[$s]}" RMQ_BENCH_MANAGEMENT_PORT="${MGMT[$s]}" RMQ_BENCH_PROMETHEUS_PORT="${PROM[$s]}" RMQ_BENCH_WORKSHOP_PART="${PART[$s]}" RMQ_BENCH_NODES="${NODE_COUNT[$s]}" RMQ_BENCH_RABBITMQ="${RABBITMQ[$s]}"
     # shellcheck disable=SC2046
     node_modules/.bin/vitest run --project integration $(shard_files "$s") 2>&1 | prefix "$s"
     code="${PIPESTATUS[0]}"

@@ -1,0 +1,133 @@
+import Docker from 'dockerode';
+import { describe, expect, it } from 'vitest';
+import { CONTAINERS, containerOf, mgmtGet, NODES, parseJson, runCli } from './cli.js';
+import { type CompareJson, type CompareRunJson, newLeaderElected } from './compare-checks.js';
+import { distinct, newWitnessFile, seqsOf, type WitnessLine, witnessAt, witnessCommand, witnessLines } from './witness.js';
+
+/*
+ * A RabbitMQ 3.10 cluster (shard g: `cluster up` with RMQ_BENCH_RABBITMQ=3.10, the image built
+ * from Debian bookworm, partition handling left at the broker's default, ignore): it comes up and
+ * answers; what 3.10 lacks is refused with one line; and the comparison the series argues, a
+ * mirrored queue beside a quorum queue under a leader fault with confirms on, each checked by the
+ * broker's own count (the witness, before rmq-bench drains the queue).
+ */
+
+const N = 3000;
+
+/** compare --confirms on under a fault, the witness peeking before the drain. */
+async function compareWithWitness(queueType: string, fault: string): Promise<{ run: CompareRunJson; w: WitnessLine; c: CompareJson; stderr: string }> {
+  const out = await newWitnessFile();
+  const r = await runCli(
+    [
+      'compare',
+      '--confirms',
+      'on',
+      '--queue-type',
+      queueType,
+      '--fault',
+      fault,
+      '-n',
+      String(N),
+      '--rate',
+      '250',
+      '--checkpoint-cmd',
+      witnessCommand(out, { peek: true }),
+      '--json',
+    ],
+    { timeoutMs: 400_000, env: { RMQ_BENCH_QUIET: '0' } },
+  );
+  // A mirrored queue may lose confirmed messages (the verdict fails, exit 1): that is what is measured.
+  expect([0, 1], r.stderr).toContain(r.exitCode);
+  const c = parseJson<CompareJson>(r);
+  const run = c.runs[0]!;
+  return { run, w: witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), c, stderr: r.stderr };
+}
+
+/**
+ * The run's accounting by the broker's count: rmq-bench's drain read exactly what the queue held,
+ * and every message of the run it did not read is in one of its buckets (lost, known failed, in
+ * doubt and unread, never written): none missing, none counted twice.
+ */
+function accountingByTheBroker(run: CompareRunJson, w: WitnessLine): void {
+  expect(w.ids, 'the witness peeked').not.toBeNull();
+  expect(w.ids!.length, 'the witness peeked every message the queue held').toBe(w.messages);
+  const { seqs, foreign } = seqsOf(w.ids!, run.runId);
+  expect(foreign).toEqual([]);
+  const rec = run.reconciliation;
+  expect(run.drain.deliveries).toBe(w.messages);
+  expect(rec.counts.readTotal).toBe(w.messages);
+  expect(rec.counts.readDistinct).toBe(distinct(seqs));
+  expect(rec.counts.written).toBe(N);
+  expect(rec.lost + rec.knownFailed + rec.indeterminateUnread + rec.neverWritten).toBe(N - distinct(seqs));
+  expect(rec.silentlyLost).toBe(0);
+  expect(rec.counts.unexpected).toBe(0);
+}
+
+/** Every node running, and none reporting a partition, by the management API. */
+async function expectNoPartition(): Promise<void> {
+  const nodes = await mgmtGet<{ name: string; running: boolean; partitions?: string[] }[]>('/api/nodes');
+  expect(nodes.map((n) => [n.name, n.running, n.partitions ?? []])).toEqual(NODES.map((n) => [`rabbit@${n}`, true, []]));
+}
+
+describe('RabbitMQ 3.10 (Debian bookworm)', { timeout: 600_000 }, () => {
+  it('cluster status: 3 nodes of 3.10 on Erlang 25, and the document names the broker', async () => {
+    const r = await runCli(['cluster', 'status', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const doc = parseJson<{ broker: { version: string; erlang: string }; nodes: { version?: string; running?: boolean }[] }>(r);
+    expect(doc.broker.version).toMatch(/^3\.10\./);
+    expect(doc.broker.erlang).toMatch(/^25\./);
+    const overview = await mgmtGet<{ rabbitmq_version: string }>('/api/overview');
+    expect(overview.rabbitmq_version).toBe(doc.broker.version);
+    await expectNoPartition();
+  });
+
+  it.each([
+    { args: ['producer', '--protocol', 'amqp10', '-n', '10'], line: '--protocol amqp10 needs RabbitMQ 4.0 or later; this broker runs 3.10.' },
+    { args: ['delivery-limit-demo', '--auto'], line: "delivery-limit-demo (RabbitMQ 4's delivery limit) needs RabbitMQ 4.0 or later" },
+    { args: ['consumer-timeout-demo', '--auto'], line: 'consumer-timeout-demo (a consumer timeout per queue) needs RabbitMQ 3.11.15 or later' },
+    { args: ['delayed-retry-demo', '--auto'], line: 'delayed-retry-demo (native delayed retry) needs RabbitMQ 4.3 or later' },
+  ])('$args.0 $args.1: one line naming the version it needs, exit 69, nothing on stdout', async ({ args, line }) => {
+    const r = await runCli(args);
+    expect(r.exitCode, r.stderr).toBe(69);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toContain(line);
+  });
+
+  it('a quorum queue under a leader kill: no confirmed message lost, by the broker', async () => {
+    const { run, w, c } = await compareWithWitness('quorum', 'kill');
+    expect(c.ok).toBe(true);
+    newLeaderElected(run.fault?.newLeader, run.leaderAtStart);
+    accountingByTheBroker(run, w);
+    expect(run.reconciliation.lost).toBe(0);
+    expect(run.reconciliation.counts.confirmed).toBe(N);
+    expect(run.reconciliation.counts.readDistinct).toBe(N);
+  });
+
+  it("a mirrored queue (ha-mode all) under a kill of its master: a mirror is promoted; every message accounted for by the broker's count; the queue and its policy removed after", async () => {
+    const { run, w } = await compareWithWitness('mirrored', 'kill');
+    expect(run.fault?.error ?? null).toBeNull();
+    newLeaderElected(run.fault?.newLeader, run.leaderAtStart);
+    accountingByTheBroker(run, w);
+    const queues = await mgmtGet<{ name: string }[]>('/api/queues/%2F');
+    expect(queues.map((q) => q.name)).not.toContain('rmq-bench.compare.mirrored');
+    const policies = await mgmtGet<{ name: string }[]>('/api/policies/%2F');
+    expect(policies.map((p) => p.name)).not.toContain('rmq-bench-mirror-rmq-bench.compare.mirrored');
+  });
+
+  it('a mirrored queue under a partition of its master (partition handling ignore): a mirror promoted on the majority side, the partition ended by restarting the cut-off node, every message accounted for by the broker', async () => {
+    const docker = new Docker();
+    const startedBefore = new Map(await Promise.all(CONTAINERS.map(async (c) => [c, (await docker.getContainer(c).inspect()).State.StartedAt] as const)));
+    const { run, w, stderr } = await compareWithWitness('mirrored', 'partition');
+    expect(run.fault?.error ?? null, stderr).toBeNull();
+    newLeaderElected(run.fault?.newLeader, run.leaderAtStart);
+    accountingByTheBroker(run, w);
+    // With ignore, RabbitMQ 3.10 keeps the partition after the network is back: the restore ended
+    // it by restarting the cut-off node (docker's StartedAt moved), and said so.
+    expect(stderr).toContain(`restarting ${run.fault!.node}, the smaller side`);
+    const faulted = containerOf(run.fault!.node);
+    expect((await docker.getContainer(faulted).inspect()).State.StartedAt).not.toBe(startedBefore.get(faulted));
+    await expectNoPartition();
+  });
+});
