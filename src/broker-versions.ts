@@ -30,7 +30,7 @@ export interface LineSpec {
 export const LINE_SPECS: Record<RabbitmqLine, LineSpec> = {
   '3.10': { debianSuite: 'bookworm', officialImage: 'rabbitmq:3.10-management', builtImage: 'rmq-bench/rabbitmq:3.10', erlang: '25' },
   '4.0': { debianSuite: 'trixie', officialImage: 'rabbitmq:4.0-management', builtImage: 'rmq-bench/rabbitmq:4.0', erlang: '27' },
-  '4.3': { debianSuite: 'sid', officialImage: 'rabbitmq:4.3-management', builtImage: 'rmq-bench/rabbitmq:4.3', erlang: '27 or later' },
+  '4.3': { debianSuite: 'sid', officialImage: 'rabbitmq:4.3-management', builtImage: 'rmq-bench/rabbitmq:4.3', erlang: '29' },
 };
 
 /** Why a line is refused, or undefined. Pure. */
