@@ -48,7 +48,7 @@ async function nackRequeueTrial(rounds: number): Promise<{ deliveries: number; l
 }
 
 describe('RabbitMQ 4.0 (Debian trixie)', { timeout: 600_000 }, () => {
-  it('what 3.x had and 4.0 removed, and what only 4.3 has, refused with one line (exit 69); a cluster is not moved to another version in place (exit 2)', async () => {
+  it('what 3.x had and 4.0 removed, and what only 4.3 has or lacks, refused with one line (exit 69); a cluster is not moved to another version in place (exit 2)', async () => {
     for (const { args, line } of [
       { args: ['compare', '--queue-type', 'mirrored', '-n', '10'], line: '--queue-type mirrored needs RabbitMQ before 4.0; this broker runs 4.0.' },
       { args: ['delayed-retry-demo', '--auto'], line: 'delayed-retry-demo (native delayed retry) needs RabbitMQ 4.3 or later; this broker runs 4.0.' },
@@ -57,6 +57,12 @@ describe('RabbitMQ 4.0 (Debian trixie)', { timeout: 600_000 }, () => {
       expect(r.exitCode, r.stderr).toBe(69);
       expect(r.stderr.trim().split('\n'), r.stderr).toEqual([expect.stringContaining(line)]);
     }
+    // 4.3 has no partition handling (Khepri): refused before anything is created.
+    const handling = await runCli(['cluster', 'up', '--name', 'it-none', '--rabbitmq', '4.3', '--partition-handling', 'autoheal']);
+    expect(handling.exitCode, handling.stderr).toBe(69);
+    expect(handling.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('--partition-handling needs RabbitMQ before 4.3; the cluster is RabbitMQ 4.3'),
+    ]);
     const moved = await runCli(['cluster', 'up', '--rabbitmq', '4.3']);
     expect(moved.exitCode, moved.stderr).toBe(2);
     expect(moved.stderr.trim().split('\n')).toEqual([expect.stringContaining('runs RabbitMQ 4.0, not 4.3: it is not changed in place')]);
