@@ -47,6 +47,12 @@ export interface PublisherOptions {
    */
   recordConfirmLatency?: boolean;
   /**
+   * Sample the progress (written, confirmed, in flight) every 10 ms for the charts (the result's
+   * samples); false: only the first and last sample (bench has its own meter, a sample a second,
+   * and a timer firing a hundred times a second costs CPU the figures would count). Default true.
+   */
+  sampleProgress?: boolean;
+  /**
    * First sequence to publish (default 0): sequences startSeq..count-1. A restarted producer that
    * resumes from the last number it printed (producer-crash's naive mode).
    */
@@ -63,16 +69,17 @@ export interface PublisherSnapshot {
 
 export interface PublisherHooks {
   signal: AbortSignal;
-  /** After a message is written for the first time, with the number of distinct messages written so far. */
-  onWritten?: (distinctWritten: number) => void;
+  /** After a message is written for the first time, with the number of distinct messages written so far, and when (the publisher's clock, performance.now()). */
+  onWritten?: (distinctWritten: number, atMs: number) => void;
   onEvent?: (event: TimelineEvent) => void;
   /** Whether a confirm arriving now falls in the window around a fault (for a second histogram). */
   inFaultWindow?: () => boolean;
   /**
    * On each broker ack (tx: each message of a committed batch), with its latency in ms: publish to
-   * ack (tx: the commit round trip); undefined for a late ack whose publish time was dropped.
+   * ack (tx: the commit round trip); undefined for a late ack whose publish time was dropped. atMs:
+   * when it arrived (the publisher's clock): a hook needs no clock reading of its own.
    */
-  onConfirm?: (latencyMs: number | undefined) => void;
+  onConfirm?: (latencyMs: number | undefined, atMs: number) => void;
   /** On each refusal by the broker (0-9-1 nack; AMQP 1.0 rejected or modified): the timeline has one event per reason, not per refusal. */
   onRefused?: () => void;
   /**

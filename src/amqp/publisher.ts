@@ -146,7 +146,8 @@ class PublisherRun {
 
     let flush: FlushOutcome | undefined;
     const sweeper = this.#confirms ? setInterval(() => this.#sweepTimeouts(), Math.min(250, this.#opts.confirmTimeoutMs)) : undefined;
-    const sampler = setInterval(() => this.#sampled.offer(this.#clock.now() - this.#t0, this.#snapshot), SAMPLER_TICK_MS);
+    const sampler =
+      this.#opts.sampleProgress === false ? undefined : setInterval(() => this.#sampled.offer(this.#clock.now() - this.#t0, this.#snapshot), SAMPLER_TICK_MS);
     try {
       await this.#loop.run(
         () => this.#done(),
@@ -155,7 +156,7 @@ class PublisherRun {
     } finally {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);
-      clearInterval(sampler);
+      if (sampler) clearInterval(sampler);
       this.#noteRefusals(true);
       flush = await this.#loop.close({
         // Interrupted with confirms outstanding: nobody knows what became of them (acks during the close still count).
@@ -275,7 +276,7 @@ class PublisherRun {
     if (firstTime) {
       // Counted whether or not a hook listens (an optional call skips its arguments' side effects).
       this.#distinctWritten++;
-      this.#hooks.onWritten?.(this.#distinctWritten);
+      this.#hooks.onWritten?.(this.#distinctWritten, at);
     }
     if (!ok) s.needDrain = true;
     return true;
@@ -301,6 +302,8 @@ class PublisherRun {
     if (s.lost) return; // onLost already made them indeterminate
     const at = this.#clock.now();
     this.#commitMs = at - sentAt;
+    // The committed messages' confirm time (hooks.onConfirm's atMs).
+    this.#ackAtMs = at;
     this.#inFault = this.#hooks.inFaultWindow?.() ?? false;
     this.#book.ack(this.#book.channel, this.#book.lastTag, true, this.#onCommitted);
     this.#progressed(at);
@@ -381,7 +384,7 @@ class PublisherRun {
       this.#latency.recordMs(ms);
       if (this.#inFault) this.#latencyFault.recordMs(ms);
     }
-    this.#hooks.onConfirm?.(ms);
+    this.#hooks.onConfirm?.(ms, this.#ackAtMs);
   }
 
   /**

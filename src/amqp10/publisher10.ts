@@ -126,13 +126,14 @@ class Publisher10Run {
     if (hooks.stop?.aborted) this.#stopHere();
     hooks.stop?.addEventListener('abort', this.#stopHere, { once: true });
     const sweeper = this.#preSettled ? undefined : setInterval(() => this.#sweepTimeouts(), Math.min(250, this.#opts.confirmTimeoutMs));
-    const sampler = setInterval(() => this.#sampled.offer(this.#clock.now() - this.#t0, this.#snapshot), SAMPLER_TICK_MS);
+    const sampler =
+      this.#opts.sampleProgress === false ? undefined : setInterval(() => this.#sampled.offer(this.#clock.now() - this.#t0, this.#snapshot), SAMPLER_TICK_MS);
     try {
       await this.#loop();
     } finally {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);
-      clearInterval(sampler);
+      if (sampler) clearInterval(sampler);
       this.#noteRefusals(true);
     }
     return this.#close();
@@ -303,7 +304,7 @@ class Publisher10Run {
     }
     if (firstTime) {
       this.#distinctWritten++;
-      this.#hooks.onWritten?.(this.#distinctWritten);
+      this.#hooks.onWritten?.(this.#distinctWritten, at);
     }
   }
 
@@ -364,7 +365,7 @@ class Publisher10Run {
         this.#latency.recordMs(ms);
         if (this.#hooks.inFaultWindow?.()) this.#latencyFault.recordMs(ms);
       }
-      this.#hooks.onConfirm?.(ms);
+      this.#hooks.onConfirm?.(ms, at);
       this.#progressed(at);
     } else if (rule.flag === 'returned') {
       ledger.returned(p.seq);

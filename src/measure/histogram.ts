@@ -39,8 +39,7 @@ export class LatencyRecorder {
   private readonly h = int32Histogram(HIGHEST_US, 3);
 
   recordMs(ms: number): void {
-    const us = Math.min(HIGHEST_US, Math.max(1, Math.round(ms * 1000)));
-    this.h.recordValue(us);
+    this.h.recordValue(latencyUs(ms));
   }
 
   get count(): number {
@@ -48,17 +47,78 @@ export class LatencyRecorder {
   }
 
   summary(): LatencySummary {
-    if (this.h.totalCount === 0) return { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
-    // A percentile is its bucket's upper edge; never report one above the exact max.
-    const max = Math.min(this.h.maxValue, HIGHEST_US);
-    const ms = (us: number): number => Math.round(Math.min(us, max)) / 1000;
-    return {
-      count: this.h.totalCount,
-      p50Ms: ms(this.h.getValueAtPercentile(50)),
-      p95Ms: ms(this.h.getValueAtPercentile(95)),
-      p99Ms: ms(this.h.getValueAtPercentile(99)),
-      maxMs: ms(max),
-      meanMs: ms(this.h.mean),
-    };
+    return summaryOf(this.h, Math.min(this.h.maxValue, HIGHEST_US), this.h.mean);
   }
+}
+
+/** A latency in ms as the histograms take it: whole µs, 1 µs to 10 min. Pure. */
+export function latencyUs(ms: number): number {
+  return Math.min(HIGHEST_US, Math.max(1, Math.round(ms * 1000)));
+}
+
+/**
+ * A run's latencies, also interval by interval (bench's sample a second): each value is recorded
+ * once, into the open interval's histogram (3 digits, as the run's); closing the interval
+ * (take) summarises it and adds it into the run's histogram, a pass over the buckets a second
+ * instead of a second record a value.
+ */
+export class IntervalLatency {
+  private readonly run = int32Histogram(HIGHEST_US, 3);
+  private readonly open = int32Histogram(HIGHEST_US, 3);
+  /** The open interval's exact sum and max. */
+  private sumUs = 0;
+  private maxUs = 0;
+
+  recordMs(ms: number): void {
+    const us = latencyUs(ms);
+    this.open.recordValue(us);
+    this.sumUs += us;
+    if (us > this.maxUs) this.maxUs = us;
+  }
+
+  /** The open interval's summary (its exact mean and max); then it is part of the run's, and a new one opens. */
+  take(): LatencySummary {
+    const h = this.open;
+    const s = h.totalCount === 0 ? summaryOf(h, 0, 0) : summaryOf(h, this.maxUs, this.sumUs / h.totalCount);
+    if (h.totalCount > 0) {
+      this.run.add(h);
+      h.reset();
+    }
+    this.sumUs = 0;
+    this.maxUs = 0;
+    return s;
+  }
+
+  /** Forget everything recorded (the mode's measurement starts). */
+  clear(): void {
+    this.run.reset();
+    this.open.reset();
+    this.sumUs = 0;
+    this.maxUs = 0;
+  }
+
+  /** The whole run's summary: the intervals taken and the open one. */
+  summary(): LatencySummary {
+    let h = this.run;
+    if (this.open.totalCount > 0) {
+      h = int32Histogram(HIGHEST_US, 3);
+      h.add(this.run);
+      h.add(this.open);
+    }
+    return summaryOf(h, Math.min(h.maxValue, HIGHEST_US), h.mean);
+  }
+}
+
+/** Percentiles of a histogram, each its bucket's upper edge but never above the exact max; the mean as given. Pure. */
+function summaryOf(h: Int32Histogram, maxUs: number, meanUs: number): LatencySummary {
+  if (h.totalCount === 0) return { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
+  const ms = (us: number): number => Math.round(Math.min(us, maxUs)) / 1000;
+  return {
+    count: h.totalCount,
+    p50Ms: ms(h.getValueAtPercentile(50)),
+    p95Ms: ms(h.getValueAtPercentile(95)),
+    p99Ms: ms(h.getValueAtPercentile(99)),
+    maxMs: ms(maxUs),
+    meanMs: ms(meanUs),
+  };
 }

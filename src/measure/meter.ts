@@ -1,4 +1,4 @@
-import { int32Histogram, LatencyRecorder, type LatencySummary } from './histogram.js';
+import { IntervalLatency, type LatencySummary } from './histogram.js';
 
 /**
  * The bench's meters: counts, latencies, CPU and RSS of one mode, with a sample a second. Pure
@@ -71,46 +71,6 @@ function ratePerSec(n: number, ms: number): number | null {
   return n > 0 && ms > 0 ? (n * 1000) / ms : null;
 }
 
-const INTERVAL_HIGHEST_US = 60_000_000;
-
-/**
- * The latencies of one interval: an HDR histogram (1 µs .. 60 s, 2 significant digits) that is
- * reset each tick, and an exact running mean. Coarser than LatencyRecorder, and without its
- * iteration for the mean, so that a summary a second stays cheap.
- */
-export class IntervalLatency {
-  private readonly h = int32Histogram(INTERVAL_HIGHEST_US, 2);
-  private sumUs = 0;
-
-  recordMs(ms: number): void {
-    const us = Math.min(INTERVAL_HIGHEST_US, Math.max(1, Math.round(ms * 1000)));
-    this.sumUs += us;
-    this.h.recordValue(us);
-  }
-
-  /** The summary so far, then empty. */
-  take(): LatencySummary {
-    const h = this.h;
-    let s: LatencySummary = { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
-    if (h.totalCount > 0) {
-      // A percentile is its bucket's upper edge; never report one above the exact max.
-      const max = h.maxValue;
-      const ms = (us: number): number => Math.round(Math.min(us, max)) / 1000;
-      s = {
-        count: h.totalCount,
-        p50Ms: ms(h.getValueAtPercentile(50)),
-        p95Ms: ms(h.getValueAtPercentile(95)),
-        p99Ms: ms(h.getValueAtPercentile(99)),
-        maxMs: ms(max),
-        meanMs: Math.round(this.sumUs / h.totalCount) / 1000,
-      };
-    }
-    h.reset();
-    this.sumUs = 0;
-    return s;
-  }
-}
-
 /**
  * Counts, latencies, CPU and RSS of one mode, with a sample per tick. The callbacks run once per
  * message: they only count and record into histograms.
@@ -120,8 +80,8 @@ export class ModeMeter {
   confirmed = 0;
   nacked = 0;
   consumed = 0;
-  private readonly confirmLatency = new LatencyRecorder();
-  private readonly e2eLatency = new LatencyRecorder();
+  private readonly confirmLatency = new IntervalLatency();
+  private readonly e2eLatency = new IntervalLatency();
   private startAt: number;
   private cpuAtStart: number;
   private firstPublishAt: number | undefined;
@@ -129,8 +89,6 @@ export class ModeMeter {
   private lastConsumedAt = 0;
   private peakRss: number;
   private readonly samples: BenchSample[] = [];
-  private readonly confirmInterval = new IntervalLatency();
-  private readonly e2eInterval = new IntervalLatency();
   private interval = this.freshInterval(0, 0);
 
   constructor(private readonly probe: Probe = processProbe) {
@@ -145,30 +103,29 @@ export class ModeMeter {
     this.cpuAtStart = this.probe.cpuMicros();
     this.peakRss = Math.max(this.peakRss, this.probe.rssBytes());
     this.interval = this.freshInterval(this.startAt, this.cpuAtStart);
-    this.confirmInterval.take();
-    this.e2eInterval.take();
+    // What was recorded before the start is not the mode's: it goes into no interval.
+    this.confirmLatency.clear();
+    this.e2eLatency.clear();
   }
 
   private freshInterval(at: number, cpu: number) {
     return { at, cpu, published: 0, confirmed: 0, nacked: 0, consumed: 0 };
   }
 
-  onWritten(): void {
-    const t = this.probe.now();
+  /** at: now, when the caller has read the clock already. */
+  onWritten(at?: number): void {
+    const t = at ?? this.probe.now();
     this.firstPublishAt ??= t;
     this.lastPublishAt = t;
     this.published++;
     this.interval.published++;
   }
 
-  onConfirm(latencyMs: number | undefined): void {
-    this.lastPublishAt = this.probe.now();
+  onConfirm(latencyMs: number | undefined, at?: number): void {
+    this.lastPublishAt = at ?? this.probe.now();
     this.confirmed++;
     this.interval.confirmed++;
-    if (latencyMs !== undefined) {
-      this.confirmLatency.recordMs(latencyMs);
-      this.confirmInterval.recordMs(latencyMs);
-    }
+    if (latencyMs !== undefined) this.confirmLatency.recordMs(latencyMs);
   }
 
   onNack(): void {
@@ -180,10 +137,7 @@ export class ModeMeter {
     this.lastConsumedAt = this.probe.now();
     this.consumed++;
     this.interval.consumed++;
-    if (e2eMs !== undefined && e2eMs >= 0) {
-      this.e2eLatency.recordMs(e2eMs);
-      this.e2eInterval.recordMs(e2eMs);
-    }
+    if (e2eMs !== undefined && e2eMs >= 0) this.e2eLatency.recordMs(e2eMs);
   }
 
   /** Close the current interval: its sample. */
@@ -201,8 +155,8 @@ export class ModeMeter {
       confirmed: iv.confirmed,
       nacked: iv.nacked,
       consumed: iv.consumed,
-      confirmLatency: this.confirmInterval.take(),
-      e2eLatency: this.e2eInterval.take(),
+      confirmLatency: this.confirmLatency.take(),
+      e2eLatency: this.e2eLatency.take(),
       cpuSeconds: (cpu - iv.cpu) / 1e6,
       rssBytes: rss,
     };

@@ -59,6 +59,8 @@ function ratePerSec(n: number, ms: number): number | null {
  * One queue's counts and confirm latency, fed by the same callbacks as the run's meter (once per
  * message: it only counts and records into a histogram).
  */
+const EMPTY_LATENCY: LatencySummary = { count: 0, p50Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
+
 export class QueueMeter {
   published = 0;
   confirmed = 0;
@@ -66,21 +68,26 @@ export class QueueMeter {
   private firstPublishAt: number | undefined;
   private lastPublishAt = 0;
   private lastConsumedAt = 0;
-  private readonly confirmLatency = new LatencyRecorder();
+  private readonly confirmLatency: LatencyRecorder | undefined;
+  private readonly now: () => number;
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  /** latencies false: the counts and rates only (the run's own meter has the latencies of a run on one queue). */
+  constructor(options: { latencies?: boolean; now?: () => number } = {}) {
+    this.confirmLatency = options.latencies === false ? undefined : new LatencyRecorder();
+    this.now = options.now ?? (() => performance.now());
+  }
 
-  onWritten(): void {
-    const t = this.now();
+  onWritten(at?: number): void {
+    const t = at ?? this.now();
     this.firstPublishAt ??= t;
     this.lastPublishAt = t;
     this.published++;
   }
 
-  onConfirm(latencyMs: number | undefined): void {
-    this.lastPublishAt = this.now();
+  onConfirm(latencyMs: number | undefined, at?: number): void {
+    this.lastPublishAt = at ?? this.now();
     this.confirmed++;
-    if (latencyMs !== undefined) this.confirmLatency.recordMs(latencyMs);
+    if (latencyMs !== undefined) this.confirmLatency?.recordMs(latencyMs);
   }
 
   onConsumed(): void {
@@ -89,7 +96,7 @@ export class QueueMeter {
   }
 
   /** The queue's row: its counts, its rates over its own publishing and consuming time. */
-  row(where: Pick<BenchQueueRow, 'queue' | 'leaderAtStart' | 'leaderAtEnd' | 'producers' | 'consumers'>): BenchQueueRow {
+  row(where: Pick<BenchQueueRow, 'queue' | 'leaderAtStart' | 'leaderAtEnd' | 'producers' | 'consumers'>, confirmLatency?: LatencySummary): BenchQueueRow {
     const from = this.firstPublishAt;
     return {
       ...where,
@@ -98,7 +105,7 @@ export class QueueMeter {
       consumed: this.consumed,
       publishRatePerSec: from === undefined ? null : ratePerSec(this.published, this.lastPublishAt - from),
       consumeRatePerSec: from === undefined ? null : ratePerSec(this.consumed, this.lastConsumedAt - from),
-      confirmLatency: this.confirmLatency.summary(),
+      confirmLatency: confirmLatency ?? this.confirmLatency?.summary() ?? EMPTY_LATENCY,
     };
   }
 }

@@ -177,13 +177,17 @@ async function runOne(
     const producers = clientsPerQueue(opts.producers, queues.length);
     const consumers = clientsPerQueue(opts.consumers, queues.length);
     const perQueue = run.queueMeters.map((m, q) =>
-      m.row({
-        queue: queues[q]!,
-        leaderAtStart: leadersAtStart[q] ?? null,
-        leaderAtEnd: leadersAtEnd[q] ?? null,
-        producers: producers[q]!,
-        consumers: consumers[q]!,
-      }),
+      m.row(
+        {
+          queue: queues[q]!,
+          leaderAtStart: leadersAtStart[q] ?? null,
+          leaderAtEnd: leadersAtEnd[q] ?? null,
+          producers: producers[q]!,
+          consumers: consumers[q]!,
+        },
+        // One queue: its latencies are the run's (its meter records none of its own).
+        queues.length === 1 ? result.confirmLatency : undefined,
+      ),
     );
     return { ...result, perQueue };
   } finally {
@@ -214,7 +218,8 @@ class BenchRun {
     private readonly queues: readonly string[],
     private readonly hooks: BenchHooks,
   ) {
-    this.queueMeters = queues.map(() => new QueueMeter());
+    // With one queue the run's meter has its latencies: a second histogram would record each confirm again.
+    this.queueMeters = queues.map(() => new QueueMeter({ latencies: queues.length > 1 }));
   }
 
   /** The run's figures; perQueue is filled in by runOne, which knows the leaders at the end. */
@@ -325,18 +330,21 @@ class BenchRun {
           leanProperties: true,
           // The meter records them (hooks.onConfirm): the publisher's own histograms would be a second copy.
           recordConfirmLatency: false,
+          // The meter samples once a second; the publisher's 10-ms progress samples would go unused.
+          sampleProgress: false,
         },
         ledger,
         {
           signal: ctx.signal,
           stop: this.stopProducers.signal,
-          onWritten: () => {
-            meter.onWritten();
-            queueMeter.onWritten();
+          // The publisher's clock reading (performance.now(), as the meters'): none of their own.
+          onWritten: (_n, at) => {
+            meter.onWritten(at);
+            queueMeter.onWritten(at);
           },
-          onConfirm: (ms) => {
-            meter.onConfirm(ms);
-            queueMeter.onConfirm(ms);
+          onConfirm: (ms, at) => {
+            meter.onConfirm(ms, at);
+            queueMeter.onConfirm(ms, at);
           },
           // Every refusal is counted; the timeline has one 'nack' event per reason, then a summary a second.
           onRefused: () => meter.onNack(),

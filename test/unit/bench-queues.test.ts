@@ -64,7 +64,7 @@ describe('QueueMeter: one queue’s counts and rates over its own publishing tim
   /** A meter whose clock reads the times listed, one per call. */
   function meterAt(): { meter: QueueMeter; at: (ms: number) => void } {
     let t = 0;
-    return { meter: new QueueMeter(() => t), at: (ms) => (t = ms) };
+    return { meter: new QueueMeter({ now: () => t }), at: (ms) => (t = ms) };
   }
   const where = { queue: 'q-1', leaderAtStart: 'rabbit1', leaderAtEnd: 'rabbit1', producers: 1, consumers: 1 };
 
