@@ -16,7 +16,8 @@ import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
 import { partitionHandlingOf, type PartitionHandling } from '../config.js';
 import { InterruptedError } from '../errors.js';
-import { Ledger, parseMessageId } from '../ledger/ledger.js';
+import { Ledger, parseMessageId, type ReadOutcome, type ReadRecorder } from '../ledger/ledger.js';
+import type { ReadSource } from '../ledger/order.js';
 import { maskUrl } from '../url.js';
 import { reconcile, type Reconciliation } from '../ledger/reconcile.js';
 
@@ -98,8 +99,18 @@ export interface CompareRun {
    * Ids read in this run's drain that an earlier run of this compare published and had already
    * read: late copies (published on a connection the producer gave up, enqueued after that
    * run's drain and the next purge). At-least-once, not foreign messages: not counted unexpected.
+   * The first LATE_SAMPLE_LIMIT of them; lateCopyCount counts them all.
    */
   lateCopies: string[];
+  lateCopyCount: number;
+  /**
+   * Messages of an earlier run of this compare that its drain never read (counted lost, or
+   * silently lost, there) and that this run's drain read: they were not in the queue when their
+   * run looked, and came back after (a mirrored queue's node rejoining). Not foreign either:
+   * not counted unexpected. The first LATE_SAMPLE_LIMIT ids, and how many.
+   */
+  resurfaced: string[];
+  resurfacedCount: number;
 }
 
 export interface ModeTotals {
@@ -115,9 +126,11 @@ export interface ModeTotals {
   duplicated: number;
   recovered: number;
   reconnects: number;
-  /** Reads that were not this run's, less the late copies of an earlier run's messages. */
+  /** Reads that were not this run's, less an earlier run's messages (late copies and resurfaced). */
   unexpected: number;
   lateCopies: number;
+  /** Messages an earlier run never read, read in a later run's drain. */
+  resurfaced: number;
   maxStallMs: number;
   /** Runs with at least one lost or silently lost message. */
   runsWithLoss: number;
@@ -142,21 +155,53 @@ export interface CompareResult {
   ok: boolean;
 }
 
-/** A run's unexpected reads that are not late copies of an earlier run's messages. */
-export function unexplained(r: Pick<CompareRun, 'reconciliation' | 'lateCopies'>): number {
-  return r.reconciliation.counts.unexpected - r.lateCopies.length;
+/** A run's unexpected reads that are not an earlier run's messages (late copies or resurfaced). */
+export function unexplained(r: Pick<CompareRun, 'reconciliation' | 'lateCopyCount' | 'resurfacedCount'>): number {
+  return r.reconciliation.counts.unexpected - (r.lateCopyCount ?? 0) - (r.resurfacedCount ?? 0);
+}
+
+/** How many ids of each kind a run keeps as samples. */
+export const LATE_SAMPLE_LIMIT = 20;
+
+/**
+ * What an id read in a later run's drain is to an earlier run of this compare: a late copy (that
+ * run read it), resurfaced (that run never read it), or undefined (not an earlier run's). Pure.
+ */
+export function earlierRunRead(
+  id: string | undefined,
+  earlier: ReadonlyMap<string, Pick<Ledger, 'readCount' | 'has'>>,
+): 'late-copy' | 'resurfaced' | undefined {
+  const parsed = id === undefined ? undefined : parseMessageId(id);
+  const ledger = parsed ? earlier.get(parsed.runId) : undefined;
+  if (!ledger || !parsed || !ledger.has(parsed.seq, 'attempted')) return undefined;
+  return ledger.readCount(parsed.seq) > 0 ? 'late-copy' : 'resurfaced';
 }
 
 /**
- * Of a run's unexpected ids (the ledger keeps the first 20), the late copies: an earlier run of
- * this compare published them and read them in its own drain. Pure.
+ * The drain's reads into the run's ledger, and beside it every read of an earlier run's message
+ * counted by kind (the ledger keeps only its first unexpected ids: each read is looked at here).
  */
-export function lateCopiesOf(unexpectedIds: readonly string[], earlier: ReadonlyMap<string, Pick<Ledger, 'readCount'>>): string[] {
-  return unexpectedIds.filter((id) => {
-    const parsed = parseMessageId(id);
-    const ledger = parsed ? earlier.get(parsed.runId) : undefined;
-    return ledger !== undefined && parsed !== undefined && ledger.readCount(parsed.seq) > 0;
-  });
+class RunReads implements ReadRecorder {
+  readonly late = { count: 0, ids: [] as string[] };
+  readonly resurfaced = { count: 0, ids: [] as string[] };
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly earlier: ReadonlyMap<string, Ledger>,
+  ) {}
+
+  recordRead(id: string | undefined, from?: ReadSource): ReadOutcome {
+    const outcome = this.ledger.recordRead(id, from);
+    if (outcome === 'unexpected') {
+      const kind = earlierRunRead(id, this.earlier);
+      const into = kind === 'late-copy' ? this.late : kind === 'resurfaced' ? this.resurfaced : undefined;
+      if (into) {
+        into.count++;
+        if (into.ids.length < LATE_SAMPLE_LIMIT) into.ids.push(id!);
+      }
+    }
+    return outcome;
+  }
 }
 
 export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeTotals {
@@ -175,7 +220,8 @@ export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeT
     recovered: sum((r) => r.reconciliation.recovered),
     reconnects: sum((r) => r.producer.reconnects),
     unexpected: sum(unexplained),
-    lateCopies: sum((r) => r.lateCopies.length),
+    lateCopies: sum((r) => r.lateCopyCount ?? r.lateCopies.length),
+    resurfaced: sum((r) => r.resurfacedCount ?? 0),
     maxStallMs: rs.reduce((a, r) => Math.max(a, r.producer.longestStallMs), 0),
     runsWithLoss: rs.filter((r) => r.reconciliation.lost + r.reconciliation.silentlyLost > 0).length,
     ...(MODE_RULES[mode].protocol === 'amqp10' ? { outcomes: outcomeTotals(rs) } : {}),
@@ -227,7 +273,8 @@ async function oneRun(
 
   await ctx.checkpoint({ name: 'before-drain', queue: opts.queue, vhost: opts.vhost, mode, run });
   progress.update(`${label}: draining ${opts.queue}`);
-  const drain = await drainQueue(ledger, {
+  const reads = new RunReads(ledger, earlier);
+  const drain = await drainQueue(reads, {
     urls,
     queue: opts.queue,
     idleMs: opts.drainIdleMs,
@@ -237,12 +284,25 @@ async function oneRun(
     onProgress: (n) => progress.update(`${label}: draining ${opts.queue}: ${n} read`),
   });
   const reconciliation = reconcile(ledger);
-  const lateCopies = lateCopiesOf(reconciliation.samples.unexpected, earlier);
   earlier.set(runId, ledger);
   progress.succeed(
     `${label}: ${producer.written} reported sent, ${reconciliation.counts.readDistinct} read, ${reconciliation.lost} lost, ${reconciliation.silentlyLost} silently lost, ${reconciliation.duplicated} duplicated`,
   );
-  return { mode, publishMode, run, runId, leaderAtStart: leaderNode, producer, fault: timeline, drain, reconciliation, lateCopies };
+  return {
+    mode,
+    publishMode,
+    run,
+    runId,
+    leaderAtStart: leaderNode,
+    producer,
+    fault: timeline,
+    drain,
+    reconciliation,
+    lateCopies: reads.late.ids,
+    lateCopyCount: reads.late.count,
+    resurfaced: reads.resurfaced.ids,
+    resurfacedCount: reads.resurfaced.count,
+  };
 }
 
 /**

@@ -425,7 +425,7 @@ describe('renderReconciliation', () => {
 describe('renderCompare: late copies of an earlier run', () => {
   it('names them per run and says why they are not unexpected', () => {
     const rec = reconciliationOf('r2', [['acw', 1, 3]], 1);
-    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-6905'] };
+    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-6905'], lateCopyCount: 1 };
     const text = renderCompare({
       options: COMPARE_OPTIONS,
       runs: [run],
@@ -437,6 +437,22 @@ describe('renderCompare: late copies of an earlier run', () => {
     });
     expect(text).toContain("late copies: 1 message of an earlier run read in a later run's drain (run 2: r1-6905).");
     expect(text).toContain('not as unexpected');
+  });
+  it('counts every one past the samples kept, and the resurfaced apart', () => {
+    const rec = reconciliationOf('r2', [['acw', 1, 3]], 1);
+    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-1', 'r1-2'], lateCopyCount: 497, resurfaced: ['r1-9'], resurfacedCount: 3 };
+    const text = renderCompare({
+      options: COMPARE_OPTIONS,
+      runs: [run],
+      partitionHandling: 'ignore',
+      interrupted: false,
+      partial: null,
+      totals: [modeTotals('confirms-on', { lateCopies: 497, resurfaced: 3 })],
+      ok: false,
+    });
+    expect(text).toContain("late copies: 497 messages of an earlier run read in a later run's drain (run 2: r1-1, r1-2 and 495 more).");
+    expect(text).toContain("resurfaced: 3 messages of an earlier run that its own drain never read (counted lost there) read in a later run's drain (run 2: r1-9 and 2 more).");
+    expect(text.split('\n')[0]).toMatch(/; partition handling ignore$/);
   });
   it('says nothing when there are none', () => {
     const run = compareRun('confirms-on', 1, reconciliationOf('r1', [['acw', 1, 3]]));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lateCopiesOf, totalsFor, unexplained, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/compare.js';
+import { earlierRunRead, totalsFor, unexplained, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/compare.js';
 import { compareRun, ledgerOf, reconciliationOf, ZERO_TOTALS } from './fixtures/runs.js';
 
 // Runs of both modes, interleaved as runCompare records them. Ledger steps: a attempt,
@@ -84,6 +84,7 @@ describe('totalsFor', () => {
         reconnects: 1 + 2 + 0,
         unexpected: 1,
         lateCopies: 0,
+        resurfaced: 0,
         maxStallMs: 2_500,
         runsWithLoss: 2,
       },
@@ -106,6 +107,7 @@ describe('totalsFor', () => {
         reconnects: 0 + 3 + 1,
         unexpected: 0,
         lateCopies: 0,
+        resurfaced: 0,
         maxStallMs: 5_000,
         runsWithLoss: 1,
       },
@@ -153,22 +155,24 @@ describe('late copies: an earlier run’s message read in a later drain', () => 
   ]);
   const earlier = new Map([['r1', r1]]);
   it.each([
-    { name: 'a message r1 read in its own drain: a late copy', ids: ['r1-0'], late: ['r1-0'] },
-    { name: 'two of them', ids: ['r1-1', 'r1-0'], late: ['r1-1', 'r1-0'] },
-    { name: 'one r1 never read: still unexpected (where was it?)', ids: ['r1-2'], late: [] },
-    { name: 'a run this compare does not know: unexpected', ids: ['zz-0'], late: [] },
-    { name: 'not a message id of ours at all', ids: ['hello', 'undefined'], late: [] },
-  ])('$name', ({ ids, late }) => {
-    expect(lateCopiesOf(ids, earlier)).toEqual(late);
+    { name: 'a message r1 read in its own drain: a late copy', id: 'r1-0', kind: 'late-copy' },
+    { name: 'one r1 never read: resurfaced (counted lost in r1)', id: 'r1-2', kind: 'resurfaced' },
+    { name: 'a sequence r1 never published: not r1’s', id: 'r1-9', kind: undefined },
+    { name: 'a run this compare does not know: unexpected', id: 'zz-0', kind: undefined },
+    { name: 'not a message id of ours at all', id: 'hello', kind: undefined },
+    { name: 'no id', id: undefined, kind: undefined },
+  ])('$name', ({ id, kind }) => {
+    expect(earlierRunRead(id, earlier)).toBe(kind);
   });
 
-  it('late copies are taken off the unexpected count (and so off the verdict), and totalled apart', () => {
-    const rec = reconciliationOf('r2', [['acw', 1, 3]], 2);
-    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-0'] };
-    expect(rec.counts.unexpected).toBe(2);
+  it('late copies and resurfaced messages are taken off the unexpected count (and so off the verdict), and totalled apart', () => {
+    const rec = reconciliationOf('r2', [['acw', 1, 3]], 3);
+    const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-0'], lateCopyCount: 1, resurfaced: ['r1-2'], resurfacedCount: 1 };
+    expect(rec.counts.unexpected).toBe(3);
     expect(unexplained(run)).toBe(1);
     const t = totalsFor('confirms-on', [run]);
     expect(t.unexpected).toBe(1);
     expect(t.lateCopies).toBe(1);
+    expect(t.resurfaced).toBe(1);
   });
 });

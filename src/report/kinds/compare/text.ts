@@ -85,6 +85,11 @@ function timeline(r: CompareRun): string {
   return `  ${modeLabel(r.mode)} run ${r.run}: ${parts.join('; ')}${f.error ? `; fault error: ${f.error}` : ''}`;
 }
 
+/** Sample ids, and how many more there were. Pure. */
+function idsText(ids: readonly string[], count: number): string {
+  return count > ids.length ? `${ids.join(', ')} and ${count - ids.length} more` : ids.join(', ');
+}
+
 export function renderCompare(c: CompareResult): string {
   const o = c.options;
   const fault = o.fault === 'none' ? 'no fault' : `fault '${o.fault}' on the leader after ${Math.round(o.faultAt * 100)}% of the messages`;
@@ -97,12 +102,21 @@ export function renderCompare(c: CompareResult): string {
     for (const r of c.runs) lines.push(...orderLines(`  ${modeLabel(r.mode)} run ${r.run}`, r.reconciliation.order));
     lines.push('');
   }
-  const late = c.runs.filter((r) => r.lateCopies.length > 0);
+  const late = c.runs.filter((r) => (r.lateCopyCount ?? r.lateCopies.length) > 0);
   if (late.length > 0) {
-    const n = late.reduce((a, r) => a + r.lateCopies.length, 0);
+    const n = late.reduce((a, r) => a + (r.lateCopyCount ?? r.lateCopies.length), 0);
     lines.push(
-      `late copies: ${n} message${n === 1 ? '' : 's'} of an earlier run read in a later run's drain (${late.map((r) => `run ${r.run}: ${r.lateCopies.join(', ')}`).join('; ')}).`,
+      `late copies: ${n} message${n === 1 ? '' : 's'} of an earlier run read in a later run's drain (${late.map((r) => `run ${r.run}: ${idsText(r.lateCopies, r.lateCopyCount ?? r.lateCopies.length)}`).join('; ')}).`,
       "  Each was already read in its own run: published again after the producer gave up a silent connection, the first copy reached the queue after that run's drain. Counted as duplicates of their run, not as unexpected.",
+      '',
+    );
+  }
+  const back = c.runs.filter((r) => (r.resurfacedCount ?? 0) > 0);
+  if (back.length > 0) {
+    const n = back.reduce((a, r) => a + (r.resurfacedCount ?? 0), 0);
+    lines.push(
+      `resurfaced: ${n} message${n === 1 ? '' : 's'} of an earlier run that its own drain never read (counted lost there) read in a later run's drain (${back.map((r) => `run ${r.run}: ${idsText(r.resurfaced ?? [], r.resurfacedCount ?? 0)}`).join('; ')}).`,
+      "  They were not in the queue when their run looked, and came back after: the earlier run's loss stands (its drain could not read them), and they are not counted as unexpected here.",
       '',
     );
   }
