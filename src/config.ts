@@ -287,9 +287,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const recorded = recordedCluster(stateDir, clusterName);
   const rabbitmq = lineFrom(env.RMQ_BENCH_RABBITMQ, recorded);
   const line = LINE_SPECS[rabbitmq];
-  const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, DEFAULT_PORTS.amqp, nodeCount);
-  const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, DEFAULT_PORTS.management, nodeCount);
-  const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, DEFAULT_PORTS.prometheus, 1);
+  // A cluster's ports: the variables, else what `cluster up` recorded for it, else the defaults.
+  const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, recorded.amqpPort ?? DEFAULT_PORTS.amqp, nodeCount);
+  const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, recorded.managementPort ?? DEFAULT_PORTS.management, nodeCount);
+  const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, recorded.prometheusPort ?? DEFAULT_PORTS.prometheus, 1);
   checkComposeProject(env.RMQ_BENCH_COMPOSE_PROJECT, clusterName);
   return {
     projectRoot,
@@ -364,14 +365,21 @@ export function withCluster(config: Config, choice: ClusterChoice): Config {
   const recorded: ClusterRecord = same ? {} : recordedCluster(config.stateDir, clusterName);
   const count = choice.nodes ?? (same ? (config.nodes.length as NodeCount) : (recorded.nodes ?? DEFAULT_NODE_COUNT));
   const rabbitmq = choice.rabbitmq ?? (same ? config.rabbitmq : (recorded.rabbitmq ?? DEFAULT_RABBITMQ_LINE));
+  // Another cluster's own ports, as recorded, unless chosen (a port not recorded: this config's).
+  const port = (chosen: number | undefined, own: number, rec: number | undefined): number => chosen ?? (same ? own : (rec ?? own));
   return {
     ...config,
     ...forLine(config, rabbitmq),
     partitionHandling: choice.partitionHandling ?? (same ? config.partitionHandling : recorded.partitionHandling),
     clusterName,
     composeProject: clusterName,
-    nodes: nodesFor(clusterName, choice.amqpPort ?? first.amqpPort, choice.managementPort ?? first.managementPort, count),
-    prometheusPort: choice.prometheusPort ?? config.prometheusPort,
+    nodes: nodesFor(
+      clusterName,
+      port(choice.amqpPort, first.amqpPort, recorded.amqpPort),
+      port(choice.managementPort, first.managementPort, recorded.managementPort),
+      count,
+    ),
+    prometheusPort: port(choice.prometheusPort, config.prometheusPort, recorded.prometheusPort),
   };
 }
 

@@ -16,9 +16,9 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
     'RMQ_BENCH_PARTITION_HANDLING',
     "ignore, pause_minority or autoheal on the nodes, before 4.3 (default: what cluster up --partition-handling recorded, else the broker's: ignore)",
   ],
-  ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next ones (default: 5672)"],
-  ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next ones (default: 15672)"],
-  ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default: 15692)"],
+  ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next ones (default: what cluster up recorded, else 5672)"],
+  ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next ones (default: what cluster up recorded, else 15672)"],
+  ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default: what cluster up recorded, else 15692)"],
   ['RMQ_BENCH_USER', 'the broker user (default: demo)'],
   ['RMQ_BENCH_PASSWORD', "that user's password (default: demo)"],
   [

@@ -166,6 +166,14 @@ describe('the RabbitMQ version and partition handling: variables, the record, --
     // --rabbitmq 4.0 on the default cluster.
     const v40 = withCluster(loadConfig(env), { rabbitmq: '4.0' });
     expect([v40.rabbitmq, v40.builtImage, v40.debianSuite, v40.defaultImage]).toEqual(['4.0', 'rmq-bench/rabbitmq:4.0', 'trixie', 'rabbitmq:4.0-management']);
+    // Its recorded ports, unless the variables or the flags say otherwise.
+    record('ported', { name: 'ported', nodes: 3, rabbitmq: '4.0', amqpPort: 32672, managementPort: 42672, prometheusPort: 42692 });
+    const ported = loadConfig({ ...env, RMQ_BENCH_NAME: 'ported' });
+    expect([ported.nodes[0]!.amqpPort, ported.nodes[2]!.managementPort, ported.prometheusPort]).toEqual([32672, 42674, 42692]);
+    expect(loadConfig({ ...env, RMQ_BENCH_NAME: 'ported', RMQ_BENCH_AMQP_PORT: '6672' }).nodes[0]!.amqpPort).toBe(6672);
+    const byName = withCluster(loadConfig(env), { name: 'ported' });
+    expect([byName.nodes[0]!.amqpPort, byName.nodes[0]!.managementPort, byName.prometheusPort, byName.rabbitmq]).toEqual([32672, 42672, 42692, '4.0']);
+    expect(withCluster(loadConfig(env), { name: 'ported', amqpPort: 7000 }).nodes[0]!.amqpPort).toBe(7000);
     // A tag or suite set by a variable stays when the line changes.
     const own = withCluster(loadConfig({ ...env, RMQ_BENCH_BUILT_IMAGE: 'mine:1', RMQ_BENCH_DEBIAN_SUITE: 'trixie' }), { rabbitmq: '3.10' });
     expect([own.builtImage, own.debianSuite]).toEqual(['mine:1', 'trixie']);

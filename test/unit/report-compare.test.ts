@@ -451,7 +451,9 @@ describe('renderCompare: late copies of an earlier run', () => {
       ok: false,
     });
     expect(text).toContain("late copies: 497 messages of an earlier run read in a later run's drain (run 2: r1-1, r1-2 and 495 more).");
-    expect(text).toContain("resurfaced: 3 messages of an earlier run that its own drain never read (counted lost there) read in a later run's drain (run 2: r1-9 and 2 more).");
+    expect(text).toContain(
+      "resurfaced: 3 messages of an earlier run that its own drain never read (counted lost there) read in a later run's drain (run 2: r1-9 and 2 more).",
+    );
     expect(text.split('\n')[0]).toMatch(/; partition handling ignore$/);
   });
   it('says nothing when there are none', () => {
