@@ -2,7 +2,7 @@ import { nodeByName, type Config } from './config.js';
 import type { ClusterContext } from './cluster/cluster-ctx.js';
 import { isPartitionShape } from './cluster/fault-kinds.js';
 import { type AppliedFault, checkFaultFitsCluster, checkFaultSupported, injectFault, injectPartitionShape, type FaultInjector } from './cluster/faults.js';
-import { mendPartition, partitionsOutliveFaults } from './cluster/partition-mend.js';
+import { mendGraceMs, mendPartition } from './cluster/partition-mend.js';
 import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';
 import { connectEngine, type Docker } from './cluster/engine.js';
@@ -67,12 +67,12 @@ export function createContext(config: Config, progress: Progress, signal: AbortS
 
 /**
  * Faults on this project's containers (a node's container: NodeSpec.container). A partition's
- * restore also ends a partition that outlives its rules (partition-mend.ts: RabbitMQ before 4.3
- * with partition handling ignore).
+ * restore also ends a partition that outlives its rules (partition-mend.ts: RabbitMQ before 4.3,
+ * at once with partition handling ignore, after a minute with the others).
  */
 function dockerInjector(config: Config, docker: () => Promise<Docker>, management: ManagementClient, progress: Progress): FaultInjector {
   const mended = (fault: AppliedFault, faulted: string): AppliedFault => {
-    if (!partitionsOutliveFaults(config)) return fault;
+    if (mendGraceMs(config) === null) return fault;
     const removeRules = fault.restore.bind(fault);
     fault.restore = async () => {
       const wasOn = !fault.restored;

@@ -67,6 +67,8 @@ export interface ContainerInfo {
   startedAt: string | undefined;
   /** The container's environment (NAME=value), as it was created; empty for a missing one. */
   env: readonly string[];
+  /** The host port each container port is published on ('5672/tcp' → 31672), as it was created. */
+  hostPorts: Readonly<Record<string, number>>;
 }
 
 export async function inspectContainer(docker: Docker, name: string): Promise<ContainerInfo> {
@@ -75,10 +77,15 @@ export async function inspectContainer(docker: Docker, name: string): Promise<Co
     const s = info.State;
     const state: ContainerState = s.Paused ? 'paused' : s.Restarting ? 'restarting' : s.Running ? 'running' : 'stopped';
     const health = (s.Health?.Status as ContainerInfo['health'] | undefined) ?? 'none';
-    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [] };
+    const hostPorts: Record<string, number> = {};
+    for (const [port, bindings] of Object.entries(info.HostConfig?.PortBindings ?? {})) {
+      const host = Number((bindings as { HostPort?: string }[] | null)?.[0]?.HostPort);
+      if (Number.isInteger(host) && host > 0) hostPorts[port] = host;
+    }
+    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [], hostPorts };
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) {
-      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined, env: [] };
+      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined, env: [], hostPorts: {} };
     }
     throw err;
   }

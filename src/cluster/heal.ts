@@ -42,10 +42,11 @@ export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker):
     ctx.log,
     (line) => ctx.progress.info(line),
   );
-  // A partition that outlived its rules (RabbitMQ before 4.3, partition handling ignore).
+  // A partition that outlived its rules (RabbitMQ before 4.3): ended at once, whatever the partition handling.
   await mendPartition(ctx.config, ctx.management, docker, [], {
     timeoutMs: 120_000,
     waitForWhole: false,
+    graceMs: 0,
     log: ctx.log,
     info: (line) => ctx.progress.info(line),
   });

@@ -41,6 +41,8 @@ export interface ExistingCluster {
   rabbitmq: string | undefined;
   /** RMQ_BENCH_PARTITION_HANDLING in their environment ('' or absent: the broker's default). */
   partitionHandling: string | undefined;
+  /** The host port the first node publishes AMQP on; undefined when none exists or it publishes none. */
+  amqpPort: number | undefined;
 }
 
 /** A variable of a container's environment, or undefined. Pure. */
@@ -54,9 +56,10 @@ export async function existingCluster(docker: Docker, config: Config): Promise<E
   const most = nodesFor(config.clusterName, 1, 1, NODE_COUNTS[NODE_COUNTS.length - 1]!);
   const cs: ContainerInfo[] = (await Promise.all(most.map((n) => inspectContainer(docker, n.container)))).filter((c) => c.state !== 'missing');
   const first = cs[0];
-  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined };
+  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, amqpPort: undefined };
   return {
     count: cs.length,
+    amqpPort: first.hostPorts['5672/tcp'],
     rabbitmq: envValue(first.env, 'RMQ_BENCH_RABBITMQ') ?? DEFAULT_RABBITMQ_LINE,
     partitionHandling: envValue(first.env, 'RMQ_BENCH_PARTITION_HANDLING') || undefined,
   };
@@ -65,6 +68,23 @@ export async function existingCluster(docker: Docker, config: Config): Promise<E
 /** How many of the cluster's possible nodes have a container now (0: none, a cluster not created yet). */
 export async function existingNodeCount(docker: Docker, config: Config): Promise<number> {
   return (await existingCluster(docker, config)).count;
+}
+
+/**
+ * The cluster's containers publish their ports where they were created: a command for the same
+ * name with other ports would mix this cluster's containers with whatever answers on those ports
+ * (another cluster's management API). Refused, with the ports to give.
+ */
+export function checkPublishedPorts(existing: ExistingCluster, config: Config): void {
+  const wanted = config.nodes[0]!.amqpPort;
+  if (existing.count === 0 || existing.amqpPort === undefined || existing.amqpPort === wanted) return;
+  const name = config.clusterName === DEFAULT_CLUSTER_NAME ? '' : ` --name ${config.clusterName}`;
+  throw new UsageError(
+    `the cluster${name ? ` ${config.clusterName}` : ''} publishes AMQP on ${existing.amqpPort}, not ${wanted}: its containers were made with other ports`,
+    {
+      hint: `give its ports ('rmq-bench cluster up${name} --amqp-port ${existing.amqpPort} ...', or RMQ_BENCH_AMQP_PORT=${existing.amqpPort}), or 'rmq-bench cluster down${name}' first to move it`,
+    },
+  );
 }
 
 /**

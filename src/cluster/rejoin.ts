@@ -24,9 +24,9 @@ export interface Rejoin {
 
 /**
  * Wait until a node whose fault was undone at restoredAt is back: its container (and those
- * faulted with it) runs, the cluster lists it as running, and every queue in refs has a leader
- * and every member online, all of it unchanged for stableMs (a restarting node shows up as
- * online once before its queues recover).
+ * faulted with it) runs, the cluster lists it as running, no node reports a partition, and every
+ * queue in refs has a leader and every member online, all of it unchanged for stableMs (a
+ * restarting node shows up as online once before its queues recover).
  */
 export async function waitForRejoin(
   ctx: ClusterContext,
@@ -51,6 +51,15 @@ export async function waitForRejoin(
     }
     const nodes = await ctx.management.nodes([node.name]);
     if (!nodes.find((n) => n.name === node.nodeName)?.running) return { ok: false, why: `${node.nodeName} not running in the cluster`, qs: [] };
+    // Before 4.3 the nodes can be back and running on each side of a partition that did not end:
+    // each side then serves its own copy of a classic queue. Whole means no node reports one.
+    const split = nodes.find((n) => (n.partitions?.length ?? 0) > 0);
+    if (split)
+      return {
+        ok: false,
+        why: `a partition is still reported (${shortNodeName(split.name)} sees ${split.partitions!.map(shortNodeName).join(', ')} apart)`,
+        qs: [],
+      };
     const qs: QueueLeadership[] = [];
     for (const ref of queues) {
       const q = await ctx.management.queue(ref.vhost, ref.queue, [node.name]);

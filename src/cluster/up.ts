@@ -7,7 +7,7 @@ import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
 import { ensureImage, type ImageResult } from './image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
-import { checkLine, checkNodeCount, existingCluster, existingNodeCount, writeClusterRecord } from './record.js';
+import { checkLine, checkNodeCount, checkPublishedPorts, existingCluster, existingNodeCount, writeClusterRecord } from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
 import type { WaitOptions } from './wait.js';
 
@@ -82,6 +82,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const docker = await ctx.docker();
   const existing = await existingCluster(docker, config);
   checkLine(existing, config.rabbitmq, config.clusterName);
+  checkPublishedPorts(existing, config);
   // Another partition handling than the containers were made with: compose makes them again (the data volumes stay).
   const settingsChanged = existing.count > 0 && (existing.partitionHandling ?? '') !== (config.partitionHandling ?? '');
   const base = {

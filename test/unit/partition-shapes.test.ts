@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/cluster/faults.js';
 import { takesLeaderAway } from '../../src/cluster/leader-fault.js';
 import { cutsByNode, planShape, planShapeFrom } from '../../src/cluster/partition-shapes.js';
-import { checkNodeCount } from '../../src/cluster/record.js';
+import { checkNodeCount, checkPublishedPorts } from '../../src/cluster/record.js';
 import { composeEnv, loadConfig, nodeCountProblem, recordedNodeCount } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import { seededRandom } from '../../src/util/random.js';
@@ -182,6 +182,20 @@ describe('the node count: 3 or 5, recorded per cluster', () => {
   ] as const)('containers of %i nodes, %i asked: refused %s', (existing, wanted, refused) => {
     const call = () => checkNodeCount(existing, wanted, 'rmq-bench');
     if (refused) expect(call).toThrow(`the cluster has ${existing} nodes, not ${wanted}: it is not resized in place`);
+    else expect(call).not.toThrow();
+  });
+
+  it.each([
+    [0, undefined, 5672, false],
+    [3, undefined, 5672, false],
+    [3, 31672, 31672, false],
+    [3, 5672, 5672, false],
+    [3, 31672, 5672, true],
+    [5, 5672, 31672, true],
+  ] as const)('%i containers publishing AMQP on %s, port %i asked: refused %s', (count, published, wanted, refused) => {
+    const config = loadConfig({ RMQ_BENCH_NAME: 'legacy', RMQ_BENCH_AMQP_PORT: String(wanted) });
+    const call = () => checkPublishedPorts({ count, amqpPort: published, rabbitmq: '4.3' }, config);
+    if (refused) expect(call).toThrow(`the cluster legacy publishes AMQP on ${published}, not ${wanted}`);
     else expect(call).not.toThrow();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../src/cluster/fault-kinds.js';
-import { sideToRestart, partitionsOutliveFaults } from '../../src/cluster/partition-mend.js';
+import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults, sideToRestart } from '../../src/cluster/partition-mend.js';
 import { parseClassicMaster } from '../../src/cluster/leader.js';
 import { exactPattern, faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
 
@@ -47,6 +47,8 @@ describe('a partition that outlives its fault', () => {
     { rabbitmq: '4.3', partitionHandling: undefined, outlives: false },
   ] as const)('RabbitMQ $rabbitmq, handling $partitionHandling: $outlives', ({ rabbitmq, partitionHandling, outlives }) => {
     expect(partitionsOutliveFaults({ rabbitmq, partitionHandling })).toBe(outlives);
+    // Ended at once where it outlives its fault; after the grace where the broker should end it; never on 4.3.
+    expect(mendGraceMs({ rabbitmq, partitionHandling })).toBe(rabbitmq === '4.3' ? null : outlives ? 0 : AUTOHEAL_GRACE_MS);
   });
 
   const views = (o: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(o));
