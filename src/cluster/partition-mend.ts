@@ -43,10 +43,13 @@ interface NodeViews {
   partitions: Map<string, string[]>;
   /** Every node answered and sees every node running, and none reports a partition. */
   whole: boolean;
+  /** Short names of the nodes whose RabbitMQ is not running: no answer, or listed as not running by a node that answered. */
+  down: string[];
 }
 
 async function nodeViews(config: Config, management: ManagementClient): Promise<NodeViews> {
   const partitions = new Map<string, string[]>();
+  const down = new Set<string>();
   let whole = true;
   await Promise.all(
     config.nodes.map(async (n) => {
@@ -59,13 +62,15 @@ async function nodeViews(config: Config, management: ManagementClient): Promise<
         const self = nodes.find((x) => x.name === n.nodeName);
         partitions.set(n.name, Array.isArray(self?.partitions) ? self.partitions.map((p) => shortNodeName(String(p))) : []);
         if (nodes.filter((x) => x.running === true).length < config.nodes.length) whole = false;
+        for (const x of nodes) if (x.running === false && x.name) down.add(shortNodeName(x.name));
       } catch {
         whole = false;
+        down.add(n.name);
       }
     }),
   );
   if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
-  return { partitions, whole };
+  return { partitions, whole, down: [...down].sort() };
 }
 
 /**
@@ -85,12 +90,24 @@ export function sideToRestart(views: ReadonlyMap<string, readonly string[]>, pre
   return (prefer.some((n) => own.includes(n)) ? own : other).sort();
 }
 
+/** How long a node's RabbitMQ may stay stopped (container up) after the fault before it is restarted. */
+export const STUCK_MS = 30_000;
+
+/** The nodes down since STUCK_MS or more before `now` (performance.now() readings). Pure. */
+export function stuckNodes(downSince: ReadonlyMap<string, number>, now: number): string[] {
+  return [...downSince.entries()]
+    .filter(([, since]) => now - since >= STUCK_MS)
+    .map(([name]) => name)
+    .sort();
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
  * After a partition's rules are removed: on a cluster where partitions outlive their faults,
- * watch until every node sees every other running again; a partition a node reports on the way
- * restarts the nodes of the smaller side (docker restart: a clean stop, then a start). Ends when
+ * watch until every node sees every other running again; past the grace (mendGraceMs), a
+ * partition a node reports restarts the nodes of the smaller side (docker restart: a clean stop,
+ * then a start), and a node whose RabbitMQ has stayed stopped STUCK_MS is restarted. Ends when
  * the cluster is whole or `timeoutMs` has passed. `faulted`: the nodes the fault cut off (short names), restarted first
  * on a tie. Returns the nodes restarted (none: the partition ended by itself). Never throws:
  * a node left partitioned is a line on `log`, and the rejoin wait that follows reports it.
@@ -118,22 +135,38 @@ export async function mendPartition(
   const timeoutMs = (options.timeoutMs ?? 180_000) + graceMs;
   const started = performance.now();
   const deadline = started + timeoutMs;
+  const downSince = new Map<string, number>();
   // Until the nodes see each other again (no partition: the end) or report one (then a side is restarted).
   while (performance.now() < deadline) {
     const views = await nodeViews(config, management);
     if (views.whole) return restarted;
     if (options.waitForWhole === false && restarted.length === 0 && [...views.partitions.values()].every((p) => p.length === 0)) return restarted;
+    const now = performance.now();
+    for (const name of config.nodes.map((n) => n.name)) {
+      if (!views.down.includes(name)) downSince.delete(name);
+      else if (!downSince.has(name)) downSince.set(name, now);
+    }
     // pause_minority and autoheal are given their grace to end it themselves.
-    const side = performance.now() - started < graceMs ? [] : sideToRestart(views.partitions, faulted).filter((n) => !restarted.includes(n));
+    const graceOver = now - started >= graceMs;
+    let side = graceOver ? sideToRestart(views.partitions, faulted).filter((n) => !restarted.includes(n)) : [];
+    let why: 'partition' | 'stuck' = 'partition';
+    if (side.length === 0 && graceOver && options.waitForWhole !== false) {
+      // A node whose RabbitMQ stays stopped with its container up: autoheal's loser waiting for a
+      // winner that waits for it (seen on 3.10), or pause_minority's pause outlasting the partition.
+      side = stuckNodes(downSince, now).filter((n) => !restarted.includes(n));
+      why = 'stuck';
+    }
     if (side.length === 0) {
       // Not reconnected yet, or restarted and still booting: look again.
       await sleep(1_000);
       continue;
     }
     options.info(
-      handling === 'ignore'
-        ? `the partition outlived the network fault (RabbitMQ ${config.rabbitmq}, partition handling ignore): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`
-        : `the partition was still reported ${Math.round(graceMs / 1000)} s after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling} did not end it): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`,
+      why === 'stuck'
+        ? `${side.join(', ')} stayed stopped ${Math.round(STUCK_MS / 1000)} s with its container up after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling}): restarting it`
+        : handling === 'ignore'
+          ? `the partition outlived the network fault (RabbitMQ ${config.rabbitmq}, partition handling ignore): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`
+          : `the partition was still reported ${Math.round(graceMs / 1000)} s after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling} did not end it): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`,
     );
     for (const name of side) {
       const node = config.nodes.find((n) => n.name === name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../src/cluster/fault-kinds.js';
-import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults, sideToRestart } from '../../src/cluster/partition-mend.js';
+import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults, STUCK_MS, sideToRestart, stuckNodes } from '../../src/cluster/partition-mend.js';
 import { parseClassicMaster } from '../../src/cluster/leader.js';
 import { exactPattern, faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
 
@@ -72,5 +72,17 @@ describe('a partition that outlives its fault', () => {
     { name: 'a tie of two (4 nodes would be): the side of the faulted node', v: { a: ['c', 'd'], b: [], c: [], d: [] }, prefer: ['c'], side: ['c', 'd'] },
   ])('$name → $side', ({ v, prefer, side }) => {
     expect(sideToRestart(views(v), prefer)).toEqual(side);
+  });
+});
+
+describe('stuckNodes: a node whose RabbitMQ stays stopped is restarted after STUCK_MS', () => {
+  it.each<{ name: string; since: Record<string, number>; now: number; stuck: string[] }>([
+    { name: 'none down', since: {}, now: 100_000, stuck: [] },
+    { name: 'down for less', since: { rabbit3: 80_000 }, now: 80_000 + STUCK_MS - 1, stuck: [] },
+    { name: 'down for exactly STUCK_MS', since: { rabbit3: 80_000 }, now: 80_000 + STUCK_MS, stuck: ['rabbit3'] },
+    { name: 'two, one long enough', since: { rabbit3: 0, rabbit1: 90_000 }, now: 100_000, stuck: ['rabbit3'] },
+    { name: 'two long enough, sorted', since: { rabbit3: 0, rabbit1: 1 }, now: 100_000, stuck: ['rabbit1', 'rabbit3'] },
+  ])('$name → $stuck', ({ since, now, stuck }) => {
+    expect(stuckNodes(new Map(Object.entries(since)), now)).toEqual(stuck);
   });
 });
