@@ -37,20 +37,54 @@ export function mendGraceMs(config: Pick<Config, 'rabbitmq' | 'partitionHandling
 /** What pause_minority and autoheal are given to end a partition themselves. */
 export const AUTOHEAL_GRACE_MS = 60_000;
 
-/** What each node reports of the cluster: the nodes it is partitioned from, and whether it sees every node running. */
-interface NodeViews {
+/** One node's answer to /api/nodes: what it reports of every node, or how it failed to answer. */
+export type NodeAnswer =
+  | { nodes: readonly { name: string; running: boolean; partitions: readonly string[] }[] }
+  /** refused: nothing listens on its management port (its RabbitMQ is stopped, the container up). */
+  | { failed: 'refused' | 'other' };
+
+/** What the nodes report of the cluster, read from their answers. */
+export interface NodeViews {
   /** Short name → the nodes it reports as partitioned from it (short names). A node that does not answer is left out. */
   partitions: Map<string, string[]>;
+  /**
+   * Short name → the nodes it lists as not running although they answer themselves: a split no
+   * node reports as a partition (seen on 3.10 after autoheal). A node that does not answer is left out.
+   */
+  unseen: Map<string, string[]>;
+  /** Short names of the nodes whose RabbitMQ is stopped: their management port refuses connections. */
+  down: string[];
   /** Every node answered and sees every node running, and none reports a partition. */
   whole: boolean;
-  /** Short names of the nodes whose RabbitMQ is not running: no answer, or listed as not running by a node that answered. */
-  down: string[];
+}
+
+/** The views from each node's answer (short name → answer; full names are shortened). Pure. */
+export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
+  const partitions = new Map<string, string[]>();
+  const unseen = new Map<string, string[]>();
+  const down: string[] = [];
+  const answering = [...answers.entries()].filter(([, a]) => 'nodes' in a).map(([name]) => name);
+  let whole = answering.length === answers.size;
+  for (const [name, a] of answers) {
+    if (!('nodes' in a)) {
+      if (a.failed === 'refused') down.push(name);
+      continue;
+    }
+    const self = a.nodes.find((x) => shortNodeName(x.name) === name);
+    partitions.set(name, (self?.partitions ?? []).map(shortNodeName));
+    const notRunning = a.nodes.filter((x) => !x.running).map((x) => shortNodeName(x.name));
+    if (notRunning.length > 0 || a.nodes.length < answers.size) whole = false;
+    unseen.set(
+      name,
+      notRunning.filter((n) => answering.includes(n)),
+    );
+  }
+  if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
+  return { partitions, unseen, down: down.sort(), whole };
 }
 
 async function nodeViews(config: Config, management: ManagementClient): Promise<NodeViews> {
-  const partitions = new Map<string, string[]>();
-  const down = new Set<string>();
-  let whole = true;
+  const answers = new Map<string, NodeAnswer>();
   await Promise.all(
     config.nodes.map(async (n) => {
       try {
@@ -59,18 +93,20 @@ async function nodeViews(config: Config, management: ManagementClient): Promise<
           running?: boolean;
           partitions?: unknown;
         }[];
-        const self = nodes.find((x) => x.name === n.nodeName);
-        partitions.set(n.name, Array.isArray(self?.partitions) ? self.partitions.map((p) => shortNodeName(String(p))) : []);
-        if (nodes.filter((x) => x.running === true).length < config.nodes.length) whole = false;
-        for (const x of nodes) if (x.running === false && x.name) down.add(shortNodeName(x.name));
-      } catch {
-        whole = false;
-        down.add(n.name);
+        answers.set(n.name, {
+          nodes: nodes.map((x) => ({
+            name: String(x.name ?? ''),
+            running: x.running === true,
+            partitions: Array.isArray(x.partitions) ? x.partitions.map(String) : [],
+          })),
+        });
+      } catch (err) {
+        const code = (err as { cause?: { code?: string } }).cause?.code;
+        answers.set(n.name, { failed: code === 'ECONNREFUSED' ? 'refused' : 'other' });
       }
     }),
   );
-  if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
-  return { partitions, whole, down: [...down].sort() };
+  return readViews(answers);
 }
 
 /**
@@ -136,6 +172,7 @@ export async function mendPartition(
   const started = performance.now();
   const deadline = started + timeoutMs;
   const downSince = new Map<string, number>();
+  let splitSince: number | undefined;
   // Until the nodes see each other again (no partition: the end) or report one (then a side is restarted).
   while (performance.now() < deadline) {
     const views = await nodeViews(config, management);
@@ -146,15 +183,27 @@ export async function mendPartition(
       if (!views.down.includes(name)) downSince.delete(name);
       else if (!downSince.has(name)) downSince.set(name, now);
     }
+    const split = [...views.unseen.values()].some((u) => u.length > 0);
+    if (!split) splitSince = undefined;
+    else splitSince ??= now;
     // pause_minority and autoheal are given their grace to end it themselves.
     const graceOver = now - started >= graceMs;
-    let side = graceOver ? sideToRestart(views.partitions, faulted).filter((n) => !restarted.includes(n)) : [];
-    let why: 'partition' | 'stuck' = 'partition';
+    const fresh = (names: string[]): string[] => names.filter((n) => !restarted.includes(n));
+    let side = graceOver ? fresh(sideToRestart(views.partitions, faulted)) : [];
+    let why: 'partition' | 'split' | 'stuck' = 'partition';
     if (side.length === 0 && graceOver && options.waitForWhole !== false) {
+      // Nodes that answer but do not see each other running, with no partition reported: the
+      // split 3.10's autoheal was seen to leave. Given STUCK_MS to reconnect, then as a partition.
+      if (splitSince !== undefined && now - splitSince >= STUCK_MS) {
+        side = fresh(sideToRestart(views.unseen, faulted));
+        why = 'split';
+      }
       // A node whose RabbitMQ stays stopped with its container up: autoheal's loser waiting for a
       // winner that waits for it (seen on 3.10), or pause_minority's pause outlasting the partition.
-      side = stuckNodes(downSince, now).filter((n) => !restarted.includes(n));
-      why = 'stuck';
+      if (side.length === 0) {
+        side = fresh(stuckNodes(downSince, now));
+        why = 'stuck';
+      }
     }
     if (side.length === 0) {
       // Not reconnected yet, or restarted and still booting: look again.
@@ -163,10 +212,12 @@ export async function mendPartition(
     }
     options.info(
       why === 'stuck'
-        ? `${side.join(', ')} stayed stopped ${Math.round(STUCK_MS / 1000)} s with its container up after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling}): restarting it`
-        : handling === 'ignore'
-          ? `the partition outlived the network fault (RabbitMQ ${config.rabbitmq}, partition handling ignore): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`
-          : `the partition was still reported ${Math.round(graceMs / 1000)} s after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling} did not end it): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`,
+        ? `RabbitMQ on ${side.join(', ')} stayed stopped ${Math.round(STUCK_MS / 1000)} s with the container up after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling}): restarting ${side.length === 1 ? 'it' : 'them'}`
+        : why === 'split'
+          ? `the nodes answered but did not see each other running ${Math.round((performance.now() - started) / 1000)} s after the network fault ended, with no partition reported (RabbitMQ ${config.rabbitmq}, partition handling ${handling}): restarting ${side.join(', ')}, the smaller side; what it held alone is discarded`
+          : handling === 'ignore'
+            ? `the partition outlived the network fault (RabbitMQ ${config.rabbitmq}, partition handling ignore): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`
+            : `the partition was still reported ${Math.round(graceMs / 1000)} s after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling} did not end it): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`,
     );
     for (const name of side) {
       const node = config.nodes.find((n) => n.name === name);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS } from '../../src/cluster/fault-kinds.js';
-import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults, STUCK_MS, sideToRestart, stuckNodes } from '../../src/cluster/partition-mend.js';
+import {
+  AUTOHEAL_GRACE_MS,
+  mendGraceMs,
+  partitionsOutliveFaults,
+  readViews,
+  STUCK_MS,
+  sideToRestart,
+  stuckNodes,
+  type NodeAnswer,
+} from '../../src/cluster/partition-mend.js';
 import { parseClassicMaster } from '../../src/cluster/leader.js';
 import { exactPattern, faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
 
@@ -84,5 +93,76 @@ describe('stuckNodes: a node whose RabbitMQ stays stopped is restarted after STU
     { name: 'two long enough, sorted', since: { rabbit3: 0, rabbit1: 1 }, now: 100_000, stuck: ['rabbit1', 'rabbit3'] },
   ])('$name → $stuck', ({ since, now, stuck }) => {
     expect(stuckNodes(new Map(Object.entries(since)), now)).toEqual(stuck);
+  });
+});
+
+describe('readViews: what the nodes report, from their /api/nodes answers', () => {
+  const sees = (running: string[], partitions: Record<string, string[]> = {}): NodeAnswer => ({
+    nodes: ['rabbit1', 'rabbit2', 'rabbit3'].map((n) => ({
+      name: `rabbit@${n}`,
+      running: running.includes(n),
+      partitions: (partitions[n] ?? []).map((p) => `rabbit@${p}`),
+    })),
+  });
+  const all = ['rabbit1', 'rabbit2', 'rabbit3'];
+  it.each<{
+    name: string;
+    answers: Record<string, NodeAnswer>;
+    partitions: Record<string, string[]>;
+    unseen: Record<string, string[]>;
+    down: string[];
+    whole: boolean;
+  }>([
+    {
+      name: 'whole',
+      answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: sees(all) },
+      partitions: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      unseen: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      down: [],
+      whole: true,
+    },
+    {
+      name: 'a reported partition',
+      answers: { rabbit1: sees(all, { rabbit1: ['rabbit2'] }), rabbit2: sees(all), rabbit3: sees(all) },
+      partitions: { rabbit1: ['rabbit2'], rabbit2: [], rabbit3: [] },
+      unseen: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      down: [],
+      whole: false,
+    },
+    {
+      name: 'a split no node reports (3.10 after autoheal)',
+      answers: { rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: sees(['rabbit3']) },
+      partitions: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      unseen: { rabbit1: ['rabbit3'], rabbit2: ['rabbit3'], rabbit3: ['rabbit1', 'rabbit2'] },
+      down: [],
+      whole: false,
+    },
+    {
+      name: 'a node with RabbitMQ stopped: its port refuses, the others list it not running; not a split',
+      answers: { rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: { failed: 'refused' } },
+      partitions: { rabbit1: [], rabbit2: [] },
+      unseen: { rabbit1: [], rabbit2: [] },
+      down: ['rabbit3'],
+      whole: false,
+    },
+    {
+      name: 'a node that does not answer in time is not down',
+      answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: { failed: 'other' } },
+      partitions: { rabbit1: [], rabbit2: [] },
+      unseen: { rabbit1: [], rabbit2: [] },
+      down: [],
+      whole: false,
+    },
+  ])('$name', ({ answers, partitions, unseen, down, whole }) => {
+    const v = readViews(new Map(Object.entries(answers)));
+    expect(Object.fromEntries(v.partitions)).toEqual(partitions);
+    expect(Object.fromEntries(v.unseen)).toEqual(unseen);
+    expect(v.down).toEqual(down);
+    expect(v.whole).toBe(whole);
+  });
+
+  it('the split no node reports restarts the smaller side', () => {
+    const v = readViews(new Map(Object.entries({ rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: sees(['rabbit3']) })));
+    expect(sideToRestart(v.unseen, ['rabbit1'])).toEqual(['rabbit3']);
   });
 });
