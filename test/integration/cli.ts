@@ -104,9 +104,13 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, in
   }
 }
 
-/** A confirm channel on rabbit1 for the test's own setup and checks; the connection is always closed. */
+/**
+ * A confirm channel on rabbit1 for the test's own setup and checks; the connection is always
+ * closed. Connecting has a deadline: a paused node's port still accepts (docker's proxy) and would
+ * never answer the handshake.
+ */
 export async function withChannel<T>(fn: (ch: amqp.ConfirmChannel) => Promise<T>): Promise<T> {
-  const conn = await amqp.connect(AMQP_URLS[0]!);
+  const conn = await amqp.connect(AMQP_URLS[0]!, { timeout: 10_000 });
   try {
     return await fn(await conn.createConfirmChannel());
   } finally {
