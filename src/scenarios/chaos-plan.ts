@@ -287,6 +287,48 @@ export interface PhaseLatency {
   summary: LatencySummary;
 }
 
+/** What a queue still held when the drain ended, by the management API. */
+export interface LeftInQueue {
+  queue: string;
+  /** Ready for delivery. */
+  ready: number;
+  /** Delivered to a consumer and not acknowledged. */
+  unacknowledged: number;
+  /** The consumers the queue itself counts (`consumers`). */
+  consumersCounted: number;
+  /** The consumers on channels the management API lists (`consumer_details`). */
+  consumersListed: number;
+}
+
+/** How the drain ended: every queue empty, messages held unacknowledged with nothing delivered (stuck), or the deadline. */
+export interface DrainEnd {
+  ended: 'empty' | 'stuck' | 'deadline';
+  /** From the drain's start (the producers done) to its end. */
+  waitedMs: number;
+  /** The queues that were not empty at the end (none when ended is 'empty'). */
+  left: LeftInQueue[];
+}
+
+/**
+ * How long messages may stay unacknowledged, nothing ready and nothing delivered, before the drain
+ * calls them stuck: chaos's consumers ack at once, and a consumer whose connection died is seen
+ * gone within two heartbeats, its deliveries then ready again.
+ */
+export const STUCK_UNACKED_MS = 30_000;
+
+/**
+ * One look at the queues during the drain: 'empty'; 'held' when nothing is ready (by the
+ * management API, and by a passive declare that answered) but some are unacknowledged, nothing
+ * having been delivered for the idle time; else 'waiting'. Pure.
+ */
+export function drainLook(left: readonly LeftInQueue[], readyByDeclare: number, idle: boolean): 'empty' | 'held' | 'waiting' {
+  if (!idle) return 'waiting';
+  const ready = left.reduce((a, q) => a + q.ready, 0);
+  const unacked = left.reduce((a, q) => a + q.unacknowledged, 0);
+  if (ready === 0 && unacked === 0) return readyByDeclare === 0 ? 'empty' : 'waiting';
+  return ready === 0 && unacked > 0 && readyByDeclare === 0 ? 'held' : 'waiting';
+}
+
 export interface ChaosResult {
   /** The options (urls masked). */
   options: ChaosOptions;
@@ -309,6 +351,12 @@ export interface ChaosResult {
   availability: FaultAvailability[];
   latency: PhaseLatency[];
   samples: ChaosSample[];
+  /**
+   * How the drain at the end ended, and what the queues still held then (a confirmed message
+   * among them never read counts as lost); null when there was none (Ctrl+C). Absent from
+   * documents made before it was recorded.
+   */
+  drain?: DrainEnd | null;
   /** Kinds left out of the default list because this host cannot apply them, each with the reason. */
   skippedKinds: { kind: FaultKind; why: string }[];
   /** Ctrl+C: the nemesis healed, the producers stopped, and the figures are what was measured until then. */

@@ -6,7 +6,7 @@ import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
 import { errorMessage } from '../errors.js';
 import { retryUntil, systemClock } from '../util/retry.js';
-import type { ChaosOptions } from './chaos-plan.js';
+import { type ChaosOptions, type DrainEnd, drainLook, type LeftInQueue, STUCK_UNACKED_MS } from './chaos-plan.js';
 
 /**
  * chaos's queues (quorum by default): their names, their declaration with leaders spread over the nodes, their
@@ -101,27 +101,72 @@ export function leadersOf(ctx: Context, vhost: string, queues: readonly string[]
   return Promise.all(queues.map((queue) => leaderOrNull(ctx, { vhost, queue })));
 }
 
+/** The drain's deadline: past it, what is still queued counts as unread. */
+const DRAIN_DEADLINE_MS = 300_000;
+
+/** A queue's figures from its management record; a queue that did not answer counts as empty. */
+function leftIn(queue: string, raw: Record<string, unknown>): LeftInQueue {
+  const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  return {
+    queue,
+    ready: num(raw.messages_ready),
+    unacknowledged: num(raw.messages_unacknowledged),
+    consumersCounted: num(raw.consumers),
+    consumersListed: Array.isArray(raw.consumer_details) ? raw.consumer_details.length : 0,
+  };
+}
+
 /**
- * The end of the drain: nothing delivered for drainIdleMs and every queue empty, or a 5-minute
- * deadline, after which what is still queued counts as unread. Empty by the management API
+ * The end of the drain: nothing delivered for drainIdleMs and every queue empty; or messages held
+ * unacknowledged by consumers that receive nothing for STUCK_UNACKED_MS (seen after partitions: a
+ * quorum queue counting a consumer more than the channels it lists, its messages held for it);
+ * or a 5-minute deadline. What is still queued then counts as unread. Empty by the management API
  * (ready and unacked) and by a passive declare on a node that answers (ready, as the queue's
  * leader counts them): after a quorum loss the API's statistics can say a queue is empty for
  * many seconds while it holds hundreds of messages.
  */
-export async function drained(ctx: Context, opts: ChaosOptions, endpoints: Endpoints, queues: readonly string[], lastDeliveryAt: () => number): Promise<void> {
-  const deadline = performance.now() + 300_000;
+export async function drained(
+  ctx: Context,
+  opts: ChaosOptions,
+  endpoints: Endpoints,
+  queues: readonly string[],
+  lastDeliveryAt: () => number,
+): Promise<DrainEnd> {
+  const started = performance.now();
+  const deadline = started + DRAIN_DEADLINE_MS;
+  let heldSince: number | undefined;
+  let left: LeftInQueue[] = [];
+  const end = (ended: DrainEnd['ended']): DrainEnd => ({
+    ended,
+    waitedMs: Math.round(performance.now() - started),
+    left: ended === 'empty' ? [] : left.filter((q) => q.ready + q.unacknowledged > 0),
+  });
   while (performance.now() < deadline) {
     await systemClock.sleep(500, ctx.signal);
-    if (performance.now() - lastDeliveryAt() < opts.drainIdleMs) continue;
-    let left = 0;
-    for (const q of queues) {
-      const info = await ctx.management.queue(opts.vhost, q).catch(() => undefined);
-      const raw = info?.raw ?? {};
-      left += Number(raw.messages ?? 0);
+    const idle = performance.now() - lastDeliveryAt() >= opts.drainIdleMs;
+    if (!idle) {
+      heldSince = undefined;
+      continue;
     }
-    if (left === 0 && (await readyByDeclare(ctx, opts, endpoints, queues)) === 0) return;
+    left = await Promise.all(queues.map(async (q) => leftIn(q, (await ctx.management.queue(opts.vhost, q).catch(() => undefined))?.raw ?? {})));
+    // The passive declare only when the management API has nothing ready: it is what settles 'empty' and 'held'.
+    const look = drainLook(left, left.every((q) => q.ready === 0) ? await readyByDeclare(ctx, opts, endpoints, queues) : -1, idle);
+    if (look === 'empty') return end('empty');
+    if (look !== 'held') {
+      heldSince = undefined;
+      continue;
+    }
+    heldSince ??= performance.now();
+    if (performance.now() - heldSince >= STUCK_UNACKED_MS) {
+      const held = left.filter((q) => q.unacknowledged > 0);
+      ctx.log(
+        `the drain ended with ${held.map((q) => `${q.unacknowledged} unacknowledged in ${q.queue}`).join(', ')} and nothing delivered for ${Math.round(STUCK_UNACKED_MS / 1000)} s: the broker holds them for consumers that do not receive them (${held.map((q) => `${q.queue} counts ${q.consumersCounted} consumers, ${q.consumersListed} on live channels`).join('; ')}); a confirmed message among them that was never read counts as lost`,
+      );
+      return end('stuck');
+    }
   }
   ctx.log('the queues were not empty after 5 minutes of draining: what is still queued counts as unread');
+  return end('deadline');
 }
 
 /** The queues' ready messages by a passive declare on the first node that answers; unknown (-1) when none answered. */

@@ -21,6 +21,7 @@ import {
   type ChaosSample,
   chaosTotals,
   chaosVerdict,
+  type DrainEnd,
   type LatencyPhase,
   nemesisSchedule,
   type PlannedFault,
@@ -156,6 +157,7 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions, hooks: Chaos
     availability: availability(history, traffic.gaps, endMs),
     latency: [...traffic.latency.entries()].map(([phase, rec]) => ({ phase, summary: rec.summary() })),
     samples: run.samples,
+    drain: run.drain,
     skippedKinds: skipped,
     interrupted,
     ok: verdict.ok && !interrupted && nemesisError === null,
@@ -184,6 +186,8 @@ class ChaosRun {
   readonly samples: ChaosSample[] = [];
   /** Ctrl+C before the end of the drain. */
   interrupted = false;
+  /** How the drain ended; null when it did not (Ctrl+C, an error). */
+  drain: DrainEnd | null = null;
   producers: PublisherResult[] = [];
   consumers: ConsumerResult[] = [];
   /** What the run is doing past its traffic, for the live line. */
@@ -255,7 +259,7 @@ class ChaosRun {
     this.traffic.stopProducers();
     this.producers = await this.traffic.producersDone();
     this.stage = 'draining';
-    await drained(this.ctx, this.opts, this.setup.endpoints, this.setup.queues.all, () => this.traffic.lastDeliveryAt);
+    this.drain = await drained(this.ctx, this.opts, this.setup.endpoints, this.setup.queues.all, () => this.traffic.lastDeliveryAt);
   }
 
   /** Heal at once, stop everything, take the last sample, close the store. */

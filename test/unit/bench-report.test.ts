@@ -102,6 +102,7 @@ describe('renderBenchTable', () => {
     ['end-to-end p99 (ms)', '30.0', '30.0', '30.0'],
     ['end-to-end max (ms)', '210', '210', '210'],
     ['client CPU (s)', '5.43', '5.43', '5.43'],
+    ['client CPU (% of a core)', '53', '53', '53'],
     ['client CPU per msg (µs)', '60', '60', '60'],
     ['client peak RSS (MB)', '118.3', '118.3', '118.3'],
   ];

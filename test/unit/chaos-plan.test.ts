@@ -8,6 +8,8 @@ import {
   chaosTotals,
   chaosVerdict,
   type ConfirmGap,
+  drainLook,
+  type LeftInQueue,
   nemesisSchedule,
   pickIndex,
 } from '../../src/scenarios/chaos-plan.js';
@@ -296,5 +298,28 @@ describe('chaosVerdict', () => {
   it('silent loss, duplicates and indeterminate messages do not fail it', () => {
     const t: ChaosTotals = { ...base, silentlyLost: 9, duplicated: 4, duplicateDeliveries: 6, indeterminateUnread: 2, knownFailed: 1, neverWritten: 3 };
     expect(chaosVerdict(t, 0)).toEqual({ ok: true, reasons: [] });
+  });
+});
+
+describe('drainLook', () => {
+  const q = (ready: number, unacknowledged: number): LeftInQueue => ({ queue: 'q', ready, unacknowledged, consumersCounted: 1, consumersListed: 1 });
+  const cases: { name: string; left: LeftInQueue[]; declare: number; idle: boolean; look: 'empty' | 'held' | 'waiting' }[] = [
+    { name: 'a delivery within the idle time: waiting, whatever the queues say', left: [q(0, 0)], declare: 0, idle: false, look: 'waiting' },
+    { name: 'every queue empty by both counts: empty', left: [q(0, 0), q(0, 0)], declare: 0, idle: true, look: 'empty' },
+    {
+      name: 'the API says empty, the passive declare finds ready messages (its statistics lag): waiting',
+      left: [q(0, 0)],
+      declare: 12,
+      idle: true,
+      look: 'waiting',
+    },
+    { name: 'the API says empty, no node answered the declare: waiting', left: [q(0, 0)], declare: -1, idle: true, look: 'waiting' },
+    { name: 'ready messages: waiting (a consumer will take them)', left: [q(3, 0)], declare: 3, idle: true, look: 'waiting' },
+    { name: 'only unacknowledged ones, nothing ready by both: held', left: [q(0, 0), q(0, 9)], declare: 0, idle: true, look: 'held' },
+    { name: 'unacknowledged, and ready by the declare: waiting', left: [q(0, 9)], declare: 2, idle: true, look: 'waiting' },
+    { name: 'unacknowledged and ready ones: waiting', left: [q(1, 9)], declare: 1, idle: true, look: 'waiting' },
+  ];
+  it.each(cases)('$name', ({ left, declare, idle, look }) => {
+    expect(drainLook(left, declare, idle)).toBe(look);
   });
 });

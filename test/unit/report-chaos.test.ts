@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connections, leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/kinds/chaos/text.js';
+import { connections, drainLines, leadersChanged, nemesisTable, renderChaos, renderChaosLive } from '../../src/report/kinds/chaos/text.js';
 import { faultBands } from '../../src/report/kinds/chaos/charts.js';
 import { ratesFrom } from '../../src/report/chart-parts.js';
 import { renderHtmlReport } from '../../src/report/html.js';
@@ -412,5 +412,45 @@ describe('connections: the nodes a producer connected to', () => {
     [['rabbit1', 'rabbit2', 'rabbit3', 'rabbit1', 'rabbit2', 'rabbit3'], 'rabbit1 → rabbit2 → … (2 more) → rabbit2 → rabbit3'],
   ])('%j → %s', (nodes, text) => {
     expect(connections(nodes)).toBe(text);
+  });
+});
+
+describe('drainLines', () => {
+  const stuck = {
+    ended: 'stuck' as const,
+    waitedMs: 36_400,
+    left: [{ queue: 'rmq-bench.chaos.3', ready: 0, unacknowledged: 9, consumersCounted: 2, consumersListed: 1 }],
+  };
+  const cases: { name: string; drain: Parameters<typeof drainLines>[0]; lines: string[] }[] = [
+    { name: 'no drain recorded (an older document)', drain: undefined, lines: [] },
+    { name: 'no drain (Ctrl+C)', drain: null, lines: [] },
+    { name: 'every queue empty', drain: { ended: 'empty', waitedMs: 6_000, left: [] }, lines: [] },
+    {
+      name: 'stuck: the queue, its counts and why',
+      drain: stuck,
+      lines: [
+        'the drain ended after 36.4 s: nothing delivered for 30.0 s while the broker held messages unacknowledged for consumers that did not receive them: rmq-bench.chaos.3 0 ready, 9 unacknowledged (it counts 2 consumers, 1 on live channels)',
+        '  a confirmed message among them that no consumer read counts as lost above; one read already counts once',
+      ],
+    },
+    {
+      name: 'the deadline',
+      drain: { ended: 'deadline', waitedMs: 300_200, left: [{ queue: 'q.1', ready: 40, unacknowledged: 0, consumersCounted: 0, consumersListed: 0 }] },
+      lines: [
+        'the drain ended after 5 m 0 s: its deadline passed with messages still queued: q.1 40 ready, 0 unacknowledged (it counts 0 consumers, 0 on live channels)',
+        '  a confirmed message among them that no consumer read counts as lost above; one read already counts once',
+      ],
+    },
+  ];
+  it.each(cases)('$name', ({ drain, lines }) => {
+    expect(drainLines(drain)).toEqual(lines);
+  });
+
+  it('renderChaos prints them under the totals', () => {
+    const text = renderChaos({ ...chaosResult(), drain: stuck });
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('the drain ended after 36.4 s'));
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at - 1]).toMatch(/^the idempotent store absorbed/);
   });
 });

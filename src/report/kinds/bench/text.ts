@@ -71,6 +71,7 @@ export function renderBenchTable(runs: readonly BenchModeResult[]): string {
     lat('end-to-end p99 (ms)', (r) => r.e2eLatency, 'p99Ms'),
     lat('end-to-end max (ms)', (r) => r.e2eLatency, 'maxMs'),
     row('client CPU (s)', (r) => r.cpuSeconds.toFixed(2)),
+    row('client CPU (% of a core)', (r) => (r.durationMs > 0 ? whole((r.cpuSeconds * 100_000) / r.durationMs) : '-')),
     row('client CPU per msg (µs)', (r) => whole(r.cpuUsPerMessage)),
     row('client peak RSS (MB)', (r) => mb(r.peakRssBytes)),
   ];

@@ -1,6 +1,13 @@
 import type { LatencySummary } from '../../../measure/histogram.js';
 import type { ChaosLiveSample } from '../../../scenarios/chaos.js';
-import type { ChaosResult, ChaosTotals, FaultAvailability, FaultRecord } from '../../../scenarios/chaos-plan.js';
+import {
+  type ChaosResult,
+  type ChaosTotals,
+  type DrainEnd,
+  type FaultAvailability,
+  type FaultRecord,
+  STUCK_UNACKED_MS,
+} from '../../../scenarios/chaos-plan.js';
 import { formatMs } from '../../../util/duration.js';
 import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
@@ -169,11 +176,31 @@ function controlLine(c: ChaosTotals): string {
   return `control (no confirms): ${count(gone)} of ${count(c.attempted)} messages silently lost, while the producer reported ${count(c.written)} as sent`;
 }
 
+/** What the drain left in the queues, when it did not end with every queue empty; none otherwise. */
+export function drainLines(drain: DrainEnd | null | undefined): string[] {
+  if (!drain || drain.ended === 'empty') return [];
+  const queues = drain.left
+    .map(
+      (q) =>
+        `${q.queue} ${count(q.ready)} ready, ${count(q.unacknowledged)} unacknowledged (it counts ${plural(q.consumersCounted, 'consumer')}, ${count(q.consumersListed)} on live channels)`,
+    )
+    .join('; ');
+  const why =
+    drain.ended === 'stuck'
+      ? `nothing delivered for ${formatMs(STUCK_UNACKED_MS)} while the broker held messages unacknowledged for consumers that did not receive them`
+      : 'its deadline passed with messages still queued';
+  return [
+    `the drain ended after ${formatMs(drain.waitedMs)}: ${why}: ${queues || 'no queue answered'}`,
+    '  a confirmed message among them that no consumer read counts as lost above; one read already counts once',
+  ];
+}
+
 export function renderChaos(r: ChaosResult): string {
   const lines = [header(r), '', table(chaosTotalsTable(r))];
   if (r.control) lines.push(controlLine(r.control));
   const samples = r.unexpectedSamples.length > 0 ? ` (first ids: ${r.unexpectedSamples.join(', ')})` : '';
   lines.push(`the idempotent store absorbed ${plural(r.absorbed, 'duplicate delivery', 'duplicate deliveries')}; unexpected: ${count(r.unexpected)}${samples}`);
+  lines.push(...drainLines(r.drain));
   lines.push('', 'producers:', table(producersTable(r)));
   if (r.consumers.length > 0) lines.push('', 'consumers:', table(consumersTable(r)));
   const order = orderBlock(r);

@@ -1,5 +1,15 @@
 import type { Reconciliation } from '../../../ledger/reconcile.js';
-import type { ChaosOptions, ChaosProducer, ChaosResult, ChaosSample, ChaosTotals, FaultAvailability, FaultRecord } from '../../../scenarios/chaos-plan.js';
+import type {
+  ChaosOptions,
+  ChaosProducer,
+  ChaosResult,
+  ChaosSample,
+  ChaosTotals,
+  DrainEnd,
+  FaultAvailability,
+  FaultRecord,
+  LeftInQueue,
+} from '../../../scenarios/chaos-plan.js';
 import { type J, isObj, n, objs } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, list, nullOr, num, obj, opt, record, str } from '../../shape-check.js';
@@ -49,6 +59,15 @@ export const chaos: KindView<ChaosResult> = {
     ),
     availability: list('fault availabilities', obj<FaultAvailability>({ index: num, stallMs: num, healToConfirmMs: opt(nullNum) })),
     samples: list('samples', obj<ChaosSample>({ tMs: num, written: num, confirmed: num, consumed: num, inFlight: num })),
+    drain: opt(
+      nullOr(
+        obj<DrainEnd>({
+          ended: str,
+          waitedMs: num,
+          left: list('queues left', obj<LeftInQueue>({ queue: str, ready: num, unacknowledged: num, consumersCounted: num, consumersListed: num })),
+        }),
+      ),
+    ),
   }),
   text: renderChaos,
   charts: chaosCharts,
