@@ -42,6 +42,7 @@ interface ChaosJson {
     };
   }[];
   consumers: { consumer: number; queue: string; processed: number; duplicatesSkipped: number }[];
+  drain: { ended: string; waitedMs: number; left: unknown[] } | null;
   faults: {
     index: number;
     kind: string;
@@ -142,6 +143,8 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     const doc = parseJson<ChaosJson>(r);
     expect(r.exitCode, `${r.stderr}\n${doc.reasons.join('\n')}`).toBe(0);
     expect(doc.ok).toBe(true);
+    // The drain ended with every queue empty (nothing held unacknowledged, nothing left over).
+    expect(doc.drain).toEqual({ ended: 'empty', waitedMs: expect.any(Number), left: [] });
 
     // Seed 14 over kill and pause and the default targets: this schedule, written out.
     expect(doc.faults.map((f) => [f.index, f.kind, f.target])).toEqual([
