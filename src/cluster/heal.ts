@@ -5,13 +5,15 @@ import type { Docker } from './engine.js';
 import { rejoinForgottenNodes } from './membership.js';
 import { healNetFaults } from './netfaults.js';
 import { mendPartition } from './partition-mend.js';
+import { rabbitState } from './rabbit-state.js';
 
 /**
  * Undo faults a previous run left behind (failover --no-restore, a killed process): unpause
  * paused nodes, reconnect nodes cut off from the project network, and remove our iptables
  * rules (partition) and netem or tbf qdiscs (latency, slow-link) from the nodes' network
- * namespaces, end a partition that outlived its rules (partition-mend.ts), and join again a node
- * whose application was stopped and forgotten (membership). Stopped nodes are started by compose.
+ * namespaces, end a partition that outlived its rules (partition-mend.ts), join again a node
+ * whose application was stopped and forgotten (membership), and restart a node whose RabbitMQ is
+ * stopped in a running container. Stopped containers are started by compose.
  */
 export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker): Promise<void> {
   const network = `${ctx.config.composeProject.replace(/[^a-z0-9_-]/gi, '').toLowerCase()}_default`;
@@ -51,6 +53,27 @@ export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker):
     info: (line) => ctx.progress.info(line),
   });
   for (const name of await rejoinForgottenNodes(ctx, docker)) ctx.progress.info(`${name} had left the cluster (membership): joined it again`);
+  await restartStoppedNodes(ctx, docker);
+}
+
+/**
+ * A node whose RabbitMQ application is stopped, by its own word, in a running container: a
+ * pause_minority pause that outlived its partition, or a start that failed (3.10.8 was seen to
+ * fail one in its management agent after a partition, leaving every node stopped). Restarted
+ * (docker restart: a clean stop, then a start). A node the cluster no longer lists is left to
+ * rejoinForgottenNodes: restarted, a forgotten node would not rejoin.
+ */
+async function restartStoppedNodes(ctx: ClusterContext, docker: Docker): Promise<void> {
+  const listed = await ctx.management.nodes().catch(() => undefined);
+  for (const node of ctx.config.nodes) {
+    if (listed && !listed.some((l) => l.name === node.nodeName)) continue;
+    if ((await rabbitState(docker, node)) !== 'stopped') continue;
+    ctx.progress.info(`RabbitMQ on ${node.name} was stopped with its container running: restarting it`);
+    await docker
+      .getContainer(node.container)
+      .restart({ t: 10 })
+      .catch((err: unknown) => ctx.log(`could not restart ${node.name}: ${errorMessage(err)}`));
+  }
 }
 
 /** A watermark below this is not a real configuration: alarm-demo's 1 MB, left behind. */

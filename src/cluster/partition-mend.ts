@@ -2,6 +2,7 @@ import { versionAtLeast } from '../broker-versions.js';
 import { type Config, managementUrl } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
+import { rabbitState } from './rabbit-state.js';
 import { shortNodeName } from './leader.js';
 import type { ManagementClient } from './management.js';
 
@@ -40,8 +41,11 @@ export const AUTOHEAL_GRACE_MS = 60_000;
 /** One node's answer to /api/nodes: what it reports of every node, or how it failed to answer. */
 export type NodeAnswer =
   | { nodes: readonly { name: string; running: boolean; partitions: readonly string[] }[] }
-  /** refused: nothing listens on its management port (its RabbitMQ is stopped, the container up). */
-  | { failed: 'refused' | 'other' };
+  /**
+   * stopped: no answer, and the node itself says its RabbitMQ application is stopped, not
+   * booting (rabbit-state.ts). other: no answer, for any other reason (slow, booting, unreachable).
+   */
+  | { failed: 'stopped' | 'other' };
 
 /** What the nodes report of the cluster, read from their answers. */
 export interface NodeViews {
@@ -52,7 +56,7 @@ export interface NodeViews {
    * node reports as a partition (seen on 3.10 after autoheal). A node that does not answer is left out.
    */
   unseen: Map<string, string[]>;
-  /** Short names of the nodes whose RabbitMQ is stopped: their management port refuses connections. */
+  /** Short names of the nodes whose RabbitMQ is stopped, by their own word. */
   down: string[];
   /** Every node answered and sees every node running, and none reports a partition. */
   whole: boolean;
@@ -67,7 +71,7 @@ export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
   let whole = answering.length === answers.size;
   for (const [name, a] of answers) {
     if (!('nodes' in a)) {
-      if (a.failed === 'refused') down.push(name);
+      if (a.failed === 'stopped') down.push(name);
       continue;
     }
     const self = a.nodes.find((x) => shortNodeName(x.name) === name);
@@ -83,7 +87,7 @@ export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
   return { partitions, unseen, down: down.sort(), whole };
 }
 
-async function nodeViews(config: Config, management: ManagementClient): Promise<NodeViews> {
+async function nodeViews(config: Config, management: ManagementClient, docker: Docker): Promise<NodeViews> {
   const answers = new Map<string, NodeAnswer>();
   await Promise.all(
     config.nodes.map(async (n) => {
@@ -100,9 +104,8 @@ async function nodeViews(config: Config, management: ManagementClient): Promise<
             partitions: Array.isArray(x.partitions) ? x.partitions.map(String) : [],
           })),
         });
-      } catch (err) {
-        const code = (err as { cause?: { code?: string } }).cause?.code;
-        answers.set(n.name, { failed: code === 'ECONNREFUSED' ? 'refused' : 'other' });
+      } catch {
+        answers.set(n.name, { failed: (await rabbitState(docker, n)) === 'stopped' ? 'stopped' : 'other' });
       }
     }),
   );
@@ -175,7 +178,7 @@ export async function mendPartition(
   let splitSince: number | undefined;
   // Until the nodes see each other again (no partition: the end) or report one (then a side is restarted).
   while (performance.now() < deadline) {
-    const views = await nodeViews(config, management);
+    const views = await nodeViews(config, management, docker);
     if (views.whole) return restarted;
     if (options.waitForWhole === false && restarted.length === 0 && [...views.partitions.values()].every((p) => p.length === 0)) return restarted;
     const now = performance.now();

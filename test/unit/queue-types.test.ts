@@ -138,15 +138,15 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
       whole: false,
     },
     {
-      name: 'a node with RabbitMQ stopped: its port refuses, the others list it not running; not a split',
-      answers: { rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: { failed: 'refused' } },
+      name: 'a node with RabbitMQ stopped (no answer, and it says so itself), the others list it not running: down, not a split',
+      answers: { rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: { failed: 'stopped' } },
       partitions: { rabbit1: [], rabbit2: [] },
       unseen: { rabbit1: [], rabbit2: [] },
       down: ['rabbit3'],
       whole: false,
     },
     {
-      name: 'a node that does not answer in time is not down',
+      name: 'a node that does not answer, and does not say its RabbitMQ is stopped, is not down',
       answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: { failed: 'other' } },
       partitions: { rabbit1: [], rabbit2: [] },
       unseen: { rabbit1: [], rabbit2: [] },
