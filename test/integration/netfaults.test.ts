@@ -235,7 +235,9 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
   it(`slow-link (${PARTITION_BRANCH}): tbf on the leader's interfaces while held, and the kernel counts packets held back by it; removed at the restore`, async () => {
     if (!ROOT_ON_LINUX) return expectRefused(['failover', '--queue', queue, '--fault', 'slow-link'], 'slow-link');
     const leader = await leaderOf(queue);
-    const running = runCli(['failover', '--queue', queue, '--fault', 'slow-link', '--bandwidth', '256kbit', '--restore-after', '1s', '--json']);
+    // Held 12 s: the checks below (the qdisc, 600 KB through it, the kernel's count) run while it
+    // stands; on a loaded machine they took longer than a short hold.
+    const running = runCli(['failover', '--queue', queue, '--fault', 'slow-link', '--bandwidth', '256kbit', '--restore-after', '12s', '--json']);
     await eventually(async () => expect(await inNetns(leader, ['tc', 'qdisc', 'show'])).toMatch(/qdisc tbf \S+ (dev \S+ )?root .*rate 256Kbit/), 30_000, 200);
     for (const n of NODES.filter((x) => x !== leader)) expect(await inNetns(n, ['tc', 'qdisc', 'show'])).not.toContain('tbf');
     // 600 KB published into the queue: its leader replicates it to two followers through the limit.
@@ -275,7 +277,8 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
     expect(ring.stderr.trim().split('\n')).toEqual([expect.stringContaining("'partition-ring' needs a cluster of 5 nodes; this one has 3")]);
     if (!ROOT_ON_LINUX) return expectRefused(['failover', '--queue', queue, '--fault', 'partition-bridge'], 'partition-bridge');
     const leader = await leaderOf(queue);
-    const running = runCli(['failover', '--queue', queue, '--fault', 'partition-bridge', '--restore-after', '1s', '--json']);
+    // Held 8 s: the rules are read while they stand (three containers in turn; slow when the machine is loaded).
+    const running = runCli(['failover', '--queue', queue, '--fault', 'partition-bridge', '--restore-after', '8s', '--json']);
     // While it holds: two rules (in and out) at each end of the one cut link, none on the bridge.
     const cut = await eventually(
       async () => {
