@@ -19,7 +19,7 @@ bin=node_modules/.bin
 "$bin/biome" check . &
 lint_pid=$!
 # The build (the integration tests run bin/, which loads dist/), then the integration tests in
-# five shards, each against its own cluster (scripts/test-integration.sh). Beside them, the tests'
+# eight shards, each against its own cluster (scripts/test-integration.sh). Beside them, the tests'
 # type check and the unit tests, while the shards mostly wait on brokers. `npm test` runs the
 # same in one session.
 # Both with tsc -b. It compiles a project again after errors, when a tsconfig is newer than the
