@@ -85,6 +85,7 @@ async function startNaive(
     deliveries: [],
     processed: {},
     slowDeliveredAtMs: null,
+    slowEarliestAtMs: null,
     cancelAtMs: null,
     channelOpenAfterCancel: null,
     lateAckAtMs: null,
@@ -103,6 +104,8 @@ async function startNaive(
     run.channelClosedAtMs ??= now();
   });
   await ch.prefetch(1);
+  // Prefetch 1: the broker hands a message out only after the ack before it (or the subscription).
+  let handOutFloorMs = now();
   await ch.consume(
     queue,
     (msg) => {
@@ -124,13 +127,17 @@ async function startNaive(
       const d = seen(msg, now());
       run.deliveries.push(d);
       const slow = d.messageId === slowId && run.slowDeliveredAtMs === null;
-      if (slow) run.slowDeliveredAtMs = d.atMs;
+      if (slow) {
+        run.slowDeliveredAtMs = d.atMs;
+        run.slowEarliestAtMs = handOutFloorMs;
+      }
       const t = setTimeout(
         () => {
           timers.delete(t);
           run.processed[d.messageId] = (run.processed[d.messageId] ?? 0) + 1;
           run.lastProcessedAtMs = now();
           try {
+            handOutFloorMs = now();
             ch.ack(msg);
             if (run.cancelAtMs !== null) run.lateAckAtMs ??= now();
           } catch (err) {

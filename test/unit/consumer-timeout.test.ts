@@ -186,6 +186,27 @@ describe('consumer-timeout-demo: assessVia', () => {
     expect(r.problems.join('\n')).toContain(problem);
   });
 
+  it('a delivery that reached the callback late (a loaded machine): the early bound is taken from the ack before it', () => {
+    // The broker handed the slow message out after the ack of the first (at 110 ms) and its timer
+    // started then; the callback ran 800 ms later, so delivery → cancel reads 2200 ms.
+    const late = naive({ slowDeliveredAtMs: 920, slowEarliestAtMs: 110, cancelAtMs: 3_120 });
+    const r = assessVia(o, input({ naive: late }));
+    expect(r.checks[2]).toEqual({
+      claim: 'the timeout fires at the value set (3000 ms)',
+      held: true,
+      measured:
+        'delivery → cancel 2200 ms (accepted up to 5000); 3010 ms from the ack before it, the earliest the broker can have handed it out (accepted from 2500)',
+    });
+    expect(r.ok).toBe(true);
+  });
+
+  it('a cancel too early even from the ack before the slow delivery fails', () => {
+    const early = naive({ slowDeliveredAtMs: 920, slowEarliestAtMs: 110, cancelAtMs: 2_400 });
+    const r = assessVia(o, input({ naive: early }));
+    expect(r.ok).toBe(false);
+    expect(r.problems.join('\n')).toContain('2290 ms from the ack before it, the earliest the broker can have handed it out (accepted from 2500)');
+  });
+
   it('an empty naive queue has no idle time to report', () => {
     expect(assessVia(o, input({ naiveEnd: { ready: 0, consumers: 1 } })).naiveIdleMs).toBeNull();
   });
