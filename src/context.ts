@@ -77,7 +77,12 @@ function dockerInjector(config: Config, docker: () => Promise<Docker>, managemen
     fault.restore = async () => {
       const wasOn = !fault.restored;
       await removeRules();
-      if (wasOn) await mendPartition(config, management, await docker(), [faulted], { log: (l) => progress.warn(l), info: (l) => progress.info(l) });
+      if (wasOn)
+        await mendPartition(config, management, await docker(), [faulted], {
+          log: (l) => progress.warn(l),
+          info: (l) => progress.info(l),
+          update: (l) => progress.update(l),
+        });
     };
     return fault;
   };

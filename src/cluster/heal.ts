@@ -51,6 +51,7 @@ export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker):
     graceMs: 0,
     log: ctx.log,
     info: (line) => ctx.progress.info(line),
+    update: (line) => ctx.progress.update(line),
   });
   for (const name of await rejoinForgottenNodes(ctx, docker)) ctx.progress.info(`${name} had left the cluster (membership): joined it again`);
   await restartStoppedNodes(ctx, docker);

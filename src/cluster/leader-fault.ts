@@ -42,6 +42,8 @@ export interface LeaderFaultTimeline {
   electedAt: number | null;
   /** Fault issued → first answer that named a different leader. */
   electionMs: number | null;
+  /** When the restore call began; restoredAt is when it returned (a partition's mend before 4.3 is inside it). */
+  restoreStartedAt: number | null;
   restoredAt: number | null;
   rejoinedAt: number | null;
   /** Restore call → the node back with every queue member online. */
@@ -151,6 +153,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
     electionSource: null,
     electedAt: null,
     electionMs: null,
+    restoreStartedAt: null,
     restoredAt: null,
     rejoinedAt: null,
     rejoinMs: null,
@@ -231,6 +234,7 @@ export function startLeaderFault(ctx: ClusterContext, ref: QueueRef, kind: Fault
       }
 
       enter('restoring');
+      t.restoreStartedAt = clock.now();
       await lf.fault.restore();
       t.restored = true;
       t.restoredAt = clock.now();

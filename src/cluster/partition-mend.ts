@@ -2,9 +2,21 @@ import { versionAtLeast } from '../broker-versions.js';
 import { type Config, managementUrl } from '../config.js';
 import { errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
-import { rabbitState } from './rabbit-state.js';
-import { shortNodeName } from './leader.js';
 import type { ManagementClient } from './management.js';
+import {
+  describeStep,
+  longOverMemory,
+  type MendMemory,
+  type MendStep,
+  type NodeAnswer,
+  type NodeViews,
+  observe,
+  planMend,
+  readViews,
+  restarted,
+  startMemory,
+} from './mend-plan.js';
+import { rabbitState } from './rabbit-state.js';
 
 /**
  * A partition that outlives its network fault. RabbitMQ before 4.3 keeps its metadata in Mnesia,
@@ -13,9 +25,10 @@ import type { ManagementClient } from './management.js';
  * until an operator restarts the nodes of the side they trust less ("Recovering from a network
  * partition" in RabbitMQ's docs). pause_minority and autoheal end it themselves, and 4.3 has no
  * partitions of this kind (Khepri, Raft). So after a partition fault's rules are removed, on such
- * a cluster rmq-bench does what the operator would: it restarts the nodes of the smaller side
- * until no node reports a partition. What they held alone is discarded by RabbitMQ, as it is for
- * the operator: that is the loss a mirrored queue shows.
+ * a cluster rmq-bench does what the operator would: it restarts the nodes of the smaller side,
+ * then any node that still reports the partition, until every node runs, sees every other and
+ * reports no partition (the steps: mend-plan.ts). What they held alone is discarded by RabbitMQ,
+ * as it is for the operator: that is the loss a mirrored queue shows.
  */
 
 /** Whether a partition outlives its network fault on this cluster: Mnesia (before 4.3) with partition handling ignore. Pure. */
@@ -38,56 +51,8 @@ export function mendGraceMs(config: Pick<Config, 'rabbitmq' | 'partitionHandling
 /** What pause_minority and autoheal are given to end a partition themselves. */
 export const AUTOHEAL_GRACE_MS = 60_000;
 
-/** One node's answer to /api/nodes: what it reports of every node, or how it failed to answer. */
-export type NodeAnswer =
-  | { nodes: readonly { name: string; running: boolean; partitions: readonly string[] }[] }
-  /**
-   * stopped: no answer, and the node itself says its RabbitMQ application is stopped, not
-   * booting (rabbit-state.ts). other: no answer, for any other reason (slow, booting, unreachable).
-   */
-  | { failed: 'stopped' | 'other' };
-
-/** What the nodes report of the cluster, read from their answers. */
-export interface NodeViews {
-  /** Short name → the nodes it reports as partitioned from it (short names). A node that does not answer is left out. */
-  partitions: Map<string, string[]>;
-  /**
-   * Short name → the nodes it lists as not running although they answer themselves: a split no
-   * node reports as a partition (seen on 3.10 after autoheal). A node that does not answer is left out.
-   */
-  unseen: Map<string, string[]>;
-  /** Short names of the nodes whose RabbitMQ is stopped, by their own word. */
-  down: string[];
-  /** Every node answered and sees every node running, and none reports a partition. */
-  whole: boolean;
-}
-
-/** The views from each node's answer (short name → answer; full names are shortened). Pure. */
-export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
-  const partitions = new Map<string, string[]>();
-  const unseen = new Map<string, string[]>();
-  const down: string[] = [];
-  const answering = [...answers.entries()].filter(([, a]) => 'nodes' in a).map(([name]) => name);
-  let whole = answering.length === answers.size;
-  for (const [name, a] of answers) {
-    if (!('nodes' in a)) {
-      if (a.failed === 'stopped') down.push(name);
-      continue;
-    }
-    const self = a.nodes.find((x) => shortNodeName(x.name) === name);
-    partitions.set(name, (self?.partitions ?? []).map(shortNodeName));
-    const notRunning = a.nodes.filter((x) => !x.running).map((x) => shortNodeName(x.name));
-    if (notRunning.length > 0 || a.nodes.length < answers.size) whole = false;
-    unseen.set(
-      name,
-      notRunning.filter((n) => answering.includes(n)),
-    );
-  }
-  if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
-  return { partitions, unseen, down: down.sort(), whole };
-}
-
-async function nodeViews(config: Config, management: ManagementClient, docker: Docker): Promise<NodeViews> {
+/** Each node's own answer to /api/nodes (and, where it gives none, its own word on its RabbitMQ), read into views. */
+export async function nodeViews(config: Config, management: ManagementClient, docker: Docker): Promise<NodeViews> {
   const answers = new Map<string, NodeAnswer>();
   await Promise.all(
     config.nodes.map(async (n) => {
@@ -112,44 +77,26 @@ async function nodeViews(config: Config, management: ManagementClient, docker: D
   return readViews(answers);
 }
 
-/**
- * The nodes to restart: the smaller side of the split one node reports (itself and the nodes it
- * is not partitioned from, against the nodes it is); on a tie the side holding a node of
- * `prefer` (the nodes the fault cut off), else the side that node reports against. Empty when no
- * node reports a partition. A node that alone notices (Mnesia marks the partition where it finds
- * the other side inconsistent) is enough. Pure.
- */
-export function sideToRestart(views: ReadonlyMap<string, readonly string[]>, prefer: readonly string[] = []): string[] {
-  const all = [...views.keys()];
-  const [reporter, against] = [...views.entries()].filter(([, p]) => p.length > 0).sort((a, b) => b[1].length - a[1].length)[0] ?? [];
-  if (reporter === undefined || against === undefined) return [];
-  const other = [...new Set(against)].filter((n) => n !== reporter);
-  const own = [...new Set([reporter, ...all.filter((n) => !other.includes(n))])];
-  if (own.length !== other.length) return (own.length < other.length ? own : other).sort();
-  return (prefer.some((n) => own.includes(n)) ? own : other).sort();
-}
-
-/** How long a node's RabbitMQ may stay stopped (container up) after the fault before it is restarted. */
-export const STUCK_MS = 30_000;
-
-/** The nodes down since STUCK_MS or more before `now` (performance.now() readings). Pure. */
-export function stuckNodes(downSince: ReadonlyMap<string, number>, now: number): string[] {
-  return [...downSince.entries()]
-    .filter(([, since]) => now - since >= STUCK_MS)
-    .map(([name]) => name)
-    .sort();
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** What `cluster up` would do to a cluster as it is now, and what the nodes say (cluster status): the plan of a fault long over. */
+export async function mendAdvice(config: Config, management: ManagementClient, docker: Docker): Promise<{ views: NodeViews; step: MendStep; text: string }> {
+  const views = await nodeViews(config, management, docker);
+  const step = planMend(longOverMemory(views), views, performance.now(), { graceMs: 0, nodes: config.nodes.map((n) => n.name) });
+  return { views, step, text: describeStep(step, views) };
+}
+
+/** How long the mend watches, past its grace, before it says the cluster is not whole: rounds of restarts under load. */
+export const MEND_TIMEOUT_MS = 360_000;
+
 /**
- * After a partition's rules are removed: on a cluster where partitions outlive their faults,
- * watch until every node sees every other running again; past the grace (mendGraceMs), a
- * partition a node reports restarts the nodes of the smaller side (docker restart: a clean stop,
- * then a start), and a node whose RabbitMQ has stayed stopped STUCK_MS is restarted. Ends when
- * the cluster is whole or `timeoutMs` has passed. `faulted`: the nodes the fault cut off (short names), restarted first
- * on a tie. Returns the nodes restarted (none: the partition ended by itself). Never throws:
- * a node left partitioned is a line on `log`, and the rejoin wait that follows reports it.
+ * After a partition's rules are removed, on a cluster where a partition can outlive its fault
+ * (RabbitMQ before 4.3): look at every node once a second and carry out mend-plan.ts's steps
+ * (restart a side with docker restart: a clean stop, then a start) until the cluster is whole or
+ * `timeoutMs` past the grace has passed. `faulted`: the nodes the fault cut off (short names),
+ * restarted first on a tie. Returns the nodes restarted, in order (none: the partition ended by
+ * itself). Never throws: a cluster left split is a line on `log`, and the rejoin wait that follows
+ * reports it.
  */
 export async function mendPartition(
   config: Config,
@@ -158,84 +105,72 @@ export async function mendPartition(
   faulted: readonly string[],
   options: {
     timeoutMs?: number;
-    /** false (cluster up's heal): only a partition reported now is ended; the cluster may be starting still. */
+    /**
+     * false (cluster up's heal): the fault is long over (what the nodes show now has been so for
+     * long), and a cluster with nothing to act on now is left to the start that follows (its
+     * nodes may be stopped or booting).
+     */
     waitForWhole?: boolean;
     /** Instead of mendGraceMs (cluster up: 0, the fault is long over). */
     graceMs?: number;
     log: (line: string) => void;
     info: (line: string) => void;
+    /** The step waited on, with the time so far (a spinner's text). */
+    update?: (line: string) => void;
   },
 ): Promise<string[]> {
   const defaultGrace = mendGraceMs(config);
   if (defaultGrace === null) return [];
   const graceMs = options.graceMs ?? defaultGrace;
   const handling = config.partitionHandling ?? 'ignore';
-  const restarted: string[] = [];
-  const timeoutMs = (options.timeoutMs ?? 180_000) + graceMs;
+  const longOver = options.waitForWhole === false;
+  const nodes = config.nodes.map((n) => n.name);
+  const restartedNodes: string[] = [];
+  const timeoutMs = (options.timeoutMs ?? MEND_TIMEOUT_MS) + graceMs;
   const started = performance.now();
   const deadline = started + timeoutMs;
-  const downSince = new Map<string, number>();
-  let splitSince: number | undefined;
-  // Until the nodes see each other again (no partition: the end) or report one (then a side is restarted).
+  let memory: MendMemory | undefined = longOver ? undefined : startMemory(started);
+  let lastWait = '';
   while (performance.now() < deadline) {
     const views = await nodeViews(config, management, docker);
-    if (views.whole) return restarted;
-    if (options.waitForWhole === false && restarted.length === 0 && [...views.partitions.values()].every((p) => p.length === 0)) return restarted;
     const now = performance.now();
-    for (const name of config.nodes.map((n) => n.name)) {
-      if (!views.down.includes(name)) downSince.delete(name);
-      else if (!downSince.has(name)) downSince.set(name, now);
+    memory = memory === undefined ? longOverMemory(views) : observe(memory, views, now);
+    const step = planMend(memory, views, now, { graceMs, nodes, faulted });
+    if (step.action === 'done') {
+      if (restartedNodes.length > 0)
+        options.info(`the cluster is whole again, ${Math.round((now - started) / 1000)} s after the partition's rules were removed`);
+      return restartedNodes;
     }
-    const split = [...views.unseen.values()].some((u) => u.length > 0);
-    if (!split) splitSince = undefined;
-    else splitSince ??= now;
-    // pause_minority and autoheal are given their grace to end it themselves.
-    const graceOver = now - started >= graceMs;
-    const fresh = (names: string[]): string[] => names.filter((n) => !restarted.includes(n));
-    let side = graceOver ? fresh(sideToRestart(views.partitions, faulted)) : [];
-    let why: 'partition' | 'split' | 'stuck' = 'partition';
-    if (side.length === 0 && graceOver && options.waitForWhole !== false) {
-      // Nodes that answer but do not see each other running, with no partition reported: the
-      // split 3.10's autoheal was seen to leave. Given STUCK_MS to reconnect, then as a partition.
-      if (splitSince !== undefined && now - splitSince >= STUCK_MS) {
-        side = fresh(sideToRestart(views.unseen, faulted));
-        why = 'split';
-      }
-      // A node whose RabbitMQ stays stopped with its container up: autoheal's loser waiting for a
-      // winner that waits for it (seen on 3.10), or pause_minority's pause outlasting the partition.
-      if (side.length === 0) {
-        side = fresh(stuckNodes(downSince, now));
-        why = 'stuck';
-      }
-    }
-    if (side.length === 0) {
-      // Not reconnected yet, or restarted and still booting: look again.
+    if (step.action === 'wait') {
+      // cluster up: nothing to act on now, and nothing restarted; the start that follows waits for the nodes.
+      if (longOver && memory.restarts.length === 0) return restartedNodes;
+      const line = describeStep(step, views);
+      options.update?.(`${line} (${Math.round((now - started) / 1000)} s)`);
+      if (step.why === 'exhausted' && lastWait !== line) options.log(line);
+      lastWait = line;
       await sleep(1_000);
       continue;
     }
-    options.info(
-      why === 'stuck'
-        ? `RabbitMQ on ${side.join(', ')} stayed stopped ${Math.round(STUCK_MS / 1000)} s with the container up after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling}): restarting ${side.length === 1 ? 'it' : 'them'}`
-        : why === 'split'
-          ? `the nodes answered but did not see each other running ${Math.round((performance.now() - started) / 1000)} s after the network fault ended, with no partition reported (RabbitMQ ${config.rabbitmq}, partition handling ${handling}): restarting ${side.join(', ')}, the smaller side; what it held alone is discarded`
-          : handling === 'ignore'
-            ? `the partition outlived the network fault (RabbitMQ ${config.rabbitmq}, partition handling ignore): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`
-            : `the partition was still reported ${Math.round(graceMs / 1000)} s after the network fault ended (RabbitMQ ${config.rabbitmq}, partition handling ${handling} did not end it): restarting ${side.join(', ')}, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded`,
+    options.info(`${describeStep(step, views)} (RabbitMQ ${config.rabbitmq}, partition handling ${handling})`);
+    const results = await Promise.all(
+      step.nodes.map(async (name) => {
+        const node = config.nodes.find((n) => n.name === name);
+        if (!node) return false;
+        try {
+          await docker.getContainer(node.container).restart({ t: 10 });
+          return true;
+        } catch (err) {
+          options.log(`could not restart ${name} to end the partition: ${errorMessage(err)}`);
+          return false;
+        }
+      }),
     );
-    for (const name of side) {
-      const node = config.nodes.find((n) => n.name === name);
-      if (!node) continue;
-      try {
-        await docker.getContainer(node.container).restart({ t: 10 });
-        restarted.push(name);
-      } catch (err) {
-        options.log(`could not restart ${name} to end the partition: ${errorMessage(err)}`);
-        return restarted;
-      }
-    }
+    if (results.includes(false)) return restartedNodes;
+    restartedNodes.push(...step.nodes);
+    memory = restarted(memory, step.nodes, step.why, performance.now());
   }
   options.log(
-    `the cluster is not whole ${Math.round(timeoutMs / 1000)} s after the partition's rules were removed: 'rmq-bench cluster up' ends a partition left behind`,
+    `the cluster is not whole ${Math.round(timeoutMs / 1000)} s after the partition's rules were removed (restarted: ${restartedNodes.join(', ') || 'none'}): 'rmq-bench cluster status' shows what each node reports, 'rmq-bench cluster up' ends a partition left behind`,
   );
-  return restarted;
+  return restartedNodes;
 }

@@ -4,6 +4,7 @@ import { retryUntil } from '../util/retry.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { Definitions } from './definitions.js';
 import { inspectContainer, type ContainerInfo, type Docker } from './engine.js';
+import { mendGraceMs, nodeViews } from './partition-mend.js';
 import { fullyReplicated, quorumState } from './replication.js';
 import { stopwatch, type WaitOptions } from './wait.js';
 
@@ -44,6 +45,8 @@ export async function clusterIsReady(ctx: ClusterContext, defs: Definitions): Pr
     if (nodes.filter((n) => n.running).length < ctx.config.nodes.length) return false;
     // A partition the nodes still report (RabbitMQ before 4.3 keeps one with partition handling ignore).
     if (nodes.some((n) => (n.partitions?.length ?? 0) > 0)) return false;
+    // Before 4.3, each node's own view as well: the mend's (what cluster status calls whole).
+    if (mendGraceMs(ctx.config) !== null && !(await nodeViews(ctx.config, ctx.management, docker)).whole) return false;
     return fullyReplicated(await quorumState(ctx.management, defs), ctx.config.nodes.length);
   } catch {
     return false;

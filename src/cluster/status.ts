@@ -2,6 +2,8 @@ import { managementUrl } from '../config.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { ContainerInfo } from './engine.js';
 import type { QueueLeadership } from './leader.js';
+import type { MendWhy } from './mend-plan.js';
+import { mendAdvice, mendGraceMs } from './partition-mend.js';
 import { nodeContainers } from './readiness.js';
 
 export interface NodeStatus {
@@ -31,6 +33,22 @@ export interface StatusResult {
   reachable: boolean;
   nodes: NodeStatus[];
   queues: QueueStatus[];
+  /**
+   * RabbitMQ before 4.3 (a partition can outlive its fault): whether the cluster is whole by
+   * every node's own answer, and what `cluster up` does to end a split (the same plan,
+   * mend-plan.ts). null on 4.3, where no partition outlives its fault.
+   */
+  mend: StatusMend | null;
+}
+
+export interface StatusMend {
+  /** Every node answers, sees every other running, and none reports a partition. */
+  whole: boolean;
+  /** The nodes `cluster up` restarts (empty: none now). */
+  restart: string[];
+  why: MendWhy | null;
+  /** For people: what the nodes report and what up does. */
+  text: string;
 }
 
 /** Per node: container state, version, alarms. Per quorum queue: leader, members, online. Asks any live node. */
@@ -65,7 +83,18 @@ export async function clusterStatus(ctx: ClusterContext): Promise<StatusResult> 
       };
     }),
   );
+  let mend: StatusMend | null = null;
+  if (mendGraceMs(config) !== null) {
+    const advice = await mendAdvice(config, management, docker);
+    mend = {
+      whole: advice.views.whole,
+      restart: advice.step.action === 'restart' ? advice.step.nodes : [],
+      why: advice.step.action === 'restart' ? advice.step.why : null,
+      text: advice.step.action === 'wait' ? 'not every node answers and sees every other running yet' : advice.text,
+    };
+  }
   return {
+    mend,
     cluster: config.clusterName,
     prometheusPort: config.prometheusPort,
     reachable,

@@ -52,9 +52,14 @@ export interface FailoverResult {
   /** Which watcher saw the new leader first: management (API polled every 100 ms) or cli (quorum_status in a survivor). */
   detectedBy: string | null;
   restored: boolean;
-  /** Fault → restore call. */
+  /** Fault → the restore call's end. */
   downMs: number | null;
-  /** Restore call → node running in the cluster with every queue member online. */
+  /**
+   * How long the restore call took: the fault undone, and on RabbitMQ before 4.3 a partition's
+   * mend (the nodes restarted until the cluster is whole). null when not restored.
+   */
+  restoreMs: number | null;
+  /** The restore call's end → node running in the cluster with every queue member online. */
   rejoinMs: number | null;
   membersAfter: string[] | null;
   onlineAfter: string[] | null;
@@ -137,6 +142,7 @@ async function failoverOnce(ctx: Context, opts: FailoverOptions): Promise<Failov
     detectedBy: t.electionSource,
     restored: t.restored,
     downMs: t.restoredAt === null ? null : t.restoredAt - t.issuedAt!,
+    restoreMs: t.restoredAt === null || t.restoreStartedAt === null ? null : t.restoredAt - t.restoreStartedAt,
     rejoinMs: t.rejoinMs,
     membersAfter: t.membersAfter,
     onlineAfter: t.onlineAfter,

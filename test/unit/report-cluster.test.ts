@@ -49,12 +49,12 @@ const nodes: StatusResult['nodes'] = [
 ];
 const members = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
 /** The default cluster's name and Prometheus port. */
-const where = { cluster: 'rmq-bench', prometheusPort: 15692 };
+const where = { cluster: 'rmq-bench', prometheusPort: 15692, mend: null };
 
 describe('renderStatus', () => {
   it('names the cluster and its ports: a second cluster on others', () => {
     const b = nodes.map((n, i) => ({ ...n, name: `rmq-bench-b-rabbit${i + 1}`, amqpPort: 6672 + i, managementPort: 16672 + i }));
-    const text = renderStatus({ cluster: 'rmq-bench-b', prometheusPort: 16692, reachable: true, nodes: b, queues: [] });
+    const text = renderStatus({ cluster: 'rmq-bench-b', prometheusPort: 16692, mend: null, reachable: true, nodes: b, queues: [] });
     expect(lines(text)[0]).toBe('cluster rmq-bench-b on 127.0.0.1: AMQP 6672-6674, management 16672-16674, Prometheus 16692');
     expect(lineStarting(text, 'rmq-bench-b-rabbit2 ')).toMatch(/^rmq-bench-b-rabbit2\s+paused\s+/);
   });
@@ -96,6 +96,19 @@ describe('renderStatus', () => {
     expect(lines(text).at(-1)).toBe('no quorum queues');
   });
 
+  it('before 4.3, a split and what cluster up does to end it, from the same plan; nothing when whole', () => {
+    const text = renderStatus({
+      ...where,
+      reachable: true,
+      nodes,
+      queues: [],
+      mend: { whole: false, restart: ['rabbit3'], why: 'stale-partition', text: 'rabbit3 lists rabbit1, already restarted: restarting rabbit3' },
+    });
+    expect(text).toContain("\n\nnot whole: rabbit3 lists rabbit1, already restarted: restarting rabbit3 ('rmq-bench cluster up' does this)\n\n");
+    const whole = renderStatus({ ...where, reachable: true, nodes, queues: [], mend: { whole: true, restart: [], why: null, text: 'whole' } });
+    expect(whole).not.toContain('not whole');
+  });
+
   it('unreachable: says so instead of a leader table', () => {
     const down = nodes.map((n) => ({ ...n, container: 'stopped' as const, health: 'none' as const, running: undefined }));
     const text = renderStatus({ ...where, reachable: false, nodes: down, queues: [] });
@@ -125,6 +138,7 @@ const failover: FailoverResult = {
   detectedBy: 'management',
   restored: true,
   downMs: 2_500,
+  restoreMs: 800,
   rejoinMs: 14_200,
   membersAfter: members,
   onlineAfter: members,

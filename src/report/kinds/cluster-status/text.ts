@@ -37,7 +37,8 @@ export function renderStatus(s: StatusResult): string {
       n.partitions.map(shortNodeName).join(',') || 'none',
     ]),
   );
-  if (!s.reachable) return `${head}\n${nodes}\n\nno management endpoint answered: queue leaders unknown`;
+  const split = s.mend && !s.mend.whole ? `\n\nnot whole: ${s.mend.text}${s.mend.restart.length > 0 ? ` ('rmq-bench cluster up' does this)` : ''}` : '';
+  if (!s.reachable) return `${head}\n${nodes}${split}\n\nno management endpoint answered: queue leaders unknown`;
   const queues =
     s.queues.length === 0
       ? 'no quorum queues'
@@ -45,5 +46,5 @@ export function renderStatus(s: StatusResult): string {
           ['quorum queue', 'leader', 'members', 'online', 'messages'],
           s.queues.map((q) => [q.name, q.leader ? shortNodeName(q.leader) : 'none', members(q.members), members(q.online), q.messages ?? '-']),
         );
-  return `${head}\n${nodes}\n\n${queues}`;
+  return `${head}\n${nodes}${split}\n\n${queues}`;
 }

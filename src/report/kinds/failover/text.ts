@@ -38,6 +38,8 @@ export function renderFailover(r: FailoverResult): string {
     // A slow, delayed or partly cut node is not down: the fault was on for that long.
     const down = (['kill', 'stop', 'pause', 'disconnect', 'partition', 'partition-halves', 'quorum-loss'] as FailoverResult['fault'][]).includes(r.fault);
     rows.push([down ? 'node down for' : 'fault held for', formatMs(r.downMs ?? NaN)]);
+    // Shown where it takes seconds: a start after kill or stop, a partition's mend before 4.3.
+    if ((r.restoreMs ?? 0) >= 1_000) rows.push(['restore', `${formatMs(r.restoreMs ?? NaN)} (undoing the fault; before 4.3 a partition's mend too)`]);
     rows.push([
       'rejoin',
       `${formatMs(r.rejoinMs ?? NaN)} (restore → ${r.oldLeader} running in the cluster with ${r.onlineAfter?.length ?? 0} of ${r.membersAfter?.length ?? 0} members online, then stable for 3 s)`,

@@ -1,0 +1,375 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BOOT_MS,
+  describeStep,
+  longOverMemory,
+  MAX_RESTARTS_PER_NODE,
+  type MendMemory,
+  type MendStep,
+  type NodeAnswer,
+  observe,
+  planMend,
+  readViews,
+  restarted,
+  SETTLE_MS,
+  STUCK_MS,
+  sideToRestart,
+  startMemory,
+  stuckNodes,
+} from '../../src/cluster/mend-plan.js';
+import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults } from '../../src/cluster/partition-mend.js';
+
+describe('a partition that outlives its fault', () => {
+  it.each([
+    { rabbitmq: '3.10', partitionHandling: undefined, outlives: true },
+    { rabbitmq: '3.10', partitionHandling: 'ignore', outlives: true },
+    { rabbitmq: '3.10', partitionHandling: 'pause_minority', outlives: false },
+    { rabbitmq: '4.0', partitionHandling: 'autoheal', outlives: false },
+    { rabbitmq: '4.0', partitionHandling: undefined, outlives: true },
+    { rabbitmq: '4.3', partitionHandling: undefined, outlives: false },
+  ] as const)('RabbitMQ $rabbitmq, handling $partitionHandling: $outlives', ({ rabbitmq, partitionHandling, outlives }) => {
+    expect(partitionsOutliveFaults({ rabbitmq, partitionHandling })).toBe(outlives);
+    // Ended at once where it outlives its fault; after the grace where the broker should end it; never on 4.3.
+    expect(mendGraceMs({ rabbitmq, partitionHandling })).toBe(rabbitmq === '4.3' ? null : outlives ? 0 : AUTOHEAL_GRACE_MS);
+  });
+
+  const views = (o: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(o));
+  it.each<{ name: string; v: Record<string, string[]>; prefer: string[]; side: string[] }>([
+    { name: 'no partition reported', v: { rabbit1: [], rabbit2: [], rabbit3: [] }, prefer: [], side: [] },
+    { name: 'only the cut-off node notices', v: { rabbit1: ['rabbit2', 'rabbit3'], rabbit2: [], rabbit3: [] }, prefer: [], side: ['rabbit1'] },
+    { name: 'the majority notices', v: { rabbit1: [], rabbit2: ['rabbit1'], rabbit3: ['rabbit1'] }, prefer: [], side: ['rabbit1'] },
+    { name: 'both sides notice', v: { rabbit1: ['rabbit2', 'rabbit3'], rabbit2: ['rabbit1'], rabbit3: ['rabbit1'] }, prefer: [], side: ['rabbit1'] },
+    {
+      name: 'halves on 5: the minority of two',
+      v: { rabbit1: ['rabbit3', 'rabbit4', 'rabbit5'], rabbit2: ['rabbit3', 'rabbit4', 'rabbit5'], rabbit3: [], rabbit4: [], rabbit5: [] },
+      prefer: ['rabbit1'],
+      side: ['rabbit1', 'rabbit2'],
+    },
+    {
+      name: 'a node that does not answer counts with the side it is not reported against',
+      v: { rabbit2: ['rabbit1'], rabbit3: [] },
+      prefer: [],
+      side: ['rabbit1'],
+    },
+    { name: 'a tie of two (4 nodes would be): the side of the faulted node', v: { a: ['c', 'd'], b: [], c: [], d: [] }, prefer: ['c'], side: ['c', 'd'] },
+  ])('$name → $side', ({ v, prefer, side }) => {
+    expect(sideToRestart(views(v), prefer)).toEqual(side);
+  });
+});
+
+describe('stuckNodes: a node whose RabbitMQ stays stopped is restarted after STUCK_MS', () => {
+  it.each<{ name: string; since: Record<string, number>; now: number; stuck: string[] }>([
+    { name: 'none down', since: {}, now: 100_000, stuck: [] },
+    { name: 'down for less', since: { rabbit3: 80_000 }, now: 80_000 + STUCK_MS - 1, stuck: [] },
+    { name: 'down for exactly STUCK_MS', since: { rabbit3: 80_000 }, now: 80_000 + STUCK_MS, stuck: ['rabbit3'] },
+    { name: 'two, one long enough', since: { rabbit3: 0, rabbit1: 90_000 }, now: 100_000, stuck: ['rabbit3'] },
+    { name: 'two long enough, sorted', since: { rabbit3: 0, rabbit1: 1 }, now: 100_000, stuck: ['rabbit1', 'rabbit3'] },
+  ])('$name → $stuck', ({ since, now, stuck }) => {
+    expect(stuckNodes(new Map(Object.entries(since)), now)).toEqual(stuck);
+  });
+});
+
+describe('readViews: what the nodes report, from their /api/nodes answers', () => {
+  const sees = (running: string[], partitions: Record<string, string[]> = {}): NodeAnswer => ({
+    nodes: ['rabbit1', 'rabbit2', 'rabbit3'].map((n) => ({
+      name: `rabbit@${n}`,
+      running: running.includes(n),
+      partitions: (partitions[n] ?? []).map((p) => `rabbit@${p}`),
+    })),
+  });
+  const all = ['rabbit1', 'rabbit2', 'rabbit3'];
+  it.each<{
+    name: string;
+    answers: Record<string, NodeAnswer>;
+    partitions: Record<string, string[]>;
+    unseen: Record<string, string[]>;
+    down: string[];
+    whole: boolean;
+  }>([
+    {
+      name: 'whole',
+      answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: sees(all) },
+      partitions: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      unseen: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      down: [],
+      whole: true,
+    },
+    {
+      name: 'a reported partition',
+      answers: { rabbit1: sees(all, { rabbit1: ['rabbit2'] }), rabbit2: sees(all), rabbit3: sees(all) },
+      partitions: { rabbit1: ['rabbit2'], rabbit2: [], rabbit3: [] },
+      unseen: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      down: [],
+      whole: false,
+    },
+    {
+      name: 'a split no node reports (3.10 after autoheal)',
+      answers: { rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: sees(['rabbit3']) },
+      partitions: { rabbit1: [], rabbit2: [], rabbit3: [] },
+      unseen: { rabbit1: ['rabbit3'], rabbit2: ['rabbit3'], rabbit3: ['rabbit1', 'rabbit2'] },
+      down: [],
+      whole: false,
+    },
+    {
+      name: 'a node with RabbitMQ stopped (no answer, and it says so itself), the others list it not running: down, not a split',
+      answers: { rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: { failed: 'stopped' } },
+      partitions: { rabbit1: [], rabbit2: [] },
+      unseen: { rabbit1: [], rabbit2: [] },
+      down: ['rabbit3'],
+      whole: false,
+    },
+    {
+      name: 'a node that does not answer, and does not say its RabbitMQ is stopped, is not down',
+      answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: { failed: 'other' } },
+      partitions: { rabbit1: [], rabbit2: [] },
+      unseen: { rabbit1: [], rabbit2: [] },
+      down: [],
+      whole: false,
+    },
+  ])('$name', ({ answers, partitions, unseen, down, whole }) => {
+    const v = readViews(new Map(Object.entries(answers)));
+    expect(Object.fromEntries(v.partitions)).toEqual(partitions);
+    expect(Object.fromEntries(v.unseen)).toEqual(unseen);
+    expect(v.down).toEqual(down);
+    expect(v.whole).toBe(whole);
+  });
+
+  it('the split no node reports restarts the smaller side', () => {
+    const v = readViews(new Map(Object.entries({ rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: sees(['rabbit3']) })));
+    expect(sideToRestart(v.unseen, ['rabbit1'])).toEqual(['rabbit3']);
+  });
+});
+
+/*
+ * planMend, step by step: each case is a run of looks at the cluster (a time in seconds and what
+ * each node answers), with the step expected after each. A restart the plan asks for is recorded
+ * as made at that look, as mendPartition does.
+ */
+
+const NODES3 = ['rabbit1', 'rabbit2', 'rabbit3'];
+
+/** What one node answers: the nodes it sees running and those it lists as partitioned; or no answer. */
+type Says = { sees?: string[]; partitions?: string[] } | 'stopped' | 'other';
+
+function look(says: Record<string, Says>, nodes: readonly string[] = NODES3) {
+  const answers = new Map<string, NodeAnswer>();
+  for (const n of nodes) {
+    const s = says[n] ?? {};
+    if (s === 'stopped' || s === 'other') {
+      answers.set(n, { failed: s });
+      continue;
+    }
+    const sees = s.sees ?? nodes;
+    answers.set(n, {
+      nodes: nodes.map((x) => ({
+        name: `rabbit@${x}`,
+        running: sees.includes(x),
+        partitions: x === n ? (s.partitions ?? []).map((p) => `rabbit@${p}`) : [],
+      })),
+    });
+  }
+  return readViews(answers);
+}
+
+const WHOLE: Record<string, Says> = {};
+const restart = (nodes: string[], why: Extract<MendStep, { action: 'restart' }>['why']): MendStep => ({ action: 'restart', nodes, why });
+const wait = (why: Extract<MendStep, { action: 'wait' }>['why'], nodes: string[] = []): MendStep => ({ action: 'wait', why, nodes });
+const DONE: MendStep = { action: 'done' };
+
+interface Case {
+  name: string;
+  graceMs?: number;
+  faulted?: string[];
+  /** The fault long over (cluster up, cluster status): the first look's memory is longOverMemory. */
+  longOver?: boolean;
+  looks: { atS: number; says: Record<string, Says>; step: MendStep }[];
+}
+
+function run(c: Case): MendStep[] {
+  let memory: MendMemory | undefined = c.longOver ? undefined : startMemory(0);
+  const steps: MendStep[] = [];
+  for (const { atS, says } of c.looks) {
+    const views = look(says);
+    const now = atS * 1000;
+    memory = memory === undefined ? longOverMemory(views) : observe(memory, views, now);
+    const step = planMend(memory, views, now, { graceMs: c.graceMs ?? 0, nodes: NODES3, faulted: c.faulted });
+    if (step.action === 'restart') memory = restarted(memory, step.nodes, step.why, now);
+    steps.push(step);
+  }
+  return steps;
+}
+
+/** rabbit1 cut off, both sides noticing. */
+const HALVES: Record<string, Says> = {
+  rabbit1: { sees: ['rabbit1'], partitions: ['rabbit2', 'rabbit3'] },
+  rabbit2: { sees: ['rabbit2', 'rabbit3'], partitions: ['rabbit1'] },
+  rabbit3: { sees: ['rabbit2', 'rabbit3'], partitions: ['rabbit1'] },
+};
+const SETTLED_S = SETTLE_MS / 1000 + 1;
+const STUCK_S = STUCK_MS / 1000;
+
+describe('planMend: from what each node reports, and what was done, the next step', () => {
+  it.each<Case>([
+    { name: 'a whole cluster: done at the first look', looks: [{ atS: 0, says: WHOLE, step: DONE }] },
+    {
+      name: 'ignore: the cut-off side restarted at once, waited for while it boots and settles, then done',
+      faulted: ['rabbit1'],
+      looks: [
+        { atS: 0, says: HALVES, step: restart(['rabbit1'], 'partition') },
+        { atS: 5, says: { ...HALVES, rabbit1: 'other' }, step: wait('booting', ['rabbit1']) },
+        { atS: 20, says: { rabbit2: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit1']) },
+        { atS: 22, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: 'the stale third node seen on 3.10 under load: rabbit2, then rabbit1 restarted, and rabbit3 still lists rabbit1: rabbit3 is restarted, not rabbit1 again',
+      faulted: ['rabbit1'],
+      looks: [
+        // A bridge-like report first: rabbit1 lists rabbit2 only (rabbit3 saw both sides).
+        {
+          atS: 0,
+          says: { rabbit1: { sees: ['rabbit1', 'rabbit3'], partitions: ['rabbit2'] }, rabbit2: { sees: ['rabbit2', 'rabbit3'] } },
+          step: restart(['rabbit2'], 'partition'),
+        },
+        { atS: 40, says: { rabbit1: { partitions: ['rabbit2', 'rabbit3'] }, rabbit2: { sees: ['rabbit2', 'rabbit3'] } }, step: wait('settling', ['rabbit2']) },
+        {
+          atS: 40 + SETTLED_S,
+          says: { rabbit1: { sees: ['rabbit1'], partitions: ['rabbit2', 'rabbit3'] }, rabbit2: { sees: ['rabbit2', 'rabbit3'] } },
+          step: restart(['rabbit1'], 'partition'),
+        },
+        { atS: 100, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit1']) },
+        { atS: 100 + SETTLED_S, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(['rabbit3'], 'stale-partition') },
+        { atS: 150, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: 'cluster up on the cluster that stale node left: rabbit1 (the side it lists) first, then rabbit3 itself',
+      longOver: true,
+      looks: [
+        { atS: 1000, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(['rabbit1'], 'partition') },
+        { atS: 1040, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit1']) },
+        { atS: 1040 + SETTLED_S, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(['rabbit3'], 'stale-partition') },
+        { atS: 1100, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: 'pause_minority: the grace first, then the smaller side',
+      graceMs: AUTOHEAL_GRACE_MS,
+      looks: [
+        { atS: 5, says: HALVES, step: wait('grace') },
+        { atS: AUTOHEAL_GRACE_MS / 1000 - 1, says: HALVES, step: wait('grace') },
+        { atS: AUTOHEAL_GRACE_MS / 1000, says: HALVES, step: restart(['rabbit1'], 'partition') },
+      ],
+    },
+    {
+      name: 'autoheal ends it within the grace: nothing restarted',
+      graceMs: AUTOHEAL_GRACE_MS,
+      looks: [
+        { atS: 5, says: HALVES, step: wait('grace') },
+        { atS: 30, says: { rabbit1: 'other' }, step: wait('grace') },
+        { atS: 50, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: 'a split nobody reports (3.10 after autoheal): watched STUCK_MS, then its smaller side',
+      looks: [
+        {
+          atS: 0,
+          says: { rabbit1: { sees: ['rabbit1', 'rabbit2'] }, rabbit2: { sees: ['rabbit1', 'rabbit2'] }, rabbit3: { sees: ['rabbit3'] } },
+          step: wait('watching'),
+        },
+        {
+          atS: STUCK_S - 1,
+          says: { rabbit1: { sees: ['rabbit1', 'rabbit2'] }, rabbit2: { sees: ['rabbit1', 'rabbit2'] }, rabbit3: { sees: ['rabbit3'] } },
+          step: wait('watching'),
+        },
+        {
+          atS: STUCK_S,
+          says: { rabbit1: { sees: ['rabbit1', 'rabbit2'] }, rabbit2: { sees: ['rabbit1', 'rabbit2'] }, rabbit3: { sees: ['rabbit3'] } },
+          step: restart(['rabbit3'], 'split'),
+        },
+      ],
+    },
+    {
+      name: 'a split that reconnects by itself within STUCK_MS: nothing restarted',
+      looks: [
+        { atS: 0, says: { rabbit3: { sees: ['rabbit3'] } }, step: wait('watching') },
+        { atS: 10, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: "a node whose RabbitMQ stays stopped (pause_minority's pause outliving the partition): restarted after STUCK_MS past the grace",
+      graceMs: AUTOHEAL_GRACE_MS,
+      looks: [
+        { atS: 0, says: { rabbit1: 'stopped', rabbit2: { sees: ['rabbit2', 'rabbit3'] }, rabbit3: { sees: ['rabbit2', 'rabbit3'] } }, step: wait('grace') },
+        {
+          atS: STUCK_S + 1,
+          says: { rabbit1: 'stopped', rabbit2: { sees: ['rabbit2', 'rabbit3'] }, rabbit3: { sees: ['rabbit2', 'rabbit3'] } },
+          step: wait('grace'),
+        },
+        {
+          atS: AUTOHEAL_GRACE_MS / 1000,
+          says: { rabbit1: 'stopped', rabbit2: { sees: ['rabbit2', 'rabbit3'] }, rabbit3: { sees: ['rabbit2', 'rabbit3'] } },
+          step: restart(['rabbit1'], 'stuck'),
+        },
+      ],
+    },
+    {
+      name: 'cluster up: a node stopped since before it looked is restarted at once (the fault is long over)',
+      longOver: true,
+      looks: [
+        {
+          atS: 500,
+          says: { rabbit2: 'stopped', rabbit1: { sees: ['rabbit1', 'rabbit3'] }, rabbit3: { sees: ['rabbit1', 'rabbit3'] } },
+          step: restart(['rabbit2'], 'stuck'),
+        },
+      ],
+    },
+    {
+      name: 'a node that does not answer, without saying it is stopped (paused, booting): watched, never restarted',
+      looks: [
+        { atS: 0, says: { rabbit2: 'other' }, step: wait('watching') },
+        { atS: 200, says: { rabbit2: 'other' }, step: wait('watching') },
+      ],
+    },
+    {
+      name: `a restarted node that never answers is looked past after BOOT_MS (${BOOT_MS / 1000} s)`,
+      looks: [
+        { atS: 0, says: { rabbit2: 'stopped' }, step: wait('watching') },
+        { atS: STUCK_S, says: { rabbit2: 'stopped' }, step: restart(['rabbit2'], 'stuck') },
+        { atS: STUCK_S + BOOT_MS / 1000 - 1, says: { rabbit2: 'other' }, step: wait('booting', ['rabbit2']) },
+        // Stopped by its own word again: watched STUCK_MS from now, as any stopped node.
+        { atS: STUCK_S + BOOT_MS / 1000, says: { rabbit2: 'stopped' }, step: wait('watching') },
+        { atS: 2 * STUCK_S + BOOT_MS / 1000, says: { rabbit2: 'stopped' }, step: restart(['rabbit2'], 'stuck') },
+      ],
+    },
+    {
+      name: `no node restarted more than ${MAX_RESTARTS_PER_NODE} times: then every node at once, once; then the mend has nothing left`,
+      looks: [
+        { atS: 0, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(['rabbit1'], 'partition') },
+        { atS: 20, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit1']) },
+        { atS: 20 + SETTLED_S, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(['rabbit3'], 'stale-partition') },
+        // rabbit3 came back and lists rabbit1 again (a fault that never ended, say).
+        { atS: 60, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit3']) },
+        { atS: 60 + SETTLED_S, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(['rabbit3'], 'stale-partition') },
+        { atS: 100, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit3']) },
+        { atS: 100 + SETTLED_S, says: { rabbit3: { partitions: ['rabbit1'] } }, step: restart(NODES3, 'everything') },
+        { atS: 150, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('settling', NODES3) },
+        { atS: 150 + SETTLED_S, says: { rabbit3: { partitions: ['rabbit1'] } }, step: wait('exhausted') },
+      ],
+    },
+  ])('$name', (c) => {
+    expect(run(c)).toEqual(c.looks.map((l) => l.step));
+  });
+
+  it('the reason given for each restart names the nodes and what they list', () => {
+    const views = look({ rabbit3: { partitions: ['rabbit1'] } });
+    expect(describeStep(restart(['rabbit3'], 'stale-partition'), views)).toBe(
+      'rabbit3 lists rabbit1, already restarted: the entry is stale, kept by the node that lists it; restarting rabbit3',
+    );
+    expect(describeStep(restart(['rabbit1'], 'partition'), look(HALVES))).toBe(
+      "a partition is reported (rabbit1 lists rabbit2, rabbit3; rabbit2 lists rabbit1; rabbit3 lists rabbit1): restarting rabbit1, the smaller side, as RabbitMQ's docs tell operators to; what it held alone is discarded",
+    );
+    expect(describeStep(DONE, look(WHOLE))).toContain('every node runs');
+  });
+});
