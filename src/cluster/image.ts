@@ -197,10 +197,13 @@ export async function buildImage(config: Config, progress: Progress, tag = confi
     if (!(await commandExists('apt-get'))) throw new EnvironmentError('debootstrap is not installed and apt-get is not available');
     progress.update('installing debootstrap (apt-get)');
     const env = { DEBIAN_FRONTEND: 'noninteractive' };
-    let r = await execa('apt-get', ['install', '-y', '-qq', 'debootstrap'], { env, reject: false, stdin: 'ignore', all: true, timeout: 300_000 });
+    // Another apt-get at the same time (scripts/test.sh installs Chromium beside the build) holds
+    // dpkg's lock: wait for it rather than fail.
+    const lock = ['-o', 'DPkg::Lock::Timeout=240'];
+    let r = await execa('apt-get', [...lock, 'install', '-y', '-qq', 'debootstrap'], { env, reject: false, stdin: 'ignore', all: true, timeout: 300_000 });
     if (r.exitCode !== 0) {
-      await execa('apt-get', ['update', '-qq'], { env, reject: false, stdin: 'ignore', timeout: 300_000 });
-      r = await execa('apt-get', ['install', '-y', '-qq', 'debootstrap'], { env, reject: false, stdin: 'ignore', all: true, timeout: 300_000 });
+      await execa('apt-get', [...lock, 'update', '-qq'], { env, reject: false, stdin: 'ignore', timeout: 300_000 });
+      r = await execa('apt-get', [...lock, 'install', '-y', '-qq', 'debootstrap'], { env, reject: false, stdin: 'ignore', all: true, timeout: 300_000 });
     }
     if (r.exitCode !== 0) throw new EnvironmentError(`apt-get install debootstrap failed: ${String(r.all).trim().split('\n').pop()}`);
   }

@@ -6,8 +6,17 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { ROOT } from './cli.js';
 
-/** Debian's Chromium (scripts/ensure-browser.sh installs it); a missing browser fails the test, never skips it. */
-export const CHROMIUM = process.env.RMQ_BENCH_CHROMIUM ?? '/usr/bin/chromium';
+const DEBIAN_CHROMIUM_BINARY = '/usr/lib/chromium/chromium';
+
+/**
+ * Debian's Chromium (scripts/ensure-browser.sh installs it); a missing browser fails the test,
+ * never skips it. Debian's /usr/bin/chromium is a shell launcher that sources /etc/chromium.d/
+ * and then runs /usr/lib/chromium/chromium. Its dev-shm snippet compares `findmnt`'s free space
+ * of /dev/shm with `[`, which prints "[: <bytes>: unexpected operator" on every start where
+ * /dev/shm is mounted twice (two lines of output). The binary is launched directly, with flags of
+ * our own, so nothing the launcher adds (desktop defaults) changes a test's browser either.
+ */
+export const CHROMIUM = process.env.RMQ_BENCH_CHROMIUM ?? (existsSync(DEBIAN_CHROMIUM_BINARY) ? DEBIAN_CHROMIUM_BINARY : '/usr/bin/chromium');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 export interface OpenedReport {
