@@ -6,8 +6,8 @@ export default defineConfig({
     // The timing reporter writes nothing unless bench/test-cost.mjs asks (RMQ_BENCH_TEST_TIMING).
     reporters: ['default', './test/retry-reporter.ts', './test/timing-reporter.ts'],
     // Transformed modules kept on disk (node_modules/.experimental-vitest-cache, keyed by each
-    // file's content): a warm run transforms only what changed, in each of the six vitest
-    // processes of scripts/test.sh (the unit tests and five integration shards), which would
+    // file's content): a warm run transforms only what changed, in each of the vitest
+    // processes of scripts/test.sh (the unit tests and each tier's integration shards), which would
     // otherwise each transform the same files again.
     experimental: { fsModuleCache: true },
     projects: [

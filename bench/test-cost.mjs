@@ -3,7 +3,7 @@
 // file's CPU counted, so that the next cut is made where the CPU is (issue 12: the whole command
 // in 6 minutes on a 2-core machine that the five test clusters keep busy). Not a test: it prints
 // figures, and the machine is noisy: compare runs of one sitting, not figures across days.
-//   npx tsc -p tsconfig.json && node bench/test-cost.mjs [--out DIR] [--no-acct]
+//   npx tsc -p tsconfig.json && node bench/test-cost.mjs [--out DIR] [--no-acct] [--tier=--all|--tier=--heavy]
 // What it measures, beside the run:
 //  - the machine: busy and idle CPU-s from /proc/stat over the whole command;
 //  - the brokers: each container's cgroup CPU, sampled every second, summed per shard (its
@@ -29,7 +29,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { out: { type: 'string' }, 'no-acct': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { out: { type: 'string' }, 'no-acct': { type: 'boolean', default: false }, tier: { type: 'string', default: '' } } });
+// scripts/test.sh's option: '' the default tier, --all both, --heavy the heavy one.
+const testArgs = values.tier === '' ? [] : [values.tier];
 const out = values.out ?? mkdtempSync(path.join(os.tmpdir(), 'rmq-bench-test-cost-'));
 mkdirSync(out, { recursive: true }); // --out may name a folder that does not exist yet
 const timingFile = path.join(out, 'timing.log');
@@ -150,7 +152,7 @@ async function main() {
   const t0 = Date.now();
   let code;
   try {
-    const r = await execa('bash', ['scripts/test.sh'], {
+    const r = await execa('bash', ['scripts/test.sh', ...testArgs], {
       cwd: ROOT,
       reject: false,
       stdin: 'ignore',

@@ -6,7 +6,7 @@ import type { Reporter, TestCase } from 'vitest/node';
  * saying why), and a retry never goes unseen: every test that passed only on a retry is listed
  * at the end of its vitest process as RETRIED, with its file. With RMQ_BENCH_RETRIED_FILE set
  * (scripts/test.sh sets it), the same lines are appended there, and the test command prints them
- * in its last lines, after the five shards' interleaved output.
+ * in its last lines, after the shards' interleaved output.
  */
 export default class RetryReporter implements Reporter {
   readonly #retried: string[] = [];

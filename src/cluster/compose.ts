@@ -45,7 +45,8 @@ export function portTakenIn(output: string): number | null {
 export interface ComposeClient {
   readonly kind: ComposeKind;
   readonly version: string;
-  up(env: Record<string, string>): Promise<void>;
+  /** recreate: make every container again, whatever compose thinks of its configuration. */
+  up(env: Record<string, string>, options?: { recreate?: boolean }): Promise<void>;
   down(options: { volumes: boolean }): Promise<void>;
   /** Streams logs to this process's stdout. */
   logs(options: { service?: string; follow: boolean; tail?: number }): Promise<void>;
@@ -97,9 +98,9 @@ class ExecaComposeClient implements ComposeClient {
     throw new RmqBenchError(`${file} ${argv.slice(argv.indexOf('-f') + 2).join(' ')} failed: ${lastLine}`, 69);
   }
 
-  up(env: Record<string, string>): Promise<void> {
+  up(env: Record<string, string>, options: { recreate?: boolean } = {}): Promise<void> {
     // --no-build: the image is provided before; compose must never try to build or pull on its own.
-    return this.run(['up', '-d', '--no-build'], env);
+    return this.run(['up', '-d', '--no-build', ...(options.recreate ? ['--force-recreate'] : [])], env);
   }
 
   down(options: { volumes: boolean }): Promise<void> {

@@ -69,6 +69,8 @@ export interface ContainerInfo {
   env: readonly string[];
   /** The host port each container port is published on ('5672/tcp' → 31672), as it was created. */
   hostPorts: Readonly<Record<string, number>>;
+  /** Its bind mounts: the host path each container path comes from, as it was created. */
+  binds: readonly { source: string; destination: string }[];
 }
 
 export async function inspectContainer(docker: Docker, name: string): Promise<ContainerInfo> {
@@ -82,10 +84,11 @@ export async function inspectContainer(docker: Docker, name: string): Promise<Co
       const host = Number((bindings as { HostPort?: string }[] | null)?.[0]?.HostPort);
       if (Number.isInteger(host) && host > 0) hostPorts[port] = host;
     }
-    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [], hostPorts };
+    const binds = (info.Mounts ?? []).filter((m) => m.Type === 'bind').map((m) => ({ source: m.Source, destination: m.Destination }));
+    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [], hostPorts, binds };
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) {
-      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined, env: [], hostPorts: {} };
+      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined, env: [], hostPorts: {}, binds: [] };
     }
     throw err;
   }

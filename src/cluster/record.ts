@@ -43,7 +43,12 @@ export interface ExistingCluster {
   partitionHandling: string | undefined;
   /** The host port the first node publishes AMQP on; undefined when none exists or it publishes none. */
   amqpPort: number | undefined;
+  /** Per container, the host folder its cluster files (/etc/rmq-bench) are mounted from. */
+  filesFrom: readonly { container: string; source: string | undefined }[];
 }
+
+/** Where a node finds the cluster's files (docker-compose.yml mounts ./cluster there). */
+export const CLUSTER_FILES_MOUNT = '/etc/rmq-bench';
 
 /** A variable of a container's environment, or undefined. Pure. */
 export function envValue(env: readonly string[], name: string): string | undefined {
@@ -56,9 +61,10 @@ export async function existingCluster(docker: Docker, config: Config): Promise<E
   const most = nodesFor(config.clusterName, 1, 1, NODE_COUNTS[NODE_COUNTS.length - 1]!);
   const cs: ContainerInfo[] = (await Promise.all(most.map((n) => inspectContainer(docker, n.container)))).filter((c) => c.state !== 'missing');
   const first = cs[0];
-  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, amqpPort: undefined };
+  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, amqpPort: undefined, filesFrom: [] };
   return {
     count: cs.length,
+    filesFrom: cs.map((c) => ({ container: c.name, source: c.binds.find((b) => b.destination === CLUSTER_FILES_MOUNT)?.source })),
     amqpPort: first.hostPorts['5672/tcp'],
     rabbitmq: envValue(first.env, 'RMQ_BENCH_RABBITMQ') ?? DEFAULT_RABBITMQ_LINE,
     partitionHandling: envValue(first.env, 'RMQ_BENCH_PARTITION_HANDLING') || undefined,
@@ -111,4 +117,21 @@ export function checkNodeCount(existing: number, wanted: NodeCount, clusterName:
   throw new UsageError(`the cluster${name ? ` ${clusterName}` : ''} has ${existing} nodes, not ${wanted}: it is not resized in place`, {
     hint: `'rmq-bench cluster reset --hard --nodes ${wanted}${name}' makes a fresh ${wanted}-node cluster (its data is removed), or leave --nodes out`,
   });
+}
+
+/**
+ * Why the cluster's containers are not this checkout's: one mounts its cluster files from
+ * another folder (another clone, the installed package), or from a folder that no longer exists
+ * (a deleted clone: its next start fails on the missing mount). undefined when every container
+ * mounts `clusterDir`, or none exists. Such containers are made again from this checkout's
+ * files (the data volumes stay), never trusted as "already up". Pure: `exists` tells whether a
+ * host path exists.
+ */
+export function foreignFiles(existing: Pick<ExistingCluster, 'filesFrom'>, clusterDir: string, exists: (p: string) => boolean): string | undefined {
+  for (const { container, source } of existing.filesFrom) {
+    if (source === undefined) return `${container} mounts no cluster files`;
+    if (path.resolve(source) === path.resolve(clusterDir)) continue;
+    return exists(source) ? `${container} was made from another checkout (${source})` : `${container} was made from ${source}, which no longer exists`;
+  }
+  return undefined;
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { requireFeature } from '../broker-versions.js';
 import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../config.js';
 import { maskUrl } from '../url.js';
@@ -7,7 +9,7 @@ import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
 import { ensureImage, type ImageResult } from './image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
-import { checkLine, checkNodeCount, checkPublishedPorts, existingCluster, existingNodeCount, writeClusterRecord } from './record.js';
+import { checkLine, checkNodeCount, checkPublishedPorts, existingCluster, existingNodeCount, foreignFiles, writeClusterRecord } from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
 import type { WaitOptions } from './wait.js';
 
@@ -83,8 +85,11 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const existing = await existingCluster(docker, config);
   checkLine(existing, config.rabbitmq, config.clusterName);
   checkPublishedPorts(existing, config);
+  // Containers made from another checkout's files, or from files deleted since: made again from ours.
+  const foreign = foreignFiles(existing, path.join(config.projectRoot, 'cluster'), existsSync);
+  if (foreign !== undefined) progress.info(`${foreign}: making the cluster's containers again from ${config.projectRoot} (the data volumes stay)`);
   // Another partition handling than the containers were made with: compose makes them again (the data volumes stay).
-  const settingsChanged = existing.count > 0 && (existing.partitionHandling ?? '') !== (config.partitionHandling ?? '');
+  const settingsChanged = foreign !== undefined || (existing.count > 0 && (existing.partitionHandling ?? '') !== (config.partitionHandling ?? ''));
   const base = {
     nodeCount: config.nodes.length,
     rabbitmq: config.rabbitmq,
@@ -100,7 +105,8 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
     return { alreadyUp: true, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
   }
 
-  await healFaultsLeftBehind(ctx, docker);
+  // Containers from other files are made again whatever they show; their faults are undone by the new ones.
+  if (foreign === undefined) await healFaultsLeftBehind(ctx, docker);
   if (!settingsChanged && (await clusterIsReady(ctx, defs))) {
     await clearAlarmsLeftBehind(ctx, docker);
     await writeClusterRecord(config);
@@ -116,7 +122,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   progress.start('checking ports');
   await checkPorts(ctx, await nodeContainers(ctx, docker, config.nodes));
   progress.update(`starting ${nodeRange(ctx)} (${compose.kind === 'v2' ? 'docker compose' : 'docker-compose'} ${compose.version}, image ${image.image})`);
-  await compose.up({ RMQ_BENCH_IMAGE: image.image });
+  await compose.up({ RMQ_BENCH_IMAGE: image.image }, { recreate: foreign !== undefined });
 
   const waitStarted = performance.now();
   const remaining = (): WaitOptions => ({ timeoutMs: Math.max(1_000, options.timeoutMs - (performance.now() - waitStarted)) });

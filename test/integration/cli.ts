@@ -42,7 +42,7 @@ export const PASSWORD = 'demo';
 /**
  * The cluster these tests run against, from the same RMQ_BENCH_NAME and RMQ_BENCH_*_PORT
  * variables the binary reads: the default one (rabbit1..3 on 5672-5674), or a second one beside
- * it (scripts/test.sh runs the integration tests in five shards, one per cluster).
+ * it (scripts/test-integration.sh runs each tier's integration tests in shards, one per cluster).
  */
 const cluster = loadConfig(process.env);
 /** The nodes' host names, as the broker and rmq-bench's reports name them: rabbit1..3. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/cluster/faults.js';
 import { takesLeaderAway } from '../../src/cluster/leader-fault.js';
 import { cutsByNode, planShape, planShapeFrom } from '../../src/cluster/partition-shapes.js';
-import { checkNodeCount, checkPublishedPorts } from '../../src/cluster/record.js';
+import { checkNodeCount, checkPublishedPorts, foreignFiles } from '../../src/cluster/record.js';
 import { composeEnv, loadConfig, nodeCountProblem, recordedNodeCount } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import { seededRandom } from '../../src/util/random.js';
@@ -194,8 +194,40 @@ describe('the node count: 3 or 5, recorded per cluster', () => {
     [5, 5672, 31672, true],
   ] as const)('%i containers publishing AMQP on %s, port %i asked: refused %s', (count, published, wanted, refused) => {
     const config = loadConfig({ RMQ_BENCH_NAME: 'legacy', RMQ_BENCH_AMQP_PORT: String(wanted) });
-    const call = () => checkPublishedPorts({ count, amqpPort: published, rabbitmq: '4.3', partitionHandling: undefined }, config);
+    const call = () => checkPublishedPorts({ count, amqpPort: published, rabbitmq: '4.3', partitionHandling: undefined, filesFrom: [] }, config);
     if (refused) expect(call).toThrow(`the cluster legacy publishes AMQP on ${published}, not ${wanted}`);
     else expect(call).not.toThrow();
+  });
+});
+
+describe("a clone never trusts another clone's containers: where their cluster files come from", () => {
+  const here = '/home/u/rmq-bench/cluster';
+  const exists = (p: string): boolean => p !== '/tmp/deleted-clone/cluster';
+  it.each<{ name: string; filesFrom: { container: string; source: string | undefined }[]; reason: string | undefined }>([
+    { name: 'no containers', filesFrom: [], reason: undefined },
+    {
+      name: 'every container from this checkout (a trailing slash is the same folder)',
+      filesFrom: [
+        { container: 'rabbit1', source: here },
+        { container: 'rabbit2', source: `${here}/` },
+      ],
+      reason: undefined,
+    },
+    {
+      name: 'from a deleted clone',
+      filesFrom: [{ container: 'rabbit1', source: '/tmp/deleted-clone/cluster' }],
+      reason: 'rabbit1 was made from /tmp/deleted-clone/cluster, which no longer exists',
+    },
+    {
+      name: 'one of them from another checkout that still exists',
+      filesFrom: [
+        { container: 'rabbit1', source: here },
+        { container: 'rabbit2', source: '/srv/other-clone/cluster' },
+      ],
+      reason: 'rabbit2 was made from another checkout (/srv/other-clone/cluster)',
+    },
+    { name: 'made without the mount (by hand)', filesFrom: [{ container: 'rabbit1', source: undefined }], reason: 'rabbit1 mounts no cluster files' },
+  ])('$name', ({ filesFrom, reason }) => {
+    expect(foreignFiles({ filesFrom }, here, exists)).toBe(reason);
   });
 });
