@@ -9,10 +9,14 @@
 // partition. Not a test: it prints figures (docs/DEVELOPMENT.md, "The 3.10 mend").
 //   npx tsc -p tsconfig.json && npx rmq-bench cluster up
 //   node bench/partition-heal.mjs [--runs 20] [--modes ignore,pause_minority,autoheal]
-//     [--shapes partition,partition-halves,partition-bridge] [--hold 90s] [--load bench|none]
+//     [--shapes partition,partition-halves,partition-bridge] [--hold 90s] [--load bench|none] [--slot 0]
 // The 3.10 cluster is rmq-bench-heal (AMQP 14672-14674, management 24672-24674, Prometheus 24692),
 // made again per mode (the data kept), and left up at the end (`rmq-bench cluster down --name
-// rmq-bench-heal --volumes` removes it).
+// rmq-bench-heal --volumes` removes it). `--slot N` (1 or 2) names it rmq-bench-heal-N and adds
+// 100 × N to its ports, so the three modes can run side by side, each the others' load:
+//   node bench/partition-heal.mjs --modes ignore &
+//   node bench/partition-heal.mjs --modes pause_minority --slot 1 --load none &
+//   node bench/partition-heal.mjs --modes autoheal --slot 2 --load none
 import { execa } from 'execa';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,12 +34,15 @@ const { values } = parseArgs({
     // fault. A shorter hold ends the fault before any node noticed it, which tests nothing of the mend.
     hold: { type: 'string', default: '90s' },
     load: { type: 'string', default: 'bench' },
+    slot: { type: 'string', default: '0' },
   },
 });
-const NAME = 'rmq-bench-heal';
-const AMQP = 14672;
-const MGMT = 24672;
-const PROM = 24692;
+const SLOT = Number(values.slot);
+if (!Number.isInteger(SLOT) || SLOT < 0 || SLOT > 2) throw new Error(`--slot is 0, 1 or 2, not ${values.slot}`);
+const NAME = SLOT === 0 ? 'rmq-bench-heal' : `rmq-bench-heal-${SLOT}`;
+const AMQP = 14672 + 100 * SLOT;
+const MGMT = 24672 + 100 * SLOT;
+const PROM = 24692 + 100 * SLOT;
 const NODES = ['rabbit1', 'rabbit2', 'rabbit3'];
 const ENV = {
   RMQ_BENCH_NAME: NAME,
@@ -45,7 +52,7 @@ const ENV = {
   RMQ_BENCH_RABBITMQ: '3.10',
   RMQ_BENCH_QUIET: '0',
 };
-const say = (line) => process.stderr.write(`partition-heal: ${line}\n`);
+const say = (line) => process.stderr.write(`partition-heal${SLOT ? `-${SLOT}` : ''} ${new Date().toISOString().slice(11, 19)}: ${line}\n`);
 const secs = (ms) => (ms === null || ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
 
 /** Each node's own /api/nodes, read here: whole when every node answers, sees all three running, and lists no partition. */

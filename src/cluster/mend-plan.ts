@@ -23,9 +23,10 @@ export type NodeAnswer =
   | { nodes: readonly { name: string; running: boolean; partitions: readonly string[] }[] }
   /**
    * stopped: no answer, and the node itself says its RabbitMQ application is stopped, not
-   * booting (rabbit-state.ts). other: no answer, for any other reason (slow, booting, unreachable).
+   * booting (rabbit-state.ts). booting: no answer, and the node says its RabbitMQ is booting.
+   * other: no answer, for any other reason (slow, paused, unreachable).
    */
-  | { failed: 'stopped' | 'other' };
+  | { failed: 'stopped' | 'booting' | 'other' };
 
 /** What the nodes report of the cluster, read from their answers. */
 export interface NodeViews {
@@ -38,6 +39,8 @@ export interface NodeViews {
   unseen: Map<string, string[]>;
   /** Short names of the nodes whose RabbitMQ is stopped, by their own word. */
   down: string[];
+  /** Short names of the nodes that do not answer while their RabbitMQ boots, by their own word. */
+  booting: string[];
   /** Every node answered and sees every node running, and none reports a partition. */
   whole: boolean;
 }
@@ -47,11 +50,13 @@ export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
   const partitions = new Map<string, string[]>();
   const unseen = new Map<string, string[]>();
   const down: string[] = [];
+  const booting: string[] = [];
   const answering = [...answers.entries()].filter(([, a]) => 'nodes' in a).map(([name]) => name);
   let whole = answering.length === answers.size;
   for (const [name, a] of answers) {
     if (!('nodes' in a)) {
       if (a.failed === 'stopped') down.push(name);
+      if (a.failed === 'booting') booting.push(name);
       continue;
     }
     const self = a.nodes.find((x) => shortNodeName(x.name) === name);
@@ -64,7 +69,7 @@ export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
     );
   }
   if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
-  return { partitions, unseen, down: down.sort(), whole };
+  return { partitions, unseen, down: down.sort(), booting: booting.sort(), whole };
 }
 
 /**
@@ -106,7 +111,13 @@ export function stuckNodes(downSince: ReadonlyMap<string, number>, now: number):
 /** How many times the mend restarts one node before it restarts them all together. */
 export const MAX_RESTARTS_PER_NODE = 2;
 
-/** What the mend gives a restarted node to answer again before it looks past it. */
+/**
+ * What the mend gives a restarted node to answer again before it looks past it; and any node
+ * whose RabbitMQ says it is booting, before the boot is taken as hung and the node restarted.
+ * Seen on 3.10.8 under load: pause_minority started RabbitMQ again on the node it had paused, once
+ * the partition ended, and the boot never finished (its log stopped after global's "Faking
+ * nodedown/nodeup"); the node said it was booting 10 minutes on.
+ */
 export const BOOT_MS = 150_000;
 
 /** What the mend gives the nodes, once every restarted node answers, to find each other again before it judges. */
@@ -118,6 +129,8 @@ export interface MendMemory {
   startedAt: number;
   /** Node → since when its RabbitMQ has been stopped, by its own word. */
   downSince: ReadonlyMap<string, number>;
+  /** Node → since when it has not answered while its RabbitMQ boots, by its own word (counted anew after a restart). */
+  bootingSince: ReadonlyMap<string, number>;
   /** Since when nodes have answered without seeing each other running, with no partition reported. */
   splitSince: number | undefined;
   /** Every restart the mend made, in order ('everything': every node at once). */
@@ -128,15 +141,16 @@ export interface MendMemory {
 
 /** The memory of a mend that starts watching at `now`. Pure. */
 export function startMemory(now: number): MendMemory {
-  return { startedAt: now, downSince: new Map(), splitSince: undefined, restarts: [], backAt: new Map() };
+  return { startedAt: now, downSince: new Map(), bootingSince: new Map(), splitSince: undefined, restarts: [], backAt: new Map() };
 }
 
 /**
  * The memory of a look at a cluster whose fault is long over (`cluster up`, `cluster status`):
- * whatever the nodes show now has been so for as long as anyone knows. Pure.
+ * whatever the nodes show now has been so for as long as anyone knows; but a node that boots may
+ * have just been started (`cluster up` starts the nodes), so its boot is timed from this look, `now`. Pure.
  */
-export function longOverMemory(views: NodeViews): MendMemory {
-  return observe(startMemory(Number.NEGATIVE_INFINITY), views, Number.NEGATIVE_INFINITY);
+export function longOverMemory(views: NodeViews, now: number): MendMemory {
+  return { ...observe(startMemory(Number.NEGATIVE_INFINITY), views, Number.NEGATIVE_INFINITY), bootingSince: new Map(views.booting.map((n) => [n, now])) };
 }
 
 /** Whether some node answers but does not see another running, with no partition reported. */
@@ -148,16 +162,22 @@ function splitUnreported(views: NodeViews): boolean {
 export function observe(memory: MendMemory, views: NodeViews, now: number): MendMemory {
   const downSince = new Map<string, number>();
   for (const name of views.down) downSince.set(name, memory.downSince.get(name) ?? now);
+  const bootingSince = new Map<string, number>();
+  for (const name of views.booting) bootingSince.set(name, memory.bootingSince.get(name) ?? now);
   const backAt = new Map(memory.backAt);
   for (const name of views.partitions.keys()) if (!backAt.has(name)) backAt.set(name, now);
-  return { ...memory, downSince, splitSince: splitUnreported(views) ? (memory.splitSince ?? now) : undefined, backAt };
+  return { ...memory, downSince, bootingSince, splitSince: splitUnreported(views) ? (memory.splitSince ?? now) : undefined, backAt };
 }
 
 /** The memory after the mend restarted `nodes` at `now`: they have not answered since. Pure. */
 export function restarted(memory: MendMemory, nodes: readonly string[], why: MendWhy, now: number): MendMemory {
   const backAt = new Map(memory.backAt);
-  for (const n of nodes) backAt.delete(n);
-  return { ...memory, restarts: [...memory.restarts, { nodes, at: now, why }], backAt };
+  const bootingSince = new Map(memory.bootingSince);
+  for (const n of nodes) {
+    backAt.delete(n);
+    bootingSince.delete(n);
+  }
+  return { ...memory, restarts: [...memory.restarts, { nodes, at: now, why }], backAt, bootingSince };
 }
 
 /** Why nodes are restarted. */
@@ -170,6 +190,8 @@ export type MendWhy =
   | 'split'
   /** A node whose RabbitMQ has stayed stopped STUCK_MS with its container up. */
   | 'stuck'
+  /** A node whose RabbitMQ has said it is booting for BOOT_MS without answering: the boot hung. */
+  | 'hung'
   /** Every node at once: the nodes restarted one by one as often as the plan allows, and the cluster still not whole. */
   | 'everything';
 
@@ -211,7 +233,7 @@ function restartsOf(memory: MendMemory, node: string): number {
  * then a reported partition restarts the smaller side, or, where every node of that side was
  * restarted already, the nodes that still report it (their entry is stale); a split nobody
  * reports, older than STUCK_MS, the same with the nodes that do not see each other; a node
- * stopped STUCK_MS is restarted. A node is restarted at most MAX_RESTARTS_PER_NODE times; when
+ * stopped STUCK_MS is restarted, and one booting BOOT_MS without answering. A node is restarted at most MAX_RESTARTS_PER_NODE times; when
  * the step would need more, every node is restarted at once, once.
  */
 export function planMend(memory: MendMemory, views: NodeViews, now: number, settings: MendSettings): MendStep {
@@ -242,7 +264,12 @@ export function planMend(memory: MendMemory, views: NodeViews, now: number, sett
       return { nodes: side, why };
     }
     const stuck = stuckNodes(memory.downSince, now);
-    return stuck.length > 0 ? { nodes: stuck, why: 'stuck' } : undefined;
+    if (stuck.length > 0) return { nodes: stuck, why: 'stuck' };
+    const hung = [...memory.bootingSince.entries()]
+      .filter(([, since]) => now - since >= BOOT_MS)
+      .map(([name]) => name)
+      .sort();
+    return hung.length > 0 ? { nodes: hung, why: 'hung' } : undefined;
   })();
   if (wanted === undefined) return { action: 'wait', why: 'watching', nodes: [] };
   if (wanted.nodes.every((n) => restartsOf(memory, n) < MAX_RESTARTS_PER_NODE)) return { action: 'restart', ...wanted };
@@ -287,6 +314,8 @@ export function describeStep(step: MendStep, views: NodeViews): string {
       )} as not running): restarting ${list}`;
     case 'stuck':
       return `RabbitMQ on ${list} stayed stopped ${STUCK_MS / 1000} s with the container up: restarting ${step.nodes.length === 1 ? 'it' : 'them'}`;
+    case 'hung':
+      return `RabbitMQ on ${list} has been booting ${BOOT_MS / 1000} s without answering, by its own word: the boot hung; restarting ${step.nodes.length === 1 ? 'it' : 'them'}`;
     case 'everything':
       return `the cluster is still not whole after restarting nodes one by one: restarting every node (${list}) at once`;
   }

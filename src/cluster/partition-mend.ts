@@ -70,7 +70,8 @@ export async function nodeViews(config: Config, management: ManagementClient, do
           })),
         });
       } catch {
-        answers.set(n.name, { failed: (await rabbitState(docker, n)) === 'stopped' ? 'stopped' : 'other' });
+        const state = await rabbitState(docker, n);
+        answers.set(n.name, { failed: state === 'stopped' || state === 'booting' ? state : 'other' });
       }
     }),
   );
@@ -82,7 +83,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** What `cluster up` would do to a cluster as it is now, and what the nodes say (cluster status): the plan of a fault long over. */
 export async function mendAdvice(config: Config, management: ManagementClient, docker: Docker): Promise<{ views: NodeViews; step: MendStep; text: string }> {
   const views = await nodeViews(config, management, docker);
-  const step = planMend(longOverMemory(views), views, performance.now(), { graceMs: 0, nodes: config.nodes.map((n) => n.name) });
+  const now = performance.now();
+  const step = planMend(longOverMemory(views, now), views, now, { graceMs: 0, nodes: config.nodes.map((n) => n.name) });
   return { views, step, text: describeStep(step, views) };
 }
 
@@ -134,7 +136,7 @@ export async function mendPartition(
   while (performance.now() < deadline) {
     const views = await nodeViews(config, management, docker);
     const now = performance.now();
-    memory = memory === undefined ? longOverMemory(views) : observe(memory, views, now);
+    memory = memory === undefined ? longOverMemory(views, now) : observe(memory, views, now);
     const step = planMend(memory, views, now, { graceMs, nodes, faulted });
     if (step.action === 'done') {
       if (restartedNodes.length > 0)

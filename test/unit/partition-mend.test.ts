@@ -84,6 +84,7 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
     partitions: Record<string, string[]>;
     unseen: Record<string, string[]>;
     down: string[];
+    booting?: string[];
     whole: boolean;
   }>([
     {
@@ -119,6 +120,15 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
       whole: false,
     },
     {
+      name: 'a node that does not answer while its RabbitMQ boots (the others see it running, as they did a hung boot): booting, not down',
+      answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: { failed: 'booting' } },
+      partitions: { rabbit1: [], rabbit2: [] },
+      unseen: { rabbit1: [], rabbit2: [] },
+      down: [],
+      booting: ['rabbit3'],
+      whole: false,
+    },
+    {
       name: 'a node that does not answer, and does not say its RabbitMQ is stopped, is not down',
       answers: { rabbit1: sees(all), rabbit2: sees(all), rabbit3: { failed: 'other' } },
       partitions: { rabbit1: [], rabbit2: [] },
@@ -126,8 +136,9 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
       down: [],
       whole: false,
     },
-  ])('$name', ({ answers, partitions, unseen, down, whole }) => {
+  ])('$name', ({ answers, partitions, unseen, down, booting = [], whole }) => {
     const v = readViews(new Map(Object.entries(answers)));
+    expect(v.booting).toEqual(booting);
     expect(Object.fromEntries(v.partitions)).toEqual(partitions);
     expect(Object.fromEntries(v.unseen)).toEqual(unseen);
     expect(v.down).toEqual(down);
@@ -149,13 +160,13 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
 const NODES3 = ['rabbit1', 'rabbit2', 'rabbit3'];
 
 /** What one node answers: the nodes it sees running and those it lists as partitioned; or no answer. */
-type Says = { sees?: string[]; partitions?: string[] } | 'stopped' | 'other';
+type Says = { sees?: string[]; partitions?: string[] } | 'stopped' | 'booting' | 'other';
 
 function look(says: Record<string, Says>, nodes: readonly string[] = NODES3) {
   const answers = new Map<string, NodeAnswer>();
   for (const n of nodes) {
     const s = says[n] ?? {};
-    if (s === 'stopped' || s === 'other') {
+    if (s === 'stopped' || s === 'booting' || s === 'other') {
       answers.set(n, { failed: s });
       continue;
     }
@@ -191,7 +202,7 @@ function run(c: Case): MendStep[] {
   for (const { atS, says } of c.looks) {
     const views = look(says);
     const now = atS * 1000;
-    memory = memory === undefined ? longOverMemory(views) : observe(memory, views, now);
+    memory = memory === undefined ? longOverMemory(views, now) : observe(memory, views, now);
     const step = planMend(memory, views, now, { graceMs: c.graceMs ?? 0, nodes: NODES3, faulted: c.faulted });
     if (step.action === 'restart') memory = restarted(memory, step.nodes, step.why, now);
     steps.push(step);
@@ -207,6 +218,7 @@ const HALVES: Record<string, Says> = {
 };
 const SETTLED_S = SETTLE_MS / 1000 + 1;
 const STUCK_S = STUCK_MS / 1000;
+const BOOT_S = BOOT_MS / 1000;
 
 describe('planMend: from what each node reports, and what was done, the next step', () => {
   it.each<Case>([
@@ -326,10 +338,45 @@ describe('planMend: from what each node reports, and what was done, the next ste
       ],
     },
     {
-      name: 'a node that does not answer, without saying it is stopped (paused, booting): watched, never restarted',
+      name: 'a node that does not answer, without saying it is stopped or booting (paused, unreachable): watched, never restarted',
       looks: [
         { atS: 0, says: { rabbit2: 'other' }, step: wait('watching') },
         { atS: 200, says: { rabbit2: 'other' }, step: wait('watching') },
+      ],
+    },
+    {
+      name: `a boot that hangs (seen on 3.10 under load: pause_minority started the node it had paused again, and the boot never ended): restarted after BOOT_MS (${BOOT_MS / 1000} s) of booting`,
+      graceMs: AUTOHEAL_GRACE_MS,
+      looks: [
+        { atS: 0, says: { rabbit3: 'stopped' }, step: wait('grace') },
+        { atS: 20, says: { rabbit3: 'booting' }, step: wait('grace') },
+        { atS: 20 + BOOT_S - 1, says: { rabbit3: 'booting' }, step: wait('watching') },
+        { atS: 20 + BOOT_S, says: { rabbit3: 'booting' }, step: restart(['rabbit3'], 'hung') },
+        // Its boot after the restart is counted anew: first the booting wait for the restarted node.
+        { atS: 20 + BOOT_S + 30, says: { rabbit3: 'booting' }, step: wait('booting', ['rabbit3']) },
+        { atS: 20 + BOOT_S + 60, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: 'a boot that hangs again after its restart: restarted once more, then every node, then the mend has nothing left',
+      looks: [
+        { atS: 0, says: { rabbit3: 'booting' }, step: wait('watching') },
+        { atS: BOOT_S, says: { rabbit3: 'booting' }, step: restart(['rabbit3'], 'hung') },
+        { atS: 2 * BOOT_S, says: { rabbit3: 'booting' }, step: wait('watching') },
+        { atS: 3 * BOOT_S, says: { rabbit3: 'booting' }, step: restart(['rabbit3'], 'hung') },
+        { atS: 4 * BOOT_S, says: { rabbit3: 'booting' }, step: wait('watching') },
+        { atS: 5 * BOOT_S, says: { rabbit3: 'booting' }, step: restart(NODES3, 'everything') },
+        { atS: 6 * BOOT_S, says: { rabbit3: 'booting' }, step: wait('settling', NODES3) },
+        { atS: 7 * BOOT_S, says: { rabbit3: 'booting' }, step: wait('exhausted') },
+      ],
+    },
+    {
+      name: 'cluster up: a node booting at the first look may have just been started; its boot is timed from that look',
+      longOver: true,
+      looks: [
+        { atS: 500, says: { rabbit2: 'booting' }, step: wait('watching') },
+        { atS: 500 + BOOT_S - 1, says: { rabbit2: 'booting' }, step: wait('watching') },
+        { atS: 500 + BOOT_S, says: { rabbit2: 'booting' }, step: restart(['rabbit2'], 'hung') },
       ],
     },
     {
