@@ -9,6 +9,7 @@ import type { PublisherResult } from '../amqp/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { type FaultKind, FaultNeedsNodesError } from '../cluster/faults.js';
 import type { Context } from '../context.js';
+import type { LedgerDocument } from '../ledger/ledger.js';
 import { EnvironmentError, errorMessage, UsageError } from '../errors.js';
 import { openProcessedStore, type ProcessedStore } from '../store/processed.js';
 import { maskUrl } from '../url.js';
@@ -62,6 +63,15 @@ export interface ChaosLiveSample {
 export interface ChaosHooks {
   /** Once a second while traffic flows and until everything has stopped. */
   onLive?: (live: ChaosLiveSample) => void;
+  /** Once, after the drain: every producer's per-message ledger (what --ledger writes). */
+  onLedgers?: (ledgers: ChaosLedgers) => void;
+}
+
+/** What `chaos --ledger` writes: each producer's ledger, its flags per message id (`<runId>-<seq>`). */
+export interface ChaosLedgers {
+  schemaVersion: 1;
+  kind: 'chaos-ledgers';
+  producers: { producer: number; queue: string; confirms: boolean; ledger: LedgerDocument }[];
 }
 
 /** Which kinds can run here: the ones the injector refuses are left out of a default list, refused in a given one. */
@@ -129,6 +139,16 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions, hooks: Chaos
   traffic.closeGaps(endMs);
   const chaosProducers = traffic.producerReports(run.producers);
   const chaosConsumers = traffic.consumerReports(run.consumers);
+  hooks.onLedgers?.({
+    schemaVersion: 1,
+    kind: 'chaos-ledgers',
+    producers: chaosProducers.map((p) => ({
+      producer: p.producer,
+      queue: p.queue,
+      confirms: p.confirms,
+      ledger: traffic.ledgers.byRun.get(p.runId)!.toJSON(),
+    })),
+  });
   const confirming = chaosProducers.filter((p) => p.confirms);
   const totals = chaosTotals(confirming);
   const control = opts.control ? chaosTotals(chaosProducers.filter((p) => !p.confirms)) : null;

@@ -43,7 +43,7 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
       '--fault',
       'kill',
       '--checkpoint-cmd',
-      witnessCommand(out, { peek: true }),
+      witnessCommand(out, { peek: true, queue }),
       '--json',
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -54,7 +54,7 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
 
     const on = c.runs[0] as Run10;
     confirmedKept(on, N);
-    confirmedKeptByTheBroker(on, witnessAt(lines, 'before-drain', 'amqp10-outcomes'), N);
+    confirmedKeptByTheBroker(on, witnessAt(lines, 'before-drain', 'amqp10-outcomes', queue), N);
     faultHealed(on, 'kill');
     const o = on.producer.amqp10;
     expect(o.settlement).toBe('on-outcome');
@@ -65,7 +65,7 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
     else expect(ended).toBeGreaterThanOrEqual(on.producer.publishes);
 
     const off = c.runs[1] as Run10;
-    const w = witnessAt(lines, 'before-drain', 'amqp10-presettled');
+    const w = witnessAt(lines, 'before-drain', 'amqp10-presettled', queue);
     const { seqs, foreign } = seqsOf(w.ids!, off.runId);
     expect(foreign).toEqual([]);
     expect(off.producer.amqp10.settlement).toBe('pre-settled');

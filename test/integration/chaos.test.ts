@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
 import Docker from 'dockerode';
 import { execa } from 'execa';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually, mgmtGet, parseJson, ROOT, runCli, uniqueName, NODES, containerOf, MGMT } from './cli.js';
-import { seqsOf } from './witness.js';
+import { distinct, seqsOf } from './witness.js';
 
 /** The parts of chaos's JSON document these tests read. */
 interface ChaosJson {
@@ -63,6 +63,24 @@ interface ChaosJson {
 const docker = new Docker();
 
 /**
+ * The ids a ledger file marks confirmed, decoded here from the documented format (src/ledger's
+ * LedgerDocument): `flags` is base64 of one byte per sequence, and bit 2 (value 4) is "the broker
+ * acked it". An id is `<runId>-<seq>`.
+ */
+function confirmedIdsOf(ledger: { runId: string; attempted: number; flags: string }): string[] {
+  const bytes = Buffer.from(ledger.flags, 'base64');
+  expect(bytes.length).toBe(ledger.attempted);
+  const ids: string[] = [];
+  for (let seq = 0; seq < bytes.length; seq++) if ((bytes[seq]! & 4) !== 0) ids.push(`${ledger.runId}-${seq}`);
+  return ids;
+}
+
+interface LedgersFile {
+  kind: string;
+  producers: { producer: number; queue: string; confirms: boolean; ledger: { runId: string; attempted: number; flags: string } }[];
+}
+
+/**
  * A producer's order counts against the consumers' store, read here: the processing log holds
  * each message's first processing, in the order it happened (the skipped duplicates are apart).
  * One consumer per queue, so that is its consumer's order. A duplicate never raises the highest
@@ -103,7 +121,9 @@ async function queueNames(): Promise<string[]> {
 describe('chaos: traffic both ways under a nemesis, every message reconciled', { timeout: 400_000 }, () => {
   it('a short run with a fixed seed: the three planned faults, each healed; every producer’s reads match the consumers’ store; nothing confirmed is lost', async () => {
     const prefix = uniqueName('chaos');
-    const store = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'processed.db');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-'));
+    const store = path.join(dir, 'processed.db');
+    const ledgerFile = path.join(dir, 'ledgers.json');
     const r = await runCli(
       [
         'chaos',
@@ -136,6 +156,8 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
         prefix,
         '--store',
         store,
+        '--ledger',
+        ledgerFile,
         '--json',
       ],
       { timeoutMs: 380_000 },
@@ -179,6 +201,10 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     }
     // The idempotent store processed every id once: the log has one row per processed id.
     expect(logged).toBe(processedIds.length);
+    const stored = new Set(processedIds);
+    const ledgers = JSON.parse(await readFile(ledgerFile, 'utf8')) as LedgersFile;
+    expect(ledgers.kind).toBe('chaos-ledgers');
+    expect(ledgers.producers.map((x) => [x.producer, x.queue, x.confirms])).toEqual(doc.producers.map((x) => [x.producer, x.queue, x.confirms]));
     const confirming = doc.producers.filter((p) => p.confirms);
     expect(confirming.length).toBe(2);
     let ours = 0;
@@ -191,8 +217,17 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
       expect(c.counts.readDistinct, `producer ${p.producer}`).toBe(seqs.length);
       if (p.confirms) {
         expect(c.lost).toBe(0);
-        // Every message confirmed to the producer is among those the consumers processed.
-        expect(c.counts.confirmed).toBeLessThanOrEqual(seqs.length);
+        // Every message confirmed to the producer is among those the consumers processed: by id,
+        // the ledger's confirmed ids against the store's.
+        const entry = ledgers.producers.find((x) => x.producer === p.producer)!;
+        expect(entry.ledger.runId).toBe(p.runId);
+        const confirmedIds = confirmedIdsOf(entry.ledger);
+        expect(confirmedIds.length, `producer ${p.producer}`).toBe(c.counts.confirmed);
+        expect(confirmedIds.length).toBeGreaterThan(1_000);
+        expect(
+          confirmedIds.filter((id) => !stored.has(id)),
+          `producer ${p.producer}: confirmed, not in the store`,
+        ).toEqual([]);
       }
       orderMatchesTheStore(p, seqsOf(loggedInOrder, p.runId).seqs);
     }
@@ -201,9 +236,13 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     expect(doc.unexpected).toBe(0);
     expect(doc.absorbed).toBe(skipped);
     expect(doc.totals.lost).toBe(0);
-    // The control producer (no confirms) is reconciled on its own queue.
+    // The control producer (no confirms) is reconciled on its own queue, and what it lost silently
+    // is exactly what it handed to the socket and the store never saw.
     expect(doc.control).not.toBeNull();
-    expect(doc.producers.find((p) => !p.confirms)?.queue).toBe(`${prefix}.control`);
+    const controlProducer = doc.producers.find((p) => !p.confirms)!;
+    expect(controlProducer.queue).toBe(`${prefix}.control`);
+    const controlStored = distinct(seqsOf(processedIds, controlProducer.runId).seqs);
+    expect(doc.control!.silentlyLost).toBe(controlProducer.reconciliation.counts.written - controlStored);
     // Confirm latency in calm and under at least one fault kind.
     expect(doc.latency.find((l) => l.phase === 'calm')?.summary.count).toBeGreaterThan(0);
     expect(doc.latency.some((l) => ['kill', 'pause'].includes(l.phase) && l.summary.count > 0)).toBe(true);

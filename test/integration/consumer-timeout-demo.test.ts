@@ -2,7 +2,8 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/consumer-timeout-plan.js';
-import { ROOT, eventually, mgmtGet } from './cli.js';
+import amqp from 'amqplib';
+import { AMQP_URLS, ROOT, eventually, mgmtGet, uniqueName } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 type Doc = ConsumerTimeoutDemoResult;
@@ -24,8 +25,13 @@ describe('consumer-timeout-demo (RabbitMQ 4.3 quorum queue consumer timeouts)', 
     expect(d.runs.map((r) => r.via)).toEqual(['queue-argument', 'policy', 'consumer-argument']);
     for (const r of d.runs) {
       const all = r.messageIds;
-      // The broker's side, measured (the claims table held, each one for a reason):
-      expect(r.checks.map((c) => [c.claim, c.held])).toEqual(r.checks.map((c) => [c.claim, true]));
+      // The broker's side, measured: the claims table is these three, and each held.
+      expect(r.checks.map((c) => [c.claim, c.held])).toEqual([
+        ['a delivery held past the timeout is returned to the queue, for any consumer', true],
+        ['AMQP 0.9.1 with consumer_cancel_notify: the broker sends basic.cancel and the channel stays open', true],
+        [`the timeout fires at the value set (${d.timeoutMs} ms)`, true],
+      ]);
+      expect(r.measuredTimeoutMs).not.toBeNull();
       expect(r.naive.channelOpenAfterCancel).toBe(true);
       const again = r.handling.deliveries.filter((x) => x.messageId === r.slowId);
       expect(again).toHaveLength(2);
@@ -52,6 +58,47 @@ describe('consumer-timeout-demo (RabbitMQ 4.3 quorum queue consumer timeouts)', 
     }
     // Queues and the temporary policy are gone.
     expect(await leftovers()).toEqual({ queues: [], policies: [] });
+  });
+
+  it("the timeout measured by this test's own consumer: a quorum queue with x-consumer-timeout 3 s cancels an unacked delivery 3 s after it, and keeps the channel", async () => {
+    const queue = uniqueName('consumer-timeout-own');
+    const timeoutMs = 3_000;
+    const conn = await amqp.connect(AMQP_URLS[0]!, { timeout: 10_000 });
+    try {
+      const ch = await conn.createConfirmChannel();
+      await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-consumer-timeout': timeoutMs } });
+      // The consumer on a channel of its own, closed before the queue is deleted: a deletion would
+      // cancel it again, and amqplib throws on a cancel for a tag it has already dropped.
+      const consumer = await conn.createChannel();
+      try {
+        ch.sendToQueue(queue, Buffer.from('held'), { persistent: true, messageId: 'held-1' });
+        await ch.waitForConfirms();
+        let deliveredAt = 0;
+        const cancelledAt = await new Promise<number>((resolve, reject) => {
+          const guard = setTimeout(() => reject(new Error(`no basic.cancel within ${timeoutMs + 70_000} ms`)), timeoutMs + 70_000);
+          void consumer.consume(queue, (m) => {
+            if (m) deliveredAt = performance.now();
+            else {
+              clearTimeout(guard);
+              resolve(performance.now());
+            }
+          });
+        });
+        expect(deliveredAt).toBeGreaterThan(0);
+        const ms = cancelledAt - deliveredAt;
+        // Not before the value set (the broker starts its clock when it sends, a little before
+        // this consumer reads); not later than the demo's default tolerance (1 s).
+        expect(ms).toBeGreaterThanOrEqual(timeoutMs - 200);
+        expect(ms).toBeLessThanOrEqual(timeoutMs + 1_000);
+        // The consumer's channel stays open, and the message went back to the queue.
+        await eventually(async () => expect((await consumer.checkQueue(queue)).messageCount).toBe(1), 10_000);
+      } finally {
+        await consumer.close().catch(() => undefined);
+        await ch.deleteQueue(queue).catch(() => undefined);
+      }
+    } finally {
+      await conn.close();
+    }
   });
 
   it('Ctrl+C while the slow message is held: exit 130, the queues and the temporary policy are gone', async () => {

@@ -47,7 +47,7 @@ describe("dlq-demo --strategy: dead letters while the DLQ's leader is faulted", 
     expect(x!.leftInSource).toBe(0);
     expect(x!.lost).toBe(0);
     // The DLQ as the broker held it before rmq-bench read it out (the tests' witness): all 50, rejected.
-    const w = witnessAt(witnessLines(out), 'before-drain', 'at-least-once');
+    const w = witnessAt(witnessLines(out), 'before-drain', 'at-least-once', 'rmq-bench.dlx-strategy.at-least-once.dlq');
     expect(w.ids!.length).toBe(w.messages);
     expect(distinct(w.ids!)).toBe(50);
     expect(new Set(w.firstDeathReasons)).toEqual(new Set(['rejected']));

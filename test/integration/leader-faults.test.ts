@@ -54,7 +54,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
         '--fault-at',
         faultAt,
         '--checkpoint-cmd',
-        witnessCommand(out, { peek: true }),
+        witnessCommand(out, { peek: true, queue }),
         '--json',
       ]);
       expect(r.exitCode, r.stderr).toBe(0);
@@ -63,7 +63,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
       const run = c.runs[0]!;
       confirmedKept(run, 3000);
       // The broker's own count and ids, taken before rmq-bench drained the queue.
-      confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), 3000);
+      confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on', queue), 3000);
       faultHealed(run, fault);
 
       await expectClusterWhole(queue);
@@ -92,7 +92,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
       '--fault-at',
       '0.1',
       '--checkpoint-cmd',
-      witnessCommand(out, { peek: true }),
+      witnessCommand(out, { peek: true, queue }),
       '--json',
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -100,7 +100,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
     expect(c.ok).toBe(true);
     const run = c.runs[0]!;
     confirmedKept(run, 3000, { elected: false });
-    confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), 3000);
+    confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on', queue), 3000);
     expect(run.fault?.kind).toBe('rolling-restart');
     expect(run.fault?.error ?? null).toBeNull();
     // Docker's own clock: each container started again during the run, highest ordinal first.

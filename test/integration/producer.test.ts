@@ -37,18 +37,20 @@ describe("the workshop's compare -n 50000", { timeout: WORKSHOP_TIMEOUT_MS }, ()
     expect(c.ok).toBe(true);
     expect(c.runs.map((r) => r.mode)).toEqual(['confirms-on', 'confirms-off']);
     confirmedKept(c.runs[0]!, 50_000);
-    confirmedKeptByTheBroker(c.runs[0]!, witnessAt(o.witness!, 'before-drain', 'confirms-on'), 50_000);
+    confirmedKeptByTheBroker(c.runs[0]!, witnessAt(o.witness!, 'before-drain', 'confirms-on', 'demo.orders'), 50_000);
   });
 
   it('confirms off: the producer reported all 50,000 sent, the broker held fewer, and exactly the difference is silently lost', async () => {
     const o = await workshopOutcome('compare -n 50000');
     const c = o.doc as CompareJson;
     const run = c.runs[1]!;
-    const w = witnessAt(o.witness!, 'before-drain', 'confirms-off');
+    const w = witnessAt(o.witness!, 'before-drain', 'confirms-off', 'demo.orders');
     silentLossByTheBroker(run, w, 50_000);
     // The ids the broker held are this run's, each once (no confirms: nothing published twice).
     const { seqs, foreign } = seqsOf(w.ids!, run.runId);
     expect(foreign).toEqual([]);
+    // Every id one the producer meant to send: below 50,000.
+    expect(seqs.filter((x) => x >= 50_000)).toEqual([]);
     expect(distinct(seqs)).toBe(w.messages);
     silentLossReported(c, o.stderr, 50_000);
   });

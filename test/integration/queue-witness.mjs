@@ -5,9 +5,11 @@
 //
 //   node test/integration/queue-witness.mjs --urls amqp://u:p@host:5672,... --out FILE [--peek]
 //
-// The queue, vhost, checkpoint, mode and run come from the RMQ_BENCH_CHECKPOINT* variables
-// rmq-bench sets (or --queue / --vhost). It appends one JSON line to FILE:
-//   { checkpoint, mode, run, queue, messages, ids, firstDeathReasons }
+// The checkpoint, mode and run come from the RMQ_BENCH_CHECKPOINT* variables rmq-bench sets; the
+// queue and vhost too, unless given (--queue / --vhost): with --queue the witness counts that queue
+// whatever the checkpoint names, and records the name it was given beside it (announced), for the
+// test to hold the two to the queue it expects. It appends one JSON line to FILE:
+//   { checkpoint, mode, run, queue, announced, messages, ids, firstDeathReasons }
 // messages: the broker's own count of the queue (queue.declare passive), read until two reads
 // 500 ms apart agree. With --peek, ids: every message id the broker delivered, and beside each
 // its x-first-death-reason header (or null): consumed without ack, then all nacked with requeue,
@@ -110,6 +112,7 @@ try {
     mode: env.RMQ_BENCH_CHECKPOINT_MODE ?? null,
     run: env.RMQ_BENCH_CHECKPOINT_RUN === undefined ? null : Number(env.RMQ_BENCH_CHECKPOINT_RUN),
     queue,
+    announced: env.RMQ_BENCH_CHECKPOINT_QUEUE ?? null,
     messages,
     ids,
     firstDeathReasons: peeked?.firstDeathReasons ?? null,

@@ -32,7 +32,7 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
       '--fault-at',
       '0.1',
       '--checkpoint-cmd',
-      witnessCommand(out, { peek: true }),
+      witnessCommand(out, { peek: true, queue }),
       '--json',
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -57,7 +57,7 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
     expect(run.reconciliation.counts.confirmed).toBe(3000);
     expect(run.reconciliation.counts.readDistinct).toBe(3000);
     // The broker's own count and ids, taken before rmq-bench drained the queue.
-    confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), 3000);
+    confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on', queue), 3000);
     const nodes = await mgmtGet<{ running: boolean }[]>('/api/nodes');
     expect(nodes.filter((n) => n.running)).toHaveLength(3);
   });

@@ -40,7 +40,12 @@ async function compareWithWitness(queueType: string, fault: string): Promise<{ r
   expect([0, 1], r.stderr).toContain(r.exitCode);
   const c = parseJson<CompareJson>(r);
   const run = c.runs[0]!;
-  return { run, w: witnessAt(witnessLines(out), 'before-drain', 'confirms-on'), c, stderr: r.stderr };
+  return {
+    run,
+    w: witnessAt(witnessLines(out), 'before-drain', 'confirms-on', queueType === 'quorum' ? 'demo.orders' : `rmq-bench.compare.${queueType}`),
+    c,
+    stderr: r.stderr,
+  };
 }
 
 /**

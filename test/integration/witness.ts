@@ -16,7 +16,10 @@ export interface WitnessLine {
   checkpoint: string | null;
   mode: string | null;
   run: number | null;
+  /** The queue it counted: --queue when given, else the one rmq-bench's checkpoint named. */
   queue: string;
+  /** The queue rmq-bench's checkpoint named (RMQ_BENCH_CHECKPOINT_QUEUE), or null when it named none. */
+  announced: string | null;
   /** The broker's count (queue.declare passive). */
   messages: number;
   /** --peek: every message id delivered (a copy per message held, duplicates included). */
@@ -32,9 +35,13 @@ export async function newWitnessFile(): Promise<string> {
   return path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-')), 'witness.jsonl');
 }
 
-/** The --checkpoint-cmd that appends the witness's line to `out`. */
-export function witnessCommand(out: string, options: { peek?: boolean } = {}): string {
-  return `node ${SCRIPT} --urls ${AMQP_URLS.join(',')} --out ${out}${options.peek ? ' --peek' : ''}`;
+/**
+ * The --checkpoint-cmd that appends the witness's line to `out`. With `queue`, the witness counts
+ * that queue whatever the checkpoint names (and records what it named); without, the queue the
+ * checkpoint names (runs over several queues, or queues rmq-bench names itself).
+ */
+export function witnessCommand(out: string, options: { peek?: boolean; queue?: string } = {}): string {
+  return `node ${SCRIPT} --urls ${AMQP_URLS.join(',')} --out ${out}${options.queue ? ` --queue ${options.queue}` : ''}${options.peek ? ' --peek' : ''}`;
 }
 
 /** The witness's lines, in the order the checkpoints ran. */
@@ -46,14 +53,20 @@ export function witnessLines(out: string): WitnessLine[] {
     .map((l) => JSON.parse(l) as WitnessLine);
 }
 
-/** The one line of a checkpoint of a mode's run. */
-export function witnessAt(lines: readonly WitnessLine[], checkpoint: string, mode: string, run = 1): WitnessLine {
+/**
+ * The one line of a checkpoint of a mode's run, which counted `queue`: the queue the test expects,
+ * named by the test, not read back from rmq-bench. The checkpoint must have named the same queue.
+ */
+export function witnessAt(lines: readonly WitnessLine[], checkpoint: string, mode: string, queue: string, run = 1): WitnessLine {
   const found = lines.filter((l) => l.checkpoint === checkpoint && l.mode === mode && l.run === run);
   expect(
     found,
     `the witness ran once at ${checkpoint} of ${mode} run ${run} (lines: ${JSON.stringify(lines.map((l) => [l.checkpoint, l.mode, l.run]))})`,
   ).toHaveLength(1);
-  return found[0]!;
+  const line = found[0]!;
+  expect(line.queue, `the queue the witness counted at ${checkpoint} of ${mode}`).toBe(queue);
+  expect(line.announced, `the queue rmq-bench's checkpoint named at ${checkpoint} of ${mode}`).toBe(queue);
+  return line;
 }
 
 /**

@@ -41,6 +41,7 @@ const defaults: ChaosCliOptions = {
   rejoinTimeoutMs: 180_000,
   drainIdleMs: 5_000,
   storeFile: undefined,
+  ledgerFile: undefined,
   protocol: 'amqp091',
   managementUrls: undefined,
   faultCmd: undefined,

@@ -2,12 +2,13 @@ import type { QueueType } from '../../cluster/queue-types.js';
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import type { ChaosRunOptions } from '../../scenarios/chaos.js';
+import type { ChaosLedgers, ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
 import { applyProfile, CHAOS_PROFILES, type ChaosProfile } from '../../scenarios/chaos-profiles.js';
 import type { Protocol } from '../../amqp10/protocol.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
+import type { OutputFile } from '../output.js';
 import { addReportAndClusterOptions, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
 import {
   choiceList,
@@ -40,6 +41,8 @@ import {
 export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'>, ReportAndClusterOptions {
   /** undefined: a random one, shown in the report. */
   seed: number | undefined;
+  /** --ledger: where every producer's ledger is written after the run. */
+  ledgerFile: string | undefined;
 }
 
 interface RawOptions {
@@ -70,6 +73,7 @@ interface RawOptions {
   loss?: number;
   bandwidth?: string;
   store?: string;
+  ledger?: string;
   protocol: Protocol;
   urls?: string[];
   managementUrl?: string[];
@@ -119,6 +123,7 @@ export function chaosOptions(o: RawOptions): ChaosCliOptions {
     rejoinTimeoutMs: 180_000,
     drainIdleMs: 5_000,
     storeFile: o.store,
+    ledgerFile: o.ledger,
     protocol: o.protocol,
     managementUrls: o.managementUrl,
     faultCmd: o.faultCmd,
@@ -199,11 +204,12 @@ export const chaos = defineCommand({
         .addOption(jitterOption())
         .addOption(lossOption())
         .addOption(bandwidthOption())
-        .addOption(new Option('--store <file>', "the consumers' idempotent SQLite store (default: a temporary file)").argParser(writableFile)),
+        .addOption(new Option('--store <file>', "the consumers' idempotent SQLite store (default: a temporary file)").argParser(writableFile))
+        .addOption(new Option('--ledger <file>', "write every producer's per-message ledger here (JSON: flags per message id)").argParser(writableFile)),
     ).action((o: RawOptions, command: Command) => dispatch(chaosOptions(o.profile ? applyProfile(o.profile, o, givenOptions(command)) : o))),
   overrides: otherClusterOverride,
   async run(ctx, o) {
-    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ...rest } = o;
+    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ledgerFile, ...rest } = o;
     if (o.protocol === 'amqp10') {
       const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
       await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
@@ -213,10 +219,17 @@ export const chaos = defineCommand({
     const { renderChaosLive } = await import('../../report/kinds/chaos/text.js');
     const { emit } = await import('../output.js');
     ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
+    let ledgers: ChaosLedgers | undefined;
     const r = await runChaos(ctx, options, {
       onLive: (live) => ctx.progress.update(renderChaosLive(live)),
+      onLedgers: (l) => {
+        ledgers = l;
+      },
     });
-    emit({ json, html, broker: await ctx.broker() }, 'chaos', r);
+    // Written after the result is printed: a write that fails costs the file, not the result (exit 74).
+    const files: OutputFile[] =
+      ledgerFile === undefined || ledgers === undefined ? [] : [{ flag: '--ledger', path: ledgerFile, content: () => JSON.stringify(ledgers) }];
+    emit({ json, html, broker: await ctx.broker() }, 'chaos', r, { files });
     if (r.interrupted) throw new InterruptedError('interrupted: the nemesis healed its fault; the figures above are what was measured until Ctrl+C');
     return { ok: r.ok };
   },
