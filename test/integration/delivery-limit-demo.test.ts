@@ -239,14 +239,14 @@ describe('delivery-limit-demo (x-delivery-limit on RabbitMQ 4.3 quorum queues, A
     tookMs = performance.now() - started;
     after = await redelivered();
     d = parseJson<Doc>(r);
-  }, 120_000);
+    // Its time is a figure, not a verdict: printed here, and docs/WORKSHOP.md has it. A hang is
+    // caught by this hook's deadline instead: the run takes under a minute alone and took up to
+    // 70 s with four other clusters at work beside it; 180 s is well past both.
+    process.stderr.write(`delivery-limit-demo --auto took ${(tookMs / 1000).toFixed(1)} s\n`);
+  }, 180_000);
 
   it('both protocols by default, every row as documented; nothing left behind', async () => {
     expect(d.kind).toBe('delivery-limit-demo');
-    // Under a minute on its own (`time rmq-bench delivery-limit-demo --auto`); this bound catches a
-    // wait that hangs or grew, not the speed, which the machine's load varies (70 s seen with
-    // other clusters at work beside the tests).
-    expect(tookMs).toBeLessThan(90_000);
     expect([d.deliveryLimit, d.rounds, d.protocol]).toEqual([2, 6, 'both']);
     expect(d.rows.map((x) => [x.protocol, x.action, x.dlx])).toEqual([
       ...[false, true].flatMap((dlx) => ACTIONS.amqp091.map((a) => ['amqp091', a, dlx])),
