@@ -101,7 +101,23 @@ describe("AMQP 1.0: the producer's outcome counts against the broker's own count
     const received = 'rabbitmq_global_messages_received_confirm_total{protocol="amqp10"}';
     const confirmed = 'rabbitmq_global_messages_confirmed_total{protocol="amqp10"}';
     const before = { received: await counter(received), confirmed: await counter(confirmed) };
-    const r = await runCli(['producer', '--protocol', 'amqp10', '--urls', AMQP_URLS[0]!, '--queue', routable, '-n', '500', '--rate', '0', '--json']);
+    // The default exchange: routed to the queue by its name.
+    const r = await runCli([
+      'producer',
+      '--protocol',
+      'amqp10',
+      '--urls',
+      AMQP_URLS[0]!,
+      '--exchange',
+      '',
+      '--queue',
+      routable,
+      '-n',
+      '500',
+      '--rate',
+      '0',
+      '--json',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const doc = parseJson<{ publishes: number; confirmed: number; amqp10: Outcomes }>(r);
     expect(doc.amqp10.accepted).toBe(500);

@@ -1,5 +1,7 @@
+import Docker from 'dockerode';
+import { execa } from 'execa';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { parseJson, runCli, withChannel } from './cli.js';
+import { containerOf, mgmtGet, NODES, parseJson, runCli, withChannel } from './cli.js';
 
 /** Within a describe: the quorum queue `queue` is declared before its tests and deleted after them. */
 export function useQuorumQueue(queue: string): void {
@@ -22,4 +24,44 @@ export async function expectClusterWhole(queue: string): Promise<void> {
     ['running', true],
   ]);
   expect(status.queues.find((q) => q.name === queue)?.online).toHaveLength(3);
+}
+
+/** A command in a node's network namespace, from the host (as rmq-bench applies the faults). */
+export async function inNetns(node: string, cmd: string[]): Promise<string> {
+  const pid = (await new Docker().getContainer(containerOf(node)).inspect()).State.Pid;
+  const r = await execa('nsenter', ['-t', String(pid), '-n', ...cmd], { reject: false });
+  if (r.exitCode !== 0) throw new Error(`nsenter ${cmd.join(' ')} in ${node}: exit ${r.exitCode}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** rmq-bench's iptables rules and netem or tbf qdiscs left in any node: what a healed network fault must not leave. */
+export async function netLeftovers(): Promise<string[]> {
+  const out: string[] = [];
+  for (const n of NODES) {
+    for (const l of (await inNetns(n, ['iptables', '-S'])).split('\n')) if (l.includes('rmq-bench')) out.push(`${n}: ${l}`);
+    const qdiscs = await inNetns(n, ['tc', 'qdisc', 'show']);
+    if (qdiscs.includes('netem')) out.push(`${n}: netem`);
+    if (/qdisc tbf \S+ (dev \S+ )?root/.test(qdiscs)) out.push(`${n}: tbf`);
+  }
+  return out;
+}
+
+/**
+ * Everything a healed fault must not leave behind, read from Docker, the nodes' network namespaces
+ * and the management API: a rule or qdisc, a container stopped or paused, a node the cluster does
+ * not see running, a member of `queue` gone from it or not online. Empty when nothing is left.
+ */
+export async function faultLeftovers(queue: string): Promise<string[]> {
+  const out = await netLeftovers();
+  const docker = new Docker();
+  for (const n of NODES) {
+    const st = (await docker.getContainer(containerOf(n)).inspect()).State;
+    if (!st.Running || st.Paused) out.push(`${n}: container ${st.Paused ? 'paused' : st.Status}`);
+  }
+  const nodes = await mgmtGet<{ name: string; running: boolean }[]>('/api/nodes');
+  for (const n of nodes) if (!n.running) out.push(`${n.name}: not running`);
+  const q = await mgmtGet<{ members?: string[]; online?: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
+  if ((q.members ?? []).length !== NODES.length) out.push(`${queue}: members ${(q.members ?? []).join(',')}`);
+  if ((q.online ?? []).length !== NODES.length) out.push(`${queue}: online ${(q.online ?? []).join(',')}`);
+  return out;
 }
