@@ -77,6 +77,9 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
     expect(off.reconciliation.counts.confirmed).toBe(0);
     expect(off.reconciliation.counts.readDistinct).toBe(distinct(seqs));
     expect(off.reconciliation.silentlyLost).toBe(N - distinct(seqs));
+    // The claim: pre-settled transfers are lost under a leader kill, and nobody is told. Three runs
+    // of this compare tried here each lost some (276, 365 and 482 of 3,000).
+    expect(off.reconciliation.silentlyLost).toBeGreaterThan(0);
     expect(off.reconciliation.lost).toBe(0);
     faultHealed(off, 'kill');
 

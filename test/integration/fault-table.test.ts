@@ -1,8 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { parseJson, runCli, uniqueName } from './cli.js';
-import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker } from './compare-checks.js';
-import { faultLeftovers, useQuorumQueue } from './fixtures.js';
-import { newWitnessFile, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { describe, it } from 'vitest';
+import { uniqueName } from './cli.js';
+import { type FaultRow, witnessedFaultRow } from './fault-rows.js';
+import { useQuorumQueue } from './fixtures.js';
 
 /*
  * The README's fault table ("Each fault under traffic"), the rows no other file runs under
@@ -22,15 +21,7 @@ import { newWitnessFile, witnessAt, witnessCommand, witnessLines } from './witne
  * after. A fault that moves no leader must not stall the producer for an election's length: 20 s.
  */
 
-interface Row {
-  fault: string;
-  /** A new leader is awaited (the old one cut off, or removed). */
-  elected: boolean;
-  electionWithinMs: number | null;
-  stallWithinMs: number;
-}
-
-const ROWS: Row[] = [
+const ROWS: FaultRow[] = [
   { fault: 'disconnect', elected: true, electionWithinMs: 60_000, stallWithinMs: 90_000 },
   { fault: 'partition', elected: true, electionWithinMs: 60_000, stallWithinMs: 90_000 },
   { fault: 'partition-halves', elected: true, electionWithinMs: 60_000, stallWithinMs: 90_000 },
@@ -39,50 +30,12 @@ const ROWS: Row[] = [
   { fault: 'membership', elected: true, electionWithinMs: 30_000, stallWithinMs: 20_000 },
 ];
 
-const N = 3000;
 const queue = uniqueName('fault-table');
-
-type Run = CompareRunJson & { producer: CompareRunJson['producer'] & { longestStallMs: number } };
 
 describe('the fault table under traffic: each row with a witnessed compare --confirms on', { timeout: 400_000 }, () => {
   useQuorumQueue(queue);
 
   it.each(ROWS)('$fault of the leader: 0 confirmed lost by the broker, the election and the stall within their bounds, nothing left behind', async (row) => {
-    const out = await newWitnessFile();
-    const r = await runCli(
-      [
-        'compare',
-        '--confirms',
-        'on',
-        '--queue',
-        queue,
-        '-n',
-        String(N),
-        '--rate',
-        '250',
-        '--fault',
-        row.fault,
-        '--checkpoint-cmd',
-        witnessCommand(out, { peek: true, queue }),
-        '--json',
-      ],
-      { timeoutMs: 380_000 },
-    );
-    expect(r.exitCode, r.stderr).toBe(0);
-    const c = parseJson<CompareJson>(r);
-    expect(c.ok).toBe(true);
-    const run = c.runs[0] as Run;
-    expect(run.fault?.kind).toBe(row.fault);
-    confirmedKept(run, N, { elected: row.elected });
-    confirmedKeptByTheBroker(run, witnessAt(witnessLines(out), 'before-drain', 'confirms-on', queue), N);
-    const f = run.fault!;
-    if (row.electionWithinMs !== null) {
-      expect(f.electionMs).toBeGreaterThan(0);
-      expect(f.electionMs, `${row.fault}: elected within ${row.electionWithinMs} ms`).toBeLessThanOrEqual(row.electionWithinMs);
-    } else expect(f.electionMs).toBeNull();
-    expect(run.producer.longestStallMs, `${row.fault}: the producer's longest stall`).toBeLessThanOrEqual(row.stallWithinMs);
-    expect(f.restoredAtMs).not.toBeNull();
-    expect(f.rejoinedAtMs).toBeGreaterThan(f.restoredAtMs!);
-    expect(await faultLeftovers(queue)).toEqual([]);
+    await witnessedFaultRow(queue, row);
   });
 });

@@ -2,6 +2,7 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CONTAINERS, NODES, eventually, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
+import { witnessedFaultRow } from './fault-rows.js';
 import { useQuorumQueue } from './fixtures.js';
 
 /*
@@ -98,5 +99,11 @@ describe('a 5-node cluster', { timeout: 300_000 }, () => {
     expect(f.restored).toBe(true);
     expect(f.onlineAfter).toHaveLength(5);
     for (const c of CONTAINERS) expect(await inNetns(c, ['iptables', '-S'])).not.toContain('rmq-bench');
+  });
+
+  // The README's ring row under traffic (measured: no election, longest stall 0.1-0.5 s): each
+  // node reaches a majority, so the leader keeps one; a stall of 20 s would be an election's.
+  it("partition-ring under compare --confirms on: 0 confirmed lost by the broker's ids, no election, the producer never stalled 20 s, nothing left behind", async () => {
+    await witnessedFaultRow(queue, { fault: 'partition-ring', elected: false, electionWithinMs: null, stallWithinMs: 20_000 });
   });
 });
