@@ -30,10 +30,8 @@ const ROWS: FaultRow[] = [
 ];
 
 describe('the fault table under traffic: each row with a witnessed compare --confirms on', { timeout: 400_000 }, () => {
-  // A queue of its own per row, deleted after it: a row's run reads only its own messages. With
-  // one queue for every row, a partition-halves run once failed its verdict on unexpected reads
-  // (3,277 reads for 3,000 messages and 256 copies, nothing lost): messages not of its run, most
-  // likely the row before's.
+  // A queue of its own per row, deleted after it: a row's run reads only its own messages, and a
+  // message of an earlier row returned to a shared queue would count as unexpected.
   it.each(ROWS)('$fault of the leader: 0 confirmed lost by the broker, the election and the stall within their bounds, nothing left behind', async (row) => {
     const queue = uniqueName(`fault-table-${row.fault}`);
     await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));

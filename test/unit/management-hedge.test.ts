@@ -45,9 +45,9 @@ async function endpoints(behaviours: Behaviour[], events: string[]): Promise<End
 }
 
 /**
- * A request's deadline: what the hanging cases wait, and what a local answer must come within. A
- * fresh clone's CI run (the unit tests beside fifteen nodes booting) once passed 400 ms for a
- * local answer; 2 s keeps a margin, and costs the hanging cases only idle time.
+ * A request's deadline: what the hanging cases wait, and what a local answer must come within
+ * while the unit tests run beside fifteen nodes booting (400 ms is not enough there). The hanging
+ * cases pay it in idle time only.
  */
 const TIMEOUT_MS = 2_000;
 
