@@ -92,6 +92,22 @@ export function uniqueName(prefix: string): string {
  * Poll until fn's assertions pass or the deadline passes (then its last failure is thrown).
  * For management API fields that are eventually consistent (stats refresh after a failover).
  */
+/**
+ * The queues of vhost '/' as the broker's metadata store records them, read on `node` with
+ * `rabbitmqctl list_queues` in its container: the record, not the management API's statistics
+ * (a queue's `members` there is what its leader last emitted, every few seconds).
+ */
+export async function queueRecords(node: string): Promise<{ name: string; type: string; members?: string[] }[]> {
+  const r = await execa('docker', ['exec', containerOf(node), 'rabbitmqctl', 'list_queues', '-q', '--formatter', 'json', 'name', 'type', 'members'], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
+  if (r.exitCode !== 0) throw new Error(`rabbitmqctl list_queues on ${node} exit ${r.exitCode}: ${String(r.stderr)}`);
+  const out = String(r.stdout).trim();
+  return out === '' ? [] : (JSON.parse(out) as { name: string; type: string; members?: string[] }[]);
+}
+
 export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, intervalMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
