@@ -18,7 +18,11 @@ import { shortNodeName } from './leader.js';
  * deadline and says the cluster is not whole.
  */
 
-/** One node's answer to /api/nodes: what it reports of every node, or how it failed to answer. */
+/**
+ * One node's answer to /api/nodes (or, where that is silent while its RabbitMQ runs, the same read
+ * from the node itself: partition-mend.ts nodeViews): what it reports of every node, or how it
+ * failed to answer.
+ */
 export type NodeAnswer =
   | { nodes: readonly { name: string; running: boolean; partitions: readonly string[] }[] }
   /**
@@ -27,6 +31,15 @@ export type NodeAnswer =
    * other: no answer, for any other reason (slow, paused, unreachable).
    */
   | { failed: 'stopped' | 'booting' | 'other' };
+
+/**
+ * A node's answer from its own view (the nodes its Mnesia runs with, the nodes it lists as
+ * partitioned from it), in the shape of /api/nodes: every node of `nodeNames`, running when the
+ * view lists it, and the partitions on `self` alone (the view says nothing of the others'). Pure.
+ */
+export function answerFromOwnView(nodeNames: readonly string[], self: string, view: { running: readonly string[]; partitions: readonly string[] }): NodeAnswer {
+  return { nodes: nodeNames.map((name) => ({ name, running: view.running.includes(name), partitions: name === self ? view.partitions : [] })) };
+}
 
 /** What the nodes report of the cluster, read from their answers. */
 export interface NodeViews {

@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.js';
 import type { Docker } from './engine.js';
 import type { ManagementClient } from './management.js';
 import {
+  answerFromOwnView,
   describeStep,
   longOverMemory,
   type MendMemory,
@@ -16,7 +17,7 @@ import {
   restarted,
   startMemory,
 } from './mend-plan.js';
-import { rabbitState } from './rabbit-state.js';
+import { ownClusterView, rabbitState } from './rabbit-state.js';
 
 /**
  * A partition that outlives its network fault. RabbitMQ before 4.3 keeps its metadata in Mnesia,
@@ -51,7 +52,10 @@ export function mendGraceMs(config: Pick<Config, 'rabbitmq' | 'partitionHandling
 /** What pause_minority and autoheal are given to end a partition themselves. */
 export const AUTOHEAL_GRACE_MS = 60_000;
 
-/** Each node's own answer to /api/nodes (and, where it gives none, its own word on its RabbitMQ), read into views. */
+/**
+ * Each node's own answer to /api/nodes; where it gives none, the node's own word on its RabbitMQ,
+ * and, if that runs, its own view of the cluster (rabbit-state.ts); read into views.
+ */
 export async function nodeViews(config: Config, management: ManagementClient, docker: Docker): Promise<NodeViews> {
   const answers = new Map<string, NodeAnswer>();
   await Promise.all(
@@ -71,7 +75,18 @@ export async function nodeViews(config: Config, management: ManagementClient, do
         });
       } catch {
         const state = await rabbitState(docker, n);
-        answers.set(n.name, { failed: state === 'stopped' || state === 'booting' ? state : 'other' });
+        // Running, but its management API silent: the node's own view, where it gives one.
+        const own = state === 'running' ? await ownClusterView(docker, n) : undefined;
+        if (own)
+          answers.set(
+            n.name,
+            answerFromOwnView(
+              config.nodes.map((x) => x.nodeName),
+              n.nodeName,
+              own,
+            ),
+          );
+        else answers.set(n.name, { failed: state === 'stopped' || state === 'booting' ? state : 'other' });
       }
     }),
   );

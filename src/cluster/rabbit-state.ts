@@ -32,3 +32,43 @@ export async function rabbitState(docker: Docker, node: NodeSpec): Promise<Rabbi
     return undefined;
   }
 }
+
+/**
+ * A running node's own view of the cluster, asked inside its container where its management API
+ * does not answer: the nodes its Mnesia runs with, and the nodes its node monitor lists as
+ * partitioned from it. Seen on 3.10.8 under autoheal after a partition of a mirrored queue's
+ * master: every node running, each listing the same partition, and /api/nodes hanging on all
+ * three, so that only the nodes themselves could say which side to restart.
+ */
+export interface OwnClusterView {
+  /** Erlang node names (rabbit@rabbit1). */
+  running: string[];
+  partitions: string[];
+}
+
+// ~w, not ~p: one line whatever the number of nodes.
+const CLUSTER_CALL: NodeCall = {
+  expr: 'io:format("~w~n", [{rabbit_mnesia:cluster_nodes(running), rabbit_node_monitor:partitions()}]), ok.',
+  cli: ['rabbitmqctl', '-q', 'eval', '{rabbit_mnesia:cluster_nodes(running), rabbit_node_monitor:partitions()}.'],
+};
+
+/** The view from what the call printed, `{[rabbit@rabbit1,rabbit@rabbit2],[rabbit@rabbit3]}` (atoms quoted or not); undefined otherwise. Pure. */
+export function parseOwnClusterView(printed: string): OwnClusterView | undefined {
+  const m = /\{\s*\[([^\]]*)\]\s*,\s*\[([^\]]*)\]\s*\}/.exec(printed);
+  if (!m) return undefined;
+  const atoms = (list: string): string[] =>
+    list
+      .split(',')
+      .map((a) => a.trim().replace(/^'(.*)'$/, '$1'))
+      .filter((a) => a !== '');
+  return { running: atoms(m[1]!), partitions: atoms(m[2]!) };
+}
+
+/** The node's own view; undefined when its VM did not answer within 10 s or the call failed (its node monitor not running). */
+export async function ownClusterView(docker: Docker, node: NodeSpec): Promise<OwnClusterView | undefined> {
+  try {
+    return parseOwnClusterView(await callNode(docker, node.container, node.nodeName, CLUSTER_CALL, 10_000));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  answerFromOwnView,
   BOOT_MS,
   describeStep,
   longOverMemory,
@@ -143,6 +144,21 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
     expect(Object.fromEntries(v.unseen)).toEqual(unseen);
     expect(v.down).toEqual(down);
     expect(v.whole).toBe(whole);
+  });
+
+  it("management silent on every node (3.10 under autoheal): the nodes' own views, rabbit2 listing rabbit1, say to restart rabbit1", () => {
+    const names = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
+    const running = ['rabbit@rabbit2', 'rabbit@rabbit3', 'rabbit@rabbit1'];
+    const v = readViews(
+      new Map([
+        ['rabbit1', answerFromOwnView(names, 'rabbit@rabbit1', { running, partitions: [] })],
+        ['rabbit2', answerFromOwnView(names, 'rabbit@rabbit2', { running, partitions: ['rabbit@rabbit1'] })],
+        ['rabbit3', answerFromOwnView(names, 'rabbit@rabbit3', { running, partitions: [] })],
+      ]),
+    );
+    expect(v.whole).toBe(false);
+    expect(Object.fromEntries(v.partitions)).toEqual({ rabbit1: [], rabbit2: ['rabbit1'], rabbit3: [] });
+    expect(sideToRestart(v.partitions)).toEqual(['rabbit1']);
   });
 
   it('the split no node reports restarts the smaller side', () => {
