@@ -13,7 +13,11 @@ export function useQuorumQueue(queue: string): void {
   });
 }
 
-/** After a restored fault, as `cluster status --json` sees it: all 3 nodes run, and every member of `queue` is online. */
+/**
+ * After a restored fault, as `cluster status --json` sees it (all 3 nodes run, every member of
+ * `queue` online) and as Docker and the management API see it without rmq-bench: nothing a node
+ * fault leaves behind (nodeLeftovers).
+ */
 export async function expectClusterWhole(queue: string): Promise<void> {
   const status = parseJson<{ nodes: { container: string; running: boolean }[]; queues: { name: string; online: string[] }[] }>(
     await runCli(['cluster', 'status', '--json']),
@@ -24,6 +28,7 @@ export async function expectClusterWhole(queue: string): Promise<void> {
     ['running', true],
   ]);
   expect(status.queues.find((q) => q.name === queue)?.online).toHaveLength(3);
+  expect(await nodeLeftovers(queue)).toEqual([]);
 }
 
 /** A command in a node's network namespace, from the host (as rmq-bench applies the faults). */
@@ -47,12 +52,13 @@ export async function netLeftovers(): Promise<string[]> {
 }
 
 /**
- * Everything a healed fault must not leave behind, read from Docker, the nodes' network namespaces
- * and the management API: a rule or qdisc, a container stopped or paused, a node the cluster does
- * not see running, a member of `queue` gone from it or not online. Empty when nothing is left.
+ * What a restored fault of a node (kill, stop, pause, quorum loss, a rolling restart, membership)
+ * must not leave behind, read from Docker and the management API: a container stopped or paused,
+ * a node the cluster does not list or does not see running, a member of `queue` gone from it or not online. Empty
+ * when nothing is left.
  */
-export async function faultLeftovers(queue: string): Promise<string[]> {
-  const out = await netLeftovers();
+export async function nodeLeftovers(queue: string): Promise<string[]> {
+  const out: string[] = [];
   const docker = new Docker();
   for (const n of NODES) {
     const st = (await docker.getContainer(containerOf(n)).inspect()).State;
@@ -60,8 +66,14 @@ export async function faultLeftovers(queue: string): Promise<string[]> {
   }
   const nodes = await mgmtGet<{ name: string; running: boolean }[]>('/api/nodes');
   for (const n of nodes) if (!n.running) out.push(`${n.name}: not running`);
+  for (const n of NODES) if (!nodes.some((m) => m.name === `rabbit@${n}`)) out.push(`${n}: not in the cluster`);
   const q = await mgmtGet<{ members?: string[]; online?: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
   if ((q.members ?? []).length !== NODES.length) out.push(`${queue}: members ${(q.members ?? []).join(',')}`);
   if ((q.online ?? []).length !== NODES.length) out.push(`${queue}: online ${(q.online ?? []).join(',')}`);
   return out;
+}
+
+/** Everything a healed fault must not leave behind: a network fault's rules and qdiscs (netLeftovers), and nodeLeftovers. */
+export async function faultLeftovers(queue: string): Promise<string[]> {
+  return [...(await netLeftovers()), ...(await nodeLeftovers(queue))];
 }
