@@ -37,23 +37,32 @@ describe('retry-demo', { timeout: 120_000 }, () => {
       problems: string[];
     }
 
+    /** What a ladder run must show, by its own counts: the rungs' TTLs, the good message processed once, the poison one up every rung and into demo.dlq. */
+    function ladderHolds(d: LadderDoc, ttlsMs: number[]): void {
+      expect(d.ok, d.problems.join('\n')).toBe(true);
+      expect(d.mode).toBe('ladder');
+      expect(d.rungs.map((x) => x.ttlMs)).toEqual(ttlsMs);
+      expect(d.good).toMatchObject({ failures: 2, processedTimes: 1 });
+      const poison = d.attempts.filter((a) => a.messageId === d.poison.messageId);
+      const rungs = ttlsMs.length + 1;
+      expect(poison.map((a) => [a.attempt, a.routingKey, a.earlierAttempts, a.outcome])).toEqual(
+        Array.from({ length: rungs }, (_, i) => [i + 1, `attempt-${i + 1}`, i, 'failed']),
+      );
+      expect(poison.slice(1).map((a, i) => a.gapMs! >= d.rungs[i]!.ttlMs)).toEqual(ttlsMs.map(() => true));
+      expect(d.poison).toMatchObject({ attempts: rungs, inDlq: true, dlqRoutingKey: `attempt-${rungs}` });
+    }
+
+    it("the workshop's ladder (5s,30s,5m at a twentieth): each rung's TTL, the good message processed once, the poison one in demo.dlq", {
+      timeout: WORKSHOP_TIMEOUT_MS,
+    }, async () => {
+      ladderHolds(await workshopDoc<LadderDoc>('retry-demo --backoff 5s,30s,5m --time-scale 0.05'), [250, 1500, 15_000]);
+    });
+
     it('each rung holds the message for its TTL; the good message is processed once; the poison one climbs every rung and lands in demo.dlq', async () => {
       const r = await runCli(['retry-demo', '--backoff', '1s,2s,3s', '--time-scale', '0.5', '--auto', '--json']);
       expect(r.exitCode, r.stderr).toBe(0);
       const d = parseJson<LadderDoc>(r);
-      expect(d.ok, d.problems.join('\n')).toBe(true);
-      expect(d.mode).toBe('ladder');
-      expect(d.rungs.map((x) => x.ttlMs)).toEqual([500, 1000, 1500]);
-      expect(d.good).toMatchObject({ failures: 2, processedTimes: 1 });
-      const poison = d.attempts.filter((a) => a.messageId === d.poison.messageId);
-      expect(poison.map((a) => [a.attempt, a.routingKey, a.earlierAttempts, a.outcome])).toEqual([
-        [1, 'attempt-1', 0, 'failed'],
-        [2, 'attempt-2', 1, 'failed'],
-        [3, 'attempt-3', 2, 'failed'],
-        [4, 'attempt-4', 3, 'failed'],
-      ]);
-      expect(poison.slice(1).map((a, i) => a.gapMs! >= d.rungs[i]!.ttlMs)).toEqual([true, true, true]);
-      expect(d.poison).toMatchObject({ attempts: 4, inDlq: true, dlqRoutingKey: 'attempt-4' });
+      ladderHolds(d, [500, 1000, 1500]);
       // The ladder is removed; demo.dlq keeps the poison message for dlq inspect.
       const queues = (await mgmtGet<{ name: string }[]>('/api/queues')).map((q) => q.name);
       expect(queues.filter((q) => q.startsWith('demo.backoff'))).toEqual([]);

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from './cli.js';
 import {
   WORKSHOP_COMMANDS,
   WORKSHOP_HTML,
@@ -7,14 +10,15 @@ import {
   WORKSHOP_TIMEOUT_MS,
   partCommands,
   sectionNumber,
+  workshopDoc,
   workshopOutcome,
 } from './workshop-run.js';
 
 // Every command of docs/WORKSHOP.md, run once per part in the document's order (workshop-run.ts),
 // each checked by workshop-N.test.ts for its part: its exit code, and either its verdict (`ok`)
-// or, for the commands that report without a verdict, what the step is there to show. The demos'
-// own test files check more of the same documents. Not a test file itself: the parts' files call
-// describeWorkshopPart, so each part can run in its own shard.
+// together with counts the tests read themselves (VERDICT_CHECKED), or, for the commands that
+// report without a verdict, what the step is there to show. Not a test file itself: the parts'
+// files call describeWorkshopPart, so each part can run in its own shard.
 
 type Doc = Record<string, unknown> & { ok?: unknown; kind?: unknown };
 
@@ -49,6 +53,66 @@ const WITHOUT_VERDICT: Record<string, (doc: Doc) => void> = {
   },
 };
 
+/** An audit item, as the audit's document lists it. */
+interface AuditItem {
+  id: string;
+  status: 'pass' | 'warn' | 'fail';
+  object: string;
+  message: string;
+}
+
+/**
+ * Commands with a verdict. Their `ok` is rmq-bench's own word, so each is held to what the step
+ * claims by the tests' own reading as well: a test file that reads the same run's document
+ * (workshopDoc or workshopOutcome) and checks its counts, often against the tests' witness; or,
+ * where no file does, a check here.
+ */
+const VERDICT_CHECKED: Record<string, string | ((doc: Doc) => Promise<void>)> = {
+  'durability-demo -n 1000': 'durability-demo.test.ts',
+  'compare -n 50000': 'producer.test.ts',
+  'consumer-crash': 'consumer.test.ts',
+  'dlq-demo --reason expired': 'dlq-demo.test.ts',
+  'dlq-demo --reason delivery_limit,rejected,maxlen': 'dlq-demo.test.ts',
+  'retry-demo': 'retry-demo.test.ts',
+  'retry-demo --backoff 5s,30s,5m --time-scale 0.05': 'retry-demo.test.ts',
+  'delayed-retry-demo': 'delayed-retry-demo.test.ts',
+  'consumer-timeout-demo': 'consumer-timeout-demo.test.ts',
+  'alarm-demo': 'alarm-demo.test.ts',
+  // The checklist after the part's earlier steps: of the stock topology, exactly the three
+  // warnings the workshop explains, and demo.dlq holding what those steps left there, counted
+  // from their own documents: the dead letter dlq inspect listed, and the ladder's poison message.
+  // The audit reads the management API's queue figures, which a node refreshes every 5 s: the
+  // poison message, dead-lettered just before the audit, may not be in them yet.
+  audit: async (doc) => {
+    const items = doc.items as AuditItem[];
+    expect(items.filter((i) => i.status === 'fail')).toEqual([]);
+    const stock = items.filter((i) => /^(queues? demo\.|exchange demo\.|node |cluster |policies|dead-letter graph)/.test(i.object));
+    expect(
+      stock
+        .filter((i) => i.status !== 'pass')
+        .map((i) => `${i.status} ${i.id} ${i.object}`)
+        .sort(),
+    ).toEqual(
+      [
+        'warn dead-letter-strategy queue demo.orders',
+        'warn dead-letter-strategy queue demo.retry',
+        'warn dlq-messages queue demo.dlq',
+        'warn retry-loop queues demo.orders → demo.retry → demo.orders',
+      ].sort(),
+    );
+    const inspected = await workshopDoc<{ total: number }>('dlq inspect');
+    const ladder = await workshopDoc<{ poison: { inDlq: boolean } }>('retry-demo --backoff 5s,30s,5m --time-scale 0.05');
+    const dlq = items.find((i) => i.id === 'dlq-messages' && i.object === 'queue demo.dlq')!;
+    const m = /^dead-letter queue holds (\d+) messages?: /.exec(dlq.message);
+    expect(m, dlq.message).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThanOrEqual(inspected.total);
+    expect(Number(m![1])).toBeLessThanOrEqual(inspected.total + (ladder.poison.inDlq ? 1 : 0));
+  },
+};
+
+/** A test file's source, to see that it reads a workshop command's document. */
+const testSource = (file: string): string => readFileSync(path.join(ROOT, 'test', 'integration', file), 'utf8');
+
 /** The document's shape: every section has a command, is in exactly one part, and every check names a real command. */
 export function describeWorkshopShape(): void {
   describe('docs/WORKSHOP.md: its steps and their parts', () => {
@@ -68,6 +132,18 @@ export function describeWorkshopShape(): void {
     it('names a check for every command that reports without a verdict, and only for workshop commands', () => {
       const lines = WORKSHOP_COMMANDS.map((c) => c.args.join(' '));
       for (const k of Object.keys(WITHOUT_VERDICT)) expect(lines).toContain(k);
+    });
+
+    it("checks every command's verdict by the tests' own reading: here, or in a test file that reads that command's document", () => {
+      const lines = WORKSHOP_COMMANDS.map((c) => c.args.join(' '));
+      expect(lines.filter((l) => l in WITHOUT_VERDICT === l in VERDICT_CHECKED)).toEqual([]);
+      for (const k of Object.keys(VERDICT_CHECKED)) expect(lines).toContain(k);
+      for (const [line, check] of Object.entries(VERDICT_CHECKED)) {
+        if (typeof check !== 'string') continue;
+        const source = testSource(check);
+        expect(source, `${check} names '${line}'`).toContain(`'${line}'`);
+        expect(source, `${check} reads a workshop document`).toMatch(/workshop(Doc|Outcome)\b/);
+      }
     });
 
     it('asks --html only of workshop commands (their pages are checked on the same run)', () => {
@@ -101,6 +177,9 @@ export function describeWorkshopPart(n: number): void {
       } else {
         expect(typeof doc.ok, `${line}: the document has no verdict (ok)`).toBe('boolean');
         expect(doc.ok, `${line}: verdict failed`).toBe(true);
+        const own = VERDICT_CHECKED[line];
+        expect(own, `${line}: no check of the tests' own in VERDICT_CHECKED`).toBeDefined();
+        if (typeof own === 'function') await own(doc);
       }
     });
   });
