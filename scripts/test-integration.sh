@@ -66,7 +66,7 @@ shard_h=(versions-40)
 shard_i=(netfaults chaos producer-crash clone-containers)
 # More of them: every leader fault in turn and a rolling restart under traffic (leader-faults), and
 # compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra).
-shard_j=(leader-faults compare-extra fault-table)
+shard_j=(leader-faults compare-extra fault-table amqp10-faults)
 
 TIER_default=(a b c d e)
 TIER_heavy=(f g h i j)
