@@ -2,8 +2,12 @@ import Docker from 'dockerode';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CONTAINERS, NODES, eventually, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type ChaosJson, chaosAgreesWithTheStore } from './chaos-checks.js';
 import { witnessedFaultRow } from './fault-rows.js';
-import { useQuorumQueue } from './fixtures.js';
+import { netLeftovers, useQuorumQueue } from './fixtures.js';
 
 /*
  * A 5-node cluster (shard f: RMQ_BENCH_NODES=5, scripts/test-integration.sh): the nodes form one
@@ -105,5 +109,60 @@ describe('a 5-node cluster', { timeout: 300_000 }, () => {
   // node reaches a majority, so the leader keeps one; a stall of 20 s would be an election's.
   it("partition-ring under compare --confirms on: 0 confirmed lost by the broker's ids, no election, the producer never stalled 20 s, nothing left behind", async () => {
     await witnessedFaultRow(queue, { fault: 'partition-ring', elected: false, electionWithinMs: null, stallWithinMs: 20_000 });
+  });
+
+  // rabbitmq/jepsen's schedule (--profile jepsen: a partition of a random shape every 20 s of
+  // calm, held 10 s), shortened to 70 s: the README's Jepsen figure, by the consumers' store read
+  // with the test's own SQL and the confirmed ids of --ledger's file.
+  it("chaos --profile jepsen, 70 s: every fault a partition held 10 s and healed; every confirmed id in the store; the control producer's silent loss exactly what the store lacks; nothing left behind", {
+    timeout: 420_000,
+  }, async () => {
+    const prefix = uniqueName('jepsen');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-jepsen-'));
+    const store = path.join(dir, 'processed.db');
+    const ledgerFile = path.join(dir, 'ledgers.json');
+    const r = await runCli(
+      [
+        'chaos',
+        '--profile',
+        'jepsen',
+        '--duration',
+        '70s',
+        '--seed',
+        '7',
+        '--producers',
+        '2',
+        '--consumers',
+        '2',
+        '--queues',
+        '2',
+        '--rate',
+        '150',
+        '--control',
+        '--queue-prefix',
+        prefix,
+        '--store',
+        store,
+        '--ledger',
+        ledgerFile,
+        '--json',
+      ],
+      { timeoutMs: 400_000 },
+    );
+    const doc = parseJson<ChaosJson>(r);
+    expect(r.exitCode, `${r.stderr}\n${doc.reasons.join('\n')}`).toBe(0);
+    expect(doc.ok).toBe(true);
+    expect(doc.drain).toEqual({ ended: 'empty', waitedMs: expect.any(Number), left: [] });
+    expect(doc.faults.length).toBeGreaterThanOrEqual(2);
+    for (const f of doc.faults) {
+      expect(f.kind).toMatch(/^partition/);
+      expect(f.error).toBeNull();
+      expect(f.restoredAtMs! - f.issuedAtMs, `fault ${f.index} held 10 s`).toBeGreaterThanOrEqual(9_900);
+      expect(f.wholeAtMs!).toBeGreaterThan(f.restoredAtMs!);
+    }
+    await chaosAgreesWithTheStore(doc, { store, ledgerFile }, { confirming: 2, controlQueue: `${prefix}.control` });
+    expect(await netLeftovers()).toEqual([]);
+    const left = (await mgmtGet<{ name: string }[]>('/api/queues?columns=name')).map((q) => q.name).filter((q) => q.startsWith(prefix));
+    expect(left).toEqual([]);
   });
 });
