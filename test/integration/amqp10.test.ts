@@ -61,8 +61,11 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
     // Each message accepted once: a transfer in doubt (its connection lost) has no outcome and is
     // sent again, a refused one is counted apart. Only a timed-out transfer, sent again, can also be
     // accepted late, and counts twice.
-    expect(o.accepted).toBeGreaterThanOrEqual(N);
-    expect(o.accepted).toBeLessThanOrEqual(N + o.timedOut);
+    if (o.timedOut === 0 && o.released + o.rejected + o.modified === 0) expect(o.accepted, 'nothing refused, nothing timed out').toBe(N);
+    else {
+      expect(o.accepted).toBeGreaterThanOrEqual(N);
+      expect(o.accepted).toBeLessThanOrEqual(N + o.timedOut);
+    }
     // Every transfer ended in one outcome, or in doubt (a timed-out one may still be accepted late: counted twice).
     const ended = o.accepted + o.released + o.rejected + o.modified + o.inDoubt + o.timedOut;
     if (o.timedOut === 0) expect(ended).toBe(on.producer.publishes);
