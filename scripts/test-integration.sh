@@ -53,8 +53,9 @@ shard_e=(failover watch report refusals verify-many outbox)
 
 # The heavy tier.
 # A 5-node cluster (rmq-bench-f-rabbit1..5 on 11672-11676, management 21672-21676): what only five
-# nodes can show (the partition ring).
-shard_f=(five-nodes)
+# nodes can show (the partition ring); and cluster up starting again a node that exits while it
+# boots (killed twice: the shard with time to spare).
+shard_f=(five-nodes cluster-up-exits)
 # The older versions, each a 3-node cluster of its own (its image built from its Debian suite the
 # first time): RabbitMQ 3.10 (rmq-bench-g on 12672, mirrored queues, partition handling ignore)
 # and 4.0 (rmq-bench-h on 13672: the delivery limit and consumer timeouts before 4.3).

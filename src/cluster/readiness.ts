@@ -4,6 +4,7 @@ import { retryUntil } from '../util/retry.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { Definitions } from './definitions.js';
 import { inspectContainer, type ContainerInfo, type Docker } from './engine.js';
+import { planExited, whyExited } from './exited-nodes.js';
 import { mendGraceMs, nodeViews } from './partition-mend.js';
 import { fullyReplicated, quorumState } from './replication.js';
 import { stopwatch, type WaitOptions } from './wait.js';
@@ -62,11 +63,31 @@ export async function waitForHealthyAndClustered(ctx: ClusterContext, options: W
   const secs = stopwatch();
   const label = (c: ContainerInfo): string => `${c.name} ${c.state === 'running' ? c.health : c.state}`;
 
+  // A container that exited never becomes healthy by itself: started again, a few times (exited-nodes.ts).
+  const starts = new Map<string, number>();
+  let gaveUp: string | undefined;
+  const look = async (): Promise<ContainerInfo[]> => {
+    const cs = await nodeContainers(ctx, docker, config.nodes);
+    const plan = planExited(
+      cs.filter((c) => c.state === 'stopped').map((c) => c.name),
+      starts,
+    );
+    if (plan.gaveUp !== undefined) {
+      gaveUp = `${plan.gaveUp} exited again after ${starts.get(plan.gaveUp)} starts (${await whyExited(docker, plan.gaveUp)})`;
+      return cs;
+    }
+    for (const name of plan.start) {
+      progress.info(`${name} exited (${await whyExited(docker, name)}); starting it again`);
+      starts.set(name, (starts.get(name) ?? 0) + 1);
+      await docker.getContainer(name).start();
+    }
+    return cs;
+  };
   await retryUntil(
-    () => nodeContainers(ctx, docker, config.nodes),
+    look,
     (cs) => {
       progress.update(`waiting for the nodes to be healthy (${cs.map(label).join(', ')}) ${secs()}`);
-      return cs.every((c) => c.state === 'running' && c.health === 'healthy');
+      return gaveUp !== undefined || cs.every((c) => c.state === 'running' && c.health === 'healthy');
     },
     {
       timeoutMs: left(),
@@ -76,6 +97,7 @@ export async function waitForHealthyAndClustered(ctx: ClusterContext, options: W
       hint: "see 'rmq-bench cluster logs'",
     },
   );
+  if (gaveUp !== undefined) throw new BrokerUnavailableError(gaveUp, { hint: "see 'rmq-bench cluster logs'" });
 
   const running = (ns: { running: boolean }[]): string => `${ns.filter((n) => n.running).length} of ${config.nodes.length} nodes running`;
   await retryUntil(
