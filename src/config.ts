@@ -71,9 +71,6 @@ export interface Config {
 export const PARTITION_HANDLINGS = ['ignore', 'pause_minority', 'autoheal'] as const;
 export type PartitionHandling = (typeof PARTITION_HANDLINGS)[number];
 
-export const DEFAULT_IMAGE = LINE_SPECS[DEFAULT_RABBITMQ_LINE].officialImage;
-export const BUILT_IMAGE = LINE_SPECS[DEFAULT_RABBITMQ_LINE].builtImage;
-
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/config.js and src/config.ts both sit one level below the project root. */
 export const PROJECT_ROOT = path.resolve(here, '..');

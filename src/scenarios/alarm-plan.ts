@@ -11,14 +11,6 @@ import type { FlushOutcome } from '../amqp/publish-loop.js';
 export const PUBLISHER_ROLES = ['deadline', 'waits', 'naive', 'sigterm', 'sigkill'] as const;
 export type PublisherRole = (typeof PUBLISHER_ROLES)[number];
 
-export const ROLE_DESCRIPTIONS: Record<PublisherRole, string> = {
-  deadline: "rmq-bench's publisher, confirms on, --blocked-timeout shorter than the alarm, connected to the alarmed node",
-  waits: "rmq-bench's publisher, confirms on, a deadline longer than the alarm, connected to another node",
-  naive: 'a naive publisher: amqplib, no confirms, publishes on regardless of connection.blocked',
-  sigterm: '`rmq-bench producer --confirms=false`, a child process stopped with SIGTERM during the alarm',
-  sigkill: '`rmq-bench producer --confirms=false`, a child process killed with SIGKILL during the alarm',
-};
-
 export interface AlarmDemoOptions {
   /** memory or disk (not `kind`: that is the JSON document's). */
   alarm: AlarmKind;

@@ -16,12 +16,6 @@ import { seededRandom } from '../util/random.js';
 export const CHAOS_TARGETS = ['leader', 'random', 'producer'] as const;
 export type ChaosTarget = (typeof CHAOS_TARGETS)[number];
 
-export const TARGET_DESCRIPTIONS: Record<ChaosTarget, string> = {
-  leader: 'the leader of one of the chaos queues (picked at random)',
-  random: 'any of the three nodes',
-  producer: 'the node a producer is connected to (picked at random)',
-};
-
 export interface ChaosOptions {
   /** How long traffic flows and the nemesis works; then heal, stop the producers, drain. */
   durationMs: number;
