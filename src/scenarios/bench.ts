@@ -1,9 +1,9 @@
-import { newRunId, type PublishMode } from '../amqp/publisher.js';
-import { AMQP10_MODES, type Protocol } from '../amqp10/protocol.js';
-import { publisherFor } from '../amqp10/publishers.js';
-import { startStreamConsumer10 } from '../amqp10/stream-consumer10.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
-import { startStreamConsumer, type StreamConsumer } from '../amqp/stream-consumer.js';
+import { newRunId, type PublishMode } from '../client/amqp091/publisher.js';
+import { AMQP10_MODES, type Protocol } from '../client/protocol.js';
+import { publisherFor } from '../client/publishers.js';
+import { startStreamConsumer10 } from '../client/amqp10/stream-consumer10.js';
+import type { PublisherResult } from '../client/publisher-result.js';
+import { startStreamConsumer, type StreamConsumer } from '../client/amqp091/stream-consumer.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, InterruptedError } from '../errors.js';

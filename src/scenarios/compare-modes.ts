@@ -1,5 +1,5 @@
-import type { PublishMode } from '../amqp/publish-modes.js';
-import type { Protocol } from '../amqp10/protocol.js';
+import type { PublishMode } from '../client/amqp091/publish-modes.js';
+import type { Protocol } from '../client/protocol.js';
 
 /**
  * compare's sides: each a protocol and a way to publish. Over AMQP 0-9-1, async confirms or none;

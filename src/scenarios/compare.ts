@@ -1,10 +1,10 @@
-import { drainQueue, type DrainResult } from '../amqp/drain.js';
-import { type Endpoints, endpointsFor } from '../amqp/locate.js';
-import { newRunId, type PublishMode } from '../amqp/publisher.js';
-import { publisherFor } from '../amqp10/publishers.js';
-import type { Amqp10Outcomes } from '../amqp10/outcomes.js';
+import { drainQueue, type DrainResult } from '../client/amqp091/drain.js';
+import { type Endpoints, endpointsFor } from '../client/amqp091/locate.js';
+import { newRunId, type PublishMode } from '../client/amqp091/publisher.js';
+import { publisherFor } from '../client/publishers.js';
+import type { Amqp10Outcomes } from '../client/amqp10/outcomes.js';
 import { MODE_RULES, type CompareMode } from './compare-modes.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
+import type { PublisherResult } from '../client/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';

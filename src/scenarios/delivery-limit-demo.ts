@@ -1,8 +1,8 @@
 import type { Channel, ChannelModel, ConsumeMessage, GetMessage } from 'amqplib';
 import type { Connection } from 'rhea';
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import { numberHeader } from '../amqp/delivery-headers.js';
-import { closeWithin10, connectAny10 } from '../amqp10/connection.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { numberHeader } from '../client/delivery-headers.js';
+import { closeWithin10, connectAny10 } from '../client/amqp10/connection.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

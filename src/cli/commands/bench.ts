@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { PublishMode } from '../../amqp/publisher.js';
+import type { PublishMode } from '../../client/amqp091/publisher.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { BENCH_MODES } from '../../scenarios/bench-modes.js';
-import { AMQP10_MODES, PROTOCOLS, type Protocol } from '../../amqp10/protocol.js';
+import { AMQP10_MODES, PROTOCOLS, type Protocol } from '../../client/protocol.js';
 import type { BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {

@@ -5,7 +5,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosLedgers, ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
 import { applyProfile, CHAOS_PROFILES, type ChaosProfile } from '../../scenarios/chaos-profiles.js';
-import type { Protocol } from '../../amqp10/protocol.js';
+import type { Protocol } from '../../client/protocol.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import type { OutputFile } from '../output.js';

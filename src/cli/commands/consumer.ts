@@ -1,12 +1,12 @@
 import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { FailureSpec } from '../../amqp/consumer-failures.js';
-import type { ConsumerHooks, ConsumerOptions } from '../../amqp/consumer-options.js';
-import type { FailureAction } from '../../amqp/failure-actions.js';
-import { ALL_FAILURE_ACTIONS, failureActionRefusal, isFailureAction091, isFailureAction10 } from '../../amqp10/consumer-failures10.js';
-import type { FailureAction10 } from '../../amqp10/failure-actions10.js';
-import type { Protocol } from '../../amqp10/protocol.js';
+import type { FailureSpec } from '../../client/amqp091/consumer-failures.js';
+import type { ConsumerHooks, ConsumerOptions } from '../../client/consumer-options.js';
+import type { FailureAction } from '../../client/amqp091/failure-actions.js';
+import { ALL_FAILURE_ACTIONS, failureActionRefusal, isFailureAction091, isFailureAction10 } from '../../client/amqp10/consumer-failures10.js';
+import type { FailureAction10 } from '../../client/amqp10/failure-actions10.js';
+import type { Protocol } from '../../client/protocol.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProcessedStore } from '../../store/processed.js';
 import { defineCommand } from '../command.js';
@@ -202,8 +202,8 @@ export const consumer = defineCommand({
       };
       const r =
         o.protocol === 'amqp10'
-          ? await (await import('../../amqp10/consumer10.js')).runConsumer10({ ...common, failure: failureOf(o.failure, isFailureAction10) }, hooks)
-          : await (await import('../../amqp/consumer.js')).runConsumer({ ...common, failure: failureOf(o.failure, isFailureAction091) }, hooks);
+          ? await (await import('../../client/amqp10/consumer10.js')).runConsumer10({ ...common, failure: failureOf(o.failure, isFailureAction10) }, hooks)
+          : await (await import('../../client/amqp091/consumer.js')).runConsumer({ ...common, failure: failureOf(o.failure, isFailureAction091) }, hooks);
       emit(
         { ...o, broker: await ctx.broker() },
         'consumer',

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProducerOptions } from '../../scenarios/producer.js';
-import type { Protocol } from '../../amqp10/protocol.js';
+import type { Protocol } from '../../client/protocol.js';
 import { defineCommand, type Verdict } from '../command.js';
 import {
   booleanValue,

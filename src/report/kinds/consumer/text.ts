@@ -1,8 +1,8 @@
-import type { ConsumerResult, DeliveryRecord } from '../../../amqp/consumer-result.js';
-import type { FailureAction } from '../../../amqp/failure-actions.js';
-import { failureDescription } from '../../../amqp10/consumer-failures10.js';
-import type { FailureAction10 } from '../../../amqp10/failure-actions10.js';
-import type { Protocol } from '../../../amqp10/protocol.js';
+import type { ConsumerResult, DeliveryRecord } from '../../../client/consumer-result.js';
+import type { FailureAction } from '../../../client/amqp091/failure-actions.js';
+import { failureDescription } from '../../../client/amqp10/consumer-failures10.js';
+import type { FailureAction10 } from '../../../client/amqp10/failure-actions10.js';
+import type { Protocol } from '../../../client/protocol.js';
 import { formatMs } from '../../../util/duration.js';
 
 /** Printers for the consumer: pure. */

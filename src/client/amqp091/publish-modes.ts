@@ -1,6 +1,6 @@
 import type { Channel, ChannelModel, ConfirmChannel, Options } from 'amqplib';
-import { messageId } from '../ledger/ledger.js';
-import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../measure/published-at.js';
+import { messageId } from '../../ledger/ledger.js';
+import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../../measure/published-at.js';
 
 /** The five ways to publish, and what each means for the loop. Pure but for the channel calls. */
 

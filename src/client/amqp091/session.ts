@@ -1,5 +1,5 @@
 import type { Channel, ChannelModel } from 'amqplib';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../../errors.js';
 import { closeWithin } from './connect.js';
 
 /** A publishing connection and its channel, as a producer's loop sees them. */

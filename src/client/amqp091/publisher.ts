@@ -1,16 +1,16 @@
 import type { Channel, ConfirmChannel, Message } from 'amqplib';
-import { InterruptedError, errorMessage } from '../errors.js';
-import { type Ledger, parseMessageId } from '../ledger/ledger.js';
-import { LatencyRecorder } from '../measure/histogram.js';
-import { AdaptiveSamples } from '../measure/samples.js';
-import { systemClock } from '../util/retry.js';
-import { ConfirmBook, type AckVisitor, type NackVisitor } from './confirm-book.js';
-import { Pacer } from './pacer.js';
-import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type FlushOutcome, type LoopSession, type TimelineEvent } from './publish-loop.js';
+import { InterruptedError, errorMessage } from '../../errors.js';
+import { type Ledger, parseMessageId } from '../../ledger/ledger.js';
+import { LatencyRecorder } from '../../measure/histogram.js';
+import { AdaptiveSamples } from '../../measure/samples.js';
+import { systemClock } from '../../util/retry.js';
+import { ConfirmBook, type AckVisitor, type NackVisitor } from '../confirm-book.js';
+import { Pacer } from '../pacer.js';
+import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type FlushOutcome, type LoopSession, type TimelineEvent } from '../publish-loop.js';
 import { commitTx, createModeChannel, modeRules, propertiesFor, type ModeRules, type PropertiesOf, type PublishMode } from './publish-modes.js';
-import type { PublisherHooks, PublisherOptions } from './publisher-options.js';
-import { countFlags, type PublisherResult, type PublisherSample } from './publisher-result.js';
-import { RefusalNotes, RefusedResends } from './refused-resends.js';
+import type { PublisherHooks, PublisherOptions } from '../publisher-options.js';
+import { countFlags, type PublisherResult, type PublisherSample } from '../publisher-result.js';
+import { RefusalNotes, RefusedResends } from '../refused-resends.js';
 
 /**
  * The producer: publishes `count` messages (sequence numbers 0..count-1 of one run) and records

@@ -1,6 +1,6 @@
 import type { Connection, Delivery, EventContext, Sender } from 'rhea';
-import { NotFoundError, errorMessage } from '../errors.js';
-import { maskUrl } from '../url.js';
+import { NotFoundError, errorMessage } from '../../errors.js';
+import { maskUrl } from '../../url.js';
 import { closeWithin10, connectAny10 } from './connection.js';
 import type { Outcome } from './outcomes.js';
 

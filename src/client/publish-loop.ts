@@ -4,8 +4,8 @@ import { maskUrl } from '../url.js';
 import { systemClock, type Clock } from '../util/retry.js';
 import { Signal } from '../util/signal.js';
 import { NoBrokerError } from '../errors.js';
-import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
-import { openPublishSession, type PublishSession } from './session.js';
+import { closeChannelWithin, closeWithin, connectAny } from './amqp091/connect.js';
+import { openPublishSession, type PublishSession } from './amqp091/session.js';
 
 /**
  * The I/O half shared by the publisher and the outbox relay: connect (to the next node that

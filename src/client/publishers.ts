@@ -1,9 +1,9 @@
-import { runPublisher } from '../amqp/publisher.js';
-import type { PublisherHooks, PublisherOptions } from '../amqp/publisher-options.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
+import { runPublisher } from './amqp091/publisher.js';
+import type { PublisherHooks, PublisherOptions } from './publisher-options.js';
+import type { PublisherResult } from './publisher-result.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Protocol } from './protocol.js';
-import { runPublisher10 } from './publisher10.js';
+import { runPublisher10 } from './amqp10/publisher10.js';
 
 /** The producer of each protocol: the same options, ledger, hooks and result. */
 const PUBLISHERS: Readonly<Record<Protocol, (opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks) => Promise<PublisherResult>>> = {
