@@ -1,11 +1,9 @@
 import { consumerOptions } from '../client/consumer-defaults.js';
-import { runConsumer } from '../client/amqp091/consumer.js';
 import type { ConsumerResult } from '../client/consumer-result.js';
-import type { ConsumerHooks, ConsumerOptions } from '../client/consumer-options.js';
 import type { Endpoints } from '../client/amqp091/locate.js';
 import { newRunId, type TimelineEvent } from '../client/amqp091/publisher.js';
-import { runConsumer10 } from '../client/amqp10/consumer10.js';
-import { publisherFor } from '../client/publishers.js';
+import { consumerFor, publisherFor } from '../client/clients.js';
+import { DEFAULT_PROTOCOL } from '../client/protocol.js';
 import type { PublisherSnapshot } from '../client/publisher-options.js';
 import type { PublisherResult } from '../client/publisher-result.js';
 import { shortNodeName } from '../cluster/leader.js';
@@ -122,7 +120,7 @@ export class ChaosTraffic {
     const capacity = Math.ceil((opts.ratePerSec * opts.durationMs) / 1000) + opts.window;
     const ledger = new Ledger({ runId, capacity });
     this.ledgers.byRun.set(runId, ledger);
-    return publisherFor(opts.protocol ?? 'amqp091')(
+    return publisherFor(opts.protocol ?? DEFAULT_PROTOCOL)(
       {
         urls: setup.endpoints.urls,
         startIndex: p % setup.endpoints.urls.length,
@@ -181,9 +179,8 @@ export class ChaosTraffic {
 
   private startConsumer(queue: string, c: number): Promise<ConsumerResult> {
     const { ctx, opts, setup } = this;
-    // Over AMQP 1.0 the same consumer settles with outcomes (accepted), credit as its prefetch; no failures are simulated here.
-    const consume = opts.protocol === 'amqp10' ? (o: ConsumerOptions, h: ConsumerHooks) => runConsumer10({ ...o, failure: undefined }, h) : runConsumer;
-    return consume(
+    // The protocol's consumer (over AMQP 1.0 it settles with outcomes, credit as its prefetch); no failures are simulated here.
+    return consumerFor(opts.protocol ?? DEFAULT_PROTOCOL)(
       consumerOptions({
         urls: setup.endpoints.urls,
         // Spread over the nodes, as the producers are: a fault hits some consumers, not all.

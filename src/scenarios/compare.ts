@@ -1,7 +1,8 @@
 import { drainQueue, type DrainResult } from '../client/amqp091/drain.js';
 import { type Endpoints, endpointsFor } from '../client/amqp091/locate.js';
 import { newRunId, type PublishMode } from '../client/amqp091/publisher.js';
-import { publisherFor } from '../client/publishers.js';
+import { publisherFor } from '../client/clients.js';
+import { traitsOf } from '../client/protocol.js';
 import type { Amqp10Outcomes } from '../client/amqp10/outcomes.js';
 import { MODE_RULES, type CompareMode } from './compare-modes.js';
 import type { PublisherResult } from '../client/publisher-result.js';
@@ -224,7 +225,7 @@ export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeT
     resurfaced: sum((r) => r.resurfacedCount ?? 0),
     maxStallMs: rs.reduce((a, r) => Math.max(a, r.producer.longestStallMs), 0),
     runsWithLoss: rs.filter((r) => r.reconciliation.lost + r.reconciliation.silentlyLost > 0).length,
-    ...(MODE_RULES[mode].protocol === 'amqp10' ? { outcomes: outcomeTotals(rs) } : {}),
+    ...(traitsOf(MODE_RULES[mode].protocol).outcomeCounts ? { outcomes: outcomeTotals(rs) } : {}),
   };
 }
 

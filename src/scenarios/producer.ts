@@ -1,6 +1,6 @@
 import { newRunId, type PublishMode, type TimelineEvent } from '../client/amqp091/publisher.js';
 import type { Protocol } from '../client/protocol.js';
-import { publisherFor } from '../client/publishers.js';
+import { publisherFor } from '../client/clients.js';
 import type { PublisherResult } from '../client/publisher-result.js';
 import type { Context } from '../context.js';
 import { Ledger, type LedgerDocument } from '../ledger/ledger.js';
