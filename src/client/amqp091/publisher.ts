@@ -6,7 +6,8 @@ import { AdaptiveSamples } from '../../measure/samples.js';
 import { systemClock } from '../../util/retry.js';
 import { ConfirmBook, type AckVisitor, type NackVisitor } from '../confirm-book.js';
 import { Pacer } from '../pacer.js';
-import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type FlushOutcome, type LoopSession, type TimelineEvent } from '../publish-loop.js';
+import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type FlushOutcome, type TimelineEvent } from '../publish-loop.js';
+import { channelTransport, type ChannelSession } from './session.js';
 import { commitTx, createModeChannel, modeRules, propertiesFor, type ModeRules, type PropertiesOf, type PublishMode } from './publish-modes.js';
 import type { PublisherHooks, PublisherOptions } from '../publisher-options.js';
 import { countFlags, type PublisherResult, type PublisherSample } from '../publisher-result.js';
@@ -35,7 +36,7 @@ const IDLE_WAIT_MS = 100;
 /** basic.nack carries no reason: the refusal's reason in the timeline. */
 const NACK_REASON = 'basic.nack';
 
-type Session = LoopSession<Channel | ConfirmChannel, { epoch: number }>;
+type Session = ChannelSession<Channel | ConfirmChannel, { epoch: number }>;
 type AckFrame = { deliveryTag: number; multiple: boolean };
 
 export async function runPublisher(opts: PublisherOptions, ledger: Ledger, hooks: PublisherHooks): Promise<PublisherResult> {
@@ -72,7 +73,7 @@ class PublisherRun {
   readonly #latency = new LatencyRecorder();
   readonly #latencyFault = new LatencyRecorder();
   readonly #recordLatency: boolean;
-  readonly #loop: PublishLoop<Channel | ConfirmChannel, { epoch: number }>;
+  readonly #loop: PublishLoop<ChannelSession<Channel | ConfirmChannel, { epoch: number }>>;
   /** A paced wait ends early on Ctrl+C and on stop. */
   readonly #paceSignal: AbortSignal;
 
@@ -113,7 +114,7 @@ class PublisherRun {
     this.#nextSeq = opts.startSeq ?? 0;
     this.#limit = opts.count;
     this.#lastProgressAt = this.#t0;
-    this.#loop = new PublishLoop<Channel | ConfirmChannel, { epoch: number }>({
+    this.#loop = new PublishLoop<ChannelSession<Channel | ConfirmChannel, { epoch: number }>>({
       urls: opts.urls,
       startIndex: opts.startIndex,
       heartbeatS: opts.heartbeatS,
@@ -121,8 +122,10 @@ class PublisherRun {
       signal: hooks.signal,
       flushTimeoutMs: opts.flushTimeoutMs ?? 15_000,
       blockedTimeoutMs: opts.blockedTimeoutMs ?? DEFAULT_BLOCKED_TIMEOUT_MS,
-      createChannel: (connection) => createModeChannel(connection, this.#rules),
-      extra: () => ({ epoch: 0 }),
+      transport: channelTransport(
+        (connection) => createModeChannel(connection, this.#rules),
+        () => ({ epoch: 0 }),
+      ),
       onOpen: (s) => this.#onOpen(s),
       onLost: () => this.#onLost(),
       onBlocked: (_s, reason) => this.#onBlocked(reason),
