@@ -1,4 +1,6 @@
-/** The two protocols rmq-bench speaks to RabbitMQ: AMQP 0-9-1 (amqplib) and AMQP 1.0 (rhea), RabbitMQ 4's own. No imports: the CLI declares --protocol with it. */
+import type { PublishMode } from './publish-rules.js';
+
+/** The two protocols rmq-bench speaks to RabbitMQ: AMQP 0-9-1 (amqplib) and AMQP 1.0 (rhea), RabbitMQ 4's own. No imports but types: the CLI declares --protocol with it. */
 export const PROTOCOLS = ['amqp091', 'amqp10'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
@@ -12,14 +14,14 @@ export const PROTOCOL_DESCRIPTIONS: Readonly<Record<Protocol, string>> = {
 };
 
 /** The publish modes AMQP 1.0 has: transfers settled on the broker's outcome (async: a window; sync: one at a time) or pre-settled (none). tx and batch are AMQP 0-9-1's. */
-export const AMQP10_MODES = ['async', 'sync', 'none'] as const;
+export const AMQP10_MODES = ['async', 'sync', 'none'] as const satisfies readonly PublishMode[];
 
 /** The publish modes AMQP 0-9-1 has (publish-modes.ts: what each does). */
-const AMQP091_MODES = ['none', 'tx', 'sync', 'batch', 'async'] as const;
+const AMQP091_MODES = ['none', 'tx', 'sync', 'batch', 'async'] as const satisfies readonly PublishMode[];
 
 /**
  * What a protocol's client can do, for the commands and scenarios to decide by instead of by
- * the protocol's name. Pure data, no imports: a command reads it while parsing its options.
+ * the protocol's name. Pure data: a command reads it while parsing its options.
  */
 export interface ProtocolTraits {
   /** For people: "AMQP 1.0". */
@@ -27,7 +29,7 @@ export interface ProtocolTraits {
   /** The broker feature (broker-versions.ts) a run over it needs, or null. */
   readonly brokerFeature: 'amqp10' | null;
   /** The publish modes it has. */
-  readonly publishModes: readonly string[];
+  readonly publishModes: readonly PublishMode[];
   /** Where several protocols run side by side (bench), the words before a run's label. */
   readonly labelPrefix: string;
   /** Acknowledges several deliveries at once (basic.ack multiple): --multi-ack-every applies; otherwise why not. */

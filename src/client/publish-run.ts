@@ -1,7 +1,7 @@
 import { InterruptedError, errorMessage } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { systemClock } from '../util/retry.js';
-import type { ModeRules } from './amqp091/publish-modes.js';
+import type { ModeRules } from './publish-rules.js';
 import { ConfirmBook } from './confirm-book.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_BLOCKED_TIMEOUT_MS, type FlushOutcome, type LoopSession, PublishLoop, type PublishTransport } from './publish-loop.js';

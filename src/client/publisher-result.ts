@@ -1,7 +1,7 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { LatencySummary } from '../measure/histogram.js';
 import type { FlushOutcome, TimelineEvent } from './publish-loop.js';
-import type { PublishMode } from './amqp091/publish-modes.js';
+import type { PublishMode } from './publish-rules.js';
 import type { Amqp10Outcomes } from './amqp10/outcomes.js';
 
 /** What runPublisher returns: the run's figures, its samples, and how they are counted from the ledger. */

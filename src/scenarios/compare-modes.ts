@@ -1,4 +1,4 @@
-import type { PublishMode } from '../client/amqp091/publish-modes.js';
+import type { PublishMode } from '../client/publish-rules.js';
 import { PROTOCOLS, type Protocol } from '../client/protocol.js';
 
 /**

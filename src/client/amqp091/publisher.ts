@@ -5,7 +5,8 @@ import type { FlushOutcome, TimelineEvent } from '../publish-loop.js';
 import { type PublishProtocol, PublishRun } from '../publish-run.js';
 import type { PublisherHooks, PublisherOptions } from '../publisher-options.js';
 import type { PublisherResult } from '../publisher-result.js';
-import { commitTx, createModeChannel, modeRules, propertiesFor, type PublishMode } from './publish-modes.js';
+import { modeRules, type PublishMode } from '../publish-rules.js';
+import { commitTx, createModeChannel, propertiesFor } from './publish-modes.js';
 import { channelTransport, type ChannelSession } from './session.js';
 
 /**

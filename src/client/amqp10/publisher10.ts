@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import { type Ledger, messageId } from '../../ledger/ledger.js';
 import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../../measure/published-at.js';
 import { maskUrl } from '../../url.js';
-import { modeRules } from '../amqp091/publish-modes.js';
+import { modeRules } from '../publish-rules.js';
 import type { AckVisitor } from '../confirm-book.js';
 import { AMQP10_MODES } from '../protocol.js';
 import type { PublishAnswers } from '../publish-answers.js';
