@@ -6,7 +6,7 @@
 // queue's leader, with persistent messages; sync confirms get a fifth of the messages (one
 // round trip each). Machines here are noisy: compare the modes, don't quote absolutes.
 import amqp from 'amqplib';
-import { runPublisher, newRunId } from '../dist/amqp/publisher.js';
+import { runPublisher, newRunId } from '../dist/client/amqp091/publisher.js';
 import { Ledger } from '../dist/ledger/ledger.js';
 
 const count = Number(process.argv[2] ?? 5000);

@@ -2,13 +2,13 @@ import { QUEUE_TYPES } from '../cluster/queue-types.js';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseUrls } from '../amqp/connect.js';
+import { parseUrls } from '../client/amqp091/connect.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { noUnitMessage, parseDurationMs } from '../util/duration.js';
 import { bandwidthBits, DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../cluster/netem.js';
 import { UsageError } from '../errors.js';
-import { PROTOCOLS } from '../amqp10/protocol.js';
+import { PROTOCOLS } from '../client/protocol.js';
 
 /**
  * The options several commands share (one declaration each: flags, help text, default, parser),

@@ -1,8 +1,8 @@
 import type { Channel } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import { consumerOptions } from '../amqp/consumer-defaults.js';
-import { runConsumer } from '../amqp/consumer.js';
-import { newRunId, publishConfirmed } from '../amqp/publisher.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { consumerOptions } from '../client/consumer-defaults.js';
+import { runConsumer } from '../client/amqp091/consumer.js';
+import { newRunId, publishConfirmed } from '../client/amqp091/publisher.js';
 import { raiseAlarm, type AlarmHandle } from '../cluster/alarms.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl, type NodeSpec } from '../config.js';

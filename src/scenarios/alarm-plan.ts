@@ -5,7 +5,7 @@
  * against it. No I/O: the runner (alarm-demo.ts) fills these records in.
  */
 import type { AlarmKind } from '../cluster/alarms.js';
-import type { FlushOutcome } from '../amqp/publish-loop.js';
+import type { FlushOutcome } from '../client/publish-loop.js';
 
 /** The publishers of the demo, each on its own connection. */
 export const PUBLISHER_ROLES = ['deadline', 'waits', 'naive', 'sigterm', 'sigkill'] as const;

@@ -1,9 +1,9 @@
 import type { Channel } from 'amqplib';
 import path from 'node:path';
-import { closeChannelWithin, closeWithin, connectAny } from '../amqp/connect.js';
-import { Pacer } from '../amqp/pacer.js';
-import { newRunId, runPublisher } from '../amqp/publisher.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
+import { closeChannelWithin, closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { Pacer } from '../client/pacer.js';
+import { newRunId, runPublisher } from '../client/amqp091/publisher.js';
+import type { PublisherResult } from '../client/publisher-result.js';
 import type { NodeSpec } from '../config.js';
 import type { Context } from '../context.js';
 import { errorMessage } from '../errors.js';

@@ -1,5 +1,5 @@
 import type { Channel } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
 import { shortNodeName } from '../cluster/leader.js';
 import { currentLeader } from '../cluster/queue-leader.js';
 import type { Context } from '../context.js';

@@ -1,15 +1,13 @@
-import { newRunId, type PublishMode } from '../amqp/publisher.js';
-import { AMQP10_MODES, type Protocol } from '../amqp10/protocol.js';
-import { publisherFor } from '../amqp10/publishers.js';
-import { startStreamConsumer10 } from '../amqp10/stream-consumer10.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
-import { startStreamConsumer, type StreamConsumer } from '../amqp/stream-consumer.js';
+import { newRunId, type PublishMode } from '../client/amqp091/publisher.js';
+import { DEFAULT_PROTOCOL, type Protocol, traitsOf } from '../client/protocol.js';
+import { clientFor, publisherFor } from '../client/clients.js';
+import type { PublisherResult } from '../client/publisher-result.js';
+import type { StreamConsumer, StreamConsumerOptions } from '../client/amqp091/stream-consumer.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { DeadlineError, InterruptedError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import { ModeMeter, type BenchSample, type MeterTotals } from '../measure/meter.js';
-import { endToEndMs } from '../measure/published-at.js';
 import { maskUrl } from '../url.js';
 import { retryUntil } from '../util/retry.js';
 import { asAmqpError, awaitMembers, declareSpread, deleteSpread, urlsFrom, vhostOf } from './bench-queues.js';
@@ -107,17 +105,17 @@ export interface BenchHooks {
   onSample?: (spec: BenchRunSpec, sample: BenchSample) => void;
 }
 
-/** The runs a bench makes, in order: for each protocol, each mode once, async once per window; AMQP 1.0 skips tx and batch. Pure. */
+/** The runs a bench makes, in order: for each protocol, each mode once, async once per window; each protocol only the modes it has (AMQP 1.0: no tx, no batch). Pure. */
 export function benchRuns(
   modes: readonly PublishMode[],
   windows: readonly number[],
   batchSize: number,
-  protocols: readonly Protocol[] = ['amqp091'],
+  protocols: readonly Protocol[] = [DEFAULT_PROTOCOL],
 ): BenchRunSpec[] {
   const specs: BenchRunSpec[] = [];
   const seen = new Set<string>();
   for (const protocol of protocols) {
-    const prefix = protocol === 'amqp10' ? '1.0 ' : '';
+    const { labelPrefix: prefix, publishModes } = traitsOf(protocol);
     const add = (s: Omit<BenchRunSpec, 'protocol'>): void => {
       const label = prefix + s.label;
       if (seen.has(label)) return;
@@ -125,7 +123,7 @@ export function benchRuns(
       specs.push({ ...s, label, protocol });
     };
     for (const mode of modes) {
-      if (protocol === 'amqp10' && !(AMQP10_MODES as readonly string[]).includes(mode)) continue;
+      if (!publishModes.includes(mode)) continue;
       if (mode === 'async') for (const w of windows) add({ label: `async/${w}`, mode, window: w, batchSize: null });
       else if (mode === 'tx' || mode === 'batch') add({ label: `${mode}/${batchSize}`, mode, window: null, batchSize });
       else add({ label: mode, mode, window: null, batchSize: null });
@@ -139,14 +137,9 @@ function sumOf<T>(list: readonly T[], f: (x: T) => number): number {
 }
 
 /** A consumer in the run's protocol; onMessage gets each delivery's end-to-end latency. */
-async function subscribe(
-  protocol: Protocol,
-  opts: Parameters<typeof startStreamConsumer>[0],
-  onMessage: (e2eMs: number | undefined) => void,
-): Promise<StreamConsumer> {
+async function subscribe(protocol: Protocol, opts: StreamConsumerOptions, onMessage: (e2eMs: number | undefined) => void): Promise<StreamConsumer> {
   try {
-    if (protocol === 'amqp10') return await startStreamConsumer10(opts, onMessage);
-    return await startStreamConsumer(opts, (msg) => onMessage(endToEndMs(msg)));
+    return await clientFor(protocol).streamConsumer(opts, onMessage);
   } catch (err) {
     throw asAmqpError(`a consumer could not subscribe to ${opts.queue}`, err);
   }

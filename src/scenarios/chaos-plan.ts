@@ -1,5 +1,5 @@
 import type { QueueType } from '../cluster/queue-types.js';
-import type { Protocol } from '../amqp10/protocol.js';
+import type { Protocol } from '../client/protocol.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
 import type { Reconciliation } from '../ledger/reconcile.js';

@@ -1,5 +1,5 @@
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import type { Endpoints } from '../amqp/locate.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import type { Endpoints } from '../client/amqp091/locate.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
 import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy } from '../cluster/queue-types.js';
 import { shortNodeName } from '../cluster/leader.js';

@@ -1,13 +1,11 @@
-import { consumerOptions } from '../amqp/consumer-defaults.js';
-import { runConsumer } from '../amqp/consumer.js';
-import type { ConsumerResult } from '../amqp/consumer-result.js';
-import type { ConsumerHooks, ConsumerOptions } from '../amqp/consumer-options.js';
-import type { Endpoints } from '../amqp/locate.js';
-import { newRunId, type TimelineEvent } from '../amqp/publisher.js';
-import { runConsumer10 } from '../amqp10/consumer10.js';
-import { publisherFor } from '../amqp10/publishers.js';
-import type { PublisherSnapshot } from '../amqp/publisher-options.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
+import { consumerOptions } from '../client/consumer-defaults.js';
+import type { ConsumerResult } from '../client/consumer-result.js';
+import type { Endpoints } from '../client/amqp091/locate.js';
+import { newRunId, type TimelineEvent } from '../client/amqp091/publisher.js';
+import { consumerFor, publisherFor } from '../client/clients.js';
+import { DEFAULT_PROTOCOL } from '../client/protocol.js';
+import type { PublisherSnapshot } from '../client/publisher-options.js';
+import type { PublisherResult } from '../client/publisher-result.js';
 import { shortNodeName } from '../cluster/leader.js';
 import type { Context } from '../context.js';
 import { Ledger, parseMessageId, type ReadSource } from '../ledger/ledger.js';
@@ -122,7 +120,7 @@ export class ChaosTraffic {
     const capacity = Math.ceil((opts.ratePerSec * opts.durationMs) / 1000) + opts.window;
     const ledger = new Ledger({ runId, capacity });
     this.ledgers.byRun.set(runId, ledger);
-    return publisherFor(opts.protocol ?? 'amqp091')(
+    return publisherFor(opts.protocol ?? DEFAULT_PROTOCOL)(
       {
         urls: setup.endpoints.urls,
         startIndex: p % setup.endpoints.urls.length,
@@ -181,9 +179,8 @@ export class ChaosTraffic {
 
   private startConsumer(queue: string, c: number): Promise<ConsumerResult> {
     const { ctx, opts, setup } = this;
-    // Over AMQP 1.0 the same consumer settles with outcomes (accepted), credit as its prefetch; no failures are simulated here.
-    const consume = opts.protocol === 'amqp10' ? (o: ConsumerOptions, h: ConsumerHooks) => runConsumer10({ ...o, failure: undefined }, h) : runConsumer;
-    return consume(
+    // The protocol's consumer (over AMQP 1.0 it settles with outcomes, credit as its prefetch); no failures are simulated here.
+    return consumerFor(opts.protocol ?? DEFAULT_PROTOCOL)(
       consumerOptions({
         urls: setup.endpoints.urls,
         // Spread over the nodes, as the producers are: a fault hits some consumers, not all.

@@ -1,5 +1,5 @@
-import type { PublishMode } from '../amqp/publish-modes.js';
-import type { Protocol } from '../amqp10/protocol.js';
+import type { PublishMode } from '../client/publish-rules.js';
+import { PROTOCOLS, type Protocol } from '../client/protocol.js';
 
 /**
  * compare's sides: each a protocol and a way to publish. Over AMQP 0-9-1, async confirms or none;
@@ -27,7 +27,7 @@ export const MODE_RULES: Readonly<Record<CompareMode, CompareModeRule>> = {
 
 /** The sides to run, in table order: for each protocol asked, confirms on then off. */
 export function compareModes(protocol: Protocol | 'both', confirms: 'on' | 'off' | 'both'): CompareMode[] {
-  const protocols: Protocol[] = protocol === 'both' ? ['amqp091', 'amqp10'] : [protocol];
+  const protocols: Protocol[] = protocol === 'both' ? [...PROTOCOLS] : [protocol];
   return COMPARE_MODES.filter((m) => {
     const r = MODE_RULES[m];
     return protocols.includes(r.protocol) && (confirms === 'both' || r.confirms === (confirms === 'on'));

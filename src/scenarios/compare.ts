@@ -1,10 +1,11 @@
-import { drainQueue, type DrainResult } from '../amqp/drain.js';
-import { type Endpoints, endpointsFor } from '../amqp/locate.js';
-import { newRunId, type PublishMode } from '../amqp/publisher.js';
-import { publisherFor } from '../amqp10/publishers.js';
-import type { Amqp10Outcomes } from '../amqp10/outcomes.js';
+import { drainQueue, type DrainResult } from '../client/amqp091/drain.js';
+import { type Endpoints, endpointsFor } from '../client/amqp091/locate.js';
+import { newRunId, type PublishMode } from '../client/amqp091/publisher.js';
+import { publisherFor } from '../client/clients.js';
+import { traitsOf } from '../client/protocol.js';
+import type { Amqp10Outcomes } from '../client/amqp10/outcomes.js';
 import { MODE_RULES, type CompareMode } from './compare-modes.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
+import type { PublisherResult } from '../client/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import type { FaultKind } from '../cluster/faults.js';
 import type { NetemSpec } from '../cluster/netfaults.js';
@@ -224,7 +225,7 @@ export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeT
     resurfaced: sum((r) => r.resurfacedCount ?? 0),
     maxStallMs: rs.reduce((a, r) => Math.max(a, r.producer.longestStallMs), 0),
     runsWithLoss: rs.filter((r) => r.reconciliation.lost + r.reconciliation.silentlyLost > 0).length,
-    ...(MODE_RULES[mode].protocol === 'amqp10' ? { outcomes: outcomeTotals(rs) } : {}),
+    ...(traitsOf(MODE_RULES[mode].protocol).outcomeCounts ? { outcomes: outcomeTotals(rs) } : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import { loadExeca } from '../util/exec.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { newRunId, publishConfirmed } from '../amqp/publisher.js';
+import { newRunId, publishConfirmed } from '../client/amqp091/publisher.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

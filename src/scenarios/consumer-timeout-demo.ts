@@ -2,9 +2,9 @@ import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqp
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import { runConsumer } from '../amqp/consumer.js';
-import { numberHeader } from '../amqp/delivery-headers.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { runConsumer } from '../client/amqp091/consumer.js';
+import { numberHeader } from '../client/delivery-headers.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

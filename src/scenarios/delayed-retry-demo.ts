@@ -1,5 +1,5 @@
 import type { Channel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { closeChannelWithin, closeWithin, connectAny } from '../amqp/connect.js';
+import { closeChannelWithin, closeWithin, connectAny } from '../client/amqp091/connect.js';
 import { askAppliedPolicy } from '../cluster/applied-policy.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { HttpError } from '../cluster/management.js';

@@ -1,5 +1,5 @@
 import type { Connection, Delivery, EventContext, Message, Receiver } from 'rhea';
-import { queueAddress } from '../amqp10/connection.js';
+import { queueAddress } from '../client/amqp10/connection.js';
 import { BrokerUnavailableError, DeadlineError, InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
 import type { Action10, SeenDelivery } from './delivery-limit-plan.js';

@@ -1,8 +1,8 @@
 import type { Channel, ChannelModel, ConsumeMessage, GetMessage } from 'amqplib';
 import type { Connection } from 'rhea';
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import { numberHeader } from '../amqp/delivery-headers.js';
-import { closeWithin10, connectAny10 } from '../amqp10/connection.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { numberHeader } from '../client/delivery-headers.js';
+import { closeWithin10, connectAny10 } from '../client/amqp10/connection.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
@@ -17,8 +17,9 @@ import {
   assessRow,
   isFinal,
   loopRateOf,
+  isAction091,
   loopsForEver,
-  protocolOf,
+  PROTOCOL_WORDS,
   protocolsOf,
   roundsOf,
   rulesEraOf,
@@ -176,10 +177,10 @@ class DeliveryLimitDemo {
     const { ctx } = this;
     if (action === 'consumer-timeout')
       return { round: (seen) => timeoutRound(this.admin, queue, CONSUMER_TIMEOUT_MS, seen, ctx.signal, ctx.log), close: async () => undefined };
-    if (protocolOf(action) === 'amqp091') return { round: (seen) => this.round(action as Action091, queue, seen), close: async () => undefined };
+    if (isAction091(action)) return { round: (seen) => this.round(action, queue, seen), close: async () => undefined };
     if (!this.conn10) throw new Error('an AMQP 1.0 trial without an AMQP 1.0 connection');
     const r = await Receiver10.open(this.conn10, queue, this.ctx.signal);
-    return { round: (seen) => this.round10(r, action as Action10, seen), close: () => r.close() };
+    return { round: (seen) => this.round10(r, action, seen), close: () => r.close() };
   }
 
   /**
@@ -189,11 +190,11 @@ class DeliveryLimitDemo {
    */
   private async loopRate(action: Action, queue: string): Promise<LoopRate> {
     const { ctx, o } = this;
-    if (protocolOf(action) === 'amqp10') {
+    if (!isAction091(action)) {
       if (!this.conn10) throw new Error('an AMQP 1.0 trial without an AMQP 1.0 connection');
       const r = await Receiver10.open(this.conn10, queue, ctx.signal);
       try {
-        const { deliveries, elapsedMs } = await r.loop(action as Action10, o.loopWindowMs, ctx.signal);
+        const { deliveries, elapsedMs } = await r.loop(action, o.loopWindowMs, ctx.signal);
         return loopRateOf(deliveries, elapsedMs);
       } finally {
         await r.close();
@@ -291,13 +292,18 @@ class DeliveryLimitDemo {
   }
 }
 
+const STEP_TITLES = {
+  amqp091: (where: string, queue: string, rounds: number) =>
+    `${where}: for each AMQP 0-9-1 action (${ACTIONS.amqp091.filter((a) => a !== 'consumer-timeout').join(', ')}), ${queue}, at most ${rounds} rounds of basic.get and the action`,
+  amqp10: (where: string, queue: string, rounds: number) =>
+    `${where}: for each AMQP 1.0 outcome (${ACTIONS.amqp10.map((a) => a.slice('amqp10:'.length)).join(', ')}), ${queue}, at most ${rounds} deliveries over a receiver link (credit 1, settle mode first), each settled with the outcome`,
+} satisfies { [P in Protocol]: (where: string, queue: string, rounds: number) => string };
+
 /** The step announcing one protocol's trials, without or with a DLX. */
 function stepTitle(protocol: Protocol, dlx: boolean, o: DeliveryLimitRunOptions): string {
   const where = dlx ? 'with a dead-letter exchange (a temporary DLX and DLQ per queue)' : 'without a dead-letter exchange';
   const queue = `a fresh quorum queue with x-delivery-limit ${o.deliveryLimit}, one message`;
-  return protocol === 'amqp091'
-    ? `${where}: for each AMQP 0-9-1 action (${ACTIONS.amqp091.filter((a) => a !== 'consumer-timeout').join(', ')}), ${queue}, at most ${o.rounds} rounds of basic.get and the action`
-    : `${where}: for each AMQP 1.0 outcome (${ACTIONS.amqp10.map((a) => a.slice('amqp10:'.length)).join(', ')}), ${queue}, at most ${o.rounds} deliveries over a receiver link (credit 1, settle mode first), each settled with the outcome`;
+  return STEP_TITLES[protocol](where, queue, o.rounds);
 }
 
 /** The step announcing the consumer-timeout trials. */
@@ -316,8 +322,7 @@ async function sideBySide(demo: DeliveryLimitDemo, action: Action): Promise<Deli
 /** What the step does after the rounds where the message still loops. */
 function loopTitle(protocol: Protocol, o: DeliveryLimitRunOptions): string {
   if (o.loopWindowMs <= 0) return '';
-  const consumer = protocol === 'amqp091' ? 'basic.consume with prefetch 1' : 'a receiver link with credit 1';
-  return `; where the message still loops, ${consumer} doing the same at once on each delivery for ${o.loopWindowMs} ms`;
+  return `; where the message still loops, ${PROTOCOL_WORDS[protocol].loopConsumer} doing the same at once on each delivery for ${o.loopWindowMs} ms`;
 }
 
 export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOptions, step: Step): Promise<DeliveryLimitDemoResult> {
@@ -335,7 +340,8 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
   try {
     const ch = await admin.connection.createChannel();
     ch.on('error', () => undefined);
-    if (protocols.includes('amqp10')) conn10 = (await connectAny10(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal })).connection;
+    if (protocols.some((p) => !ACTIONS[p].every(isAction091)))
+      conn10 = (await connectAny10(urls, 0, { heartbeatS: 5, timeoutMs: 30_000, signal: ctx.signal })).connection;
     demo = new DeliveryLimitDemo(ctx, { ...o, era }, urls, admin.connection, ch, conn10);
     const rows: DeliveryLimitRow[] = [];
     for (const protocol of protocols) {
@@ -343,7 +349,7 @@ export async function runDeliveryLimitDemo(ctx: Context, o: DeliveryLimitRunOpti
         await step(`${stepTitle(protocol, dlx, o)}${loopTitle(protocol, o)}`);
         for (const action of ACTIONS[protocol]) if (action !== 'consumer-timeout') rows.push(await demo.trial(action, dlx));
       }
-      if (protocol === 'amqp091') {
+      if ((ACTIONS[protocol] as readonly Action[]).includes('consumer-timeout')) {
         await step(timeoutTitle(o));
         rows.push(...(await sideBySide(demo, 'consumer-timeout')));
       }

@@ -6,10 +6,10 @@
  */
 
 import { versionAtLeast } from '../broker-versions.js';
+import { PROTOCOLS, type Protocol } from '../client/protocol.js';
 
 /** The protocols a consumer of the demo speaks; `--protocol` picks one or both. */
-export const PROTOCOLS = ['amqp091', 'amqp10'] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
+export { PROTOCOLS, type Protocol };
 export type ProtocolChoice = Protocol | 'both';
 
 /** What a consumer does with each delivery of the one message of a trial, by protocol, in the table's order. */
@@ -23,8 +23,45 @@ export type Action = Action091 | Action10;
 
 /** The protocol an action is spoken in. Pure. */
 export function protocolOf(action: Action): Protocol {
-  return (ACTIONS.amqp10 as readonly string[]).includes(action) ? 'amqp10' : 'amqp091';
+  return PROTOCOLS.find((p) => (ACTIONS[p] as readonly string[]).includes(action))!;
 }
+
+/** action, typed as an AMQP 0-9-1 consumer's. Pure. */
+export function isAction091(action: Action): action is Action091 {
+  return (ACTIONS.amqp091 as readonly string[]).includes(action);
+}
+
+/** What the demo says of each protocol's trials: the words and places that differ, declared once. */
+export interface ProtocolWords {
+  /** The delivery count, as a disagreement names it. */
+  countName: string;
+  /** Where every row's counts come from, or null when each delivery says (countFromOf). */
+  countFrom: string | null;
+  /** The loop rate's consumer. */
+  loopConsumer: string;
+  /** Where its rows start in the table's order. */
+  tableOffset: number;
+  /** The line under the table when the run has its rows, or null. */
+  legend: string | null;
+}
+
+export const PROTOCOL_WORDS = {
+  amqp091: {
+    countName: 'x-delivery-count',
+    countFrom: 'x-delivery-count header',
+    loopConsumer: 'basic.consume with prefetch 1',
+    tableOffset: 0,
+    legend: null,
+  },
+  amqp10: {
+    countName: 'delivery-count',
+    countFrom: null,
+    loopConsumer: 'a receiver link with credit 1',
+    tableOffset: 1000,
+    legend:
+      "amqp10 rows: a receiver link on /queues/<queue> (credit 1, settle mode first); 'r' is the header's first-acquirer false; [n]: the x-delivery-count annotation, where it says otherwise than the header (checked against the rule).",
+  },
+} as const satisfies { [P in Protocol]: ProtocolWords };
 
 /** The protocols a `--protocol` choice runs, in the table's order. Pure. */
 export function protocolsOf(choice: ProtocolChoice): Protocol[] {
@@ -294,7 +331,8 @@ const SOURCE_TEXT: Record<CountSource, string> = { header: 'header delivery-coun
 
 /** Which field a row's delivery counts were read from, in words. Pure. */
 export function countFromOf(protocol: Protocol, deliveries: readonly SeenDelivery[]): string {
-  if (protocol === 'amqp091') return 'x-delivery-count header';
+  const fixed = PROTOCOL_WORDS[protocol].countFrom;
+  if (fixed !== null) return fixed;
   const sources = [...new Set(deliveries.map((d) => d.from ?? null))].map((s) => (s === null ? '(none)' : SOURCE_TEXT[s]));
   return sources.length === 0 ? '(none)' : sources.join(' / ');
 }
@@ -325,7 +363,7 @@ export function assessRow(action: Action, dlx: boolean, queue: string, seen: Obs
     disagreements.push(`x-first-death-reason ${seen.deathReason ?? '(none)'}, the rule says ${expected.deathReason ?? '(none)'}`);
   if (seen.deliveries.length !== expected.deliveries) disagreements.push(`${seen.deliveries.length} deliveries, the rule says ${expected.deliveries}`);
   else if (counts.join(',') !== expected.counts.join(','))
-    disagreements.push(`${protocol === 'amqp091' ? 'x-delivery-count' : 'delivery-count'} ${counts.join(', ')}, the rule says ${expected.counts.join(', ')}`);
+    disagreements.push(`${PROTOCOL_WORDS[protocol].countName} ${counts.join(', ')}, the rule says ${expected.counts.join(', ')}`);
   if (expected.annotationCounts) {
     const annotations = seen.deliveries.map((d) => d.annotation ?? 0);
     if (seen.deliveries.length === expected.deliveries && annotations.join(',') !== expected.annotationCounts.join(','))
@@ -362,7 +400,7 @@ export function loopsForEver(r: Pick<DeliveryLimitRow, 'action' | 'fate' | 'deli
 /** A row's place in the table: without a DLX first, then the actions in ACTIONS' order. Pure. */
 export function tableOrder(a: Pick<DeliveryLimitRow, 'action' | 'dlx'>, b: Pick<DeliveryLimitRow, 'action' | 'dlx'>): number {
   const at = (x: Pick<DeliveryLimitRow, 'action' | 'dlx'>): number =>
-    (x.dlx ? 100 : 0) + (ACTIONS[protocolOf(x.action)] as readonly string[]).indexOf(x.action) + (protocolOf(x.action) === 'amqp10' ? 1000 : 0);
+    (x.dlx ? 100 : 0) + (ACTIONS[protocolOf(x.action)] as readonly string[]).indexOf(x.action) + PROTOCOL_WORDS[protocolOf(x.action)].tableOffset;
   return at(a) - at(b);
 }
 

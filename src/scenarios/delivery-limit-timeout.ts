@@ -1,5 +1,5 @@
 import type { ChannelModel, ConsumeMessage } from 'amqplib';
-import { numberHeader } from '../amqp/delivery-headers.js';
+import { numberHeader } from '../client/delivery-headers.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
 import { SETTLE_MS, type SeenDelivery } from './delivery-limit-plan.js';

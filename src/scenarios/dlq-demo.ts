@@ -1,7 +1,7 @@
 import type { ConfirmChannel, GetMessage } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import { runConsumer, type FailureAction } from '../amqp/consumer.js';
-import type { ConsumerResult } from '../amqp/consumer-result.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { runConsumer, type FailureAction } from '../client/amqp091/consumer.js';
+import type { ConsumerResult } from '../client/consumer-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

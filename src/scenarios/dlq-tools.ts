@@ -1,5 +1,5 @@
 import type { ConfirmChannel, GetMessage } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
 import { retryUntil } from '../util/retry.js';

@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { callNode } from '../cluster/erl-call.js';
 import { startLeaderFault, type LeaderFaultHandle } from '../cluster/leader-fault.js';

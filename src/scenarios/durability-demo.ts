@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
 import { requireCluster, waitForHealthyAndClustered } from '../cluster/readiness.js';
 import type { Docker } from '../cluster/engine.js';
 import { amqpUrl } from '../config.js';

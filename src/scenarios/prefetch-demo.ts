@@ -1,6 +1,6 @@
-import { runConsumer } from '../amqp/consumer.js';
-import type { ConsumerResult } from '../amqp/consumer-result.js';
-import { newRunId, publishConfirmed } from '../amqp/publisher.js';
+import { runConsumer } from '../client/amqp091/consumer.js';
+import type { ConsumerResult } from '../client/consumer-result.js';
+import { newRunId, publishConfirmed } from '../client/amqp091/publisher.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

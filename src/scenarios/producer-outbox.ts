@@ -1,5 +1,5 @@
-import { runOutboxProducer, type OutboxProducerResult } from '../amqp/outbox-producer.js';
-import { newRunId } from '../amqp/publisher.js';
+import { runOutboxProducer, type OutboxProducerResult } from '../client/outbox-producer.js';
+import { newRunId } from '../client/amqp091/publisher.js';
 import type { Context } from '../context.js';
 import { openOutbox, type OutboxStore } from '../store/outbox.js';
 import type { ProducerOptions } from './producer.js';

@@ -1,7 +1,7 @@
-import { newRunId, type PublishMode, type TimelineEvent } from '../amqp/publisher.js';
-import type { Protocol } from '../amqp10/protocol.js';
-import { publisherFor } from '../amqp10/publishers.js';
-import type { PublisherResult } from '../amqp/publisher-result.js';
+import { newRunId, type PublishMode, type TimelineEvent } from '../client/amqp091/publisher.js';
+import type { Protocol } from '../client/protocol.js';
+import { publisherFor } from '../client/clients.js';
+import type { PublisherResult } from '../client/publisher-result.js';
 import type { Context } from '../context.js';
 import { Ledger, type LedgerDocument } from '../ledger/ledger.js';
 import type { Progress } from '../progress.js';

@@ -1,6 +1,6 @@
-import { closeWithin, connectAny } from '../amqp/connect.js';
-import { runConsumer } from '../amqp/consumer.js';
-import type { DeliveryRecord } from '../amqp/consumer-result.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
+import { runConsumer } from '../client/amqp091/consumer.js';
+import type { DeliveryRecord } from '../client/consumer-result.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

@@ -1,5 +1,5 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { closeWithin, connectAny } from '../amqp/connect.js';
+import { closeWithin, connectAny } from '../client/amqp091/connect.js';
 import { requireCluster } from '../cluster/readiness.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';

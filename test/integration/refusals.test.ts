@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PublisherResult } from '../../src/amqp/publisher-result.js';
-import { MAX_REFUSALS, backoffMs } from '../../src/amqp/refused-resends.js';
+import type { PublisherResult } from '../../src/client/publisher-result.js';
+import { MAX_REFUSALS, backoffMs } from '../../src/client/refused-resends.js';
 import { parseJson, runCli, uniqueName, withChannel } from './cli.js';
 
 /*

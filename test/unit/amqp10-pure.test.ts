@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { connectionOptions10, queueAddress, targetAddress } from '../../src/amqp10/connection.js';
-import { OUTCOME_RULES, RejectionTally, outcomeOf, rejectionOf } from '../../src/amqp10/outcomes.js';
+import { connectionOptions10, queueAddress, targetAddress } from '../../src/client/amqp10/connection.js';
+import { OUTCOME_RULES, RejectionTally, outcomeOf, rejectionOf } from '../../src/client/amqp10/outcomes.js';
 import { compareModes, isConfirmingMode, modeLabel } from '../../src/scenarios/compare-modes.js';
 
 describe('AMQP 1.0 connection options from an amqp:// URL', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfirmBook } from '../../src/amqp/confirm-book.js';
-import { Pacer } from '../../src/amqp/pacer.js';
+import { ConfirmBook } from '../../src/client/confirm-book.js';
+import { Pacer } from '../../src/client/pacer.js';
 import type { Clock } from '../../src/util/retry.js';
 
 /** A clock the test moves by hand; sleep() moves it too. */

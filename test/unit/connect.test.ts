@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, parseUrls, withHeartbeat } from '../../src/amqp/connect.js';
+import { backoffMs, parseUrls, withHeartbeat } from '../../src/client/amqp091/connect.js';
 import { ExitCode, UsageError } from '../../src/errors.js';
 
 function thrown(fn: () => unknown): unknown {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { shouldFail } from '../../src/amqp/consumer-failures.js';
-import type { ConsumerResult, DeliveryRecord } from '../../src/amqp/consumer-result.js';
-import { deathSummary } from '../../src/amqp/delivery-headers.js';
+import { shouldFail } from '../../src/client/amqp091/consumer-failures.js';
+import type { ConsumerResult, DeliveryRecord } from '../../src/client/consumer-result.js';
+import { deathSummary } from '../../src/client/delivery-headers.js';
 import { renderConsumer, renderDelivery } from '../../src/report/kinds/consumer/text.js';
 import { renderConsumerCrash } from '../../src/report/kinds/consumer-crash/text.js';
 import { renderPrefetchDemo } from '../../src/report/kinds/prefetch-demo/text.js';

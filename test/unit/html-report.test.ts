@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PublisherSample } from '../../src/amqp/publisher-result.js';
+import type { PublisherSample } from '../../src/client/publisher-result.js';
 import { median } from '../../src/measure/median.js';
 import { renderCompare } from '../../src/report/kinds/compare/text.js';
 import { faultMarkers } from '../../src/report/kinds/compare/charts.js';

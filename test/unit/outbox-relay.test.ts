@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IllegalTransitionError, RelayBook, stateAfterRestart, transition, type RelayEvent, type RowState } from '../../src/amqp/outbox-relay.js';
+import { IllegalTransitionError, RelayBook, stateAfterRestart, transition, type RelayEvent, type RowState } from '../../src/client/outbox-relay.js';
 
 describe('outbox relay: the state machine, as a table', () => {
   // Every (state, event) pair: the state it leads to, or null for an illegal transition.

@@ -8,7 +8,7 @@ import {
   SUMMARY_INTERVAL_MS,
   backoffMs,
   type RefusalDecision,
-} from '../../src/amqp/refused-resends.js';
+} from '../../src/client/refused-resends.js';
 import { renderProducer } from '../../src/report/kinds/producer/text.js';
 import { publisherResult } from './fixtures/runs.js';
 

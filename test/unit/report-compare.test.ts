@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PublisherResult } from '../../src/amqp/publisher-result.js';
+import type { PublisherResult } from '../../src/client/publisher-result.js';
 import type { LatencySummary } from '../../src/measure/histogram.js';
 import { latencyLine, renderProducer } from '../../src/report/kinds/producer/text.js';
 import { modeVerdict, renderCompare, renderTotals } from '../../src/report/kinds/compare/text.js';

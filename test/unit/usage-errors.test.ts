@@ -155,7 +155,7 @@ describe('contradicting combinations: refused with one line, exit 2, never silen
   const cases: { args: string[]; line: string }[] = [
     {
       args: ['bench', '--protocol', 'amqp10', '--mode', 'tx,async'],
-      line: 'rmq-bench: --mode tx: AMQP 0-9-1 only; AMQP 1.0 has async, sync, none (run rmq-bench bench --help)',
+      line: 'rmq-bench: --mode tx: not in AMQP 1.0, which has async, sync, none (run rmq-bench bench --help)',
     },
     {
       args: ['producer', '--protocol', 'amqp10', '--tx'],

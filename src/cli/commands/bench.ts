@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { PublishMode } from '../../amqp/publisher.js';
+import type { PublishMode } from '../../client/amqp091/publisher.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { BENCH_MODES } from '../../scenarios/bench-modes.js';
-import { AMQP10_MODES, PROTOCOLS, type Protocol } from '../../amqp10/protocol.js';
+import { PROTOCOLS, type Protocol, traitsOf } from '../../client/protocol.js';
 import type { BenchOptions } from '../../scenarios/bench.js';
 import { defineCommand } from '../command.js';
 import {
@@ -151,10 +151,11 @@ export const bench = defineCommand({
         if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
         if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
           throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
-        if (o.protocol === 'amqp10') {
-          const no10 = o.mode.filter((m) => !(AMQP10_MODES as readonly string[]).includes(m));
-          if (given('mode') && no10.length > 0) throw new UsageError(`--mode ${no10.join(',')}: AMQP 0-9-1 only; AMQP 1.0 has ${AMQP10_MODES.join(', ')}`);
-          if (given('multiAckEvery')) throw new UsageError('--multi-ack-every is AMQP 0-9-1 (basic.ack multiple); an AMQP 1.0 consumer settles each transfer');
+        if (o.protocol !== 'both') {
+          const { name, publishModes, multipleAcks } = traitsOf(o.protocol);
+          const missing = o.mode.filter((m) => !publishModes.includes(m));
+          if (given('mode') && missing.length > 0) throw new UsageError(`--mode ${missing.join(',')}: not in ${name}, which has ${publishModes.join(', ')}`);
+          if (given('multiAckEvery') && multipleAcks !== true) throw new UsageError(multipleAcks);
         }
         checkQueueSpread(o.queues, o.producers, o.consumers);
         if (o.consumers === 0 && (given('prefetch') || given('multiAckEvery') || given('drainTimeout')))
@@ -180,15 +181,13 @@ export const bench = defineCommand({
           heartbeatS: heartbeatSeconds(o.heartbeat),
           reconnectTimeoutMs: 10_000,
           urls: o.urls,
-          protocols: o.protocol === 'both' ? ['amqp091', 'amqp10'] : [o.protocol],
+          protocols: o.protocol === 'both' ? [...PROTOCOLS] : [o.protocol],
         });
       }),
   async run(ctx, o) {
     const { json, html, csvFile, ...opts } = o;
-    if (opts.protocols.includes('amqp10')) {
-      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-      await requireBrokerFeature(ctx, 'amqp10', `--protocol ${opts.protocols.length > 1 ? 'both' : 'amqp10'}`);
-    }
+    const { requireProtocols } = await import('../require-protocol.js');
+    await requireProtocols(ctx, opts.protocols, `--protocol ${opts.protocols.length > 1 ? 'both' : opts.protocols[0]}`);
     const { runBench } = await import('../../scenarios/bench.js');
     const { renderCsv, renderSampleLine } = await import('../../report/kinds/bench/text.js');
     const { emit } = await import('../output.js');

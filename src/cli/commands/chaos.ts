@@ -5,7 +5,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosLedgers, ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
 import { applyProfile, CHAOS_PROFILES, type ChaosProfile } from '../../scenarios/chaos-profiles.js';
-import type { Protocol } from '../../amqp10/protocol.js';
+import type { Protocol } from '../../client/protocol.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import type { OutputFile } from '../output.js';
@@ -210,10 +210,8 @@ export const chaos = defineCommand({
   overrides: otherClusterOverride,
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ledgerFile, ...rest } = o;
-    if (o.protocol === 'amqp10') {
-      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-      await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
-    }
+    const { requireProtocols } = await import('../require-protocol.js');
+    if (o.protocol !== undefined) await requireProtocols(ctx, [o.protocol], `--protocol ${o.protocol}`);
     const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runChaos } = await import('../../scenarios/chaos.js');
     const { renderChaosLive } = await import('../../report/kinds/chaos/text.js');

@@ -4,7 +4,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
 import type { CompareOptions } from '../../scenarios/compare.js';
 import { compareModes } from '../../scenarios/compare-modes.js';
-import { PROTOCOLS, type Protocol } from '../../amqp10/protocol.js';
+import { PROTOCOLS, type Protocol } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';

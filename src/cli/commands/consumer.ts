@@ -1,12 +1,12 @@
 import { type Command, Option } from 'commander';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { FailureSpec } from '../../amqp/consumer-failures.js';
-import type { ConsumerHooks, ConsumerOptions } from '../../amqp/consumer-options.js';
-import type { FailureAction } from '../../amqp/failure-actions.js';
-import { ALL_FAILURE_ACTIONS, failureActionRefusal, isFailureAction091, isFailureAction10 } from '../../amqp10/consumer-failures10.js';
-import type { FailureAction10 } from '../../amqp10/failure-actions10.js';
-import type { Protocol } from '../../amqp10/protocol.js';
+import type { ConsumerHooks, ConsumerOptions } from '../../client/consumer-options.js';
+import type { FailureSpec } from '../../client/amqp091/consumer-failures.js';
+import type { FailureAction } from '../../client/amqp091/failure-actions.js';
+import { ALL_FAILURE_ACTIONS, failureActionRefusal } from '../../client/amqp10/consumer-failures10.js';
+import type { FailureAction10 } from '../../client/amqp10/failure-actions10.js';
+import { type Protocol, traitsOf } from '../../client/protocol.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProcessedStore } from '../../store/processed.js';
 import { defineCommand } from '../command.js';
@@ -78,11 +78,12 @@ function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCli
   if (refused !== undefined) throw new UsageError(refused);
   // Over AMQP 1.0 --prefetch is the link credit, which bounds a pre-settled link too; without
   // it, a pre-settled link gets all the credit there is (0), as 0-9-1's autoack has no prefetch.
-  const unlimitedPreSettled = o.protocol === 'amqp10' && o.autoack && !given.has('prefetch');
+  const { prefetchBoundsAutoAck } = traitsOf(o.protocol);
+  const unlimitedPreSettled = prefetchBoundsAutoAck && o.autoack && !given.has('prefetch');
   if (o.autoack)
     refuseWith(
       given,
-      o.protocol === 'amqp10' ? ['--multi-ack-every'] : ['--prefetch', '--multi-ack-every'],
+      prefetchBoundsAutoAck ? ['--multi-ack-every'] : ['--prefetch', '--multi-ack-every'],
       'does nothing with --autoack (no acks: the broker does not wait for them)',
     );
   if (o.nack)
@@ -160,10 +161,8 @@ export const consumer = defineCommand({
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(consumerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
-    if (o.protocol === 'amqp10') {
-      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-      await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
-    }
+    const { requireProtocols } = await import('../require-protocol.js');
+    await requireProtocols(ctx, [o.protocol], `--protocol ${o.protocol}`);
     const { renderConsumer, renderDelivery } = await import('../../report/kinds/consumer/text.js');
     const { emit } = await import('../output.js');
     let store: ProcessedStore | undefined;
@@ -200,10 +199,8 @@ export const consumer = defineCommand({
         },
         onEvent: (line) => progress.info(line),
       };
-      const r =
-        o.protocol === 'amqp10'
-          ? await (await import('../../amqp10/consumer10.js')).runConsumer10({ ...common, failure: failureOf(o.failure, isFailureAction10) }, hooks)
-          : await (await import('../../amqp/consumer.js')).runConsumer({ ...common, failure: failureOf(o.failure, isFailureAction091) }, hooks);
+      const { consumerFor } = await import('../../client/clients.js');
+      const r = await consumerFor(o.protocol)({ ...common, failure: o.failure }, hooks);
       emit(
         { ...o, broker: await ctx.broker() },
         'consumer',
@@ -217,11 +214,3 @@ export const consumer = defineCommand({
     }
   },
 });
-
-/** The failure spec with its action typed as the protocol's (consumerOptions has refused the other protocol's actions). */
-function failureOf<A extends string>(failure: FailureSpec<string> | undefined, isOwn: (action: string) => action is A): FailureSpec<A> | undefined {
-  if (failure === undefined) return undefined;
-  const { action } = failure;
-  if (!isOwn(action)) throw new UsageError(`--on-failure ${action} does not go with this --protocol`);
-  return { ...failure, action };
-}

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { clustersOption, contextsFor } from '../clusters-option.js';
 import type { DeliveryLimitRunOptions } from '../../scenarios/delivery-limit-demo.js';
-import { PROTOCOLS, type ProtocolChoice } from '../../scenarios/delivery-limit-plan.js';
+import { PROTOCOLS, type ProtocolChoice, protocolsOf } from '../../scenarios/delivery-limit-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
@@ -69,6 +69,7 @@ export const deliveryLimitDemo = defineCommand({
   async run(commandCtx, o) {
     const { json, html, auto, clusters, ...options } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    const { requireProtocols } = await import('../require-protocol.js');
     const { runDeliveryLimitDemo } = await import('../../scenarios/delivery-limit-demo.js');
     const { sideBySideResult } = await import('../../scenarios/delivery-limit-plan.js');
     const { emit } = await import('../output.js');
@@ -77,7 +78,7 @@ export const deliveryLimitDemo = defineCommand({
     for (const ctx of contexts) {
       // The rules it checks are RabbitMQ 4's (a delivery limit on every quorum queue, AMQP 1.0's outcomes).
       await requireBrokerFeature(ctx, 'delivery-limit-default', "delivery-limit-demo (RabbitMQ 4's delivery limit)");
-      if (options.protocol !== 'amqp091') await requireBrokerFeature(ctx, 'amqp10', `delivery-limit-demo --protocol ${options.protocol}`);
+      await requireProtocols(ctx, protocolsOf(options.protocol), `delivery-limit-demo --protocol ${options.protocol}`);
     }
     const runs = [];
     for (const ctx of contexts) {

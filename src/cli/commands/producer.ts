@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
 import type { ProducerOptions } from '../../scenarios/producer.js';
-import type { Protocol } from '../../amqp10/protocol.js';
+import type { Protocol } from '../../client/protocol.js';
 import { defineCommand, type Verdict } from '../command.js';
 import {
   booleanValue,
@@ -101,7 +101,7 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
     if (o.confirmMode !== 'async') refuseWith(given, ['--window'], `is for --confirm-mode async, not ${o.confirmMode}`);
     if (o.confirmMode !== 'batch') refuseWith(given, ['--batch-size'], `is for --confirm-mode batch and --tx, not --confirm-mode ${o.confirmMode}`);
   }
-  if (o.protocol === 'amqp10') amqp10Refusals(o, given);
+  PROTOCOL_REFUSALS[o.protocol](o, given);
   if (o.startAt !== undefined && o.startAt >= o.count) throw new UsageError(`--start-at ${o.startAt} is not below -n ${o.count}`);
   const harness = o.runId !== undefined || o.startAt !== undefined || o.printSent !== undefined || o.progressLines === true;
   return {
@@ -132,6 +132,12 @@ export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new 
 }
 
 /** What AMQP 1.0 has no form for: one line each. */
+/** The options a protocol's producer has no use for: refused, not ignored. */
+const PROTOCOL_REFUSALS = {
+  amqp091: () => undefined,
+  amqp10: amqp10Refusals,
+} satisfies { [P in Protocol]: (o: RawOptions, given: ReadonlySet<string>) => void };
+
 function amqp10Refusals(o: RawOptions, given: ReadonlySet<string>): void {
   if (o.tx) throw new UsageError('--tx is AMQP 0-9-1 (transactions); with --protocol amqp10 each transfer has its own outcome');
   if (o.outbox !== undefined) throw new UsageError('--outbox relays over AMQP 0-9-1; leave out --protocol amqp10');
@@ -196,10 +202,8 @@ export const producer = defineCommand({
       .addOption(htmlOption())
       .action((o: RawOptions, command: Command) => dispatch(producerOptions(o, givenOptions(command)))),
   async run(ctx, o) {
-    if (o.protocol === 'amqp10') {
-      const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-      await requireBrokerFeature(ctx, 'amqp10', '--protocol amqp10');
-    }
+    const { requireProtocols } = await import('../require-protocol.js');
+    await requireProtocols(ctx, [o.protocol], `--protocol ${o.protocol}`);
     return o.outboxFile === undefined ? publish(ctx, o) : publishWithOutbox(ctx, { ...o, outboxFile: o.outboxFile });
   },
 });

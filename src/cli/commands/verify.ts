@@ -122,7 +122,7 @@ export const verify = defineCommand({
     const files = await ledgerFiles(o.ledgers);
     const reports: { file: string; report: ProducerReport }[] = [];
     for (const file of files) reports.push({ file, report: await readReport(file) });
-    const { drainQueue } = await import('../../amqp/drain.js');
+    const { drainQueue } = await import('../../client/amqp091/drain.js');
     const { Ledger } = await import('../../ledger/ledger.js');
     const { reconcile } = await import('../../ledger/reconcile.js');
     const { duplicateRunIds, LedgerRouter, totalOf } = await import('../../ledger/several.js');

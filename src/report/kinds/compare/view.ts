@@ -1,4 +1,4 @@
-import type { PublisherResult, PublisherSample } from '../../../amqp/publisher-result.js';
+import type { PublisherResult, PublisherSample } from '../../../client/publisher-result.js';
 import type { Reconciliation } from '../../../ledger/reconcile.js';
 import type { CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../../scenarios/compare.js';
 import { isObj, n, objs, s, strings } from '../../figure-text.js';

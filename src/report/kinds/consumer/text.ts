@@ -1,8 +1,8 @@
-import type { ConsumerResult, DeliveryRecord } from '../../../amqp/consumer-result.js';
-import type { FailureAction } from '../../../amqp/failure-actions.js';
-import { failureDescription } from '../../../amqp10/consumer-failures10.js';
-import type { FailureAction10 } from '../../../amqp10/failure-actions10.js';
-import type { Protocol } from '../../../amqp10/protocol.js';
+import type { ConsumerResult, DeliveryRecord } from '../../../client/consumer-result.js';
+import type { FailureAction } from '../../../client/amqp091/failure-actions.js';
+import { failureDescription } from '../../../client/amqp10/consumer-failures10.js';
+import type { FailureAction10 } from '../../../client/amqp10/failure-actions10.js';
+import { DEFAULT_PROTOCOL, type Protocol } from '../../../client/protocol.js';
 import { formatMs } from '../../../util/duration.js';
 
 /** Printers for the consumer: pure. */
@@ -20,7 +20,7 @@ export function renderDelivery(d: DeliveryRecord): string {
 }
 
 /** failure: the --on-failure action, described in `protocol`'s terms. */
-export function renderConsumer(r: ConsumerResult, failure: FailureAction | FailureAction10 | undefined, protocol: Protocol = 'amqp091'): string {
+export function renderConsumer(r: ConsumerResult, failure: FailureAction | FailureAction10 | undefined, protocol: Protocol = DEFAULT_PROTOCOL): string {
   const rows: [string, string][] = [
     ['queue', `${r.queue} (${r.autoAck ? 'autoack' : `manual ack, prefetch ${r.prefetch === 0 ? 'unlimited' : r.prefetch}`})`],
     ['received', String(r.received)],

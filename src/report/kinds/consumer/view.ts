@@ -1,5 +1,5 @@
-import type { ConsumerResult } from '../../../amqp/consumer-result.js';
-import { PROTOCOLS, type Protocol } from '../../../amqp10/protocol.js';
+import type { ConsumerResult } from '../../../client/consumer-result.js';
+import { PROTOCOLS, type Protocol } from '../../../client/protocol.js';
 import { n } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { leaf, num, obj, opt } from '../../shape-check.js';

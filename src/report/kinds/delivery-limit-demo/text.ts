@@ -3,6 +3,7 @@ import {
   type DeliveryLimitRow,
   type DeliveryLimitVersionRun,
   loopsForEver,
+  PROTOCOL_WORDS,
   roundsOf,
 } from '../../../scenarios/delivery-limit-plan.js';
 import { renderTable } from '../../table.js';
@@ -163,7 +164,10 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
     ]),
   );
   const disagreements = r.rows.filter((x) => !x.agrees).map((x) => `${rowName(x)}: not as documented: ${x.disagreements.join('; ')}`);
-  const has10 = r.rows.some((x) => x.protocol === 'amqp10');
+  // A document written before rows had a protocol has no legend to show.
+  const legends = [...new Set(r.rows.map((x) => (Object.hasOwn(PROTOCOL_WORDS, x.protocol ?? '') ? PROTOCOL_WORDS[x.protocol].legend : null)))].filter(
+    (x) => x !== null,
+  );
   const loops = loopLines(r);
   return [
     `delivery-limit-demo on RabbitMQ ${r.brokerVersion}: quorum queues with x-delivery-limit ${r.deliveryLimit}; one message each, at most ${r.rounds} deliveries`,
@@ -171,11 +175,7 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
     table,
     '',
     "delivery count per delivery: '-' absent, 'r' flagged redelivered.",
-    ...(has10
-      ? [
-          "amqp10 rows: a receiver link on /queues/<queue> (credit 1, settle mode first); 'r' is the header's first-acquirer false; [n]: the x-delivery-count annotation, where it says otherwise than the header (checked against the rule).",
-        ]
-      : []),
+    ...legends,
     ...timeoutLines(r),
     ...(disagreements.length > 0 ? ['', ...disagreements] : []),
     ...(loops.length > 0 ? [...loops, ''] : []),

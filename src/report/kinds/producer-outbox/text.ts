@@ -1,4 +1,4 @@
-import type { OutboxProducerResult } from '../../../amqp/outbox-producer.js';
+import type { OutboxProducerResult } from '../../../client/outbox-producer.js';
 import { formatMs } from '../../../util/duration.js';
 
 /** producer --outbox result → text. Pure. */

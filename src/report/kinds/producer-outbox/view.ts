@@ -1,4 +1,4 @@
-import type { OutboxProducerResult } from '../../../amqp/outbox-producer.js';
+import type { OutboxProducerResult } from '../../../client/outbox-producer.js';
 import { type KindView, none } from '../../kind-view.js';
 import { renderOutboxProducer } from './text.js';
 

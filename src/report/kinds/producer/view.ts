@@ -1,4 +1,4 @@
-import type { PublisherResult } from '../../../amqp/publisher-result.js';
+import type { PublisherResult } from '../../../client/publisher-result.js';
 import { n } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { num, obj, opt } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { DrainResult } from '../../../amqp/drain.js';
+import type { DrainResult } from '../../../client/amqp091/drain.js';
 import type { ReconcileCounts, Reconciliation } from '../../../ledger/reconcile.js';
 import type { ForeignReads, LedgerRow, ReconcileTotal } from '../../../ledger/several.js';
 import { countsTable } from '../../chart-parts.js';

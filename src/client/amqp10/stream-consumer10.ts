@@ -1,14 +1,14 @@
 import type { EventContext, Receiver } from 'rhea';
-import type { StreamConsumer } from '../amqp/stream-consumer.js';
-import { errorMessage } from '../errors.js';
-import { nowUs, PUBLISHED_AT_US_HEADER } from '../measure/published-at.js';
+import type { StreamConsumer } from '../amqp091/stream-consumer.js';
+import { errorMessage } from '../../errors.js';
+import { nowUs, PUBLISHED_AT_US_HEADER } from '../../measure/published-at.js';
 import { closeWithin10, connectAny10, queueAddress } from './connection.js';
 
 /**
  * bench's lean consumer over AMQP 1.0: one receiver link, the prefetch as link credit (rhea tops
  * it up as deliveries are settled), each delivery accepted at once, its end-to-end latency handed
  * to onMessage. No reconnect, no records: what a plain rhea consumer does. The AMQP 0-9-1 one is
- * amqp/stream-consumer.ts.
+ * amqp091/stream-consumer.ts.
  */
 
 export interface StreamConsumer10Options {

@@ -1,13 +1,13 @@
 import type { ConsumeMessage, GetMessage } from 'amqplib';
-import { InterruptedError, NotFoundError, errorMessage } from '../errors.js';
-import { maskUrl } from '../url.js';
-import { systemClock } from '../util/retry.js';
-import { NoBrokerError } from '../errors.js';
+import { InterruptedError, NotFoundError, errorMessage } from '../../errors.js';
+import { maskUrl } from '../../url.js';
+import { systemClock } from '../../util/retry.js';
+import { NoBrokerError } from '../../errors.js';
 import { closeChannelWithin, closeWithin, connectAny, type Connected } from './connect.js';
 import { shouldFail } from './consumer-failures.js';
-import type { ConsumerHooks, ConsumerOptions } from './consumer-options.js';
-import type { ConsumerResult, DeliveryOutcome, DeliveryRecord } from './consumer-result.js';
-import { deathSummary, numberHeader } from './delivery-headers.js';
+import type { ConsumerHooks, ConsumerOptions } from '../consumer-options.js';
+import type { ConsumerResult, DeliveryOutcome, DeliveryRecord } from '../consumer-result.js';
+import { deathSummary, numberHeader } from '../delivery-headers.js';
 import type { FailureAction } from './failure-actions.js';
 import { Subscription } from './subscription.js';
 

@@ -1,5 +1,5 @@
-import type { FailureAction10 } from '../amqp10/failure-actions10.js';
-import type { FailureAction } from './failure-actions.js';
+import type { FailureAction10 } from './amqp10/failure-actions10.js';
+import type { FailureAction } from './amqp091/failure-actions.js';
 
 /** What runConsumer returns: the run's counters, and a record of each delivery. */
 

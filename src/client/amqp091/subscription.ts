@@ -1,5 +1,5 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
-import { systemClock } from '../util/retry.js';
+import { systemClock } from '../../util/retry.js';
 
 /**
  * One connection's subscription: the channel, the deliveries waiting to be processed, the acks not

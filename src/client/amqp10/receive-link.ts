@@ -1,6 +1,6 @@
 import type { Connection, Delivery, EventContext, Message, Receiver } from 'rhea';
-import { NotFoundError, errorMessage } from '../errors.js';
-import { systemClock } from '../util/retry.js';
+import { NotFoundError, errorMessage } from '../../errors.js';
+import { systemClock } from '../../util/retry.js';
 import { closeWithin10, connectAny10 } from './connection.js';
 import type { Settlement10 } from './consumer-failures10.js';
 

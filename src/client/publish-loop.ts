@@ -1,17 +1,15 @@
-import type { Channel, ChannelModel } from 'amqplib';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
 import { systemClock, type Clock } from '../util/retry.js';
 import { Signal } from '../util/signal.js';
 import { NoBrokerError } from '../errors.js';
-import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
-import { openPublishSession, type PublishSession } from './session.js';
 
 /**
- * The I/O half shared by the publisher and the outbox relay: connect (to the next node that
- * answers), open the channel, notice when it is lost, reconnect, wait for 'drain' when the
- * client library's buffer is full, and at the end close the channel before the connection. What
- * to publish and what became of it is the caller's (its step, and its book).
+ * The I/O half shared by every producer (both protocols' publishers and the outbox relay):
+ * connect (to the next node that answers), open a session, notice when it is lost, reconnect,
+ * wait when the client library's buffer is full or the broker blocks, and at the end flush and
+ * close. How a protocol opens and closes a session is its PublishTransport; what to publish and
+ * what became of it is the caller's (its step, and its book).
  */
 
 export interface TimelineEvent {
@@ -21,9 +19,56 @@ export interface TimelineEvent {
   detail: string;
 }
 
-export type LoopSession<C extends Channel, E extends object> = PublishSession<C> & E;
+/** What the loop needs of any protocol's publishing session. */
+export interface LoopSession {
+  readonly url: string;
+  /** Index in urls of the node it is connected to. */
+  readonly index: number;
+  /** Set once the connection (or its channel or link) closed; never cleared (a new session replaces it). */
+  lost: boolean;
+  /** Resolves when it is lost: race it against waits so that none outlives the connection. */
+  readonly lostPromise: Promise<void>;
+  /** The client library's buffer is full: wait for its drain before writing more (backpressure). */
+  needDrain: boolean;
+  /**
+   * The broker's connection.blocked reason ("low on memory", "low on disk space") until its
+   * connection.unblocked; null while not blocked (always, where a protocol has no such notice).
+   */
+  blockedBy: string | null;
+  /** When the last connection.blocked came, on the loop's clock (set by the loop). */
+  blockedAt: number;
+}
 
-export interface PublishLoopOptions<C extends Channel, E extends object> {
+/** What a session reports to the loop, once it is open. */
+export interface SessionEvents<S extends LoopSession> {
+  /** Once: the connection, channel or link closed. */
+  onLost: (s: S, why: string) => void;
+  /** The buffer drained (or the broker gave credit): writing may go on. */
+  onDrain: () => void;
+  /** connection.blocked (reason) and connection.unblocked (null), after blockedBy is set. */
+  onBlocked: (s: S, reason: string | null) => void;
+}
+
+/** A protocol's publishing sessions: how one is opened, flushed at the end, and dropped. */
+export interface PublishTransport<S extends LoopSession> {
+  /** Connect to urls[startIndex] or the next that answers, within timeoutMs, and open a session. */
+  open(
+    o: { urls: readonly string[]; startIndex: number; heartbeatS: number; timeoutMs: number; signal: AbortSignal; connectionName?: string },
+    events: SessionEvents<S>,
+  ): Promise<S>;
+  /** An error of open() that ends the run rather than one connection (no such queue); NoBrokerError always does. */
+  isFatal?: (err: unknown) => boolean;
+  /**
+   * The end, s already marked lost: wait (flushTimeoutMs at most) until the broker has read
+   * everything sent, call afterFlush, close the connection. skip: do not wait (blocked for good).
+   */
+  close(s: S, o: { flushTimeoutMs: number; skip: boolean; publishCalls: number; afterFlush: () => void }): Promise<FlushOutcome>;
+  /** Close s in the background: it was given up. */
+  drop(s: S): void;
+}
+
+export interface PublishLoopOptions<S extends LoopSession> {
+  transport: PublishTransport<S>;
   urls: readonly string[];
   /** Index in urls to connect to first. */
   startIndex: number;
@@ -43,17 +88,14 @@ export interface PublishLoopOptions<C extends Channel, E extends object> {
    * connection, and another node would not help (alarms block publishers cluster-wide).
    */
   blockedTimeoutMs: number;
-  createChannel: (connection: ChannelModel) => Promise<C>;
-  /** Fields of each new session, there before any callback sees it. */
-  extra: () => E;
   /** A new session, before the first publish on it (listeners for acks, returns). */
-  onOpen?: (s: LoopSession<C, E>) => void;
+  onOpen?: (s: S) => void;
   /** A session is lost (once each): give its unconfirmed messages back; returns a suffix for the event's detail. */
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to say returns nothing
-  onLost: (s: LoopSession<C, E>, why: string) => string | void;
+  onLost: (s: S, why: string) => string | void;
   onEvent?: (event: TimelineEvent) => void;
   /** connection.blocked (its reason) and connection.unblocked (null), after the event is recorded. */
-  onBlocked?: (s: LoopSession<C, E>, reason: string | null) => void;
+  onBlocked?: (s: S, reason: string | null) => void;
   clock?: Clock;
 }
 
@@ -75,7 +117,7 @@ export const DEFAULT_BLOCKED_TIMEOUT_MS = 60_000;
 /** A wait when publish() said the buffer is full: 'drain' ends it early. */
 const DRAIN_WAIT_MS = 1_000;
 
-export class PublishLoop<C extends Channel, E extends object = object> {
+export class PublishLoop<S extends LoopSession> {
   readonly events: TimelineEvent[] = [];
   readonly connectedTo: string[] = [];
   /** Wakes a waiting loop: a confirm, a drain, a lost connection, new work. */
@@ -83,7 +125,7 @@ export class PublishLoop<C extends Channel, E extends object = object> {
   reconnects = 0;
   interrupted = false;
   gaveUp: string | null = null;
-  session: LoopSession<C, E> | undefined;
+  session: S | undefined;
   /** Time spent blocked by the broker, over all sessions (ms); a block still on at close() counts to then. */
   blockedMs = 0;
   /** connection.blocked notifications received. */
@@ -96,7 +138,7 @@ export class PublishLoop<C extends Channel, E extends object = object> {
   /** When the last block ended (clock), for timeoutsSuspended. */
   #unblockedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly opts: PublishLoopOptions<C, E>) {
+  constructor(private readonly opts: PublishLoopOptions<S>) {
     this.#clock = opts.clock ?? systemClock;
     this.#t0 = this.#clock.now();
     this.#startIndex = opts.startIndex;
@@ -114,12 +156,12 @@ export class PublishLoop<C extends Channel, E extends object = object> {
   }
 
   /** Until something changes or s is lost, timeoutMs at most. */
-  wait(s: LoopSession<C, E>, timeoutMs: number): Promise<void> {
+  wait(s: S, timeoutMs: number): Promise<void> {
     return Promise.race([this.changed.wait(timeoutMs), s.lostPromise]);
   }
 
   /** s is gone (its connection or channel closed, or a publish threw): once. */
-  lose(s: LoopSession<C, E>, why: string): void {
+  lose(s: S, why: string): void {
     if (s.lost) return;
     s.lost = true;
     if (this.session === s) this.session = undefined;
@@ -133,11 +175,18 @@ export class PublishLoop<C extends Channel, E extends object = object> {
    * connection: a partitioned node): lose it, close its connection in the background, and
    * connect to the next URL first.
    */
-  abandon(s: LoopSession<C, E>, why: string): void {
+  abandon(s: S, why: string): void {
     if (s.lost) return;
     this.#startIndex = (this.#startIndex + 1) % this.opts.urls.length;
     this.lose(s, why);
-    void closeWithin(s.connection).catch(() => undefined);
+    this.opts.transport.drop(s);
+  }
+
+  /** Give the run up from a step (the broker kept it from sending past a deadline): run() returns. */
+  giveUp(why: string): void {
+    this.gaveUp = why;
+    this.event('gave-up', why);
+    this.changed.notify();
   }
 
   /**
@@ -145,8 +194,8 @@ export class PublishLoop<C extends Channel, E extends object = object> {
    * within the reconnect deadline ends the loop, gaveUp; no broker at the run's first connection
    * throws NoBrokerError), then backpressure, then step(s) with a live session whose buffer has room.
    */
-  async run(done: () => boolean, step: (s: LoopSession<C, E>) => Promise<void> | void, check?: () => void): Promise<void> {
-    while (!done()) {
+  async run(done: () => boolean, step: (s: S) => Promise<void> | void, check?: () => void): Promise<void> {
+    while (!done() && this.gaveUp === null) {
       check?.();
       if (this.opts.signal.aborted) {
         this.interrupted = true;
@@ -186,7 +235,7 @@ export class PublishLoop<C extends Channel, E extends object = object> {
     return this.#clock.now() - this.#unblockedAt < graceMs;
   }
 
-  #blocked(s: LoopSession<C, E>, reason: string | null): void {
+  #blocked(s: S, reason: string | null): void {
     const now = this.#clock.now();
     if (reason !== null) {
       s.blockedAt = now;
@@ -201,24 +250,28 @@ export class PublishLoop<C extends Channel, E extends object = object> {
     this.changed.notify();
   }
 
-  async #open(): Promise<LoopSession<C, E> | undefined> {
+  async #open(): Promise<S | undefined> {
     const o = this.opts;
     try {
-      const c = await connectAny(o.urls, this.#startIndex, {
-        heartbeatS: o.heartbeatS,
-        timeoutMs: o.reconnectTimeoutMs,
-        signal: o.connectSignal ?? o.signal,
-        ...(o.connectionName === undefined ? {} : { connectionName: o.connectionName }),
-      });
-      this.#startIndex = c.index;
-      const s = await openPublishSession(c, o.createChannel, o.extra(), {
-        onLost: (lost, why) => this.lose(lost, why),
-        onDrain: () => this.changed.notify(),
-        onBlocked: (b, reason) => this.#blocked(b, reason),
-      });
+      const s = await o.transport.open(
+        {
+          urls: o.urls,
+          startIndex: this.#startIndex,
+          heartbeatS: o.heartbeatS,
+          timeoutMs: o.reconnectTimeoutMs,
+          signal: o.connectSignal ?? o.signal,
+          ...(o.connectionName === undefined ? {} : { connectionName: o.connectionName }),
+        },
+        {
+          onLost: (lost, why) => this.lose(lost, why),
+          onDrain: () => this.changed.notify(),
+          onBlocked: (b, reason) => this.#blocked(b, reason),
+        },
+      );
+      this.#startIndex = s.index;
       o.onOpen?.(s);
-      this.connectedTo.push(maskUrl(c.url));
-      this.event('connected', maskUrl(c.url));
+      this.connectedTo.push(maskUrl(s.url));
+      this.event('connected', maskUrl(s.url));
       if (this.connectedTo.length > 1) this.reconnects++;
       if (!s.lost) this.session = s;
       return s;
@@ -228,7 +281,7 @@ export class PublishLoop<C extends Channel, E extends object = object> {
         return undefined;
       }
       // The run never reached a broker: not a connection lost and given up on, but the run's one error.
-      if (err instanceof NoBrokerError) throw err;
+      if (err instanceof NoBrokerError || o.transport.isFatal?.(err)) throw err;
       this.gaveUp = errorMessage(err);
       this.event('gave-up', this.gaveUp);
       return undefined;
@@ -236,39 +289,27 @@ export class PublishLoop<C extends Channel, E extends object = object> {
   }
 
   /**
-   * The end: the channel first (its close-ok comes back only after the broker has read every
-   * publish sent before it; a connection close goes out on channel 0 and can overtake publishes
-   * still buffered in the client library), then the connection. A dead peer never answers: the
-   * heartbeat ends the wait (the connection closes) first. beforeClose sees the session while
-   * acks can still arrive; afterChannelClose once they cannot.
+   * The end: the transport flushes (0-9-1: the channel's close-ok comes back only after the
+   * broker has read every publish sent before it; AMQP 1.0: the link's detach), then closes the
+   * connection. beforeClose sees the session while acks can still arrive; afterChannelClose once
+   * they cannot.
    */
-  async close(
-    hooks: { beforeClose?: (s: LoopSession<C, E>) => void; afterChannelClose?: (s: LoopSession<C, E>) => void } = {},
-  ): Promise<FlushOutcome | undefined> {
+  async close(hooks: { beforeClose?: (s: S) => void; afterChannelClose?: (s: S) => void } = {}): Promise<FlushOutcome | undefined> {
     const s = this.session;
     if (!s) return undefined;
     this.session = undefined;
     hooks.beforeClose?.(s);
     s.lost = true;
-    // Blocked past its deadline: no close-ok can come until the alarm clears; do not wait for it again.
-    const skip = s.blockedBy !== null && this.gaveUp !== null;
-    const channel = skip
-      ? 'skipped'
-      : await Promise.race([
-          closeChannelWithin(s.channel, this.opts.flushTimeoutMs),
-          // The connection (not this channel's own close) going first: a dead peer, the heartbeat.
-          new Promise<'lost'>((resolve) => s.connection.once('close', () => resolve('lost'))),
-        ]);
-    hooks.afterChannelClose?.(s);
-    if (s.blockedBy !== null) this.blockedMs += this.#clock.now() - s.blockedAt;
-    const stream = (s.connection as unknown as { connection?: { stream?: { writableLength?: number; bytesWritten?: number } } }).connection?.stream;
-    const outcome: FlushOutcome = {
-      channel,
-      blockedBy: s.blockedBy,
-      bufferedBytes: stream?.writableLength ?? 0,
-      bytesPerPublish: this.publishCalls > 0 && stream?.bytesWritten !== undefined ? stream.bytesWritten / this.publishCalls : 0,
-    };
-    await closeWithin(s.connection);
+    const outcome = await this.opts.transport.close(s, {
+      flushTimeoutMs: this.opts.flushTimeoutMs,
+      // Blocked past its deadline: no close-ok can come until the alarm clears; do not wait for it again.
+      skip: s.blockedBy !== null && this.gaveUp !== null,
+      publishCalls: this.publishCalls,
+      afterFlush: () => {
+        hooks.afterChannelClose?.(s);
+        if (s.blockedBy !== null) this.blockedMs += this.#clock.now() - s.blockedAt;
+      },
+    });
     return outcome;
   }
 }

@@ -4,7 +4,8 @@ import type { OutboxCounts, OutboxRow, OutboxStore } from '../store/outbox.js';
 import { systemClock } from '../util/retry.js';
 import { RelayBook } from './outbox-relay.js';
 import { Pacer } from './pacer.js';
-import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type LoopSession, type TimelineEvent } from './publish-loop.js';
+import { DEFAULT_BLOCKED_TIMEOUT_MS, PublishLoop, type TimelineEvent } from './publish-loop.js';
+import { channelTransport, type ChannelSession } from './amqp091/session.js';
 
 /**
  * The outbox producer: the "application" writes its events into the outbox, one transaction
@@ -71,7 +72,7 @@ export interface OutboxProducerResult {
   connectedTo: string[];
 }
 
-type Session = LoopSession<ConfirmChannel, { id: number }>;
+type Session = ChannelSession<ConfirmChannel, { id: number }>;
 
 export async function runOutboxProducer(store: OutboxStore, opts: OutboxProducerOptions, hooks: OutboxProducerHooks): Promise<OutboxProducerResult> {
   const run = new OutboxRun(store, opts, hooks);
@@ -99,7 +100,7 @@ class OutboxRun {
   readonly #stop = new AbortController();
   /** Ctrl+C or the end of the run. */
   readonly #signal: AbortSignal;
-  readonly #loop: PublishLoop<ConfirmChannel, { id: number }>;
+  readonly #loop: PublishLoop<ChannelSession<ConfirmChannel, { id: number }>>;
   #appended = 0;
   #publishes = 0;
   #markedPublished = 0;
@@ -132,7 +133,7 @@ class OutboxRun {
     this.#atStart = store.counts();
     this.#body = Buffer.alloc(opts.sizeBytes, 0x61);
     this.#signal = AbortSignal.any([hooks.signal, this.#stop.signal]);
-    this.#loop = new PublishLoop<ConfirmChannel, { id: number }>({
+    this.#loop = new PublishLoop<ChannelSession<ConfirmChannel, { id: number }>>({
       urls: opts.urls,
       startIndex: opts.startIndex,
       heartbeatS: opts.heartbeatS,
@@ -142,8 +143,10 @@ class OutboxRun {
       connectSignal: this.#signal,
       flushTimeoutMs: opts.flushTimeoutMs ?? 15_000,
       blockedTimeoutMs: opts.blockedTimeoutMs ?? DEFAULT_BLOCKED_TIMEOUT_MS,
-      createChannel: (connection) => connection.createConfirmChannel(),
-      extra: () => ({ id: ++this.#sessions }),
+      transport: channelTransport(
+        (connection) => connection.createConfirmChannel(),
+        () => ({ id: ++this.#sessions }),
+      ),
       onLost: (s) => this.#onLost(s),
       ...(hooks.onEvent ? { onEvent: hooks.onEvent } : {}),
     });

@@ -1,8 +1,8 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { LatencySummary } from '../measure/histogram.js';
 import type { FlushOutcome, TimelineEvent } from './publish-loop.js';
-import type { PublishMode } from './publish-modes.js';
-import type { Amqp10Outcomes } from '../amqp10/outcomes.js';
+import type { PublishMode } from './publish-rules.js';
+import type { Amqp10Outcomes } from './amqp10/outcomes.js';
 
 /** What runPublisher returns: the run's figures, its samples, and how they are counted from the ledger. */
 
@@ -48,7 +48,7 @@ export interface PublisherResult {
   gaveUp: string | null;
   events: TimelineEvent[];
   connectedTo: string[];
-  /** For timelines (HTML reports): at most MAX_SAMPLES (publisher.ts), at an interval from 10 ms up, chosen by the run's length; and once at the end. */
+  /** For timelines (HTML reports): at most MAX_SAMPLES (publish-tally.ts), at an interval from 10 ms up, chosen by the run's length; and once at the end. */
   samples: PublisherSample[];
   /** AMQP 1.0 runs only: the outcomes the broker gave (absent over 0-9-1). */
   amqp10?: Amqp10Outcomes;

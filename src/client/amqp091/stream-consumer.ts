@@ -1,5 +1,5 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../../errors.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { TimelineEvent } from './publish-loop.js';
-import type { PublishMode } from './publish-modes.js';
+import type { PublishMode } from './publish-rules.js';
 
 /** What runPublisher is asked to do (options) and how a caller follows and steers it (hooks). */
 

@@ -1,7 +1,7 @@
-import { FAILURE_DESCRIPTIONS } from '../amqp/consumer-failures.js';
-import { FAILURE_ACTIONS, type FailureAction } from '../amqp/failure-actions.js';
+import { FAILURE_DESCRIPTIONS } from '../amqp091/consumer-failures.js';
+import { FAILURE_ACTIONS, type FailureAction } from '../amqp091/failure-actions.js';
 import { FAILURE_ACTIONS10, type FailureAction10 } from './failure-actions10.js';
-import type { Protocol } from './protocol.js';
+import type { Protocol } from '../protocol.js';
 
 /**
  * The AMQP 1.0 consumer's simulated failures: what each --on-failure action settles a delivery

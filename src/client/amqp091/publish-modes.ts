@@ -1,30 +1,9 @@
 import type { Channel, ChannelModel, ConfirmChannel, Options } from 'amqplib';
-import { messageId } from '../ledger/ledger.js';
-import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../measure/published-at.js';
+import { messageId } from '../../ledger/ledger.js';
+import { encodePublishedAtUs, PUBLISHED_AT_US_HEADER } from '../../measure/published-at.js';
+import type { ModeRules } from '../publish-rules.js';
 
-/** The five ways to publish, and what each means for the loop. Pure but for the channel calls. */
-
-export type PublishMode = 'none' | 'tx' | 'sync' | 'batch' | 'async';
-
-export interface ModeRules {
-  /** Broker confirms (sync, batch, async). */
-  confirms: boolean;
-  tx: boolean;
-  /** batch: publish a batch, then wait for all of it. */
-  batch: boolean;
-  /** Outstanding confirms at most (tx and none: unbounded). */
-  window: number;
-}
-
-export function modeRules(mode: PublishMode, window: number, batchSize: number): ModeRules {
-  const confirms = mode === 'sync' || mode === 'batch' || mode === 'async';
-  return {
-    confirms,
-    tx: mode === 'tx',
-    batch: mode === 'batch',
-    window: mode === 'sync' ? 1 : mode === 'batch' ? batchSize : mode === 'async' ? window : Infinity,
-  };
-}
+/** What each of the five ways to publish does on a 0-9-1 channel (what each means for the loop: publish-rules.ts). Pure but for the channel calls. */
 
 /** AMQP 0-9-1 class tx (90): select (10) and commit (20); amqplib has no public API for them. */
 const TX_SELECT = (90 << 16) | 10;

@@ -1,8 +1,8 @@
 import type { ChannelModel } from 'amqplib';
-import { BrokerUnavailableError, InterruptedError, NoBrokerError, UsageError, errorMessage } from '../errors.js';
-import { maskUrl } from '../url.js';
-import { formatDuration } from '../util/duration.js';
-import { systemClock, type Clock } from '../util/retry.js';
+import { BrokerUnavailableError, InterruptedError, NoBrokerError, UsageError, errorMessage } from '../../errors.js';
+import { maskUrl } from '../../url.js';
+import { formatDuration } from '../../util/duration.js';
+import { systemClock, type Clock } from '../../util/retry.js';
 
 export interface ConnectOptions {
   /** Heartbeat in seconds, so that a half-open connection is noticed (0 disables). */

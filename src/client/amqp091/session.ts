@@ -1,12 +1,15 @@
 import type { Channel, ChannelModel } from 'amqplib';
-import { errorMessage } from '../errors.js';
-import { closeWithin } from './connect.js';
+import { errorMessage } from '../../errors.js';
+import type { FlushOutcome, PublishTransport } from '../publish-loop.js';
+import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 
 /** A publishing connection and its channel, as a producer's loop sees them. */
 export interface PublishSession<C extends Channel> {
   connection: ChannelModel;
   channel: C;
   url: string;
+  /** Index in the loop's urls. */
+  index: number;
   /** Set once the connection or the channel closed; never cleared (a new session replaces it). */
   lost: boolean;
   /** Resolves when it is lost: race it against waits so that none outlives the connection. */
@@ -30,7 +33,7 @@ export interface PublishSession<C extends Channel> {
  * session before any callback can see it.
  */
 export async function openPublishSession<C extends Channel, E extends object>(
-  c: { connection: ChannelModel; url: string },
+  c: { connection: ChannelModel; url: string; index: number },
   createChannel: (connection: ChannelModel) => Promise<C>,
   extra: E,
   hooks: {
@@ -56,6 +59,7 @@ export async function openPublishSession<C extends Channel, E extends object>(
     connection,
     channel,
     url: c.url,
+    index: c.index,
     lost: false,
     lostPromise: new Promise<void>((r) => (resolveLost = r)),
     needDrain: false,
@@ -81,4 +85,53 @@ export async function openPublishSession<C extends Channel, E extends object>(
     hooks.onDrain();
   });
   return s;
+}
+
+/** A 0-9-1 publishing session with the caller's fields (`extra`) on it. */
+export type ChannelSession<C extends Channel, E extends object> = PublishSession<C> & E;
+
+/**
+ * The PublishLoop's 0-9-1 sessions: a connection and one channel (createChannel: confirm mode,
+ * tx), `extra` fields on each before any callback sees it. The end closes the channel first (its
+ * close-ok comes back only after the broker has read every publish sent before it; a connection
+ * close goes out on channel 0 and can overtake publishes still buffered in the client library),
+ * then the connection; a dead peer never answers, and the heartbeat ends the wait first.
+ */
+export function channelTransport<C extends Channel, E extends object>(
+  createChannel: (connection: ChannelModel) => Promise<C>,
+  extra: () => E,
+): PublishTransport<ChannelSession<C, E>> {
+  return {
+    async open(o, events) {
+      const c = await connectAny(o.urls, o.startIndex, {
+        heartbeatS: o.heartbeatS,
+        timeoutMs: o.timeoutMs,
+        signal: o.signal,
+        ...(o.connectionName === undefined ? {} : { connectionName: o.connectionName }),
+      });
+      return openPublishSession(c, createChannel, extra(), events);
+    },
+    async close(s, o) {
+      const channel = o.skip
+        ? 'skipped'
+        : await Promise.race([
+            closeChannelWithin(s.channel, o.flushTimeoutMs),
+            // The connection (not this channel's own close) going first: a dead peer, the heartbeat.
+            new Promise<'lost'>((resolve) => s.connection.once('close', () => resolve('lost'))),
+          ]);
+      o.afterFlush();
+      const stream = (s.connection as unknown as { connection?: { stream?: { writableLength?: number; bytesWritten?: number } } }).connection?.stream;
+      const outcome: FlushOutcome = {
+        channel,
+        blockedBy: s.blockedBy,
+        bufferedBytes: stream?.writableLength ?? 0,
+        bytesPerPublish: o.publishCalls > 0 && stream?.bytesWritten !== undefined ? stream.bytesWritten / o.publishCalls : 0,
+      };
+      await closeWithin(s.connection);
+      return outcome;
+    },
+    drop(s) {
+      void closeWithin(s.connection).catch(() => undefined);
+    },
+  };
 }

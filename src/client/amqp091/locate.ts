@@ -1,8 +1,8 @@
 import type { ChannelModel } from 'amqplib';
-import type { Context } from '../context.js';
-import { errorMessage } from '../errors.js';
-import { amqpUrl } from '../config.js';
-import { retryUntil } from '../util/retry.js';
+import type { Context } from '../../context.js';
+import { errorMessage } from '../../errors.js';
+import { amqpUrl } from '../../config.js';
+import { retryUntil } from '../../util/retry.js';
 import { closeWithin, connectAny } from './connect.js';
 
 interface ConnectionRow {

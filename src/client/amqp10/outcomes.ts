@@ -18,7 +18,7 @@ export type Outcome = (typeof OUTCOMES)[number];
 export interface OutcomeRule {
   /** accepted: confirmed; released: returned (known unroutable); rejected and modified: nacked. */
   flag: 'confirmed' | 'returned' | 'nacked';
-  /** Sent again (at-least-once), after a backoff and at most MAX_REFUSALS times (amqp/refused-resends.ts), as after a 0-9-1 nack. */
+  /** Sent again (at-least-once), after a backoff and at most MAX_REFUSALS times (client/refused-resends.ts), as after a 0-9-1 nack. */
   resend: boolean;
 }
 

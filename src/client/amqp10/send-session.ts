@@ -1,44 +1,23 @@
-import type { Connection, Delivery, EventContext, Sender } from 'rhea';
-import { NotFoundError, errorMessage } from '../errors.js';
-import { maskUrl } from '../url.js';
+import type { Connection, EventContext, Sender } from 'rhea';
+import { NotFoundError, errorMessage } from '../../errors.js';
+import { maskUrl } from '../../url.js';
+import type { FlushOutcome, LoopSession, PublishTransport, SessionEvents } from '../publish-loop.js';
 import { closeWithin10, connectAny10 } from './connection.js';
-import type { Outcome } from './outcomes.js';
 
 /**
  * One AMQP 1.0 connection with one sender link, as the publisher uses it: opened to the first
  * URL that answers, lost once (its connection or link closed, or an error), and closed at the
  * end after the broker has answered the link's detach (everything sent before it was read).
+ * The broker answers each transfer with an outcome on the link (the publisher listens).
  */
 
-/** A transfer awaiting its outcome. */
-export interface Pending {
-  seq: number;
-  sentAtMs: number;
-  /** No outcome within the confirm timeout: already sent again; a late outcome still counts. */
-  timedOut: boolean;
-}
-
-export interface SendSession {
+export interface SendSession extends LoopSession {
   readonly connection: Connection;
   readonly sender: Sender;
-  readonly url: string;
-  readonly index: number;
-  /** Unsettled transfers by delivery, in send order. */
-  readonly pending: Map<Delivery, Pending>;
-  /** Pending and not timed out: what counts against the window. */
-  inFlight: number;
-  lost: boolean;
-  /** Resolves when the session is lost. */
-  readonly lostPromise: Promise<void>;
-  /** When the last outcome arrived (or the session opened). */
-  lastOutcomeAtMs: number;
-}
-
-export interface SendSessionEvents {
-  onOutcome: (s: SendSession, outcome: Outcome, delivery: Delivery) => void;
-  /** The link has credit again. */
-  onSendable: () => void;
-  onLost: (s: SendSession, why: string) => void;
+  /** Transfers sent on it so far: the last one's delivery tag in the publisher's confirm book. */
+  sent: number;
+  /** Given up by the loop (not closed at the end): outcomes still coming in on it are not counted. */
+  dropped: boolean;
 }
 
 export interface OpenSendOptions {
@@ -49,14 +28,13 @@ export interface OpenSendOptions {
   heartbeatS: number;
   reconnectTimeoutMs: number;
   signal: AbortSignal;
-  nowMs: () => number;
 }
 
 /** How long the broker may take to attach the link. */
 const ATTACH_TIMEOUT_MS = 10_000;
 
 /** Connect, attach the sender, wire its events. A link the broker refuses for good (no such exchange or queue) is a NotFoundError. */
-export async function openSendSession(o: OpenSendOptions, events: SendSessionEvents): Promise<SendSession> {
+export async function openSendSession(o: OpenSendOptions, events: SessionEvents<SendSession>): Promise<SendSession> {
   const c = await connectAny10(o.urls, o.startIndex, { heartbeatS: o.heartbeatS, timeoutMs: o.reconnectTimeoutMs, signal: o.signal });
   const sender = c.connection.open_sender({
     target: { address: o.address },
@@ -71,19 +49,24 @@ export async function openSendSession(o: OpenSendOptions, events: SendSessionEve
     sender,
     url: c.url,
     index: c.index,
-    pending: new Map(),
-    inFlight: 0,
     lost: false,
     lostPromise: new Promise<void>((resolve) => {
       markLost = resolve;
     }),
-    lastOutcomeAtMs: o.nowMs(),
+    // AMQP 1.0 has no connection.blocked: a broker that takes nothing grants no credit.
+    needDrain: false,
+    blockedBy: null,
+    blockedAt: 0,
+    sent: 0,
+    dropped: false,
   };
+  // Once; the loop marks the session lost (it may have already: then it ignores this).
+  let reported = false;
   const lose = (why: string): void => {
-    if (s.lost) return;
-    s.lost = true;
-    markLost();
+    if (reported) return;
+    reported = true;
     events.onLost(s, why);
+    markLost();
   };
   try {
     await attached(c.connection, sender, o.address);
@@ -91,12 +74,7 @@ export async function openSendSession(o: OpenSendOptions, events: SendSessionEve
     await closeWithin10(c.connection);
     throw err;
   }
-  for (const outcome of ['accepted', 'released', 'rejected', 'modified'] as const) {
-    sender.on(outcome, (ctx: EventContext) => {
-      if (ctx.delivery) events.onOutcome(s, outcome, ctx.delivery);
-    });
-  }
-  sender.on('sendable', () => events.onSendable());
+  sender.on('sendable', () => events.onDrain());
   sender.on('sender_error', (ctx: EventContext) => lose(`link error: ${errorMessage(ctx.sender?.error)}`));
   sender.on('sender_close', () => lose('the broker detached the link'));
   c.connection.on('connection_error', (ctx: EventContext) => lose(`connection error: ${errorMessage(ctx.connection.error)}`));
@@ -162,4 +140,39 @@ export function bufferedBytes(s: SendSession): number {
 
 export function describe(s: SendSession): string {
   return maskUrl(s.url);
+}
+
+/** Close s's connection without waiting, whatever state it is in. */
+export function dropSession(s: SendSession): void {
+  s.connection.on('error', () => undefined);
+  try {
+    s.connection.close();
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * The PublishLoop's AMQP 1.0 sessions: a connection and a sender link to `address` (preSettled:
+ * transfers sent settled, no outcomes). A link the broker refuses for good (no such exchange or
+ * queue) ends the run. The end detaches the link (the broker answers once it has read everything
+ * sent), then closes the connection.
+ */
+export function sendTransport(address: string, preSettled: boolean): PublishTransport<SendSession> {
+  return {
+    open: (o, events) =>
+      openSendSession(
+        { urls: o.urls, startIndex: o.startIndex, address, preSettled, heartbeatS: o.heartbeatS, reconnectTimeoutMs: o.timeoutMs, signal: o.signal },
+        events,
+      ),
+    isFatal: (err) => err instanceof NotFoundError,
+    async close(s, o) {
+      const channel = await detachWithin(s, o.flushTimeoutMs);
+      o.afterFlush();
+      const outcome: FlushOutcome = { channel, blockedBy: null, bufferedBytes: bufferedBytes(s), bytesPerPublish: 0 };
+      await closeWithin10(s.connection);
+      return outcome;
+    },
+    drop: dropSession,
+  };
 }

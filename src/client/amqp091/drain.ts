@@ -1,6 +1,6 @@
-import type { ReadRecorder } from '../ledger/ledger.js';
-import { InterruptedError } from '../errors.js';
-import { systemClock } from '../util/retry.js';
+import type { ReadRecorder } from '../../ledger/ledger.js';
+import { InterruptedError } from '../../errors.js';
+import { systemClock } from '../../util/retry.js';
 import { withConnection } from './connect.js';
 
 export interface DrainOptions {

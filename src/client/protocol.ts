@@ -1,0 +1,66 @@
+import type { PublishMode } from './publish-rules.js';
+
+/** The two protocols rmq-bench speaks to RabbitMQ: AMQP 0-9-1 (amqplib) and AMQP 1.0 (rhea), RabbitMQ 4's own. No imports but types: the CLI declares --protocol with it. */
+export const PROTOCOLS = ['amqp091', 'amqp10'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+/** What a command runs when --protocol is not given. */
+export const DEFAULT_PROTOCOL: Protocol = 'amqp091';
+
+/** One line each, for --help. */
+export const PROTOCOL_DESCRIPTIONS: Readonly<Record<Protocol, string>> = {
+  amqp091: 'AMQP 0-9-1 (amqplib): publisher confirms, basic.ack/nack/reject',
+  amqp10: "AMQP 1.0 (rhea), RabbitMQ 4's native protocol: outcomes accepted/released/rejected/modified",
+};
+
+/** The publish modes AMQP 1.0 has: transfers settled on the broker's outcome (async: a window; sync: one at a time) or pre-settled (none). tx and batch are AMQP 0-9-1's. */
+export const AMQP10_MODES = ['async', 'sync', 'none'] as const satisfies readonly PublishMode[];
+
+/** The publish modes AMQP 0-9-1 has (publish-modes.ts: what each does). */
+const AMQP091_MODES = ['none', 'tx', 'sync', 'batch', 'async'] as const satisfies readonly PublishMode[];
+
+/**
+ * What a protocol's client can do, for the commands and scenarios to decide by instead of by
+ * the protocol's name. Pure data: a command reads it while parsing its options.
+ */
+export interface ProtocolTraits {
+  /** For people: "AMQP 1.0". */
+  readonly name: string;
+  /** The broker feature (broker-versions.ts) a run over it needs, or null. */
+  readonly brokerFeature: 'amqp10' | null;
+  /** The publish modes it has. */
+  readonly publishModes: readonly PublishMode[];
+  /** Where several protocols run side by side (bench), the words before a run's label. */
+  readonly labelPrefix: string;
+  /** Acknowledges several deliveries at once (basic.ack multiple): --multi-ack-every applies; otherwise why not. */
+  readonly multipleAcks: true | string;
+  /** --prefetch bounds an autoack (pre-settled) consumer too: over AMQP 1.0 it is the link credit. */
+  readonly prefetchBoundsAutoAck: boolean;
+  /** The producer's result counts the broker's answers by outcome (PublisherResult.amqp10). */
+  readonly outcomeCounts: boolean;
+}
+
+export const PROTOCOL_TRAITS = {
+  amqp091: {
+    name: 'AMQP 0-9-1',
+    brokerFeature: null,
+    publishModes: AMQP091_MODES,
+    labelPrefix: '',
+    multipleAcks: true,
+    prefetchBoundsAutoAck: false,
+    outcomeCounts: false,
+  },
+  amqp10: {
+    name: 'AMQP 1.0',
+    brokerFeature: 'amqp10',
+    publishModes: AMQP10_MODES,
+    labelPrefix: '1.0 ',
+    multipleAcks: '--multi-ack-every is AMQP 0-9-1 (basic.ack multiple); an AMQP 1.0 consumer settles each transfer',
+    prefetchBoundsAutoAck: true,
+    outcomeCounts: true,
+  },
+} as const satisfies { readonly [P in Protocol]: ProtocolTraits };
+
+export function traitsOf(protocol: Protocol): ProtocolTraits {
+  return PROTOCOL_TRAITS[protocol];
+}
