@@ -1,7 +1,7 @@
 import { nodeByName, type Config } from './config.js';
 import type { ClusterContext } from './cluster/cluster-ctx.js';
-import { isPartitionShape } from './cluster/fault-kinds.js';
-import { type AppliedFault, checkFaultFitsCluster, checkFaultSupported, injectFault, injectPartitionShape, type FaultInjector } from './cluster/faults.js';
+import { isPartitionShape } from './faults/kinds.js';
+import { type AppliedFault, checkFaultFitsCluster, checkFaultSupported, injectFault, injectPartitionShape, type FaultInjector } from './faults/injector.js';
 import { mendGraceMs, mendPartition } from './cluster/partition-mend.js';
 import { NotFoundError } from './errors.js';
 import { createComposeClient, type ComposeClient } from './cluster/compose.js';

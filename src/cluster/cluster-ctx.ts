@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Progress } from '../progress.js';
 import type { ComposeClient } from './compose.js';
 import type { Docker } from './engine.js';
-import type { FaultInjector } from './faults.js';
+import type { FaultInjector } from '../faults/injector.js';
 import type { ManagementClient } from './management.js';
 
 /**

@@ -2,8 +2,8 @@ import { errorMessage } from '../errors.js';
 import { healAlarms } from './alarms.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { Docker } from './engine.js';
-import { rejoinForgottenNodes } from './membership.js';
-import { healNetFaults } from './netfaults.js';
+import { rejoinForgottenNodes } from '../faults/membership.js';
+import { healNetFaults } from './netns.js';
 import { mendPartition } from './partition-mend.js';
 import { rabbitState } from './rabbit-state.js';
 

@@ -1,4 +1,4 @@
-import type { FaultKind } from './fault-kinds.js';
+import type { FaultKind } from '../faults/kinds.js';
 
 /**
  * The kinds of queue a leader fault can be run against (`--queue-type` on compare, failover and

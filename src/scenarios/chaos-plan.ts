@@ -1,7 +1,7 @@
 import type { QueueType } from '../cluster/queue-types.js';
 import type { Protocol } from '../amqp10/protocol.js';
-import type { FaultKind } from '../cluster/faults.js';
-import type { NetemSpec } from '../cluster/netfaults.js';
+import type { FaultKind } from '../faults/injector.js';
+import type { NetemSpec } from '../cluster/netns.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
 import type { LatencySummary } from '../measure/histogram.js';
 import { seededRandom } from '../util/random.js';

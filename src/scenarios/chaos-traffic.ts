@@ -8,7 +8,7 @@ import { runConsumer10 } from '../amqp10/consumer10.js';
 import { publisherFor } from '../amqp10/publishers.js';
 import type { PublisherSnapshot } from '../amqp/publisher-options.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
-import { shortNodeName } from '../cluster/leader.js';
+import { shortNodeName } from '../cluster/queue-leadership.js';
 import type { Context } from '../context.js';
 import { Ledger, parseMessageId, type ReadSource } from '../ledger/ledger.js';
 import { reconcile } from '../ledger/reconcile.js';

@@ -7,7 +7,7 @@ import type { ConsumerResult } from '../amqp/consumer-result.js';
 import { type Endpoints, endpointsFor } from '../amqp/locate.js';
 import type { PublisherResult } from '../amqp/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
-import { type FaultKind, FaultNeedsNodesError } from '../cluster/faults.js';
+import { type FaultKind, FaultNeedsNodesError } from '../faults/injector.js';
 import type { Context } from '../context.js';
 import type { LedgerDocument } from '../ledger/ledger.js';
 import { EnvironmentError, errorMessage, UsageError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandInjector, expandFaultCommand, PAUSE_ATTEMPTS, pauseWithRetry, START_ATTEMPTS, startAgain } from '../../src/cluster/faults.js';
+import { commandInjector, expandFaultCommand, PAUSE_ATTEMPTS, pauseWithRetry, START_ATTEMPTS, startAgain } from '../../src/faults/injector.js';
 import { ManagementClient } from '../../src/cluster/management.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from '../../src/cli/options.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AppliedFault, FaultKind } from '../../src/cluster/faults.js';
-import type { Election } from '../../src/cluster/election.js';
-import type { LeaderFault } from '../../src/cluster/fault-leader.js';
+import type { AppliedFault, FaultKind } from '../../src/faults/injector.js';
+import type { Election } from '../../src/faults/election.js';
+import type { LeaderFault } from '../../src/faults/at-leader.js';
 import {
   startLeaderFault,
   type FaultPhase,
@@ -9,8 +9,8 @@ import {
   type LeaderFaultPlan,
   NO_ELECTION_HOLD_MS,
   takesLeaderAway,
-} from '../../src/cluster/leader-fault.js';
-import type { Rejoin } from '../../src/cluster/rejoin.js';
+} from '../../src/faults/leader-fault-run.js';
+import type { Rejoin } from '../../src/faults/rejoin.js';
 import type { Context } from '../../src/context.js';
 import { DeadlineError, InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/util/retry.js';

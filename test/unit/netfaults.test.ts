@@ -10,7 +10,7 @@ import {
   ourRules,
   partitionRules,
   RULE_COMMENT,
-} from '../../src/cluster/netfaults.js';
+} from '../../src/cluster/netns.js';
 import { netemFrom, percent } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/cluster/faults.js';
-import { takesLeaderAway } from '../../src/cluster/leader-fault.js';
-import { cutsByNode, planShape, planShapeFrom } from '../../src/cluster/partition-shapes.js';
+import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/faults/injector.js';
+import { takesLeaderAway } from '../../src/faults/leader-fault-run.js';
+import { cutsByNode, planShape, planShapeFrom } from '../../src/faults/net/partition-shapes.js';
 import { checkNodeCount, checkPublishedPorts, foreignFiles } from '../../src/cluster/record.js';
 import { composeEnv, loadConfig, nodeCountProblem, recordedNodeCount } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_KINDS } from '../../src/cluster/fault-kinds.js';
-import { parseClassicMaster } from '../../src/cluster/leader.js';
+import { FAULT_KINDS } from '../../src/faults/kinds.js';
+import { parseClassicMaster } from '../../src/cluster/queue-leadership.js';
 import { exactPattern, faultProblem, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
 
 describe('queue types and the faults they take', () => {

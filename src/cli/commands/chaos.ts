@@ -1,6 +1,6 @@
 import type { QueueType } from '../../cluster/queue-types.js';
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
+import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosLedgers, ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
+import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
 import type { CompareOptions } from '../../scenarios/compare.js';

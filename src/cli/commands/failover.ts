@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
-import type { NetemSpec } from '../../cluster/netem.js';
+import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
+import type { NetemSpec } from '../../faults/net/netem.js';
 import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';

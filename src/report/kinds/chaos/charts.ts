@@ -1,4 +1,4 @@
-import type { FaultKind } from '../../../cluster/faults.js';
+import type { FaultKind } from '../../../faults/injector.js';
 import type { ChaosResult } from '../../../scenarios/chaos-plan.js';
 import { type Band, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, ratesFrom } from '../../chart-parts.js';

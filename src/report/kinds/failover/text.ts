@@ -1,4 +1,4 @@
-import { FAULT_DESCRIPTIONS } from '../../../cluster/faults.js';
+import { FAULT_DESCRIPTIONS } from '../../../faults/injector.js';
 import type { FailoverResult } from '../../../scenarios/failover.js';
 import { formatMs } from '../../../util/duration.js';
 

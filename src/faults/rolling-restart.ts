@@ -1,8 +1,8 @@
 import { errorMessage, InterruptedError } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import type { AppliedFault } from './faults.js';
-import { shortNodeName, type QueueLeadership } from './leader.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
+import type { AppliedFault } from './injector.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
 
 /**
  * rolling-restart: what an upgrade, a config change or the Kubernetes operator does to a

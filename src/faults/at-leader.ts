@@ -1,17 +1,17 @@
 import { NotFoundError, errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import type { AppliedFault, FaultKind, FaultOptions } from './faults.js';
-import { shortNodeName, type QueueLeadership } from './leader.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
+import type { AppliedFault, FaultKind, FaultOptions } from './injector.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
 import { injectQuorumLoss } from './quorum-loss.js';
-import { currentLeader, type QueueRef } from './queue-leader.js';
+import { currentLeader, type QueueRef } from '../cluster/queue-leader-lookup.js';
 import { injectMembership } from './membership.js';
 import { startRollingRestart } from './rolling-restart.js';
 
 /** A rolling restart's deadline for each node to be back and the cluster whole again. */
 export const ROLLING_NODE_TIMEOUT_MS = 120_000;
 
-/** A fault on a queue's leader, as applied: the first step of the sequence in leader-fault.ts. */
+/** A fault on a queue's leader, as applied: the first step of the sequence in leader-fault-run.ts. */
 export interface LeaderFault {
   /** Short name (container) of the faulted leader: rabbit2. */
   oldLeader: string;

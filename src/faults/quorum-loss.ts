@@ -1,5 +1,5 @@
-import type { ClusterContext } from './cluster-ctx.js';
-import { type AppliedFault, combineFaults, restoreQuietly } from './faults.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
+import { type AppliedFault, combineFaults, restoreQuietly } from './injector.js';
 
 /**
  * quorum-loss: kill `first`, then `second` (two members of a queue, so that it has no majority

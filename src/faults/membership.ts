@@ -1,10 +1,10 @@
 import { type Config, nodeByName } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import { retryUntil } from '../util/retry.js';
-import { type Docker, execIn } from './engine.js';
-import type { AppliedFault } from './faults.js';
-import { shortNodeName } from './leader.js';
+import { type Docker, execIn } from '../cluster/engine.js';
+import type { AppliedFault } from './injector.js';
+import { shortNodeName } from '../cluster/queue-leadership.js';
 
 /**
  * membership: Jepsen's membership nemesis, as an operator replaces a node. The node's RabbitMQ

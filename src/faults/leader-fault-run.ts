@@ -1,15 +1,15 @@
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock, type Clock } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import { type Election, waitForNewLeader } from './election.js';
-import { faultLeader, type LeaderFault } from './fault-leader.js';
-import { type FaultKind, type FaultOptions, shapeOf } from './faults.js';
-import type { QueueRef } from './queue-leader.js';
+import { faultLeader, type LeaderFault } from './at-leader.js';
+import { type FaultKind, type FaultOptions, shapeOf } from './injector.js';
+import type { QueueRef } from '../cluster/queue-leader-lookup.js';
 import { type Rejoin, waitForRejoin } from './rejoin.js';
 
 /**
  * A leader fault as one sequence, run in the background: fault a quorum queue's leader
- * (fault-leader.ts), watch the election (election.ts), hold, restore the node and wait until it is
+ * (at-leader.ts), watch the election (election.ts), hold, restore the node and wait until it is
  * back (rejoin.ts). Every scenario that faults a leader mid-run uses it; the fault is undone on
  * every way out.
  */

@@ -1,12 +1,12 @@
 import type { NodeSpec } from '../config.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import { callNode } from './erl-call.js';
-import type { LeaderFault } from './fault-leader.js';
-import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from './leader.js';
-import { ManagementClient } from './management.js';
-import type { QueueRef } from './queue-leader.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
+import { callNode } from '../cluster/erl-call.js';
+import type { LeaderFault } from './at-leader.js';
+import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from '../cluster/queue-leadership.js';
+import { ManagementClient } from '../cluster/management.js';
+import type { QueueRef } from '../cluster/queue-leader-lookup.js';
 
 /** A new leader seen after a leader fault. */
 export interface Election {

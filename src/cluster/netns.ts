@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { withDeadline } from '../util/retry.js';
 import type { Docker } from './engine.js';
-import type { NetemSpec } from './netem.js';
+import type { NetemSpec } from '../faults/net/netem.js';
 
 /**
  * Faults inside a node's network namespace, from the host: `nsenter -t <pid> -n iptables …` cuts
@@ -15,7 +15,7 @@ import type { NetemSpec } from './netem.js';
 
 export const RULE_COMMENT = 'rmq-bench';
 
-export { DEFAULT_NETEM, type NetemSpec } from './netem.js';
+export { DEFAULT_NETEM, type NetemSpec } from '../faults/net/netem.js';
 
 /** Runs a host command; resolves with its exit code and output. Injectable for unit tests. */
 export type HostRunner = (file: string, args: readonly string[]) => Promise<{ exitCode: number; output: string }>;

@@ -1,4 +1,4 @@
-/** The faults rmq-bench can apply to a node (what each does: FAULT_DESCRIPTIONS in faults.ts). No imports: the CLI declares its options with it. */
+/** The faults rmq-bench can apply to a node (what each does: FAULT_DESCRIPTIONS in injector.ts). No imports: the CLI declares its options with it. */
 export const FAULT_KINDS = [
   'kill',
   'stop',

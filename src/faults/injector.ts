@@ -1,12 +1,12 @@
 import { EnvironmentError, errorMessage, UsageError } from '../errors.js';
-import type { Docker } from './engine.js';
-import { type FaultKind, isPartitionShape, type PartitionShape } from './fault-kinds.js';
-import { applyCuts, planShapeFrom, SHAPE_MIN_NODES, type ShapePlan } from './partition-shapes.js';
+import type { Docker } from '../cluster/engine.js';
+import { type FaultKind, isPartitionShape, type PartitionShape } from './kinds.js';
+import { applyCuts, planShapeFrom, SHAPE_MIN_NODES, type ShapePlan } from './net/partition-shapes.js';
 import { retryTransient } from '../util/retry.js';
-import { DEFAULT_BANDWIDTH } from './netem.js';
-import { applyNetem, applyPartition, applyTbf, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from './netfaults.js';
+import { DEFAULT_BANDWIDTH } from './net/netem.js';
+import { applyNetem, applyPartition, applyTbf, DEFAULT_NETEM, hostRunner, type NetemSpec, netFaultsUnavailable } from '../cluster/netns.js';
 
-export { FAULT_KINDS, type FaultKind } from './fault-kinds.js';
+export { FAULT_KINDS, type FaultKind } from './kinds.js';
 
 export const FAULT_DESCRIPTIONS: Record<FaultKind, string> = {
   kill: 'SIGKILL the container (a crash: no clean shutdown)',
