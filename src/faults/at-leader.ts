@@ -1,21 +1,16 @@
-import { NotFoundError, errorMessage } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from '../cluster/cluster-ctx.js';
-import type { AppliedFault, FaultKind, FaultOptions } from './injector.js';
-import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
-import { injectQuorumLoss } from './quorum-loss.js';
 import { currentLeader, type QueueRef } from '../cluster/queue-leader-lookup.js';
-import { injectMembership } from './membership.js';
-import { startRollingRestart } from './rolling-restart.js';
-
-/** A rolling restart's deadline for each node to be back and the cluster whole again. */
-export const ROLLING_NODE_TIMEOUT_MS = 120_000;
+import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
+import type { AppliedFault, FaultContext, FaultOptions } from './applied.js';
+import type { FaultKind } from './kinds.js';
+import { FAULTS } from './registry.js';
 
 /** A fault on a queue's leader, as applied: the first step of the sequence in leader-fault-run.ts. */
 export interface LeaderFault {
   /** Short name (container) of the faulted leader: rabbit2. */
   oldLeader: string;
-  /** Other nodes faulted with it (quorum-loss: the follower killed too). */
+  /** Other nodes faulted with it, short names (quorum-loss: the follower killed too; kill-all: every other node). */
   alsoFaulted: string[];
   before: QueueLeadership & { leader: string };
   fault: AppliedFault;
@@ -24,11 +19,12 @@ export interface LeaderFault {
 }
 
 /**
- * Fault the container of the queue's current leader. First waits (up to healthyTimeoutMs) until
- * every member is online, so that the fault never takes away a majority.
+ * Aim a fault at the queue's current leader (its spec's apply, registry.ts). First waits (up to
+ * healthyTimeoutMs) until every member is online, so that the fault never takes away a majority
+ * by accident.
  */
 export async function faultLeader(
-  ctx: ClusterContext,
+  ctx: FaultContext,
   ref: QueueRef,
   kind: FaultKind,
   options: { healthyTimeoutMs?: number; faultOptions?: FaultOptions } = {},
@@ -50,20 +46,12 @@ export async function faultLeader(
             : `queue '${ref.queue}' has no leader (${errorMessage(last.error)})`,
         hint: "wait for the cluster to heal, or run 'rmq-bench cluster up'",
       });
-  if (kind === 'quorum-loss') {
-    const follower = before.members.find((m) => m !== before.leader);
-    if (follower === undefined) throw new NotFoundError(`queue '${ref.queue}' has no follower: quorum-loss needs at least 2 members`);
-    const fault = await injectQuorumLoss(ctx, before.leader, follower);
-    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [shortNodeName(follower)], before, fault };
-  }
-  if (kind === 'membership') {
-    const fault = await injectMembership(ctx, before.leader);
-    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
-  }
-  if (kind === 'rolling-restart') {
-    const fault = await startRollingRestart(ctx, { vhost: ref.vhost, perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS, onLine: (line) => ctx.progress.info(line) });
-    return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
-  }
-  const fault = await ctx.faults.inject(before.leader, kind, options.faultOptions);
-  return { oldLeader: shortNodeName(before.leader), alsoFaulted: [], before, fault };
+  const { fault, alsoFaulted } = await FAULTS[kind].apply(ctx, {
+    node: before.leader,
+    members: before.members,
+    vhost: ref.vhost,
+    options: options.faultOptions ?? {},
+    onLine: (line) => ctx.progress.info(line),
+  });
+  return { oldLeader: shortNodeName(before.leader), alsoFaulted: alsoFaulted.map(shortNodeName), before, fault };
 }

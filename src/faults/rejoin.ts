@@ -1,7 +1,7 @@
 import { nodeByName } from '../config.js';
 import { errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from '../cluster/cluster-ctx.js';
+import type { FaultContext } from './applied.js';
 import { inspectContainer } from '../cluster/engine.js';
 import type { LeaderFault } from './at-leader.js';
 import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
@@ -29,7 +29,7 @@ export interface Rejoin {
  * restarting node shows up as online once before its queues recover).
  */
 export async function waitForRejoin(
-  ctx: ClusterContext,
+  ctx: FaultContext,
   refs: QueueRef | readonly QueueRef[],
   lf: LeaderFault,
   options: { timeoutMs: number; restoredAt: number; stableMs?: number },

@@ -1,4 +1,4 @@
-import type { FaultKind } from '../faults/injector.js';
+import type { FaultKind } from '../faults/kinds.js';
 import { median } from '../measure/median.js';
 
 /**

@@ -2,9 +2,8 @@ import type { Context } from '../context.js';
 import { queueForRun } from '../cluster/own-queue.js';
 import { ELECTS_A_LEADER, type QueueType } from '../cluster/queue-types.js';
 import { startLeaderFault } from '../faults/leader-fault-run.js';
-import type { FaultKind } from '../faults/injector.js';
-import { DEFAULT_BANDWIDTH } from '../faults/net/netem.js';
-import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netns.js';
+import type { FaultKind } from '../faults/kinds.js';
+import { DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../faults/net/netem.js';
 
 export interface FailoverOptions {
   vhost: string;

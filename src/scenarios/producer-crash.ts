@@ -8,7 +8,7 @@ import { consumerOptions } from '../amqp/consumer-defaults.js';
 import { runConsumer } from '../amqp/consumer.js';
 import { newRunId } from '../amqp/publisher.js';
 import { requireCluster } from '../cluster/readiness.js';
-import type { FaultKind } from '../faults/injector.js';
+import type { FaultKind } from '../faults/kinds.js';
 import { startLeaderFault, type LeaderFaultHandle } from '../faults/leader-fault-run.js';
 import { amqpUrl } from '../config.js';
 import type { Context } from '../context.js';
