@@ -17,10 +17,19 @@ describe('the fault registry: one spec per kind', () => {
     const named = new Set(Object.values(FAULTS).flatMap((s) => s.leftovers));
     expect([...named].sort()).toEqual(Object.keys(LEFTOVERS).sort());
   });
-  it('a new leader is awaited exactly for the faults that take the leader away and leave a majority', () => {
-    expect(FAULT_KINDS.filter(awaitsElection)).toEqual(['kill', 'stop', 'pause', 'disconnect', 'partition', 'partition-halves', 'membership']);
+  it.each([
+    ['kill', true],
+    ['partition-halves', true],
+    ['membership', true],
+    ['partition-ring', false],
+    ['quorum-loss', false],
+    ['rolling-restart', false],
+  ] as const)('%s: a new leader awaited while it is on: %s', (kind, awaited) => {
+    expect(awaitsElection(kind)).toBe(awaited);
   });
-  it('a fault of one container has onContainer; one made of others (quorum-loss, rolling-restart, membership) has none', () => {
-    expect(FAULT_KINDS.filter((k) => FAULTS[k].onContainer === undefined)).toEqual(['quorum-loss', 'rolling-restart', 'membership']);
+  it('a fault that needs more than one node, or our own containers, says so', () => {
+    expect(FAULTS['partition-ring'].needs).toMatchObject({ nodes: 5, ownContainers: true });
+    expect(FAULTS['quorum-loss'].needs.ownContainers).toBe(true);
+    expect(FAULTS.kill.needs).toEqual({});
   });
 });
