@@ -37,6 +37,7 @@ export const FAULT_ABOUT = {
     description: 'remove the node from the cluster (stop_app, forget_cluster_node: its queue members go) and join it again, reset, with its members grown back',
     quorumOnly: true,
   },
+  'kill-all': { description: 'SIGKILL every node at once, then start them all again (a power cut of the whole rack)' },
 } as const satisfies Record<string, FaultAbout>;
 
 export type FaultKind = keyof typeof FAULT_ABOUT;

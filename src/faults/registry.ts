@@ -1,5 +1,6 @@
 import { disconnect } from './disconnect.js';
 import { kill } from './kill.js';
+import { killAll } from './kill-all.js';
 import type { FaultKind } from './kinds.js';
 import { membership } from './membership.js';
 import { latency } from './net/latency.js';
@@ -30,6 +31,7 @@ export const FAULTS = {
   'quorum-loss': quorumLoss,
   'rolling-restart': rollingRestart,
   membership,
+  'kill-all': killAll,
 } as const satisfies { [K in FaultKind]: FaultSpec<K> };
 
 export function faultSpec(kind: FaultKind): FaultSpec {
