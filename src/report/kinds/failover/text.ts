@@ -1,4 +1,4 @@
-import { faultDescription } from '../../../faults/kinds.js';
+import { FAULT_ABOUT } from '../../../faults/kinds.js';
 import { FAULTS } from '../../../faults/registry.js';
 import type { FailoverResult } from '../../../scenarios/failover.js';
 import { formatMs } from '../../../util/duration.js';
@@ -8,7 +8,7 @@ import { formatMs } from '../../../util/duration.js';
 export function renderFailover(r: FailoverResult): string {
   const rows: [string, string][] = [
     ['queue', r.queueType === undefined || r.queueType === 'quorum' ? r.queue : `${r.queue} (a ${r.queueType} queue)`],
-    ['fault', `${r.fault}: ${faultDescription(r.fault)}; the call took ${formatMs(r.faultCallMs)}`],
+    ['fault', `${r.fault}: ${FAULT_ABOUT[r.fault]?.description ?? 'a fault this version does not know'}; the call took ${formatMs(r.faultCallMs)}`],
     ['old leader', r.alsoFaulted.length > 0 ? `${r.oldLeader} (with ${r.alsoFaulted.join(', ')}: no majority left)` : r.oldLeader],
   ];
   if (r.shape) rows.push(['links cut', r.shape]);
