@@ -65,9 +65,10 @@ shard_h=(versions-40)
 # and heal (netfaults), the chaos schedule, producers killed mid-run, and a cluster made again
 # from another clone's files (clone-containers: every node restarted twice).
 shard_i=(netfaults chaos producer-crash clone-containers)
-# More of them: every leader fault in turn and a rolling restart under traffic (leader-faults), and
-# compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra).
-shard_j=(leader-faults compare-extra fault-table amqp10-faults)
+# More of them: every leader fault in turn and a rolling restart under traffic (leader-faults),
+# compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra), and the whole
+# cluster killed at once (kill-all).
+shard_j=(leader-faults compare-extra fault-table amqp10-faults kill-all)
 
 TIER_default=(a b c d e)
 TIER_heavy=(f g h i j)

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { FaultKind } from '../cluster/fault-kinds.js';
+import type { FaultKind } from '../faults/kinds.js';
 import type { Config } from '../config.js';
 import type { ContextOverrides } from '../context.js';
 import { EnvironmentError, UsageError } from '../errors.js';
@@ -75,6 +75,6 @@ export function addReportAndClusterOptions(command: Command): Command {
 export async function otherClusterOverride(o: ReportAndClusterOptions, config: Config): Promise<ContextOverrides> {
   const overrides = await managementOverride(o.managementUrls, config);
   if (!o.faultCmd) return overrides;
-  const { commandInjector } = await import('../cluster/faults.js');
+  const { commandInjector } = await import('../faults/injector.js');
   return { ...overrides, faults: commandInjector(o.faultCmd, o.restoreCmd, runShell) };
 }

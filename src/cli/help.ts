@@ -1,5 +1,6 @@
 import { type Command, Help, type Option } from 'commander';
 import { ExitCode } from '../errors.js';
+import { FAULT_KINDS, faultDescription } from '../faults/kinds.js';
 
 /**
  * How --help looks: the layout every command's help shares (HELP_LAYOUT), each command's
@@ -122,6 +123,14 @@ function table(rows: readonly (readonly [string | number, string])[], help: Help
 /** The examples block under a command's help. Never wrapped (a command line is copied whole): each fits in 80 columns. */
 export function examplesText(examples: readonly string[]): string {
   return examples.length === 0 ? '' : `\nExamples:\n${examples.map((e) => `  $ rmq-bench ${e}`).join('\n')}\n`;
+}
+
+/** The faults a command takes, each with what it does (src/faults/kinds.ts), wrapped to `width`: under the help of the commands with --fault. */
+export function faultsHelpText(width = 80): string {
+  return `\nFaults:\n${table(
+    FAULT_KINDS.map((k) => [k, faultDescription(k)]),
+    layoutFor(width),
+  )}`;
 }
 
 /** The root help's tail, wrapped to `width`: examples, durations, where output goes, the environment, the exit codes. */

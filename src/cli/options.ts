@@ -6,7 +6,7 @@ import { parseUrls } from '../client/amqp091/connect.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { noUnitMessage, parseDurationMs } from '../util/duration.js';
-import { bandwidthBits, DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../cluster/netem.js';
+import { bandwidthBits, DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../faults/net/netem.js';
 import { UsageError } from '../errors.js';
 import { PROTOCOLS } from '../client/protocol.js';
 

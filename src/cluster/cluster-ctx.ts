@@ -2,13 +2,13 @@ import type { Config } from '../config.js';
 import type { Progress } from '../progress.js';
 import type { ComposeClient } from './compose.js';
 import type { Docker } from './engine.js';
-import type { FaultInjector } from './faults.js';
 import type { ManagementClient } from './management.js';
 
 /**
  * What the cluster functions take of a command's context: the configuration, the clients
  * (opened lazily), progress and Ctrl+C. Declared here so that cluster/ depends on nothing above
- * it; src/context.ts's Context extends it with what scenarios need besides (checkpoints).
+ * it; src/faults/applied.ts's FaultContext adds how faults reach a node, and src/context.ts's
+ * Context what scenarios need besides (checkpoints).
  */
 export interface ClusterContext {
   readonly config: Config;
@@ -18,8 +18,6 @@ export interface ClusterContext {
   readonly management: ManagementClient;
   docker(): Promise<Docker>;
   compose(): Promise<ComposeClient>;
-  /** How faults reach a node (dockerode by default). */
-  readonly faults: FaultInjector;
   /** A line for people on stderr (warnings, cleanup failures). */
   log(line: string): void;
 }

@@ -2,10 +2,26 @@ import { errorMessage } from '../errors.js';
 import { healAlarms } from './alarms.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { Docker } from './engine.js';
-import { rejoinForgottenNodes } from './membership.js';
-import { healNetFaults } from './netfaults.js';
+import { rejoinForgottenNodes } from './forgotten-nodes.js';
+import { healNetFaults } from './netns.js';
 import { mendPartition } from './partition-mend.js';
 import { rabbitState } from './rabbit-state.js';
+
+/**
+ * What a fault can leave behind when its run is killed before the restore, each of which
+ * healFaultsLeftBehind finds and undoes. A fault names its own (src/faults/<kind>.ts).
+ */
+export const LEFTOVERS = {
+  'stopped container': 'started again by compose',
+  'paused container': 'unpaused',
+  'disconnected container': "reconnected to the project's network",
+  'iptables rules': "our rules removed from the node's network namespace",
+  qdisc: "our netem or tbf root qdisc removed from the node's interfaces",
+  partition: 'a partition that outlived its rules ended (partition-mend.ts)',
+  'forgotten node': 'reset, joined to the cluster again, its quorum queue members grown back',
+  'stopped application': 'the node restarted (a pause_minority pause that outlived its partition, a stop_app left)',
+} as const;
+export type Leftover = keyof typeof LEFTOVERS;
 
 /**
  * Undo faults a previous run left behind (failover --no-restore, a killed process): unpause

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { BrokerUnavailableError, NotFoundError, RmqBenchError, errorMessage } from '../errors.js';
 import { maskUrl } from '../url.js';
-import { parseQueueLeadership, type QueueLeadership } from './leader.js';
+import { parseQueueLeadership, type QueueLeadership } from './queue-leadership.js';
 
 export class HttpError extends RmqBenchError {
   constructor(

@@ -1,5 +1,3 @@
-import type { FaultKind } from './fault-kinds.js';
-
 /**
  * The kinds of queue a leader fault can be run against (`--queue-type` on compare, failover and
  * chaos). No imports but types: the CLI declares its options with it.
@@ -20,15 +18,6 @@ export const BROKER_QUEUE_TYPE: Record<QueueType, 'quorum' | 'classic'> = { quor
 
 /** Whether a fault on the queue's leader is followed by an election (a promotion) on this queue type. */
 export const ELECTS_A_LEADER: Record<QueueType, boolean> = { quorum: true, mirrored: true, classic: false };
-
-/** Faults that only mean something for a quorum queue: its members (membership) and its majority (quorum-loss). */
-const QUORUM_ONLY_FAULTS: readonly FaultKind[] = ['quorum-loss', 'membership'];
-
-/** Why a fault is refused on a queue type, or undefined. Pure. */
-export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string | undefined {
-  if (type === 'quorum' || fault === 'none' || !QUORUM_ONLY_FAULTS.includes(fault)) return undefined;
-  return `--fault ${fault} is about a quorum queue's members; a ${type} queue has none (use kill, stop, pause, disconnect or a partition)`;
-}
 
 /** The queue a scenario declares for itself when the user names none (deleted again at the end). Pure. */
 export function ownQueueName(scenario: string, type: QueueType): string {

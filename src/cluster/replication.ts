@@ -3,7 +3,7 @@ import { retryUntil } from '../util/retry.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import { quorumQueues, type Definitions } from './definitions.js';
 import { execIn, type Docker } from './engine.js';
-import type { QueueLeadership } from './leader.js';
+import type { QueueLeadership } from './queue-leadership.js';
 import type { ManagementClient } from './management.js';
 import { stopwatch, type WaitOptions } from './wait.js';
 

@@ -1,7 +1,7 @@
 import { managementUrl } from '../config.js';
 import type { ClusterContext } from './cluster-ctx.js';
 import type { ContainerInfo } from './engine.js';
-import type { QueueLeadership } from './leader.js';
+import type { QueueLeadership } from './queue-leadership.js';
 import type { MendWhy } from './mend-plan.js';
 import { mendAdvice, mendGraceMs } from './partition-mend.js';
 import { nodeContainers } from './readiness.js';

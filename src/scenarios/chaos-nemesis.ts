@@ -1,13 +1,12 @@
-import { type FaultKind, shapeOf } from '../cluster/faults.js';
-import { type FaultPhase, type LeaderFaultDriver, type LeaderFaultHandle, type LeaderFaultTimeline, startLeaderFault } from '../cluster/leader-fault.js';
-import { shortNodeName } from '../cluster/leader.js';
-import type { NetemSpec } from '../cluster/netfaults.js';
-import { currentLeader, type QueueRef } from '../cluster/queue-leader.js';
-import { type LeaderFault, ROLLING_NODE_TIMEOUT_MS } from '../cluster/fault-leader.js';
-import { injectQuorumLoss } from '../cluster/quorum-loss.js';
-import { injectMembership } from '../cluster/membership.js';
-import { startRollingRestart } from '../cluster/rolling-restart.js';
-import { waitForRejoin } from '../cluster/rejoin.js';
+import type { FaultKind } from '../faults/kinds.js';
+import { shapeOf } from '../faults/applied.js';
+import { type FaultPhase, type LeaderFaultDriver, type LeaderFaultHandle, type LeaderFaultTimeline, startLeaderFault } from '../faults/leader-fault-run.js';
+import { shortNodeName } from '../cluster/queue-leadership.js';
+import type { NetemSpec } from '../faults/net/netem.js';
+import { currentLeader, type QueueRef } from '../cluster/queue-leader-lookup.js';
+import type { LeaderFault } from '../faults/at-leader.js';
+import { FAULTS } from '../faults/registry.js';
+import { waitForRejoin } from '../faults/rejoin.js';
 import type { Context } from '../context.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock } from '../util/retry.js';
@@ -62,7 +61,8 @@ export interface NemesisHandle {
 
 interface Resolved {
   nodeName: string;
-  second: string | undefined;
+  /** The members of a queue the node is in (of one it leads, if any): a fault of several members picks among them. */
+  members: string[];
   reason: string;
   leaders: Record<string, string | null>;
   /** The leadership of a queue the node leads (else the first queue's), for the shared sequence. */
@@ -81,7 +81,7 @@ async function leadersOf(ctx: Context, queues: readonly QueueRef[]): Promise<{ m
   return { map, list };
 }
 
-/** The node (and quorum-loss's second node) a planned fault hits now. */
+/** The node a planned fault hits now, and the members of a queue it is in. */
 export async function resolveTarget(
   ctx: Context,
   planned: PlannedFault,
@@ -113,13 +113,9 @@ export async function resolveTarget(
   }
   const led = list.find((q) => q.leader === nodeName);
   const before = led ?? list[0]!;
-  let second: string | undefined;
-  if (planned.kind === 'quorum-loss') {
-    // A second member of a queue the node is in: that queue loses its majority.
-    const members = (led ?? list.find((q) => q.members.includes(nodeName)) ?? list[0]!).members.filter((m) => m !== nodeName);
-    second = members[pickIndex(planned.pick2, members.length)];
-  }
-  return { nodeName, second, reason, leaders, before };
+  // A queue the node is in: quorum-loss's second member comes from it, and that queue loses its majority.
+  const members = (led ?? list.find((q) => q.members.includes(nodeName)) ?? list[0]!).members;
+  return { nodeName, members, reason, leaders, before };
 }
 
 /** The fault on now: its sequence, what it is recording, and what was planned. */
@@ -265,33 +261,28 @@ class Nemesis {
     };
   }
 
-  /** Resolve the planned target to a node (two for quorum-loss) and fault it. */
+  /** Resolve the planned target to a node and fault it (its spec's apply: quorum-loss takes a second member, kill-all every node). */
   private async applyFault(planned: PlannedFault, record: FaultRecord, kind: FaultKind, signal: AbortSignal): Promise<LeaderFault> {
     const { ctx, opts } = this;
     const r = await resolveTarget({ ...ctx, signal }, planned, opts.queues, opts.producerNodes());
     record.reason = r.reason;
     record.leadersBefore = r.leaders;
-    const fault =
-      kind === 'quorum-loss'
-        ? await injectQuorumLoss(ctx, r.nodeName, r.second)
-        : kind === 'membership'
-          ? await injectMembership(ctx, r.nodeName)
-          : kind === 'rolling-restart'
-            ? await startRollingRestart(ctx, {
-                vhost: opts.queues[0]?.vhost ?? '/',
-                perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS,
-                onLine: (line) => this.say(line),
-              })
-            : await ctx.faults.inject(r.nodeName, kind, {
-                ...(opts.netem ? { netem: opts.netem } : {}),
-                ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}),
-                pick: planned.pick2,
-              });
-    const alsoFaulted = r.second !== undefined && kind === 'quorum-loss' ? [shortNodeName(r.second)] : [];
+    const applied = await FAULTS[kind].apply(ctx, {
+      node: r.nodeName,
+      members: r.members,
+      vhost: opts.queues[0]?.vhost ?? '/',
+      options: {
+        ...(opts.netem ? { netem: opts.netem } : {}),
+        ...(opts.bandwidth ? { bandwidth: opts.bandwidth } : {}),
+        pick: planned.pick2,
+      },
+      onLine: (line) => this.say(line),
+    });
+    const alsoFaulted = applied.alsoFaulted.map(shortNodeName);
     record.nodes = [shortNodeName(r.nodeName), ...alsoFaulted];
-    record.shape = shapeOf(fault);
+    record.shape = shapeOf(applied.fault);
     this.say(`fault ${planned.index}: ${kind} ${record.nodes.join(' and ')}${record.shape ? ` [${record.shape}]` : ''} (${r.reason})`);
-    return { oldLeader: shortNodeName(r.nodeName), alsoFaulted, before: r.before, fault, node: r.nodeName };
+    return { oldLeader: shortNodeName(r.nodeName), alsoFaulted, before: r.before, fault: applied.fault, node: r.nodeName };
   }
 }
 

@@ -1,10 +1,10 @@
 import type { QueueType } from '../cluster/queue-types.js';
 import type { Protocol } from '../client/protocol.js';
-import type { FaultKind } from '../cluster/faults.js';
-import type { NetemSpec } from '../cluster/netfaults.js';
+import type { FaultKind } from '../faults/kinds.js';
+import type { NetemSpec } from '../faults/net/netem.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
 import type { LatencySummary } from '../measure/histogram.js';
-import { seededRandom } from '../util/random.js';
+import { pickIndex, seededRandom } from '../util/random.js';
 
 /**
  * chaos's data and its pure parts: the nemesis schedule (seeded), the totals over several
@@ -114,11 +114,7 @@ function shuffled<T>(items: readonly T[], r: () => number): T[] {
   return a;
 }
 
-/** floor(draw × n), kept within 0..n-1 (draw may be 1 - ε). Pure. */
-export function pickIndex(draw: number, n: number): number {
-  if (!(n >= 1)) throw new RangeError(`cannot pick among ${n} items`);
-  return Math.min(n - 1, Math.max(0, Math.floor(draw * n)));
-}
+export { pickIndex } from '../util/random.js';
 
 /** One fault as it happened. Times in ms since the run started. */
 export interface FaultRecord {

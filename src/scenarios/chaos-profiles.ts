@@ -1,4 +1,4 @@
-import type { FaultKind } from '../cluster/fault-kinds.js';
+import type { FaultKind } from '../faults/kinds.js';
 import type { ChaosTarget } from './chaos-plan.js';
 
 /**

@@ -1,5 +1,5 @@
 import { requireBrokerFeature } from '../cluster/broker-info.js';
-import { faultProblem } from '../cluster/queue-types.js';
+import { type FaultKind, faultProblem } from '../faults/kinds.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import type { ConsumerResult } from '../client/consumer-result.js';
 import { type Endpoints, endpointsFor } from '../client/amqp091/locate.js';
 import type { PublisherResult } from '../client/publisher-result.js';
 import { requireCluster } from '../cluster/readiness.js';
-import { type FaultKind, FaultNeedsNodesError } from '../cluster/faults.js';
+import { FaultNeedsNodesError } from '../faults/injector.js';
 import type { Context } from '../context.js';
 import type { LedgerDocument } from '../ledger/ledger.js';
 import { EnvironmentError, errorMessage, UsageError } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { FaultKind } from '../cluster/faults.js';
+import type { FaultKind } from '../faults/kinds.js';
 import { median } from '../measure/median.js';
 
 /**

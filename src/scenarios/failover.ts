@@ -1,10 +1,9 @@
 import type { Context } from '../context.js';
 import { queueForRun } from '../cluster/own-queue.js';
 import { ELECTS_A_LEADER, type QueueType } from '../cluster/queue-types.js';
-import { startLeaderFault } from '../cluster/leader-fault.js';
-import type { FaultKind } from '../cluster/faults.js';
-import { DEFAULT_BANDWIDTH } from '../cluster/netem.js';
-import { DEFAULT_NETEM, type NetemSpec } from '../cluster/netfaults.js';
+import { startLeaderFault } from '../faults/leader-fault-run.js';
+import type { FaultKind } from '../faults/kinds.js';
+import { DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../faults/net/netem.js';
 
 export interface FailoverOptions {
   vhost: string;

@@ -1,4 +1,4 @@
-import type { FaultKind } from '../cluster/faults.js';
+import type { FaultKind } from '../faults/kinds.js';
 import type { Reconciliation } from '../ledger/reconcile.js';
 import type { ProducerCrashMode } from './producer-crash-modes.js';
 

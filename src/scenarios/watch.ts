@@ -1,4 +1,4 @@
-import { shortNodeName } from '../cluster/leader.js';
+import { shortNodeName } from '../cluster/queue-leadership.js';
 import type { NodeInfo } from '../cluster/management.js';
 import {
   leaderOf,

@@ -9,3 +9,9 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
+
+/** floor(draw × n), kept within 0..n-1 (draw may be 1 - ε). Pure. */
+export function pickIndex(draw: number, n: number): number {
+  if (!(n >= 1)) throw new RangeError(`cannot pick among ${n} items`);
+  return Math.min(n - 1, Math.max(0, Math.floor(draw * n)));
+}

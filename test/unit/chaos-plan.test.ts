@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_KINDS, type FaultKind } from '../../src/cluster/faults.js';
+import { FAULT_KINDS, type FaultKind } from '../../src/faults/kinds.js';
 import {
   availability,
   CHAOS_TARGETS,

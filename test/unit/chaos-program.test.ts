@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { ChaosCliOptions } from '../../src/cli/commands/chaos.js';
-import { FAULT_KINDS } from '../../src/cluster/faults.js';
+import { FAULT_KINDS } from '../../src/faults/kinds.js';
 import { UsageError } from '../../src/errors.js';
 import { captureOutput, parse } from './program-harness.js';
 

@@ -6,6 +6,7 @@ import { splitArgs } from '../../scripts/workshop.mjs';
 import { ENVIRONMENT } from '../../src/cli/help.js';
 import { createProgram } from '../../src/cli/program.js';
 import { loadConfig } from '../../src/config.js';
+import { FAULT_KINDS } from '../../src/faults/kinds.js';
 import { captureOutput, invocationOf, leaves, parse } from './program-harness.js';
 
 /**
@@ -311,10 +312,7 @@ describe('the synopsis check refuses what --help contradicts', () => {
     ['producer-crash [--runs 5] [--fault kill]', "--fault: shows the default kill, the program's is none"],
     ['bench [--window 64,256]', "--window: shows the default 64,256, the program's is 256"],
     ['failover [--restore-after 30s]', '--restore-after: shows the default 30s'],
-    [
-      'compare [--fault kill|stop|pause|disconnect|none]',
-      '--fault: the choices are kill|stop|pause|disconnect|partition|partition-halves|partition-ring|partition-bridge|latency|slow-link|quorum-loss|rolling-restart|membership|none',
-    ],
+    ['compare [--fault kill|stop|pause|disconnect|none]', `--fault: the choices are ${[...FAULT_KINDS, 'none'].join('|')}`],
     ['compare [--confirms on|off|both]', '--confirms: shows the default on'],
     ['compare [--no-such 1]', '--no-such: no such option'],
     ['dlq-demo --strategy at-most-once|sometimes', '--strategy: sometimes not among'],

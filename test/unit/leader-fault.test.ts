@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AppliedFault, FaultKind } from '../../src/cluster/faults.js';
-import type { Election } from '../../src/cluster/election.js';
-import type { LeaderFault } from '../../src/cluster/fault-leader.js';
-import {
-  startLeaderFault,
-  type FaultPhase,
-  type LeaderFaultDriver,
-  type LeaderFaultPlan,
-  NO_ELECTION_HOLD_MS,
-  takesLeaderAway,
-} from '../../src/cluster/leader-fault.js';
-import type { Rejoin } from '../../src/cluster/rejoin.js';
+import type { AppliedFault } from '../../src/faults/applied.js';
+import type { FaultKind } from '../../src/faults/kinds.js';
+import { awaitsElection } from '../../src/faults/registry.js';
+import type { Election } from '../../src/faults/election.js';
+import type { LeaderFault } from '../../src/faults/at-leader.js';
+import { startLeaderFault, type FaultPhase, type LeaderFaultDriver, type LeaderFaultPlan, NO_ELECTION_HOLD_MS } from '../../src/faults/leader-fault-run.js';
+import type { Rejoin } from '../../src/faults/rejoin.js';
 import type { Context } from '../../src/context.js';
 import { DeadlineError, InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/util/retry.js';
@@ -369,8 +364,8 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
     ['disconnect', true],
     ['partition', true],
     ['latency', false],
-  ] as const)('%s takes the leader away from its peers: %s', (kind, expected) => {
-    expect(takesLeaderAway(kind)).toBe(expected);
+  ] as const)('%s: a new leader awaited while it is on: %s', (kind, expected) => {
+    expect(awaitsElection(kind)).toBe(expected);
   });
 
   it('a restore that fails is logged, and the timeline says the node was not restored', async () => {

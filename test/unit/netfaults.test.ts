@@ -10,7 +10,7 @@ import {
   ourRules,
   partitionRules,
   RULE_COMMENT,
-} from '../../src/cluster/netfaults.js';
+} from '../../src/cluster/netns.js';
 import { netemFrom, percent } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -127,7 +127,7 @@ describe('netFaultsUnavailable: one line saying why, or null', () => {
     ['partition', { ...linuxRoot, netnsVisible: async (): Promise<boolean> => false }, all, true, "'partition' needs the containers' processes on this host"],
     ['latency', linuxRoot, all, false, "'latency' needs the kernel's netem queueing discipline"],
   ] as const)('%s on %o (tools %o, netem %s): refused', async (kind, host, tools, netem, line) => {
-    const why = await netFaultsUnavailable(docker, 'rabbit1', runner([...tools], netem), kind, host);
+    const why = await netFaultsUnavailable(docker, 'rabbit1', runner([...tools], netem), kind, kind === 'latency' ? 'netem' : null, host);
     expect(why).toContain(line);
     expect(why).toMatch(/still work$/);
     expect(why).not.toContain('\n');
@@ -136,6 +136,6 @@ describe('netFaultsUnavailable: one line saying why, or null', () => {
     ['partition', false],
     ['latency', true],
   ] as const)('%s where everything is there (netem %s): null', async (kind, netem) => {
-    expect(await netFaultsUnavailable(docker, 'rabbit1', runner(all, netem), kind, linuxRoot)).toBeNull();
+    expect(await netFaultsUnavailable(docker, 'rabbit1', runner(all, netem), kind, kind === 'latency' ? 'netem' : null, linuxRoot)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/cluster/faults.js';
-import { takesLeaderAway } from '../../src/cluster/leader-fault.js';
-import { cutsByNode, planShape, planShapeFrom } from '../../src/cluster/partition-shapes.js';
+import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/faults/injector.js';
+import { awaitsElection } from '../../src/faults/registry.js';
+import { cutsByNode, planShape, planShapeFrom } from '../../src/faults/net/partition-shapes.js';
 import { checkNodeCount, checkPublishedPorts, foreignFiles } from '../../src/cluster/record.js';
 import { composeEnv, loadConfig, nodeCountProblem, recordedNodeCount } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
@@ -131,7 +131,7 @@ describe('which faults fit a cluster, and which take the leader away', () => {
     ['quorum-loss', false],
     ['latency', false],
   ] as const)('%s: a new leader awaited %s', (kind, awaited) => {
-    expect(takesLeaderAway(kind)).toBe(awaited);
+    expect(awaitsElection(kind)).toBe(awaited);
   });
 });
 

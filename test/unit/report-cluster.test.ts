@@ -215,6 +215,28 @@ describe('renderFailover: faults that take no leader away', () => {
     expect(lineStarting(text, 'leader after')).toBe('leader after   rabbit3 (once every member was back)');
   });
 
+  it('kill-all: every other node named, no leader possible while all are down, the node down for the hold', () => {
+    const text = renderFailover({
+      ...failover,
+      fault: 'kill-all',
+      alsoFaulted: ['rabbit1', 'rabbit3'],
+      oldLeader: 'rabbit2',
+      newLeader: null,
+      electionMs: null,
+      detectedBy: null,
+      leaderAfter: 'rabbit3',
+    });
+    expect(lineStarting(text, 'new leader')).toBe('new leader     none possible while rabbit2, rabbit1 and rabbit3 are down (no majority)');
+    expect(lineStarting(text, 'node down for')).toMatch(/^node down for\s+2\.50 s/);
+  });
+
+  it('a document naming a fault this version does not know (rmq-bench report reads older and newer files): printed, not thrown', () => {
+    const text = renderFailover({ ...failover, fault: 'unplug' as FailoverResult['fault'], newLeader: null, electionMs: null, detectedBy: null });
+    expect(lineStarting(text, 'fault ')).toMatch(/^fault\s+unplug: a fault this version does not know/);
+    expect(lineStarting(text, 'new leader')).toMatch(/none awaited: 'unplug'/);
+    expect(lineStarting(text, 'fault held for')).toBeDefined();
+  });
+
   it('partition: described, and an election like the others', () => {
     const text = renderFailover({ ...failover, fault: 'partition' });
     expect(lineStarting(text, 'fault ')).toMatch(/^fault\s+partition: cut the node off from its cluster peers/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { QueueLeadership } from '../../src/cluster/leader.js';
-import { notWhole, rollingOrder } from '../../src/cluster/rolling-restart.js';
+import type { QueueLeadership } from '../../src/cluster/queue-leadership.js';
+import { notWhole, rollingOrder } from '../../src/faults/rolling-restart.js';
 import { applyProfile } from '../../src/scenarios/chaos-profiles.js';
 
 describe('rollingOrder: as a StatefulSet rolls its pods, the highest ordinal first', () => {

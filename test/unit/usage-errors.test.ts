@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { FAULT_KINDS } from '../../src/faults/kinds.js';
 import { captureOutput } from './program-harness.js';
 
 /**
@@ -119,7 +120,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['verify'], line: "rmq-bench: required option '--ledger <file>' not specified (run rmq-bench verify --help)" },
     {
       args: ['failover', '--fault', 'nuke'],
-      line: "rmq-bench: --fault: 'nuke' is not one of kill, stop, pause, disconnect, partition, partition-halves, partition-ring, partition-bridge, latency, slow-link, quorum-loss, rolling-restart, membership (run rmq-bench failover --help)",
+      line: `rmq-bench: --fault: 'nuke' is not one of ${FAULT_KINDS.join(', ')} (run rmq-bench failover --help)`,
     },
     { args: ['failover', '--bandwidth', '1mbit'], line: "rmq-bench: --bandwidth goes with the slow-link fault (not 'kill') (run rmq-bench failover --help)" },
     {

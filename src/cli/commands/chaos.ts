@@ -1,6 +1,7 @@
 import type { QueueType } from '../../cluster/queue-types.js';
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
+import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
+import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosLedgers, ChaosRunOptions } from '../../scenarios/chaos.js';
 import { CHAOS_TARGETS, type ChaosTarget } from '../../scenarios/chaos-plan.js';
@@ -161,6 +162,7 @@ export const chaos = defineCommand({
             `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`,
           ).argParser(listOf(FAULT_KINDS)),
         )
+        .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))
         .addOption(
           new Option('--targets <list>', `whom a fault hits: ${CHAOS_TARGETS.join(', ')}`)
             .argParser(listOf(CHAOS_TARGETS))

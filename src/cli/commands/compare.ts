@@ -1,7 +1,8 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
+import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js';
+import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
+import { ownQueueName, type QueueType } from '../../cluster/queue-types.js';
 import type { CompareOptions } from '../../scenarios/compare.js';
 import { compareModes } from '../../scenarios/compare-modes.js';
 import { PROTOCOLS, type Protocol } from '../../client/protocol.js';
@@ -79,7 +80,8 @@ export const compare = defineCommand({
         .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
         .addOption(countOption('messages per run', 20_000))
         .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
-        .addOption(new Option('--fault <kind>', 'fault applied to the leader').choices([...FAULT_KINDS, 'none']).default('kill'))
+        .addOption(new Option('--fault <kind>', 'fault applied to the leader (each one under Faults, below)').choices([...FAULT_KINDS, 'none']).default('kill'))
+        .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))
         .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault: 0.3 or 30%').argParser(share).default(0.3))
         .addOption(latencyOption())
         .addOption(jitterOption())

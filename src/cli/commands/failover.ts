@@ -1,9 +1,10 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
-import type { NetemSpec } from '../../cluster/netem.js';
-import { faultProblem, ownQueueName, type QueueType } from '../../cluster/queue-types.js';
+import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js';
+import type { NetemSpec } from '../../faults/net/netem.js';
+import { ownQueueName, type QueueType } from '../../cluster/queue-types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import { faultsHelpText, helpWidth } from '../help.js';
 import {
   durationOption,
   givenOptions,
@@ -75,14 +76,7 @@ export const failover = defineCommand({
         ),
       )
       .addOption(vhostOption())
-      .addOption(
-        new Option(
-          '--fault <kind>',
-          'kill (SIGKILL), stop (clean shutdown), pause (freeze), disconnect (network), partition (from its peers; -halves, -ring, -bridge: shapes over several nodes), latency (netem), slow-link (tbf), quorum-loss (leader and a follower killed)',
-        )
-          .choices(FAULT_KINDS)
-          .default('kill'),
-      )
+      .addOption(new Option('--fault <kind>', 'the fault applied to the leader (each one under Faults, below)').choices(FAULT_KINDS).default('kill'))
       .addOption(
         durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts(
           'restore',
@@ -97,6 +91,7 @@ export const failover = defineCommand({
       .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
       .addOption(jsonOption())
       .addOption(htmlOption())
+      .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))
       .action((o: RawOptions, command: Command) => {
         const given = givenOptions(command);
         if (!o.restore) refuseWith(given, ['--rejoin-timeout'], 'does nothing with --no-restore (the node is left faulted)');

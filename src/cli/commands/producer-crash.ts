@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../cluster/fault-kinds.js';
+import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
 import { UsageError } from '../../errors.js';
 import type { ProducerCrashOptions } from '../../scenarios/producer-crash-result.js';
 import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/producer-crash-modes.js';

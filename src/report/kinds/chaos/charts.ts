@@ -1,4 +1,4 @@
-import type { FaultKind } from '../../../cluster/faults.js';
+import { FAULTS } from '../../../faults/registry.js';
 import type { ChaosResult } from '../../../scenarios/chaos-plan.js';
 import { type Band, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, ratesFrom } from '../../chart-parts.js';
@@ -7,22 +7,6 @@ import { chaosTotalsTable, nemesisTable, producerLabel } from './text.js';
 
 /** chaos: the totals, one timeline of every producer and consumer with each fault shaded, the nemesis history. Pure. */
 
-const FAULT_COLOR: Record<FaultKind, string> = {
-  kill: '#dc2626',
-  stop: '#d97706',
-  pause: '#7c3aed',
-  disconnect: '#0891b2',
-  partition: '#db2777',
-  'partition-halves': '#be185d',
-  'partition-ring': '#9d174d',
-  'partition-bridge': '#f472b6',
-  latency: '#ca8a04',
-  'slow-link': '#65a30d',
-  'quorum-loss': '#991b1b',
-  'rolling-restart': '#0f766e',
-  membership: '#4d7c0f',
-};
-
 /** Each fault as a band, from its issue until the cluster was whole again (or the heal, or the end), in seconds. Pure. */
 export function faultBands(r: Pick<ChaosResult, 'faults' | 'durationMs' | 'samples'>): Band[] {
   const endMs = Math.max(r.durationMs, r.samples.at(-1)?.tMs ?? 0);
@@ -30,7 +14,8 @@ export function faultBands(r: Pick<ChaosResult, 'faults' | 'durationMs' | 'sampl
     from: f.issuedAtMs / 1000,
     to: Math.max(f.issuedAtMs, f.wholeAtMs ?? f.restoredAtMs ?? endMs) / 1000,
     label: `${f.kind} ${f.shape ?? (f.nodes.length > 0 ? f.nodes.join('+') : '(not applied)')}`,
-    color: FAULT_COLOR[f.kind],
+    // A document read by `rmq-bench report` may name a fault this version does not know.
+    color: FAULTS[f.kind]?.color,
   }));
 }
 

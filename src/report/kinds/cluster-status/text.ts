@@ -1,4 +1,4 @@
-import { shortNodeName } from '../../../cluster/leader.js';
+import { shortNodeName } from '../../../cluster/queue-leadership.js';
 import type { StatusResult } from '../../../cluster/status.js';
 import { renderTable } from '../../table.js';
 

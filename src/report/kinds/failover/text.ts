@@ -1,4 +1,5 @@
-import { FAULT_DESCRIPTIONS } from '../../../cluster/faults.js';
+import { FAULT_ABOUT } from '../../../faults/kinds.js';
+import { FAULTS } from '../../../faults/registry.js';
 import type { FailoverResult } from '../../../scenarios/failover.js';
 import { formatMs } from '../../../util/duration.js';
 
@@ -7,7 +8,7 @@ import { formatMs } from '../../../util/duration.js';
 export function renderFailover(r: FailoverResult): string {
   const rows: [string, string][] = [
     ['queue', r.queueType === undefined || r.queueType === 'quorum' ? r.queue : `${r.queue} (a ${r.queueType} queue)`],
-    ['fault', `${r.fault}: ${FAULT_DESCRIPTIONS[r.fault]}; the call took ${formatMs(r.faultCallMs)}`],
+    ['fault', `${r.fault}: ${FAULT_ABOUT[r.fault]?.description ?? 'a fault this version does not know'}; the call took ${formatMs(r.faultCallMs)}`],
     ['old leader', r.alsoFaulted.length > 0 ? `${r.oldLeader} (with ${r.alsoFaulted.join(', ')}: no majority left)` : r.oldLeader],
   ];
   if (r.shape) rows.push(['links cut', r.shape]);
@@ -18,15 +19,7 @@ export function renderFailover(r: FailoverResult): string {
       `delay ${formatMs(n.delayMs)}${n.jitterMs > 0 ? ` ± ${formatMs(n.jitterMs)}` : ''}, loss ${n.lossPct}% on everything ${r.oldLeader} sends`,
     ]);
   }
-  if (r.newLeader === null || r.electionMs === null)
-    rows.push([
-      'new leader',
-      r.fault === 'quorum-loss'
-        ? `none possible while ${[r.oldLeader, ...r.alsoFaulted].join(' and ')} are down (no majority)`
-        : r.fault === 'rolling-restart'
-          ? 'none awaited: every node was restarted in turn, the leader moving as it went'
-          : `none awaited: '${r.fault}' leaves ${r.oldLeader} in the cluster`,
-    ]);
+  if (r.newLeader === null || r.electionMs === null) rows.push(['new leader', noNewLeader(r)]);
   else {
     rows.push(['new leader', r.newLeader]);
     rows.push([
@@ -36,8 +29,7 @@ export function renderFailover(r: FailoverResult): string {
   }
   if (r.restored) {
     // A slow, delayed or partly cut node is not down: the fault was on for that long.
-    const down = (['kill', 'stop', 'pause', 'disconnect', 'partition', 'partition-halves', 'quorum-loss'] as FailoverResult['fault'][]).includes(r.fault);
-    rows.push([down ? 'node down for' : 'fault held for', formatMs(r.downMs ?? NaN)]);
+    rows.push([FAULTS[r.fault]?.nodeDown ? 'node down for' : 'fault held for', formatMs(r.downMs ?? NaN)]);
     // Shown where it takes seconds: a start after kill or stop, a partition's mend before 4.3.
     if ((r.restoreMs ?? 0) >= 1_000) rows.push(['restore', `${formatMs(r.restoreMs ?? NaN)} (undoing the fault; before 4.3 a partition's mend too)`]);
     rows.push([
@@ -50,4 +42,22 @@ export function renderFailover(r: FailoverResult): string {
   }
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+}
+
+/** Why no new leader was seen while the fault was on, in the words of the fault's leader effect (its spec). */
+function noNewLeader(r: FailoverResult): string {
+  // A document read by `rmq-bench report` may name a fault this version does not know.
+  switch (FAULTS[r.fault]?.leader) {
+    case 'no-majority':
+      return `none possible while ${listed([r.oldLeader, ...r.alsoFaulted])} are down (no majority)`;
+    case 'moves-in-turn':
+      return 'none awaited: every node was restarted in turn, the leader moving as it went';
+    default:
+      return `none awaited: '${r.fault}' leaves ${r.oldLeader} in the cluster`;
+  }
+}
+
+/** a and b; a, b and c. */
+function listed(names: readonly string[]): string {
+  return names.length <= 2 ? names.join(' and ') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }

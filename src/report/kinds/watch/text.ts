@@ -1,4 +1,4 @@
-import { shortNodeName } from '../../../cluster/leader.js';
+import { shortNodeName } from '../../../cluster/queue-leadership.js';
 import type { WatchQueueRow, WatchView } from '../../../scenarios/watch.js';
 import { renderTable } from '../../table.js';
 

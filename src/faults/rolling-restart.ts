@@ -1,8 +1,8 @@
 import { errorMessage, InterruptedError } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import type { AppliedFault } from './faults.js';
-import { shortNodeName, type QueueLeadership } from './leader.js';
+import type { AppliedFault, FaultContext } from './applied.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
+import type { FaultSpec } from './spec.js';
 
 /**
  * rolling-restart: what an upgrade, a config change or the Kubernetes operator does to a
@@ -15,6 +15,21 @@ import { shortNodeName, type QueueLeadership } from './leader.js';
  * end. close() (an error elsewhere, Ctrl+C) stops rolling and starts a node the roll had stopped:
  * no node is left down on any way out.
  */
+export const rollingRestart: FaultSpec<'rolling-restart'> = {
+  kind: 'rolling-restart',
+  needs: {},
+  leader: 'moves-in-turn',
+  nodeDown: false,
+  leftovers: ['stopped container'],
+  color: '#0f766e',
+  apply: async (ctx, { vhost, onLine }) => ({
+    fault: await startRollingRestart(ctx, { vhost, perNodeTimeoutMs: ROLLING_NODE_TIMEOUT_MS, ...(onLine ? { onLine } : {}) }),
+    alsoFaulted: [],
+  }),
+};
+
+/** A rolling restart's deadline for each node to be back and the cluster whole again. */
+export const ROLLING_NODE_TIMEOUT_MS = 120_000;
 
 /** The order the nodes are rolled in: highest ordinal first, as a StatefulSet does. Pure. */
 export function rollingOrder(nodeNames: readonly string[]): string[] {
@@ -43,7 +58,7 @@ export interface RollingRestartOptions {
 }
 
 /** Restart every node in turn; the fault's restore() waits until the last one is back and the cluster whole. */
-export async function startRollingRestart(ctx: ClusterContext, options: RollingRestartOptions): Promise<AppliedFault> {
+export async function startRollingRestart(ctx: FaultContext, options: RollingRestartOptions): Promise<AppliedFault> {
   const order = rollingOrder((await ctx.management.nodes()).map((n) => n.name));
   const abort = new AbortController();
   const signal = AbortSignal.any([abort.signal, ctx.signal]);

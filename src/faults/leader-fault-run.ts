@@ -1,15 +1,16 @@
 import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock, type Clock } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
 import { type Election, waitForNewLeader } from './election.js';
-import { faultLeader, type LeaderFault } from './fault-leader.js';
-import { type FaultKind, type FaultOptions, shapeOf } from './faults.js';
-import type { QueueRef } from './queue-leader.js';
+import { faultLeader, type LeaderFault } from './at-leader.js';
+import { type FaultContext, type FaultOptions, shapeOf } from './applied.js';
+import type { FaultKind } from './kinds.js';
+import { awaitsElection } from './registry.js';
+import type { QueueRef } from '../cluster/queue-leader-lookup.js';
 import { type Rejoin, waitForRejoin } from './rejoin.js';
 
 /**
  * A leader fault as one sequence, run in the background: fault a quorum queue's leader
- * (fault-leader.ts), watch the election (election.ts), hold, restore the node and wait until it is
+ * (at-leader.ts), watch the election (election.ts), hold, restore the node and wait until it is
  * back (rejoin.ts). Every scenario that faults a leader mid-run uses it; the fault is undone on
  * every way out.
  */
@@ -59,22 +60,11 @@ export interface LeaderFaultTimeline {
   failedAt: number | null;
 }
 
-/**
- * Whether a new leader is awaited while the fault is on: not for latency or slow-link (a slow
- * leader usually stays leader), quorum-loss (no majority is left to elect one), nor a ring or a bridge (the
- * leader still reaches a majority: itself and two others), nor a rolling restart (every node in
- * turn, the leader moving as it goes); the sequence holds those for a while
- * instead, and the rejoin wait after the restore sees the queue led again.
- */
-export function takesLeaderAway(kind: FaultKind): boolean {
-  return !(['latency', 'slow-link', 'quorum-loss', 'partition-ring', 'partition-bridge', 'rolling-restart'] as FaultKind[]).includes(kind);
-}
-
 /** A fault with no election to wait for is held at least this long (it would be over at once otherwise). */
 export const NO_ELECTION_HOLD_MS = 10_000;
 
 function minimumHoldMs(kind: FaultKind): number {
-  return takesLeaderAway(kind) ? 0 : NO_ELECTION_HOLD_MS;
+  return awaitsElection(kind) ? 0 : NO_ELECTION_HOLD_MS;
 }
 
 /** The steps, behind an interface so that the state machine is unit-tested with a fake. */
@@ -102,7 +92,7 @@ export interface LeaderFaultPlan {
   /** What the fault takes besides the node (latency's delay and loss). */
   faultOptions?: FaultOptions;
   /**
-   * Wait for a new leader while the fault is on (default: takesLeaderAway(kind)). false: hold
+   * Wait for a new leader while the fault is on (default: awaitsElection(kind), from its spec's leader effect). false: hold
    * exactly restoreAfterMs, with no election awaited and no minimum hold (chaos's nemesis, which
    * faults followers as well as leaders and records the leaders itself).
    */
@@ -129,8 +119,8 @@ export interface LeaderFaultHandle {
 }
 
 /** The real steps, on this context's cluster. */
-export function contextDriver(ctx: ClusterContext, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
-  const scoped = (signal: AbortSignal): ClusterContext => ({ ...ctx, signal });
+export function contextDriver(ctx: FaultContext, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
+  const scoped = (signal: AbortSignal): FaultContext => ({ ...ctx, signal });
   return {
     fault: (kind, signal) => faultLeader(scoped(signal), ref, kind, faultOptions ? { faultOptions } : {}),
     waitForNewLeader: (lf, timeoutMs, signal) => waitForNewLeader(scoped(signal), ref, lf, { timeoutMs }),
@@ -173,7 +163,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
  * every way out, at once, unless the plan leaves it faulted. Errors end the sequence and are
  * kept in the outcome, never thrown from here.
  */
-export function startLeaderFault(ctx: ClusterContext, ref: QueueRef, kind: FaultKind, plan: LeaderFaultPlan): LeaderFaultHandle {
+export function startLeaderFault(ctx: FaultContext, ref: QueueRef, kind: FaultKind, plan: LeaderFaultPlan): LeaderFaultHandle {
   const clock = plan.clock ?? systemClock;
   const driver = plan.driver ?? contextDriver(ctx, ref, plan.faultOptions);
   const closing = new AbortController();
@@ -212,7 +202,7 @@ export function startLeaderFault(ctx: ClusterContext, ref: QueueRef, kind: Fault
       // Closed while the fault call ran: it is on now, so undo it (in the finally).
       if (signal.aborted) throw new InterruptedError();
 
-      const awaitElection = plan.awaitElection ?? takesLeaderAway(kind);
+      const awaitElection = plan.awaitElection ?? awaitsElection(kind);
       if (awaitElection) {
         enter('electing');
         const election = await driver.waitForNewLeader(lf, plan.electionTimeoutMs, signal);

@@ -1,12 +1,13 @@
 import type { NodeSpec } from '../config.js';
 import { InterruptedError, errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import { callNode } from './erl-call.js';
-import type { LeaderFault } from './fault-leader.js';
-import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from './leader.js';
-import { ManagementClient } from './management.js';
-import type { QueueRef } from './queue-leader.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
+import type { FaultContext } from './applied.js';
+import { callNode } from '../cluster/erl-call.js';
+import type { LeaderFault } from './at-leader.js';
+import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from '../cluster/queue-leadership.js';
+import { ManagementClient } from '../cluster/management.js';
+import type { QueueRef } from '../cluster/queue-leader-lookup.js';
 
 /** A new leader seen after a leader fault. */
 export interface Election {
@@ -36,12 +37,7 @@ const CLI_POLL_MS = 250;
  * electionMs runs from the moment the fault was issued to the first answer that named the new
  * leader: an upper bound, within one poll of the source that saw it.
  */
-export async function waitForNewLeader(
-  ctx: ClusterContext,
-  ref: QueueRef,
-  lf: LeaderFault,
-  options: { timeoutMs: number; pollMs?: number },
-): Promise<Election> {
+export async function waitForNewLeader(ctx: FaultContext, ref: QueueRef, lf: LeaderFault, options: { timeoutMs: number; pollMs?: number }): Promise<Election> {
   const survivors = ctx.config.nodes.filter((n) => n.name !== lf.oldLeader);
   const withCli = ctx.faults.kind === 'docker';
   const quickMgmt = new ManagementClient(

@@ -2,7 +2,6 @@ import { access } from 'node:fs/promises';
 import { EnvironmentError, errorMessage } from '../errors.js';
 import { withDeadline } from '../util/retry.js';
 import type { Docker } from './engine.js';
-import type { NetemSpec } from './netem.js';
 
 /**
  * Faults inside a node's network namespace, from the host: `nsenter -t <pid> -n iptables …` cuts
@@ -14,8 +13,6 @@ import type { NetemSpec } from './netem.js';
  */
 
 export const RULE_COMMENT = 'rmq-bench';
-
-export { DEFAULT_NETEM, type NetemSpec } from './netem.js';
 
 /** Runs a host command; resolves with its exit code and output. Injectable for unit tests. */
 export type HostRunner = (file: string, args: readonly string[]) => Promise<{ exitCode: number; output: string }>;
@@ -41,8 +38,15 @@ export function partitionRules(peerIp: string): string[][] {
   ];
 }
 
+/** The delay, jitter and loss of a netem qdisc (the latency fault's NetemSpec, src/faults/net/netem.ts). */
+export interface NetemArgs {
+  delayMs: number;
+  jitterMs: number;
+  lossPct: number;
+}
+
 /** tc arguments (after `tc qdisc add dev <if> root`) for the netem spec. Pure. */
-export function netemArgs(spec: NetemSpec): string[] {
+export function netemArgs(spec: NetemArgs): string[] {
   const args = ['netem', 'delay', `${spec.delayMs}ms`];
   if (spec.jitterMs > 0) args.push(`${spec.jitterMs}ms`);
   if (spec.lossPct > 0) args.push('loss', `${spec.lossPct}%`);
@@ -95,6 +99,8 @@ export async function netFaultsUnavailable(
   container: string,
   run: HostRunner,
   kind: string,
+  /** The queueing discipline the fault adds (latency: netem, slow-link: tbf), probed on the node's loopback; null for none. */
+  qdisc: 'netem' | 'tbf' | null,
   host: { platform: NodeJS.Platform; uid: number | undefined; netnsVisible: (pid: number) => Promise<boolean> } = {
     platform: process.platform,
     uid: process.getuid?.(),
@@ -117,7 +123,6 @@ export async function netFaultsUnavailable(
     return `'${kind}' needs the containers' processes on this host, and ${container}'s (pid ${pid}) is not visible here (Docker Desktop runs them in a VM); ${other}`;
   }
   // netem and tbf are kernel modules (sch_netem, sch_tbf) that some kernels lack: try it on the node's loopback, then take it away.
-  const qdisc = kind === 'latency' ? 'netem' : kind === 'slow-link' ? 'tbf' : null;
   if (qdisc !== null) {
     const probe = await run('nsenter', [
       '-t',
@@ -192,7 +197,7 @@ export async function applyPartition(docker: Docker, container: string, run: Hos
 }
 
 /** Delay (and drop) everything the container sends; returns the undo, which removes the qdiscs. */
-export function applyNetem(docker: Docker, container: string, run: HostRunner, spec: NetemSpec): Promise<() => Promise<void>> {
+export function applyNetem(docker: Docker, container: string, run: HostRunner, spec: NetemArgs): Promise<() => Promise<void>> {
   return applyRootQdisc(docker, container, run, netemArgs(spec));
 }
 

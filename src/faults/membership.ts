@@ -1,10 +1,11 @@
-import { type Config, nodeByName } from '../config.js';
 import { EnvironmentError, errorMessage } from '../errors.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import { retryUntil } from '../util/retry.js';
-import { type Docker, execIn } from './engine.js';
-import type { AppliedFault } from './faults.js';
-import { shortNodeName } from './leader.js';
+import type { Docker } from '../cluster/engine.js';
+import { containerOf, ctl, rejoin } from '../cluster/forgotten-nodes.js';
+import type { AppliedFault } from './applied.js';
+import { shortNodeName } from '../cluster/queue-leadership.js';
+import type { FaultSpec } from './spec.js';
 
 /**
  * membership: Jepsen's membership nemesis, as an operator replaces a node. The node's RabbitMQ
@@ -13,34 +14,18 @@ import { shortNodeName } from './leader.js';
  * member it leaves behind is removed with delete_member: removeMembersLeft); the
  * restore resets it, joins it to the cluster again, starts it and adds its quorum queue members
  * back (`reset`, `join_cluster`, `start_app`, `rabbitmq-queues grow <node> all`): a fresh
- * member that catches up from the others. `cluster up` does the same to a node it finds
- * forgotten (a killed run): rejoinForgottenNodes.
+ * member that catches up from the others (cluster/forgotten-nodes.ts). `cluster up` does the
+ * same to a node it finds forgotten (a killed run): rejoinForgottenNodes.
  */
-
-/** Each rabbitmqctl call's deadline (a node's reset and join take a few seconds). */
-const CTL_TIMEOUT_MS = 60_000;
-
-async function ctl(docker: Docker, container: string, args: string[]): Promise<string> {
-  const r = await execIn(docker, container, args, CTL_TIMEOUT_MS);
-  if (r.exitCode !== 0) {
-    throw new EnvironmentError(`${args.join(' ')} in ${container} exited ${r.exitCode}: ${r.output.trim().split('\n').pop() ?? ''}`);
-  }
-  return r.output;
-}
-
-function containerOf(config: Config, nodeName: string): string {
-  const node = nodeByName(config, nodeName);
-  if (!node) throw new EnvironmentError(`${nodeName} is not one of this cluster's containers`);
-  return node.container;
-}
-
-/** reset, join_cluster through `peer`, start_app, then every quorum queue grown back onto the node. */
-async function rejoin(docker: Docker, container: string, nodeName: string, peer: string): Promise<void> {
-  await ctl(docker, container, ['rabbitmqctl', 'reset']);
-  await ctl(docker, container, ['rabbitmqctl', 'join_cluster', peer]);
-  await ctl(docker, container, ['rabbitmqctl', 'start_app']);
-  await ctl(docker, container, ['rabbitmq-queues', 'grow', nodeName, 'all']);
-}
+export const membership: FaultSpec<'membership'> = {
+  kind: 'membership',
+  needs: { ownContainers: true },
+  leader: 'elected-away',
+  nodeDown: false,
+  leftovers: ['forgotten node', 'stopped application'],
+  color: '#4d7c0f',
+  apply: async (ctx, { node }) => ({ fault: await injectMembership(ctx, node), alsoFaulted: [] }),
+};
 
 /** How long the quorum queues' records may keep listing a forgotten node while delete_member runs. */
 const MEMBERS_LEFT_TIMEOUT_MS = 60_000;
@@ -144,33 +129,4 @@ export async function injectMembership(ctx: ClusterContext, nodeName: string): P
     },
   };
   return fault;
-}
-
-/**
- * For `cluster up`: a node the cluster no longer lists (a membership fault a killed run left: it
- * was forgotten) whose container runs with its RabbitMQ application stopped is reset, joined
- * through a running node and started, its quorum queue members added back. A node that is only
- * booting is listed, and left alone. Returns the nodes rejoined.
- */
-export async function rejoinForgottenNodes(ctx: ClusterContext, docker: Docker): Promise<string[]> {
-  const listed = await ctx.management.nodes().catch(() => undefined);
-  if (listed === undefined) return [];
-  const peer = listed.find((n) => n.running)?.name;
-  const forgotten = ctx.config.nodes.filter((n) => !listed.some((l) => l.name === n.nodeName));
-  const stopped: typeof forgotten = [];
-  for (const n of forgotten) {
-    const r = await execIn(docker, n.container, ['rabbitmqctl', '-q', 'eval', 'rabbit:is_running().'], CTL_TIMEOUT_MS).catch(() => undefined);
-    if (r?.exitCode === 0 && r.output.trim() === 'false') stopped.push(n);
-  }
-  if (stopped.length === 0 || peer === undefined) return [];
-  const done: string[] = [];
-  for (const n of stopped) {
-    try {
-      await rejoin(docker, n.container, n.nodeName, peer);
-      done.push(n.name);
-    } catch (err) {
-      ctx.log(`could not rejoin ${n.name} to the cluster: ${errorMessage(err)}`);
-    }
-  }
-  return done;
 }

@@ -1,11 +1,11 @@
 import { nodeByName } from '../config.js';
 import { errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import { inspectContainer } from './engine.js';
-import type { LeaderFault } from './fault-leader.js';
-import { shortNodeName, type QueueLeadership } from './leader.js';
-import type { QueueRef } from './queue-leader.js';
+import type { FaultContext } from './applied.js';
+import { inspectContainer } from '../cluster/engine.js';
+import type { LeaderFault } from './at-leader.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
+import type { QueueRef } from '../cluster/queue-leader-lookup.js';
 
 /** A faulted node back in the cluster after its fault was undone. */
 export interface Rejoin {
@@ -29,7 +29,7 @@ export interface Rejoin {
  * restarting node shows up as online once before its queues recover).
  */
 export async function waitForRejoin(
-  ctx: ClusterContext,
+  ctx: FaultContext,
   refs: QueueRef | readonly QueueRef[],
   lf: LeaderFault,
   options: { timeoutMs: number; restoredAt: number; stableMs?: number },

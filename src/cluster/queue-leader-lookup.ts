@@ -1,6 +1,6 @@
 import { BrokerUnavailableError, NotFoundError } from '../errors.js';
 import type { ClusterContext } from './cluster-ctx.js';
-import type { QueueLeadership } from './leader.js';
+import type { QueueLeadership } from './queue-leadership.js';
 
 /** A queue by vhost and name. */
 export interface QueueRef {

@@ -1,0 +1,65 @@
+import type { QueueType } from '../cluster/queue-types.js';
+
+/**
+ * The faults rmq-bench can apply, by name, with what the CLI needs of each before anything else
+ * is loaded: its one-line description (the help and the reports print it) and whether it only
+ * means something for a quorum queue. No imports at run time (a type only): the commands declare
+ * their options with it, and `rmq-bench --help` loads commander and nothing else. Everything
+ * else a fault is (what it needs, what it does to the leader, its apply and heal, its leftovers,
+ * its colour) is in its own file, src/faults/<kind>.ts, registered in registry.ts.
+ */
+interface FaultAbout {
+  readonly description: string;
+  /** About a quorum queue's members or its majority: refused on the other queue types. */
+  readonly quorumOnly?: true;
+}
+
+export const FAULT_ABOUT = {
+  kill: { description: 'SIGKILL the container (a crash: no clean shutdown)' },
+  stop: { description: 'stop the container (SIGTERM, then SIGKILL after 10 s: a clean shutdown)' },
+  pause: { description: 'freeze the container (cgroup freezer: sockets stay open, nothing answers)' },
+  disconnect: { description: 'cut the container off its network (the alias is restored on reconnect)' },
+  partition: { description: 'cut the node off from its cluster peers (iptables in its network namespace); its clients still reach it' },
+  'partition-halves': {
+    description: 'split the cluster into a minority, with the node in it, and a majority that cannot reach each other (iptables)',
+  },
+  'partition-ring': {
+    description: '5 nodes in a ring, each reaching only its two neighbours: every node sees a majority, no two the same (iptables)',
+  },
+  'partition-bridge': { description: 'two halves that cannot reach each other, joined by one node that reaches both; the node in a half (iptables)' },
+  latency: { description: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)' },
+  'slow-link': { description: 'limit the bandwidth of everything the node sends, to its peers and its clients (tc tbf in its network namespace)' },
+  'quorum-loss': { description: 'SIGKILL the leader and one follower: the queue has no majority until both are back', quorumOnly: true },
+  'rolling-restart': {
+    description: 'stop and start every node in turn (highest ordinal first), each once the cluster is whole again, as an upgrade does',
+  },
+  membership: {
+    description: 'remove the node from the cluster (stop_app, forget_cluster_node: its queue members go) and join it again, reset, with its members grown back',
+    quorumOnly: true,
+  },
+  'kill-all': { description: 'SIGKILL every node at once, then start them all again (a power cut of the whole rack)' },
+} as const satisfies Record<string, FaultAbout>;
+
+export type FaultKind = keyof typeof FAULT_ABOUT;
+
+/** Every fault's name, in the order the help and chaos's default list give them. */
+export const FAULT_KINDS = Object.keys(FAULT_ABOUT) as readonly FaultKind[];
+
+/** What a fault does, in one line. */
+export function faultDescription(kind: FaultKind): string {
+  return FAULT_ABOUT[kind].description;
+}
+
+/** Why a fault is refused on a queue type, or undefined. Pure. */
+export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string | undefined {
+  if (type === 'quorum' || fault === 'none' || !('quorumOnly' in FAULT_ABOUT[fault])) return undefined;
+  return `--fault ${fault} is about a quorum queue's members; a ${type} queue has none (use kill, stop, pause, disconnect or a partition)`;
+}
+
+/** The partitions of several nodes at once (net/partition-shapes.ts draws them). */
+export const PARTITION_SHAPES = ['partition-halves', 'partition-ring', 'partition-bridge'] as const satisfies readonly FaultKind[];
+export type PartitionShape = (typeof PARTITION_SHAPES)[number];
+
+export function isPartitionShape(kind: FaultKind): kind is PartitionShape {
+  return (PARTITION_SHAPES as readonly string[]).includes(kind);
+}

@@ -1,0 +1,16 @@
+import { applyPartition, hostRunner } from '../../cluster/netns.js';
+import { type FaultSpec, onOneNode } from '../spec.js';
+
+/** partition: the node cut off from its cluster peers by iptables rules in its network namespace (its clients still reach it). */
+export const partition: FaultSpec<'partition'> = {
+  kind: 'partition',
+  needs: { netns: 'iptables' },
+  leader: 'elected-away',
+  nodeDown: true,
+  leftovers: ['iptables rules', 'partition', 'stopped application'],
+  color: '#db2777',
+  async onContainer({ docker, container }) {
+    return { undo: await applyPartition(docker, container, await hostRunner()) };
+  },
+  apply: onOneNode('partition'),
+};
