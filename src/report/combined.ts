@@ -6,14 +6,14 @@ import { chartsFor, embedJson, pageHead } from './html.js';
 import { type Kind, isKind } from './kinds.js';
 import { countsLine, type ReportSummary, type SummaryDocument, statusText } from './kinds/report/view.js';
 import { SCHEMA_VERSION } from '../schema-version.js';
-import type { ReportInput } from '../scenarios/report.js';
+import type { ReportInput } from '../scenarios/broker-tools/report.js';
 import { typeName } from './shape-check.js';
 import { escapeHtml } from './svg.js';
 
 /**
  * `rmq-bench report`: one self-contained page for a set of --json documents (a summary table,
  * then a section per input with its charts and its JSON). Pure: the files' texts in, entries and
- * markup out; src/scenarios/report.ts reads the files.
+ * markup out; src/scenarios/broker-tools/report.ts reads the files.
  */
 
 /** One input as the page shows it: its summary, its document and what was drawn from it. */

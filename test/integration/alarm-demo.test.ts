@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AlarmDemoResult } from '../../src/scenarios/alarm-plan.js';
+import type { AlarmDemoResult } from '../../src/scenarios/demos/alarm-plan.js';
 import { alarmsOf, mgmtGet } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
+import type { BenchModeResult, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { eventually, MGMT, mgmtGet, parseJson, PASSWORD, ROOT, runCli, USER, withChannel } from './cli.js';
 
 let dir: string;

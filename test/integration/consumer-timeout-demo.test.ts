@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/consumer-timeout-plan.js';
+import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/demos/consumer-timeout-plan.js';
 import amqp from 'amqplib';
 import { AMQP_URLS, ROOT, eventually, mgmtGet, uniqueName } from './cli.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';

@@ -9,7 +9,7 @@ import {
   type DeliveryLimitDemoResult,
   type DeliveryLimitRow,
   type Protocol,
-} from '../../src/scenarios/delivery-limit-plan.js';
+} from '../../src/scenarios/demos/delivery-limit-plan.js';
 import { AMQP_PORTS, AMQP_URLS, PASSWORD, USER, mgmtGet, parseJson, runCli, uniqueName, type CliResult } from './cli.js';
 
 type Doc = DeliveryLimitDemoResult & { kind: string };

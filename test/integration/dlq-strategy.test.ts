@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DlxStrategyResult } from '../../src/scenarios/dlx-strategy-plan.js';
+import type { DlxStrategyResult } from '../../src/scenarios/demos/dlx-strategy-plan.js';
 import { mgmtGet, parseJson, runCli } from './cli.js';
 import { distinct, witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
 

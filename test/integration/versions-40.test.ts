@@ -1,7 +1,7 @@
 import amqp from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryLimitDemoResult, DeliveryLimitRow } from '../../src/scenarios/delivery-limit-plan.js';
-import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/consumer-timeout-plan.js';
+import type { DeliveryLimitDemoResult, DeliveryLimitRow } from '../../src/scenarios/demos/delivery-limit-plan.js';
+import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/demos/consumer-timeout-plan.js';
 import { AMQP_URLS, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 
 /*

@@ -5,7 +5,7 @@ import { renderAlarmDemo } from '../../src/report/kinds/alarm-demo/text.js';
 import { flushLine } from '../../src/report/kinds/producer/text.js';
 import { alarmCharts } from '../../src/report/kinds/alarm-demo/charts.js';
 import { renderHtmlReport } from '../../src/report/html.js';
-import { nodesFor } from '../../src/scenarios/alarm-demo.js';
+import { nodesFor } from '../../src/scenarios/demos/alarm-demo.js';
 import {
   assessAlarmDemo,
   countPublisher,
@@ -15,7 +15,7 @@ import {
   type ConsumerRun,
   type PublisherInput,
   type PublisherRole,
-} from '../../src/scenarios/alarm-plan.js';
+} from '../../src/scenarios/demos/alarm-plan.js';
 import { invocationOf } from './program-harness.js';
 
 const options: AlarmDemoOptions = {

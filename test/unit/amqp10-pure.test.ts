@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectionOptions10, queueAddress, targetAddress } from '../../src/client/amqp10/connection.js';
 import { OUTCOME_RULES, RejectionTally, outcomeOf, rejectionOf } from '../../src/client/amqp10/outcomes.js';
-import { compareModes, isConfirmingMode, modeLabel } from '../../src/scenarios/compare-modes.js';
+import { compareModes, isConfirmingMode, modeLabel } from '../../src/scenarios/under-faults/compare-modes.js';
 
 describe('AMQP 1.0 connection options from an amqp:// URL', () => {
   it.each([

@@ -4,7 +4,7 @@ import { HttpError, type ManagementClient } from '../../src/cluster/management.j
 import { BrokerUnavailableError, UsageError } from '../../src/errors.js';
 import { renderAudit } from '../../src/report/kinds/audit/text.js';
 import { describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/cluster/snapshot.js';
-import { auditResultOf } from '../../src/scenarios/audit.js';
+import { auditResultOf } from '../../src/scenarios/broker-tools/audit.js';
 import { quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
 import { captureOutput, invocationOf } from './program-harness.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { versionItems } from '../../src/audit/version-items.js';
 import { CHECK_IDS } from '../../src/audit/check.js';
 import { renderAudit } from '../../src/report/kinds/audit/text.js';
-import { auditResultOf } from '../../src/scenarios/audit.js';
+import { auditResultOf } from '../../src/scenarios/broker-tools/audit.js';
 import { stockSnapshot } from './audit.fixtures.js';
 
 describe("audit: the rules of the broker's version, per check that depends on it", () => {

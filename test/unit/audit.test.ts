@@ -4,7 +4,7 @@ import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
 import { effectiveQueue } from '../../src/cluster/policy.js';
 import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
 import { topicMatches, Topology } from '../../src/cluster/topology.js';
-import { auditResultOf } from '../../src/scenarios/audit.js';
+import { auditResultOf } from '../../src/scenarios/broker-tools/audit.js';
 import {
   binding,
   classicQueue,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IntervalLatency, LatencyRecorder } from '../../src/measure/histogram.js';
 import { ModeMeter, type Probe } from '../../src/measure/meter.js';
 import { endToEndMs } from '../../src/measure/published-at.js';
-import { benchRuns } from '../../src/scenarios/bench.js';
+import { benchRuns } from '../../src/scenarios/traffic/bench.js';
 
 describe('benchRuns', () => {
   const cases: {

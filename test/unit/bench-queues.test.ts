@@ -4,9 +4,9 @@ import { UsageError } from '../../src/errors.js';
 import { mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
 import { benchCharts } from '../../src/report/kinds/bench/charts.js';
 import { leaderText, renderBench, renderPerQueue, renderQueueTable, runNotes } from '../../src/report/kinds/bench/text.js';
-import { urlsFrom, vhostOf } from '../../src/scenarios/bench-queues.js';
-import { type BenchQueueRow, benchQueueNames, clientsPerQueue, QueueMeter, queueOfClient } from '../../src/scenarios/bench-spread.js';
-import type { BenchModeResult, BenchResult } from '../../src/scenarios/bench.js';
+import { urlsFrom, vhostOf } from '../../src/scenarios/traffic/bench-queues.js';
+import { type BenchQueueRow, benchQueueNames, clientsPerQueue, QueueMeter, queueOfClient } from '../../src/scenarios/traffic/bench-spread.js';
+import type { BenchModeResult, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { BENCH_OPTIONS, benchRun, MB } from './fixtures/bench.js';
 import { latency, NO_LATENCY } from './fixtures/latency.js';
 

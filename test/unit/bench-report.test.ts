@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_HEADER, ms, renderBench, renderBenchTable, renderCsv, renderSampleLine, runNotes } from '../../src/report/kinds/bench/text.js';
-import type { BenchModeResult, BenchOptions, BenchResult } from '../../src/scenarios/bench.js';
+import type { BenchModeResult, BenchOptions, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { BENCH_OPTIONS, benchRun, benchSample, MB } from './fixtures/bench.js';
 import { latency, NO_LATENCY } from './fixtures/latency.js';
 

@@ -12,7 +12,7 @@ import {
   type LeftInQueue,
   nemesisSchedule,
   pickIndex,
-} from '../../src/scenarios/chaos-plan.js';
+} from '../../src/scenarios/under-faults/chaos-plan.js';
 import { chaosProducer, faultRecord } from './fixtures/chaos.js';
 
 describe('pickIndex', () => {

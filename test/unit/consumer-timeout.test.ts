@@ -13,7 +13,7 @@ import {
   type HandlingRun,
   type NaiveRun,
   type ViaResult,
-} from '../../src/scenarios/consumer-timeout-plan.js';
+} from '../../src/scenarios/demos/consumer-timeout-plan.js';
 import { invocationOf } from './program-harness.js';
 
 const ids = messageIdsFor('policy', 4);

@@ -5,7 +5,7 @@ import { deathSummary } from '../../src/client/delivery-headers.js';
 import { renderConsumer, renderDelivery } from '../../src/report/kinds/consumer/text.js';
 import { renderConsumerCrash } from '../../src/report/kinds/consumer-crash/text.js';
 import { renderPrefetchDemo } from '../../src/report/kinds/prefetch-demo/text.js';
-import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/consumer-crash.js';
+import type { ConsumerCrashResult, CrashRun } from '../../src/scenarios/crashes/consumer-crash.js';
 
 describe('shouldFail', () => {
   const never = (): number => 0.99;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderDelayedRetryDemo } from '../../src/report/kinds/delayed-retry-demo/text.js';
-import { expectedSurvivors } from '../../src/scenarios/durability-demo.js';
-import { checkDelay, delayFor, delayedRetryUnsupported, parseVersion, policyDefinition, returnPlan } from '../../src/scenarios/delayed-retry-plan.js';
+import { expectedSurvivors } from '../../src/scenarios/demos/durability-demo.js';
+import { checkDelay, delayFor, delayedRetryUnsupported, parseVersion, policyDefinition, returnPlan } from '../../src/scenarios/demos/delayed-retry-plan.js';
 import { delayedRetryResult, delayedRound } from './fixtures/delayed-retry.js';
 
 describe('delayFor: min(min × x-delivery-count (at least 1), max)', () => {

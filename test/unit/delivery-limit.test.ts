@@ -3,8 +3,8 @@ import type { Connection } from 'rhea';
 import { describe, expect, it } from 'vitest';
 import { KIND_VIEWS } from '../../src/report/kinds.js';
 import { deliveriesText, loopLines, renderDeliveryLimitDemo, timeoutLines } from '../../src/report/kinds/delivery-limit-demo/text.js';
-import { Receiver10, seenOf10, settle10 } from '../../src/scenarios/delivery-limit-amqp10.js';
-import { namesOf } from '../../src/scenarios/delivery-limit-demo.js';
+import { Receiver10, seenOf10, settle10 } from '../../src/scenarios/demos/delivery-limit-amqp10.js';
+import { namesOf } from '../../src/scenarios/demos/delivery-limit-demo.js';
 import {
   ACTIONS,
   CONSUMER_TIMEOUT_MS,
@@ -29,7 +29,7 @@ import {
   type DeliveryLimitRow,
   type Observed,
   type SeenDelivery,
-} from '../../src/scenarios/delivery-limit-plan.js';
+} from '../../src/scenarios/demos/delivery-limit-plan.js';
 import { invocationOf, parse } from './program-harness.js';
 
 const o = { deliveryLimit: 2, rounds: 6 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { deadLetterRow, parseFilter } from '../../src/scenarios/dlq-tools.js';
+import { deadLetterRow, parseFilter } from '../../src/scenarios/broker-tools/dlq-tools.js';
 
 describe('deadLetterRow', () => {
   it('reads reason, source queue, count and the death times (AMQP timestamps, as amqplib decodes them)', () => {

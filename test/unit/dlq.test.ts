@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderDlqDemo } from '../../src/report/kinds/dlq-demo/text.js';
-import { deadMessageOf } from '../../src/scenarios/dlq-demo.js';
+import { deadMessageOf } from '../../src/scenarios/demos/dlq-demo.js';
 
 describe('deadMessageOf (x-death parsing)', () => {
   it.each([

@@ -14,7 +14,7 @@ import {
   waitedOutRegistration,
   type DlxStrategyResult,
   type StrategyRun,
-} from '../../src/scenarios/dlx-strategy-plan.js';
+} from '../../src/scenarios/demos/dlx-strategy-plan.js';
 
 function run(over: Partial<StrategyRun>): StrategyRun {
   return {

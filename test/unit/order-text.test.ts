@@ -8,7 +8,7 @@ import { renderCompare } from '../../src/report/kinds/compare/text.js';
 import { renderProducerCrash } from '../../src/report/kinds/producer-crash/text.js';
 import { renderReconciliation } from '../../src/report/kinds/verify/text.js';
 import { orderFinding, orderLines, orderSection, orderSummary } from '../../src/report/order-text.js';
-import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
+import { type CompareResult, totalsFor } from '../../src/scenarios/under-faults/compare.js';
 import { chaosResult } from './fixtures/chaos.js';
 import { PRODUCER_CRASH_RESULT } from './fixtures/producer-crash.js';
 import { COMPARE_OPTIONS, compareRun, reconciliationOf } from './fixtures/runs.js';

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { harnessPrinter } from '../../src/scenarios/producer-harness.js';
+import { harnessPrinter } from '../../src/scenarios/traffic/producer-harness.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
 import { renderProducerCrash } from '../../src/report/kinds/producer-crash/text.js';
-import { killPlan, maxKills, parseChildLine } from '../../src/scenarios/producer-crash-plan.js';
+import { killPlan, maxKills, parseChildLine } from '../../src/scenarios/crashes/producer-crash-plan.js';
 import { seededRandom } from '../../src/util/random.js';
-import { totalsFor, verdictOf, type ProducerCrashOptions, type ProducerCrashResult, type ProducerCrashRun } from '../../src/scenarios/producer-crash-result.js';
+import {
+  totalsFor,
+  verdictOf,
+  type ProducerCrashOptions,
+  type ProducerCrashResult,
+  type ProducerCrashRun,
+} from '../../src/scenarios/crashes/producer-crash-result.js';
 
 describe('killPlan: seeded kill points', () => {
   it('the same seed and run give the same plan; another run or seed another one', () => {

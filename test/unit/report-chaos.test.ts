@@ -4,7 +4,7 @@ import { faultBands } from '../../src/report/kinds/chaos/charts.js';
 import { ratesFrom } from '../../src/report/chart-parts.js';
 import { renderHtmlReport } from '../../src/report/html.js';
 import { type Band, lineChart } from '../../src/report/svg.js';
-import type { ChaosResult } from '../../src/scenarios/chaos-plan.js';
+import type { ChaosResult } from '../../src/scenarios/under-faults/chaos-plan.js';
 import { chaosProducer, chaosResult, faultRecord, steadySamples } from './fixtures/chaos.js';
 
 /** The line of `text` that starts with `label` (a table row), its cells split on 2+ spaces. */

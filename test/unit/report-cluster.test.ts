@@ -4,7 +4,7 @@ import type { UpResult } from '../../src/cluster/up.js';
 import { renderFailover } from '../../src/report/kinds/failover/text.js';
 import { renderStatus } from '../../src/report/kinds/cluster-status/text.js';
 import { renderUp } from '../../src/report/kinds/cluster-up/text.js';
-import type { FailoverResult } from '../../src/scenarios/failover.js';
+import type { FailoverResult } from '../../src/scenarios/under-faults/failover.js';
 
 const lines = (text: string): string[] => text.split('\n');
 const lineStarting = (text: string, start: string): string | undefined => lines(text).find((l) => l.startsWith(start));

@@ -9,8 +9,8 @@ import { anchorsFor, classifyInput, renderCombinedReport, reportEntries, reportO
 import { countsLine, renderReportLines } from '../../src/report/kinds/report/view.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
 import { toJsonDocument } from '../../src/report/json.js';
-import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
-import { collectReportInputs, listReportFiles, type ReportInput } from '../../src/scenarios/report.js';
+import { type CompareResult, totalsFor } from '../../src/scenarios/under-faults/compare.js';
+import { collectReportInputs, listReportFiles, type ReportInput } from '../../src/scenarios/broker-tools/report.js';
 import { COMPARE_OPTIONS, compareRun, reconciliationOf } from './fixtures/runs.js';
 import { captureOutput } from './program-harness.js';
 

@@ -4,7 +4,7 @@ import type { LatencySummary } from '../../src/measure/histogram.js';
 import { latencyLine, renderProducer } from '../../src/report/kinds/producer/text.js';
 import { modeVerdict, renderCompare, renderTotals } from '../../src/report/kinds/compare/text.js';
 import { renderReconciliation } from '../../src/report/kinds/verify/text.js';
-import type { CompareOptions, CompareResult, FaultTimeline, ModeTotals } from '../../src/scenarios/compare.js';
+import type { CompareOptions, CompareResult, FaultTimeline, ModeTotals } from '../../src/scenarios/under-faults/compare.js';
 import { CONFIRM_LATENCY, NO_LATENCY } from './fixtures/latency.js';
 import {
   COMPARE_OPTIONS,

@@ -15,7 +15,7 @@ import { KIND_VIEWS, KINDS } from '../../src/report/kinds.js';
 import { type EntryStatus, renderReportLines } from '../../src/report/kinds/report/view.js';
 import type { Mismatch } from '../../src/report/shape-check.js';
 import { toJsonDocument } from '../../src/report/json.js';
-import { type CompareResult, totalsFor } from '../../src/scenarios/compare.js';
+import { type CompareResult, totalsFor } from '../../src/scenarios/under-faults/compare.js';
 import { chaosResult } from './fixtures/chaos.js';
 import { COMPARE_OPTIONS, compareRun, reconciliationOf } from './fixtures/runs.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { durationList, positiveNumber } from '../../src/cli/options.js';
 import { renderRetryLadder } from '../../src/report/kinds/retry-demo/text.js';
-import { checkLadderGaps, destinationAfter, ladderHistory, ladderTopology } from '../../src/scenarios/retry-ladder.js';
+import { checkLadderGaps, destinationAfter, ladderHistory, ladderTopology } from '../../src/scenarios/demos/retry-ladder.js';
 import { ladderAttempt, ladderResult } from './fixtures/retry.js';
 
 describe('ladder routing: attempt k fails → rung k; past the last rung → demo.dlq', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderRetryDemo } from '../../src/report/kinds/retry-demo/text.js';
-import { checkGaps } from '../../src/scenarios/retry-demo.js';
+import { checkGaps } from '../../src/scenarios/demos/retry-demo.js';
 
 describe('checkGaps', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueLeadership } from '../../src/cluster/queue-leadership.js';
 import { notWhole, rollingOrder } from '../../src/faults/rolling-restart.js';
-import { applyProfile } from '../../src/scenarios/chaos-profiles.js';
+import { applyProfile } from '../../src/scenarios/under-faults/chaos-profiles.js';
 
 describe('rollingOrder: as a StatefulSet rolls its pods, the highest ordinal first', () => {
   it.each([

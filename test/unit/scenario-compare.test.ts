@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { earlierRunRead, totalsFor, unexplained, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/compare.js';
+import { earlierRunRead, totalsFor, unexplained, type CompareMode, type CompareRun, type ModeTotals } from '../../src/scenarios/under-faults/compare.js';
 import { compareRun, ledgerOf, reconciliationOf, ZERO_TOTALS } from './fixtures/runs.js';
 
 // Runs of both modes, interleaved as runCompare records them. Ledger steps: a attempt,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderNoAnswer, renderWatch, renderWatchLine } from '../../src/report/kinds/watch/text.js';
 import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
-import { trimHistory, watchView, type WatchSnapshot } from '../../src/scenarios/watch.js';
+import { trimHistory, watchView, type WatchSnapshot } from '../../src/scenarios/traffic/watch.js';
 import { MEMBERS, node, quorumQueue, stockWithDlq } from './audit.fixtures.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { ALARM_KINDS, type AlarmKind } from '../../cluster/alarms.js';
 import { UsageError } from '../../errors.js';
-import type { AlarmDemoOptions } from '../../scenarios/alarm-plan.js';
+import type { AlarmDemoOptions } from '../../scenarios/demos/alarm-plan.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationOption, timeoutOption, htmlOption, jsonOption, nodeName, nonNegativeInt, rateOption, sizeOption } from '../options.js';
@@ -86,7 +86,7 @@ export const alarmDemo = defineCommand({
       .action((o: RawOptions) => dispatch(alarmDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
-    const { runAlarmDemo } = await import('../../scenarios/alarm-demo.js');
+    const { runAlarmDemo } = await import('../../scenarios/demos/alarm-demo.js');
     const { emit } = await import('../output.js');
     const r = await runAlarmDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html, broker: await ctx.broker() }, 'alarm-demo', r);

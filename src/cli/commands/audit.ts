@@ -31,7 +31,7 @@ export const audit = defineCommand({
       ),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {
-    const { runAudit } = await import('../../scenarios/audit.js');
+    const { runAudit } = await import('../../scenarios/broker-tools/audit.js');
     const { renderAudit } = await import('../../report/kinds/audit/text.js');
     const { emit } = await import('../output.js');
     ctx.progress.start('reading the broker (management API)');

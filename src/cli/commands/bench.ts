@@ -1,9 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { PublishMode } from '../../client/amqp091/publisher.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { BENCH_MODES } from '../../scenarios/bench-modes.js';
+import { BENCH_MODES } from '../../scenarios/traffic/bench-modes.js';
 import { PROTOCOLS, type Protocol, traitsOf } from '../../client/protocol.js';
-import type { BenchOptions } from '../../scenarios/bench.js';
+import type { BenchOptions } from '../../scenarios/traffic/bench.js';
 import { defineCommand } from '../command.js';
 import {
   countOption,
@@ -188,7 +188,7 @@ export const bench = defineCommand({
     const { json, html, csvFile, ...opts } = o;
     const { requireProtocols } = await import('../require-protocol.js');
     await requireProtocols(ctx, opts.protocols, `--protocol ${opts.protocols.length > 1 ? 'both' : opts.protocols[0]}`);
-    const { runBench } = await import('../../scenarios/bench.js');
+    const { runBench } = await import('../../scenarios/traffic/bench.js');
     const { renderCsv, renderSampleLine } = await import('../../report/kinds/bench/text.js');
     const { emit } = await import('../output.js');
     const { progress } = ctx;

@@ -3,8 +3,8 @@ import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js
 import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { ownQueueName, type QueueType } from '../../cluster/queue-types.js';
-import type { CompareOptions } from '../../scenarios/compare.js';
-import { compareModes } from '../../scenarios/compare-modes.js';
+import type { CompareOptions } from '../../scenarios/under-faults/compare.js';
+import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
 import { PROTOCOLS, type Protocol } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
@@ -152,7 +152,7 @@ export const compare = defineCommand({
   overrides: async (o, config) => ({ ...(await otherClusterOverride(o, config)), ...checkpointOverride(o.checkpointCmd) }),
   async run(ctx, o) {
     const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, checkpointCmd: _c, ...rest } = o;
-    const { runCompare } = await import('../../scenarios/compare.js');
+    const { runCompare } = await import('../../scenarios/under-faults/compare.js');
     const { emit } = await import('../output.js');
     const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
     emit({ json, html, broker: await ctx.broker() }, 'compare', r);

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import type { ConsumerCrashOptions } from '../../scenarios/consumer-crash.js';
-import { CRASH_MODES, type CrashMode } from '../../scenarios/consumer-crash-modes.js';
+import type { ConsumerCrashOptions } from '../../scenarios/crashes/consumer-crash.js';
+import { CRASH_MODES, type CrashMode } from '../../scenarios/crashes/consumer-crash-modes.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
 import {
@@ -84,7 +84,7 @@ export const consumerCrash = defineCommand({
   overrides: async (o) => checkpointOverride(o.checkpointCmd),
   async run(ctx, o) {
     const { json, html, checkpointCmd: _c, ...options } = o;
-    const { runConsumerCrash } = await import('../../scenarios/consumer-crash.js');
+    const { runConsumerCrash } = await import('../../scenarios/crashes/consumer-crash.js');
     const { emit } = await import('../output.js');
     const r = await runConsumerCrash(ctx, options);
     emit({ json, html, broker: await ctx.broker() }, 'consumer-crash', r);

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { TIMEOUT_VIAS, type ConsumerTimeoutDemoOptions, type TimeoutVia } from '../../scenarios/consumer-timeout-plan.js';
+import { TIMEOUT_VIAS, type ConsumerTimeoutDemoOptions, type TimeoutVia } from '../../scenarios/demos/consumer-timeout-plan.js';
 import { formatDuration } from '../../util/duration.js';
 import { defineCommand } from '../command.js';
 import { autoOption, choiceList, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
@@ -93,8 +93,8 @@ export const consumerTimeoutDemo = defineCommand({
   async run(commandCtx, o) {
     const { json, html, auto, slowWorkGiven, clusters, ...given } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
-    const { TIMEOUT_CHECK_INTERVAL_MS, timeoutEndingOf, sideBySideTimeouts } = await import('../../scenarios/consumer-timeout-plan.js');
-    const { runConsumerTimeoutDemo } = await import('../../scenarios/consumer-timeout-demo.js');
+    const { TIMEOUT_CHECK_INTERVAL_MS, timeoutEndingOf, sideBySideTimeouts } = await import('../../scenarios/demos/consumer-timeout-plan.js');
+    const { runConsumerTimeoutDemo } = await import('../../scenarios/demos/consumer-timeout-demo.js');
     const { emit } = await import('../output.js');
     const contexts = await contextsFor(commandCtx, clusters);
     for (const ctx of contexts) await requireBrokerFeature(ctx, 'consumer-timeout-policy', 'consumer-timeout-demo (a consumer timeout per queue)');

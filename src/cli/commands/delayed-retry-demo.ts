@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { DelayedRetryDemoOptions } from '../../scenarios/delayed-retry-plan.js';
-import { DELAYED_RETRY_TYPES, DELAYED_RETRY_VIA, type DelayedRetryType, type DelayedRetryVia } from '../../scenarios/delayed-retry-settings.js';
+import type { DelayedRetryDemoOptions } from '../../scenarios/demos/delayed-retry-plan.js';
+import { DELAYED_RETRY_TYPES, DELAYED_RETRY_VIA, type DelayedRetryType, type DelayedRetryVia } from '../../scenarios/demos/delayed-retry-settings.js';
 import { defineCommand } from '../command.js';
 import { formatDuration } from '../../util/duration.js';
 import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveDurationMs, positiveInt } from '../options.js';
@@ -68,7 +68,7 @@ export const delayedRetryDemo = defineCommand({
     const { json, html, auto, ...options } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
     await requireBrokerFeature(ctx, 'delayed-retry', 'delayed-retry-demo (native delayed retry)');
-    const { runDelayedRetryDemo } = await import('../../scenarios/delayed-retry-demo.js');
+    const { runDelayedRetryDemo } = await import('../../scenarios/demos/delayed-retry-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDelayedRetryDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html, broker: await ctx.broker() }, 'delayed-retry-demo', r);

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { clustersOption, contextsFor } from '../clusters-option.js';
-import type { DeliveryLimitRunOptions } from '../../scenarios/delivery-limit-demo.js';
-import { PROTOCOLS, type ProtocolChoice, protocolsOf } from '../../scenarios/delivery-limit-plan.js';
+import type { DeliveryLimitRunOptions } from '../../scenarios/demos/delivery-limit-demo.js';
+import { PROTOCOLS, type ProtocolChoice, protocolsOf } from '../../scenarios/demos/delivery-limit-plan.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
 import { createStepper } from '../steps.js';
@@ -70,8 +70,8 @@ export const deliveryLimitDemo = defineCommand({
     const { json, html, auto, clusters, ...options } = o;
     const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
     const { requireProtocols } = await import('../require-protocol.js');
-    const { runDeliveryLimitDemo } = await import('../../scenarios/delivery-limit-demo.js');
-    const { sideBySideResult } = await import('../../scenarios/delivery-limit-plan.js');
+    const { runDeliveryLimitDemo } = await import('../../scenarios/demos/delivery-limit-demo.js');
+    const { sideBySideResult } = await import('../../scenarios/demos/delivery-limit-plan.js');
     const { emit } = await import('../output.js');
     // Each cluster's context, every one refused at once if it cannot run the demo, before any runs.
     const contexts = await contextsFor(commandCtx, clusters);

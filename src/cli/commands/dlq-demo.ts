@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { DlqDemoOptions } from '../../scenarios/dlq-demo.js';
-import { DLQ_REASONS, type DlqReason } from '../../scenarios/dlq-reasons.js';
+import type { DlqDemoOptions } from '../../scenarios/demos/dlq-demo.js';
+import { DLQ_REASONS, type DlqReason } from '../../scenarios/demos/dlq-reasons.js';
 import {
   DLX_VARIANTS,
   STRATEGY_FAULTS,
@@ -9,7 +9,7 @@ import {
   type DlxStrategyOptions,
   type DlxVariant,
   type StrategyFault,
-} from '../../scenarios/dlx-strategy-plan.js';
+} from '../../scenarios/demos/dlx-strategy-plan.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
 import { autoOption, countOption, durationOption, htmlOption, jsonOption, positiveInt } from '../options.js';
@@ -119,12 +119,12 @@ export const dlqDemo = defineCommand({
     const { emit } = await import('../output.js');
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (strategy) {
-      const { runDlxStrategy } = await import('../../scenarios/dlx-strategy.js');
+      const { runDlxStrategy } = await import('../../scenarios/demos/dlx-strategy.js');
       const r = await runDlxStrategy(ctx, strategy, step);
       emit({ json, html, broker: await ctx.broker() }, 'dlq-demo', r);
       return { ok: r.ok };
     }
-    const { runDlqDemo } = await import('../../scenarios/dlq-demo.js');
+    const { runDlqDemo } = await import('../../scenarios/demos/dlq-demo.js');
     const r = await runDlqDemo(ctx, options, step);
     emit({ json, html, broker: await ctx.broker() }, 'dlq-demo', r);
     return { ok: r.ok };

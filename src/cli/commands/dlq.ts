@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import type { ReplayOptions } from '../../scenarios/dlq-tools.js';
+import type { ReplayOptions } from '../../scenarios/broker-tools/dlq-tools.js';
 import { defineCommand, defineGroup } from '../command.js';
 import { countOption, htmlOption, jsonOption, positiveInt, queueOption } from '../options.js';
 
@@ -26,7 +26,7 @@ const inspect = defineCommand({
         dispatch({ json: o.json, html: o.html, queue: o.queue, limit: o.limit ?? o.count }),
       ),
   async run(ctx, o) {
-    const { inspectDlq } = await import('../../scenarios/dlq-tools.js');
+    const { inspectDlq } = await import('../../scenarios/broker-tools/dlq-tools.js');
     const { emit } = await import('../output.js');
     const r = await inspectDlq(ctx, o.queue, o.limit);
     emit({ ...o, broker: await ctx.broker() }, 'dlq-inspect', r);
@@ -53,7 +53,7 @@ const replay = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, ...options } = o;
-    const { replayDlq } = await import('../../scenarios/dlq-tools.js');
+    const { replayDlq } = await import('../../scenarios/broker-tools/dlq-tools.js');
     const { emit } = await import('../output.js');
     ctx.progress.start(`replaying ${o.queue} to ${o.to}`);
     const r = await replayDlq(ctx, options);

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
-import type { DurabilityDemoOptions } from '../../scenarios/durability-demo.js';
-import { RESTART_HOW, type RestartHow } from '../../scenarios/restart-how.js';
+import type { DurabilityDemoOptions } from '../../scenarios/demos/durability-demo.js';
+import { RESTART_HOW, type RestartHow } from '../../scenarios/demos/restart-how.js';
 import { defineCommand } from '../command.js';
 import { autoOption, countOption, durationOption, timeoutOption, htmlOption, jsonOption } from '../options.js';
 import { createStepper } from '../steps.js';
@@ -33,7 +33,7 @@ export const durabilityDemo = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
-    const { runDurabilityDemo } = await import('../../scenarios/durability-demo.js');
+    const { runDurabilityDemo } = await import('../../scenarios/demos/durability-demo.js');
     const { emit } = await import('../output.js');
     const r = await runDurabilityDemo(ctx, options, createStepper({ auto, progress: ctx.progress, signal: ctx.signal }));
     emit({ json, html, broker: await ctx.broker() }, 'durability-demo', r);

@@ -116,7 +116,7 @@ export const failover = defineCommand({
       }),
   async run(ctx, o) {
     const { requireCluster } = await import('../../cluster/readiness.js');
-    const { runFailover } = await import('../../scenarios/failover.js');
+    const { runFailover } = await import('../../scenarios/under-faults/failover.js');
     const { emit } = await import('../output.js');
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import type { PrefetchDemoOptions } from '../../scenarios/prefetch-demo.js';
+import type { PrefetchDemoOptions } from '../../scenarios/demos/prefetch-demo.js';
 import { defineCommand } from '../command.js';
 import { countOption, durationOption, htmlOption, jsonOption, prefetchCount, queueOption } from '../options.js';
 
@@ -43,7 +43,7 @@ export const prefetchDemo = defineCommand({
       ),
   async run(ctx, o) {
     const { json, html, ...options } = o;
-    const { runPrefetchDemo } = await import('../../scenarios/prefetch-demo.js');
+    const { runPrefetchDemo } = await import('../../scenarios/demos/prefetch-demo.js');
     const { emit } = await import('../output.js');
     const r = await runPrefetchDemo(ctx, options);
     emit({ json, html, broker: await ctx.broker() }, 'prefetch-demo', r);

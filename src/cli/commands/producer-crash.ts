@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
 import { UsageError } from '../../errors.js';
-import type { ProducerCrashOptions } from '../../scenarios/producer-crash-result.js';
-import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/producer-crash-modes.js';
-import { maxKills } from '../../scenarios/producer-crash-plan.js';
+import type { ProducerCrashOptions } from '../../scenarios/crashes/producer-crash-result.js';
+import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/crashes/producer-crash-modes.js';
+import { maxKills } from '../../scenarios/crashes/producer-crash-plan.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
 import {
@@ -109,7 +109,7 @@ export const producerCrash = defineCommand({
     const { json, html, seed, checkpointCmd: _c, ...rest } = o;
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.
     const options: ProducerCrashOptions = { ...rest, seed: seed ?? randomSeed() };
-    const { runProducerCrash } = await import('../../scenarios/producer-crash.js');
+    const { runProducerCrash } = await import('../../scenarios/crashes/producer-crash.js');
     const { emit } = await import('../output.js');
     ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
     const r = await runProducerCrash(ctx, options);

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, UsageError } from '../../errors.js';
-import type { ProducerOptions } from '../../scenarios/producer.js';
+import type { ProducerOptions } from '../../scenarios/traffic/producer.js';
 import type { Protocol } from '../../client/protocol.js';
 import { defineCommand, type Verdict } from '../command.js';
 import {
@@ -214,7 +214,7 @@ export const producer = defineCommand({
  * (the result says how many), passed otherwise.
  */
 async function publish(ctx: Context, o: ProducerCliOptions): Promise<Verdict> {
-  const { runProducer } = await import('../../scenarios/producer.js');
+  const { runProducer } = await import('../../scenarios/traffic/producer.js');
   const { emit, writeOutputs } = await import('../output.js');
   const { json: _j, html: _h, reportFile, outboxFile: _o, urls, ...rest } = o;
   const { result, report } = await runProducer(ctx, { ...rest, urls: urlsOrDefault(urls, ctx.config) });
@@ -239,7 +239,7 @@ async function publish(ctx: Context, o: ProducerCliOptions): Promise<Verdict> {
 
 /** `producer --outbox <file>`: the events go to the outbox first; a relay publishes them. */
 async function publishWithOutbox(ctx: Context, o: ProducerCliOptions & { outboxFile: string }): Promise<void> {
-  const { runProducerOutbox } = await import('../../scenarios/producer-outbox.js');
+  const { runProducerOutbox } = await import('../../scenarios/traffic/producer-outbox.js');
   const { emit } = await import('../output.js');
   const { json: _j, html: _h, reportFile: _r, queue: _q, mode: _m, batchSize: _b, urls, ...rest } = o;
   const r = await runProducerOutbox(ctx, { ...rest, urls: urlsOrDefault(urls, ctx.config) });

@@ -36,7 +36,7 @@ export const report = defineCommand({
         return dispatch({ json: o.json, inputs, output: o.output });
       }),
   async run(ctx, o) {
-    const { collectReportInputs } = await import('../../scenarios/report.js');
+    const { collectReportInputs } = await import('../../scenarios/broker-tools/report.js');
     const { renderCombinedReport, reportEntries, reportOk, reportSummary } = await import('../../report/combined.js');
     const { emit } = await import('../output.js');
     const { inputs, notes } = await collectReportInputs(o.inputs, o.output);

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { RetryDemoOptions } from '../../scenarios/retry-demo.js';
+import type { RetryDemoOptions } from '../../scenarios/demos/retry-demo.js';
 import { defineCommand } from '../command.js';
 import { autoOption, durationList, durationOption, htmlOption, jsonOption, nonNegativeInt, positiveNumber } from '../options.js';
 import { createStepper } from '../steps.js';
@@ -65,12 +65,12 @@ export const retryDemo = defineCommand({
     const { emit } = await import('../output.js');
     const step = createStepper({ auto, progress: ctx.progress, signal: ctx.signal });
     if (ladder) {
-      const { runRetryLadder } = await import('../../scenarios/retry-ladder.js');
+      const { runRetryLadder } = await import('../../scenarios/demos/retry-ladder.js');
       const r = await runRetryLadder(ctx, { ...ladder, failures: options.failures, toleranceMs: options.toleranceMs }, step);
       emit({ json, html, broker: await ctx.broker() }, 'retry-demo', r);
       return { ok: r.ok };
     }
-    const { runRetryDemo } = await import('../../scenarios/retry-demo.js');
+    const { runRetryDemo } = await import('../../scenarios/demos/retry-demo.js');
     const r = await runRetryDemo(ctx, options, step);
     emit({ json, html, broker: await ctx.broker() }, 'retry-demo', r);
     return { ok: r.ok };

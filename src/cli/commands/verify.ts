@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DataError, NotFoundError, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { durationOption, htmlOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
-import type { ProducerReport } from '../../scenarios/producer.js';
+import type { ProducerReport } from '../../scenarios/traffic/producer.js';
 
 /**
  * `rmq-bench verify`: drain the queue once and reconcile it with the ledgers `producer --ledger`

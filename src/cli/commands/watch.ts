@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { BrokerUnavailableError, UsageError, errorMessage } from '../../errors.js';
-import type { WatchSnapshot } from '../../scenarios/watch.js';
+import type { WatchSnapshot } from '../../scenarios/traffic/watch.js';
 import { maskUrlsIn } from '../../url.js';
 import { systemClock } from '../../util/retry.js';
 import { defineCommand, managementOverride } from '../command.js';
@@ -59,7 +59,7 @@ export const watch = defineCommand({
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {
     const { SnapshotReader } = await import('../../cluster/snapshot.js');
-    const { takeWatchSnapshot, trimHistory, watchView } = await import('../../scenarios/watch.js');
+    const { takeWatchSnapshot, trimHistory, watchView } = await import('../../scenarios/traffic/watch.js');
     const { renderNoAnswer, renderWatch, renderWatchLine } = await import('../../report/kinds/watch/text.js');
     const reader = new SnapshotReader(ctx.management, { retryFirstAfterMs: o.once ? undefined : 10_000 });
     const match = o.match === undefined ? undefined : new RegExp(o.match);

@@ -1,6 +1,6 @@
 import type { OrderReport, StreamOrder } from '../../ledger/order.js';
 import type { LatencySummary } from '../../measure/histogram.js';
-import type { Check } from '../../scenarios/alarm-plan.js';
+import type { Check } from '../../scenarios/demos/alarm-plan.js';
 import { bool, list, nullOr, num, obj, opt, str } from '../shape-check.js';
 
 /** Field shapes several kinds share (shape-check.ts). */

@@ -1,4 +1,4 @@
-import type { AlarmDemoResult } from '../../../scenarios/alarm-plan.js';
+import type { AlarmDemoResult } from '../../../scenarios/demos/alarm-plan.js';
 import { type Band, type Marker, PALETTE, lineChart } from '../../svg.js';
 import { countsTable } from '../../chart-parts.js';
 

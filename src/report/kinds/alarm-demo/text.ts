@@ -1,4 +1,4 @@
-import type { AlarmDemoResult, PublisherRun } from '../../../scenarios/alarm-plan.js';
+import type { AlarmDemoResult, PublisherRun } from '../../../scenarios/demos/alarm-plan.js';
 import { renderTable } from '../../table.js';
 
 const s = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);

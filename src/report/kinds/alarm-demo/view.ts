@@ -1,4 +1,4 @@
-import type { AlarmDemoResult, AlarmSample, AlarmTimeline, ConsumerRun, PublisherRun } from '../../../scenarios/alarm-plan.js';
+import type { AlarmDemoResult, AlarmSample, AlarmTimeline, ConsumerRun, PublisherRun } from '../../../scenarios/demos/alarm-plan.js';
 import { type J, held, isObj, n, objs, sum } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, num, obj, opt, record, str } from '../../shape-check.js';

@@ -1,5 +1,5 @@
 import { CHECK_IDS, type AuditItem } from '../../../audit/check.js';
-import type { AuditResult } from '../../../scenarios/audit.js';
+import type { AuditResult } from '../../../scenarios/broker-tools/audit.js';
 import { renderTable } from '../../table.js';
 
 /** audit result → text. Pure. */

@@ -1,5 +1,5 @@
 import type { AuditItem } from '../../../audit/check.js';
-import type { AuditResult } from '../../../scenarios/audit.js';
+import type { AuditResult } from '../../../scenarios/broker-tools/audit.js';
 import { type J, isObj, n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, num, obj, opt, str } from '../../shape-check.js';

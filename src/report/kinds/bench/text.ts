@@ -1,5 +1,5 @@
 import type { BenchSample } from '../../../measure/meter.js';
-import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scenarios/bench.js';
+import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scenarios/traffic/bench.js';
 import { formatMs } from '../../../util/duration.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { renderTable } from '../../table.js';

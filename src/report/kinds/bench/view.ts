@@ -1,4 +1,4 @@
-import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scenarios/bench.js';
+import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scenarios/traffic/bench.js';
 import { isNum, n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, nullOr, num, obj, opt, str } from '../../shape-check.js';

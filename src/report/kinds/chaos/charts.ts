@@ -1,5 +1,5 @@
 import { FAULTS } from '../../../faults/registry.js';
-import type { ChaosResult } from '../../../scenarios/chaos-plan.js';
+import type { ChaosResult } from '../../../scenarios/under-faults/chaos-plan.js';
 import { type Band, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, ratesFrom } from '../../chart-parts.js';
 import { orderSection } from '../../order-text.js';

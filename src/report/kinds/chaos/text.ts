@@ -1,5 +1,5 @@
 import type { LatencySummary } from '../../../measure/histogram.js';
-import type { ChaosLiveSample } from '../../../scenarios/chaos.js';
+import type { ChaosLiveSample } from '../../../scenarios/under-faults/chaos.js';
 import {
   type ChaosResult,
   type ChaosTotals,
@@ -7,7 +7,7 @@ import {
   type FaultAvailability,
   type FaultRecord,
   STUCK_UNACKED_MS,
-} from '../../../scenarios/chaos-plan.js';
+} from '../../../scenarios/under-faults/chaos-plan.js';
 import { formatMs } from '../../../util/duration.js';
 import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';

@@ -9,7 +9,7 @@ import type {
   FaultAvailability,
   FaultRecord,
   LeftInQueue,
-} from '../../../scenarios/chaos-plan.js';
+} from '../../../scenarios/under-faults/chaos-plan.js';
 import { type J, isObj, n, objs } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, list, nullOr, num, obj, opt, record, str } from '../../shape-check.js';

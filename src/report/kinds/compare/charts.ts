@@ -1,5 +1,5 @@
-import type { CompareResult, CompareRun } from '../../../scenarios/compare.js';
-import { isConfirmingMode, modeLabel } from '../../../scenarios/compare-modes.js';
+import type { CompareResult, CompareRun } from '../../../scenarios/under-faults/compare.js';
+import { isConfirmingMode, modeLabel } from '../../../scenarios/under-faults/compare-modes.js';
 import { orderSection } from '../../order-text.js';
 import { type Band, type Marker, PALETTE, lineChart } from '../../svg.js';
 import { countsTable, inFlightSeries, lossPerRunByMode, ratesFrom } from '../../chart-parts.js';

@@ -1,8 +1,8 @@
-import type { CompareResult, CompareRun, ModeTotals } from '../../../scenarios/compare.js';
+import type { CompareResult, CompareRun, ModeTotals } from '../../../scenarios/under-faults/compare.js';
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
 import { latencyLine } from '../producer/text.js';
-import { isConfirmingMode, modeLabel } from '../../../scenarios/compare-modes.js';
+import { isConfirmingMode, modeLabel } from '../../../scenarios/under-faults/compare-modes.js';
 import { orderLines } from '../../order-text.js';
 
 /** compare's printers: result → text. Pure. */

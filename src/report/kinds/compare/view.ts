@@ -1,13 +1,13 @@
 import type { PublisherResult, PublisherSample } from '../../../client/publisher-result.js';
 import type { Reconciliation } from '../../../ledger/reconcile.js';
-import type { CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../../scenarios/compare.js';
+import type { CompareResult, CompareRun, FaultTimeline, ModeTotals } from '../../../scenarios/under-faults/compare.js';
 import { isObj, n, objs, s, strings } from '../../figure-text.js';
 import type { KindView } from '../../kind-view.js';
 import { bool, list, nullOr, num, obj, opt, str } from '../../shape-check.js';
 import { nullNum, nullStr, order, strings as stringList } from '../shared.js';
 import { compareCharts } from './charts.js';
 import { renderCompare } from './text.js';
-import { isConfirmingMode } from '../../../scenarios/compare-modes.js';
+import { isConfirmingMode } from '../../../scenarios/under-faults/compare-modes.js';
 
 /** `rmq-bench compare`: the same producer with confirms off and on, the leader faulted mid-run. */
 export const compare: KindView<CompareResult> = {

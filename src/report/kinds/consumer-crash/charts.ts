@@ -1,4 +1,4 @@
-import type { ConsumerCrashResult } from '../../../scenarios/consumer-crash.js';
+import type { ConsumerCrashResult } from '../../../scenarios/crashes/consumer-crash.js';
 import { PALETTE, barChart } from '../../svg.js';
 import { lossPerRunSections, modesOf } from '../../chart-parts.js';
 

@@ -1,4 +1,4 @@
-import type { ConsumerCrashResult, CrashMode, CrashRun } from '../../../scenarios/consumer-crash.js';
+import type { ConsumerCrashResult, CrashMode, CrashRun } from '../../../scenarios/crashes/consumer-crash.js';
 import { orderSummary } from '../../order-text.js';
 import { renderTable } from '../../table.js';
 

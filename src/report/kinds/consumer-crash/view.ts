@@ -1,4 +1,4 @@
-import type { ConsumerCrashResult, CrashRun } from '../../../scenarios/consumer-crash.js';
+import type { ConsumerCrashResult, CrashRun } from '../../../scenarios/crashes/consumer-crash.js';
 import { groupBy, n, objs, sum } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, num, obj, str } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { ConsumerTimeoutDemoResult } from '../../../scenarios/consumer-timeout-plan.js';
+import type { ConsumerTimeoutDemoResult } from '../../../scenarios/demos/consumer-timeout-plan.js';
 import { PALETTE, dotTimeline, lineChart } from '../../svg.js';
 
 /** consumer-timeout-demo: each consumer's deliveries and what the broker did to it; the waiting messages per queue. Pure. */

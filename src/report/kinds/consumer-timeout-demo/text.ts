@@ -4,7 +4,7 @@ import {
   type ConsumerTimeoutVersionRun,
   type TimeoutEnding,
   type ViaResult,
-} from '../../../scenarios/consumer-timeout-plan.js';
+} from '../../../scenarios/demos/consumer-timeout-plan.js';
 import { renderTable } from '../../table.js';
 
 const s = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);

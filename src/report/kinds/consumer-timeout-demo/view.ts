@@ -1,4 +1,4 @@
-import type { ConsumerTimeoutDemoResult, HandlingRun, NaiveRun, QueueSample, SeenDelivery, ViaResult } from '../../../scenarios/consumer-timeout-plan.js';
+import type { ConsumerTimeoutDemoResult, HandlingRun, NaiveRun, QueueSample, SeenDelivery, ViaResult } from '../../../scenarios/demos/consumer-timeout-plan.js';
 import { held, ms, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, type Field, list, num, obj, opt, record, type Shape, str } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { DelayedRetryDemoResult } from '../../../scenarios/delayed-retry-plan.js';
+import type { DelayedRetryDemoResult } from '../../../scenarios/demos/delayed-retry-plan.js';
 import { PALETTE, barChart, dotTimeline } from '../../svg.js';
 import { lanesByMessage } from '../../chart-parts.js';
 

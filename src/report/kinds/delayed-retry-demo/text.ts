@@ -1,4 +1,4 @@
-import type { DelayedRetryDemoResult } from '../../../scenarios/delayed-retry-plan.js';
+import type { DelayedRetryDemoResult } from '../../../scenarios/demos/delayed-retry-plan.js';
 import { renderTable } from '../../table.js';
 
 /** delayed-retry-demo result → text. Pure. */

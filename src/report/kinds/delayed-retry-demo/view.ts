@@ -1,4 +1,4 @@
-import type { DelayedRetryDemoResult, MeasuredRedelivery, RoundResult } from '../../../scenarios/delayed-retry-plan.js';
+import type { DelayedRetryDemoResult, MeasuredRedelivery, RoundResult } from '../../../scenarios/demos/delayed-retry-plan.js';
 import { n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, list, num, obj, opt, str } from '../../shape-check.js';

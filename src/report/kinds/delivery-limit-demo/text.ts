@@ -5,7 +5,7 @@ import {
   loopsForEver,
   PROTOCOL_WORDS,
   roundsOf,
-} from '../../../scenarios/delivery-limit-plan.js';
+} from '../../../scenarios/demos/delivery-limit-plan.js';
 import { renderTable } from '../../table.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DeliveryLimitDemoResult, DeliveryLimitRow, LoopRate, SeenDelivery } from '../../../scenarios/delivery-limit-plan.js';
+import type { DeliveryLimitDemoResult, DeliveryLimitRow, LoopRate, SeenDelivery } from '../../../scenarios/demos/delivery-limit-plan.js';
 import { isObj, n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, list, nullOr, num, obj, opt, str } from '../../shape-check.js';

@@ -1,5 +1,5 @@
-import type { DlqDemoResult } from '../../../scenarios/dlq-demo.js';
-import type { DlxStrategyResult } from '../../../scenarios/dlx-strategy-plan.js';
+import type { DlqDemoResult } from '../../../scenarios/demos/dlq-demo.js';
+import type { DlxStrategyResult } from '../../../scenarios/demos/dlx-strategy-plan.js';
 import { PALETTE, barChart } from '../../svg.js';
 
 /** dlq-demo: what each dead-letter reason published and demo.dlq received. Pure. */

@@ -1,5 +1,5 @@
-import type { DlqDemoResult } from '../../../scenarios/dlq-demo.js';
-import { registrationTimeoutMs, type DlxStrategyResult, type StrategyRun } from '../../../scenarios/dlx-strategy-plan.js';
+import type { DlqDemoResult } from '../../../scenarios/demos/dlq-demo.js';
+import { registrationTimeoutMs, type DlxStrategyResult, type StrategyRun } from '../../../scenarios/demos/dlx-strategy-plan.js';
 import { renderTable } from '../../table.js';
 
 /** dlq-demo result → text. Pure. */

@@ -1,5 +1,5 @@
-import type { DlqDemoResult, ReasonResult } from '../../../scenarios/dlq-demo.js';
-import type { DlxStrategyResult, StrategyRun, VariantSummary } from '../../../scenarios/dlx-strategy-plan.js';
+import type { DlqDemoResult, ReasonResult } from '../../../scenarios/demos/dlq-demo.js';
+import type { DlxStrategyResult, StrategyRun, VariantSummary } from '../../../scenarios/demos/dlx-strategy-plan.js';
 import { n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { anything, byField, list, num, obj, opt, str } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { DeadLetterRow } from '../../../scenarios/dlq-tools.js';
+import type { DeadLetterRow } from '../../../scenarios/broker-tools/dlq-tools.js';
 import { renderTable } from '../../table.js';
 
 /** dlq inspect result → text. Pure. */

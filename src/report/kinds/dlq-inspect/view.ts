@@ -1,4 +1,4 @@
-import type { DeadLetterRow } from '../../../scenarios/dlq-tools.js';
+import type { DeadLetterRow } from '../../../scenarios/broker-tools/dlq-tools.js';
 import { n, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { num, obj, opt, str } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { ReplayResult } from '../../../scenarios/dlq-tools.js';
+import type { ReplayResult } from '../../../scenarios/broker-tools/dlq-tools.js';
 
 /** dlq replay result → text. Pure. */
 

@@ -1,4 +1,4 @@
-import type { ReplayResult } from '../../../scenarios/dlq-tools.js';
+import type { ReplayResult } from '../../../scenarios/broker-tools/dlq-tools.js';
 import { n } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { num, obj, opt } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { DurabilityDemoResult } from '../../../scenarios/durability-demo.js';
+import type { DurabilityDemoResult } from '../../../scenarios/demos/durability-demo.js';
 import { PALETTE, barChart } from '../../svg.js';
 
 /** durability-demo: per queue type and delivery mode, what was confirmed, what survived the restart, what the article says. Pure. */

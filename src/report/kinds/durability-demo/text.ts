@@ -1,4 +1,4 @@
-import type { DurabilityDemoResult } from '../../../scenarios/durability-demo.js';
+import type { DurabilityDemoResult } from '../../../scenarios/demos/durability-demo.js';
 import { renderTable } from '../../table.js';
 
 /** durability-demo result → text. Pure. */

@@ -1,4 +1,4 @@
-import type { DurabilityDemoResult, DurabilityRow } from '../../../scenarios/durability-demo.js';
+import type { DurabilityDemoResult, DurabilityRow } from '../../../scenarios/demos/durability-demo.js';
 import { n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, num, obj, str } from '../../shape-check.js';

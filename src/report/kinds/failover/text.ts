@@ -1,6 +1,6 @@
 import { FAULT_ABOUT } from '../../../faults/kinds.js';
 import { FAULTS } from '../../../faults/registry.js';
-import type { FailoverResult } from '../../../scenarios/failover.js';
+import type { FailoverResult } from '../../../scenarios/under-faults/failover.js';
 import { formatMs } from '../../../util/duration.js';
 
 /** failover result → text. Pure. */

@@ -1,4 +1,4 @@
-import type { FailoverResult } from '../../../scenarios/failover.js';
+import type { FailoverResult } from '../../../scenarios/under-faults/failover.js';
 import { ms, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { obj, opt, str } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { PrefetchDemoResult } from '../../../scenarios/prefetch-demo.js';
+import type { PrefetchDemoResult } from '../../../scenarios/demos/prefetch-demo.js';
 import { barChart } from '../../svg.js';
 
 /** prefetch-demo: how the work split between the fast and the slow consumer, per prefetch. Pure. */

@@ -1,4 +1,4 @@
-import type { PrefetchDemoResult } from '../../../scenarios/prefetch-demo.js';
+import type { PrefetchDemoResult } from '../../../scenarios/demos/prefetch-demo.js';
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
 

@@ -1,4 +1,4 @@
-import type { PrefetchDemoResult, PrefetchRow } from '../../../scenarios/prefetch-demo.js';
+import type { PrefetchDemoResult, PrefetchRow } from '../../../scenarios/demos/prefetch-demo.js';
 import { ms, n, objs } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, num, obj, opt } from '../../shape-check.js';

@@ -1,4 +1,4 @@
-import type { ProducerCrashResult } from '../../../scenarios/producer-crash-result.js';
+import type { ProducerCrashResult } from '../../../scenarios/crashes/producer-crash-result.js';
 import { PALETTE, barChart } from '../../svg.js';
 import { lossPerRunSections, modesOf } from '../../chart-parts.js';
 import { orderSection } from '../../order-text.js';

@@ -1,5 +1,5 @@
-import type { ProducerCrashMode } from '../../../scenarios/producer-crash-modes.js';
-import type { ProducerCrashResult, ProducerCrashRun } from '../../../scenarios/producer-crash-result.js';
+import type { ProducerCrashMode } from '../../../scenarios/crashes/producer-crash-modes.js';
+import type { ProducerCrashResult, ProducerCrashRun } from '../../../scenarios/crashes/producer-crash-result.js';
 import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
 

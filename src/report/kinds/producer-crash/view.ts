@@ -1,5 +1,5 @@
 import type { Reconciliation } from '../../../ledger/reconcile.js';
-import type { ProducerCrashResult, ProducerCrashRun, ProducerCrashTotals } from '../../../scenarios/producer-crash-result.js';
+import type { ProducerCrashResult, ProducerCrashRun, ProducerCrashTotals } from '../../../scenarios/crashes/producer-crash-result.js';
 import { n, objs, s } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { list, num, obj, opt, str } from '../../shape-check.js';

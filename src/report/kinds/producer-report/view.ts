@@ -1,4 +1,4 @@
-import type { ProducerReport } from '../../../scenarios/producer.js';
+import type { ProducerReport } from '../../../scenarios/traffic/producer.js';
 import { type KindView, none } from '../../kind-view.js';
 import { renderProducer } from '../producer/text.js';
 

@@ -1,5 +1,5 @@
-import type { RetryDemoResult } from '../../../scenarios/retry-demo.js';
-import type { RetryLadderResult } from '../../../scenarios/retry-ladder.js';
+import type { RetryDemoResult } from '../../../scenarios/demos/retry-demo.js';
+import type { RetryLadderResult } from '../../../scenarios/demos/retry-ladder.js';
 import { PALETTE, dotTimeline } from '../../svg.js';
 import { lanesByMessage } from '../../chart-parts.js';
 

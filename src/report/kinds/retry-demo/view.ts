@@ -1,5 +1,5 @@
-import type { RetryAttempt, RetryDemoResult } from '../../../scenarios/retry-demo.js';
-import type { LadderAttempt, RetryLadderResult } from '../../../scenarios/retry-ladder.js';
+import type { RetryAttempt, RetryDemoResult } from '../../../scenarios/demos/retry-demo.js';
+import type { LadderAttempt, RetryLadderResult } from '../../../scenarios/demos/retry-ladder.js';
 import { type J, isObj, ms, n, objs } from '../../figure-text.js';
 import { type KindView, none } from '../../kind-view.js';
 import { bool, byField, list, num, obj, opt, str } from '../../shape-check.js';

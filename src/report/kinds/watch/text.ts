@@ -1,5 +1,5 @@
 import { shortNodeName } from '../../../cluster/queue-leadership.js';
-import type { WatchQueueRow, WatchView } from '../../../scenarios/watch.js';
+import type { WatchQueueRow, WatchView } from '../../../scenarios/traffic/watch.js';
 import { renderTable } from '../../table.js';
 
 /** watch view → text. Pure: the command decides whether to redraw (TTY) or append lines. */

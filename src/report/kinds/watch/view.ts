@@ -1,4 +1,4 @@
-import type { WatchView } from '../../../scenarios/watch.js';
+import type { WatchView } from '../../../scenarios/traffic/watch.js';
 import { type KindView, none } from '../../kind-view.js';
 import { renderWatch } from './text.js';
 
