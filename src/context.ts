@@ -1,12 +1,12 @@
 import type { Config } from './config.js';
 import type { FaultContext, FaultInjector } from './faults/applied.js';
 import { dockerInjector } from './faults/injector.js';
-import { createComposeClient, type ComposeClient } from './cluster/compose.js';
-import { connectEngine, type Docker } from './cluster/engine.js';
-import { ManagementClient } from './cluster/management.js';
+import { createComposeClient, type ComposeClient } from './cluster/docker/compose.js';
+import { connectEngine, type Docker } from './cluster/docker/engine.js';
+import { ManagementClient } from './cluster/broker/management.js';
 import type { Progress } from './progress.js';
 import type { Checkpoint, CheckpointRunner } from './checkpoint.js';
-import { type BrokerInfo, readBrokerInfo } from './cluster/broker-info.js';
+import { type BrokerInfo, readBrokerInfo } from './cluster/broker/broker-info.js';
 
 /**
  * What a command hands to a scenario: what the cluster functions take (configuration, the

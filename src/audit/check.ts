@@ -1,6 +1,6 @@
-import type { EffectiveQueue } from '../cluster/policy.js';
-import { objectName, type BrokerSnapshot, type QueueInfo } from '../cluster/snapshot.js';
-import type { QueueRole, Topology } from '../cluster/topology.js';
+import type { EffectiveQueue } from '../cluster/broker/policy.js';
+import { objectName, type BrokerSnapshot, type QueueInfo } from '../cluster/broker/snapshot.js';
+import type { QueueRole, Topology } from '../cluster/broker/topology.js';
 
 /**
  * What a check of the audit checklist is, and what it yields. The checks themselves are in

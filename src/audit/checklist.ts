@@ -1,5 +1,5 @@
-import type { BrokerSnapshot } from '../cluster/snapshot.js';
-import { Topology } from '../cluster/topology.js';
+import type { BrokerSnapshot } from '../cluster/broker/snapshot.js';
+import { Topology } from '../cluster/broker/topology.js';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type AuditStatus, type Check, type CheckId } from './check.js';
 import { alarms, clusterSize, nodeRunning, partitions, unroutableDropped } from './checks/cluster.js';
 import { consumerTimeout } from './checks/consumers.js';

@@ -52,6 +52,6 @@ export function defineGroup<D extends CommandDef>(group: CommandGroup<D>): Comma
 /** --management-url given: the context asks that API instead of our cluster's. */
 export async function managementOverride(urls: string[] | undefined, config: Config): Promise<ContextOverrides> {
   if (!urls) return {};
-  const { ManagementClient } = await import('../cluster/management.js');
+  const { ManagementClient } = await import('../cluster/broker/management.js');
   return { management: ManagementClient.fromUrls(urls, config.user, config.password) };
 }

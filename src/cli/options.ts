@@ -1,4 +1,4 @@
-import { QUEUE_TYPES } from '../cluster/queue-types.js';
+import { QUEUE_TYPES } from '../cluster/broker/queue-types.js';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';

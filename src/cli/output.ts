@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { OutputError } from '../errors.js';
 import { renderHtmlReport } from '../report/html.js';
-import type { BrokerInfo } from '../cluster/broker-info.js';
+import type { BrokerInfo } from '../cluster/broker/broker-info.js';
 import { toJsonDocument } from '../report/json.js';
 import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
 

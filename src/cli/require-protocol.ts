@@ -1,4 +1,4 @@
-import type { requireBrokerFeature } from '../cluster/broker-info.js';
+import type { requireBrokerFeature } from '../cluster/broker/broker-info.js';
 import { type Protocol, traitsOf } from '../client/protocol.js';
 
 /** Refuses (exit 69) a broker that lacks what one of `protocols` needs (AMQP 1.0: RabbitMQ 4); asked: the flag as given, for the message. */
@@ -6,7 +6,7 @@ export async function requireProtocols(ctx: Parameters<typeof requireBrokerFeatu
   for (const protocol of protocols) {
     const feature = traitsOf(protocol).brokerFeature;
     if (feature === null) continue;
-    const { requireBrokerFeature } = await import('../cluster/broker-info.js');
+    const { requireBrokerFeature } = await import('../cluster/broker/broker-info.js');
     await requireBrokerFeature(ctx, feature, asked);
   }
 }

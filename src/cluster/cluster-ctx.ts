@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import type { Progress } from '../progress.js';
-import type { ComposeClient } from './compose.js';
-import type { Docker } from './engine.js';
-import type { ManagementClient } from './management.js';
+import type { ComposeClient } from './docker/compose.js';
+import type { Docker } from './docker/engine.js';
+import type { ManagementClient } from './broker/management.js';
 
 /**
  * What the cluster functions take of a command's context: the configuration, the clients

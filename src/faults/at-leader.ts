@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
-import { currentLeader, type QueueRef } from '../cluster/queue-leader-lookup.js';
-import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
+import { currentLeader, type QueueRef } from '../cluster/broker/queue-leader-lookup.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/broker/queue-leadership.js';
 import type { AppliedFault, FaultContext, FaultOptions } from './applied.js';
 import type { FaultKind } from './kinds.js';
 import { FAULTS } from './registry.js';

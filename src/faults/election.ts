@@ -3,11 +3,11 @@ import { InterruptedError, errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
 import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import type { FaultContext } from './applied.js';
-import { callNode } from '../cluster/erl-call.js';
+import { callNode } from '../cluster/broker/erl-call.js';
 import type { LeaderFault } from './at-leader.js';
-import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from '../cluster/queue-leadership.js';
-import { ManagementClient } from '../cluster/management.js';
-import type { QueueRef } from '../cluster/queue-leader-lookup.js';
+import { classicMasterCall, parseClassicMaster, parseQuorumStatus, quorumStatusCall, shortNodeName } from '../cluster/broker/queue-leadership.js';
+import { ManagementClient } from '../cluster/broker/management.js';
+import type { QueueRef } from '../cluster/broker/queue-leader-lookup.js';
 
 /** A new leader seen after a leader fault. */
 export interface Election {

@@ -1,8 +1,8 @@
 import { type Config, nodeByName } from '../config.js';
-import type { Docker } from '../cluster/engine.js';
-import type { ManagementClient } from '../cluster/management.js';
-import { hostRunner, netFaultsUnavailable } from '../cluster/netns.js';
-import { mendGraceMs, mendPartition } from '../cluster/partition-mend.js';
+import type { Docker } from '../cluster/docker/engine.js';
+import type { ManagementClient } from '../cluster/broker/management.js';
+import { hostRunner, netFaultsUnavailable } from '../cluster/docker/netns.js';
+import { mendGraceMs, mendPartition } from '../cluster/mend/partition-mend.js';
 import { EnvironmentError, NotFoundError, UsageError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import { type AppliedFault, appliedFault, type FaultInjector } from './applied.js';

@@ -1,4 +1,4 @@
-import type { QueueType } from '../cluster/queue-types.js';
+import type { QueueType } from '../cluster/broker/queue-types.js';
 
 /**
  * The faults rmq-bench can apply, by name, with what the CLI needs of each before anything else

@@ -5,7 +5,7 @@ import { faultLeader, type LeaderFault } from './at-leader.js';
 import { type FaultContext, type FaultOptions, shapeOf } from './applied.js';
 import type { FaultKind } from './kinds.js';
 import { awaitsElection } from './registry.js';
-import type { QueueRef } from '../cluster/queue-leader-lookup.js';
+import type { QueueRef } from '../cluster/broker/queue-leader-lookup.js';
 import { type Rejoin, waitForRejoin } from './rejoin.js';
 
 /**

@@ -1,10 +1,10 @@
 import { EnvironmentError, errorMessage } from '../errors.js';
 import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import { retryUntil } from '../util/retry.js';
-import type { Docker } from '../cluster/engine.js';
-import { containerOf, ctl, rejoin } from '../cluster/forgotten-nodes.js';
+import type { Docker } from '../cluster/docker/engine.js';
+import { containerOf, ctl, rejoin } from '../cluster/lifecycle/forgotten-nodes.js';
 import type { AppliedFault } from './applied.js';
-import { shortNodeName } from '../cluster/queue-leadership.js';
+import { shortNodeName } from '../cluster/broker/queue-leadership.js';
 import type { FaultSpec } from './spec.js';
 
 /**
@@ -14,7 +14,7 @@ import type { FaultSpec } from './spec.js';
  * member it leaves behind is removed with delete_member: removeMembersLeft); the
  * restore resets it, joins it to the cluster again, starts it and adds its quorum queue members
  * back (`reset`, `join_cluster`, `start_app`, `rabbitmq-queues grow <node> all`): a fresh
- * member that catches up from the others (cluster/forgotten-nodes.ts). `cluster up` does the
+ * member that catches up from the others (cluster/lifecycle/forgotten-nodes.ts). `cluster up` does the
  * same to a node it finds forgotten (a killed run): rejoinForgottenNodes.
  */
 export const membership: FaultSpec<'membership'> = {

@@ -2,10 +2,10 @@ import { nodeByName } from '../config.js';
 import { errorMessage } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
 import type { FaultContext } from './applied.js';
-import { inspectContainer } from '../cluster/engine.js';
+import { inspectContainer } from '../cluster/docker/engine.js';
 import type { LeaderFault } from './at-leader.js';
-import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
-import type { QueueRef } from '../cluster/queue-leader-lookup.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/broker/queue-leadership.js';
+import type { QueueRef } from '../cluster/broker/queue-leader-lookup.js';
 
 /** A faulted node back in the cluster after its fault was undone. */
 export interface Rejoin {

@@ -1,7 +1,7 @@
 import { errorMessage, InterruptedError } from '../errors.js';
 import { retryUntil } from '../util/retry.js';
 import type { AppliedFault, FaultContext } from './applied.js';
-import { shortNodeName, type QueueLeadership } from '../cluster/queue-leadership.js';
+import { shortNodeName, type QueueLeadership } from '../cluster/broker/queue-leadership.js';
 import type { FaultSpec } from './spec.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Docker } from '../cluster/engine.js';
-import type { Leftover } from '../cluster/heal.js';
+import type { Docker } from '../cluster/docker/engine.js';
+import type { Leftover } from '../cluster/lifecycle/heal.js';
 import type { AppliedFault, FaultContext, FaultOptions } from './applied.js';
 import type { FaultKind } from './kinds.js';
 
@@ -30,7 +30,7 @@ export interface FaultNeeds {
   /**
    * Run in the node's network namespace from the host (nsenter, and iptables or tc with that
    * queueing discipline): Linux, root, a local engine. A partition (iptables) is also mended on
-   * brokers whose partitions outlive their rules (cluster/partition-mend.ts).
+   * brokers whose partitions outlive their rules (cluster/mend/partition-mend.ts).
    */
   readonly netns?: 'iptables' | 'netem' | 'tbf';
   /** The fewest nodes the cluster must have. */
@@ -87,7 +87,7 @@ export interface FaultSpec<K extends FaultKind = FaultKind> {
   readonly leader: LeaderEffect;
   /** The node is down or out of reach while the fault is on ("node down for"), not only slowed or changed ("fault held for"). */
   readonly nodeDown: boolean;
-  /** What a killed run can leave behind of it (`cluster up` heals each: cluster/heal.ts). */
+  /** What a killed run can leave behind of it (`cluster up` heals each: cluster/lifecycle/heal.ts). */
   readonly leftovers: readonly Leftover[];
   /** Its colour in the charts (a chaos run's fault bands). */
   readonly color: string;

@@ -1,5 +1,5 @@
 import { KIND_VIEWS, type Kind, type ResultOf, isKind } from './kinds.js';
-import type { BrokerInfo } from '../cluster/broker-info.js';
+import type { BrokerInfo } from '../cluster/broker/broker-info.js';
 import { toJsonDocument } from './json.js';
 import { escapeHtml } from './svg.js';
 

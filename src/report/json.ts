@@ -1,4 +1,4 @@
-import type { BrokerInfo } from '../cluster/broker-info.js';
+import type { BrokerInfo } from '../cluster/broker/broker-info.js';
 import { SCHEMA_VERSION } from '../schema-version.js';
 
 /**

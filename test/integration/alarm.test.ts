@@ -3,8 +3,8 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PublisherResult } from '../../src/client/publisher-result.js';
-import { ALARM_COMMANDS } from '../../src/cluster/alarms.js';
-import { callNode } from '../../src/cluster/erl-call.js';
+import { ALARM_COMMANDS } from '../../src/cluster/broker/alarms.js';
+import { callNode } from '../../src/cluster/broker/erl-call.js';
 import { AMQP_URLS, CONTAINERS, NODES, ROOT, alarmsOf, eventually, mgmtGet, runCli, uniqueName, withChannel } from './cli.js';
 
 /*

@@ -3,8 +3,8 @@ import { execa } from 'execa';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clusterAlarms, type RaisedAlarm } from '../../src/cluster/alarms.js';
-import { ManagementClient } from '../../src/cluster/management.js';
+import { clusterAlarms, type RaisedAlarm } from '../../src/cluster/broker/alarms.js';
+import { ManagementClient } from '../../src/cluster/broker/management.js';
 import { loadConfig } from '../../src/config.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { ALARM_COMMANDS } from '../../src/cluster/alarms.js';
-import { callNode } from '../../src/cluster/erl-call.js';
+import { ALARM_COMMANDS } from '../../src/cluster/broker/alarms.js';
+import { callNode } from '../../src/cluster/broker/erl-call.js';
 import { AMQP_PORTS, PASSWORD, ROOT, USER, alarmsOf, eventually, mgmtGet, parseJson, runCli, CONTAINERS, NODES } from './cli.js';
 
 interface Status {

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { callNode } from '../../src/cluster/erl-call.js';
-import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/queue-leadership.js';
+import { callNode } from '../../src/cluster/broker/erl-call.js';
+import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/broker/queue-leadership.js';
 import { CONTAINERS, NODES, eventually, parseJson, runCli, uniqueName } from './cli.js';
 import { type CompareRunJson, confirmedKeptByTheBroker } from './compare-checks.js';
 import { expectClusterWhole, nodeLeftovers, useQuorumQueue } from './fixtures.js';

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { callNode } from '../../src/cluster/erl-call.js';
-import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/queue-leadership.js';
+import { callNode } from '../../src/cluster/broker/erl-call.js';
+import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/broker/queue-leadership.js';
 import { CONTAINERS, NODES, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
 import { type CompareJson, confirmedKept, confirmedKeptByTheBroker, faultHealed } from './compare-checks.js';

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ALARM_COMMANDS, CONFIGURED_DISK_FREE_LIMIT, CONFIGURED_MEMORY_WATERMARK, parseAlarmsCheck, type RaisedAlarm } from '../../src/cluster/alarms.js';
+import {
+  ALARM_COMMANDS,
+  CONFIGURED_DISK_FREE_LIMIT,
+  CONFIGURED_MEMORY_WATERMARK,
+  parseAlarmsCheck,
+  type RaisedAlarm,
+} from '../../src/cluster/broker/alarms.js';
 
 describe('parseAlarmsCheck: GET /api/health/checks/alarms', () => {
   const memory = { node: 'rabbit@rabbit1', resource: 'memory' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appliedPolicyCall, parseAppliedPolicy } from '../../src/cluster/applied-policy.js';
+import { appliedPolicyCall, parseAppliedPolicy } from '../../src/cluster/broker/applied-policy.js';
 
 describe('the policy a queue has in force, asked of its leader', () => {
   it.each([

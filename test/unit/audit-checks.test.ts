@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type CheckId } from '../../src/audit/check.js';
 import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
-import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
-import { Topology } from '../../src/cluster/topology.js';
+import type { BrokerSnapshot } from '../../src/cluster/broker/snapshot.js';
+import { Topology } from '../../src/cluster/broker/topology.js';
 import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq, unroutableStats } from './audit.fixtures.js';
 
 const OPTIONS: AuditOptions = { maxUnacked: 1_000 };

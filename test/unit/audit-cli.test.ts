@@ -1,9 +1,9 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { HttpError, type ManagementClient } from '../../src/cluster/management.js';
+import { HttpError, type ManagementClient } from '../../src/cluster/broker/management.js';
 import { BrokerUnavailableError, UsageError } from '../../src/errors.js';
 import { renderAudit } from '../../src/report/kinds/audit/text.js';
-import { describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/cluster/snapshot.js';
+import { describeRequestError, SnapshotReader, SNAPSHOT_PATHS } from '../../src/cluster/broker/snapshot.js';
 import { auditResultOf } from '../../src/scenarios/broker-tools/audit.js';
 import { quorumQueue, stockSnapshot, stockWithDlq } from './audit.fixtures.js';
 import { captureOutput, invocationOf } from './program-harness.js';

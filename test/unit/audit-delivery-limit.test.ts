@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditItem } from '../../src/audit/check.js';
 import { checkById } from '../../src/audit/checklist.js';
-import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
-import { Topology } from '../../src/cluster/topology.js';
+import type { BrokerSnapshot } from '../../src/cluster/broker/snapshot.js';
+import { Topology } from '../../src/cluster/broker/topology.js';
 import { classicQueue, policy, quorumQueue, stockSnapshot } from './audit.fixtures.js';
 
 /** dlx-configured over the stock snapshot with these queues added, run directly. */

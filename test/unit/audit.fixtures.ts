@@ -1,5 +1,5 @@
-import type { NodeInfo } from '../../src/cluster/management.js';
-import type { BindingInfo, BrokerSnapshot, ExchangeInfo, PolicyInfo, QueueInfo } from '../../src/cluster/snapshot.js';
+import type { NodeInfo } from '../../src/cluster/broker/management.js';
+import type { BindingInfo, BrokerSnapshot, ExchangeInfo, PolicyInfo, QueueInfo } from '../../src/cluster/broker/snapshot.js';
 
 /**
  * Snapshots shaped like RabbitMQ 4.3.6's management API answers (field names and values

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditItem } from '../../src/audit/check.js';
 import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
-import { effectiveQueue } from '../../src/cluster/policy.js';
-import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
-import { topicMatches, Topology } from '../../src/cluster/topology.js';
+import { effectiveQueue } from '../../src/cluster/broker/policy.js';
+import type { BrokerSnapshot } from '../../src/cluster/broker/snapshot.js';
+import { topicMatches, Topology } from '../../src/cluster/broker/topology.js';
 import { auditResultOf } from '../../src/scenarios/broker-tools/audit.js';
 import {
   binding,

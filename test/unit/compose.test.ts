@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeCommand, pickCompose, portTakenIn, type ComposeChoice, type ComposeKind, type ComposeProbe } from '../../src/cluster/compose.js';
+import { composeCommand, pickCompose, portTakenIn, type ComposeChoice, type ComposeKind, type ComposeProbe } from '../../src/cluster/docker/compose.js';
 
 describe('pickCompose', () => {
   const both: ComposeProbe = { plugin: '2.40.3', standalone: '1.29.2' };

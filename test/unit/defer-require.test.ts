@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deferFunctionModule, dockerodeExtras } from '../../src/cluster/defer-require.js';
+import { deferFunctionModule, dockerodeExtras } from '../../src/cluster/docker/defer-require.js';
 
 const require = createRequire(import.meta.url);
 

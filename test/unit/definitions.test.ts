@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseDefinitions, quorumQueues, type Definitions } from '../../src/cluster/definitions.js';
+import { parseDefinitions, quorumQueues, type Definitions } from '../../src/cluster/lifecycle/definitions.js';
 import { DataError } from '../../src/errors.js';
 
 const definitionsPath = fileURLToPath(new URL('../../cluster/definitions.json', import.meta.url));

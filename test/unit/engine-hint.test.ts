@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engineHint, ensureEngineScript } from '../../src/cluster/engine.js';
+import { engineHint, ensureEngineScript } from '../../src/cluster/docker/engine.js';
 
 /** The hint names scripts/ensure-engine.sh where the user can run it: an installed package is not the current directory. */
 

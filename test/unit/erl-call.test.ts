@@ -3,8 +3,8 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERL_CALL_SCRIPT, erlCallCommand, erlangBinary, parseErlCallOutput } from '../../src/cluster/erl-call.js';
-import { quorumStatusCall } from '../../src/cluster/queue-leadership.js';
+import { ERL_CALL_SCRIPT, erlCallCommand, erlangBinary, parseErlCallOutput } from '../../src/cluster/broker/erl-call.js';
+import { quorumStatusCall } from '../../src/cluster/broker/queue-leadership.js';
 
 describe('erlangBinary: any string as the bytes of an Erlang binary', () => {
   it.each([

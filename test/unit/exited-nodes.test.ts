@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demuxLog, exitReason, planExited, STARTS_PER_NODE } from '../../src/cluster/exited-nodes.js';
+import { demuxLog, exitReason, planExited, STARTS_PER_NODE } from '../../src/cluster/lifecycle/exited-nodes.js';
 
 describe('planExited: an exited node is started again, a few times', () => {
   it.each([

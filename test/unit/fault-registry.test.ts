@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LEFTOVERS } from '../../src/cluster/heal.js';
+import { LEFTOVERS } from '../../src/cluster/lifecycle/heal.js';
 import { FAULT_KINDS } from '../../src/faults/kinds.js';
 import { awaitsElection, FAULTS } from '../../src/faults/registry.js';
 

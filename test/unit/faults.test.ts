@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commandInjector, expandFaultCommand } from '../../src/faults/injector.js';
 import { START_ATTEMPTS, startAgain } from '../../src/faults/kill.js';
 import { PAUSE_ATTEMPTS, pauseWithRetry } from '../../src/faults/pause.js';
-import { ManagementClient } from '../../src/cluster/management.js';
+import { ManagementClient } from '../../src/cluster/broker/management.js';
 import { heartbeatSeconds, maskCredentialsLoosely } from '../../src/cli/options.js';
 
 describe('expandFaultCommand', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appDependencies, BUILT_IMAGE_REVISION, builtImageStale, packageVersion, parseEnabledPlugins, pluginClosure } from '../../src/cluster/image.js';
+import { appDependencies, BUILT_IMAGE_REVISION, builtImageStale, packageVersion, parseEnabledPlugins, pluginClosure } from '../../src/cluster/docker/image.js';
 
 const status = `${[
   [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseQueueLeadership, parseQuorumStatus, shortNodeName, type QueueLeadership, type RaftMember } from '../../src/cluster/queue-leadership.js';
+import { parseQueueLeadership, parseQuorumStatus, shortNodeName, type QueueLeadership, type RaftMember } from '../../src/cluster/broker/queue-leadership.js';
 
 describe('parseQueueLeadership', () => {
   const cases: { name: string; json: unknown; expected: QueueLeadership }[] = [

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reportError } from '../../src/cli/main.js';
-import { parseDefinitions } from '../../src/cluster/definitions.js';
+import { parseDefinitions } from '../../src/cluster/lifecycle/definitions.js';
 import { envFlag } from '../../src/config.js';
 import {
   AmqpError,

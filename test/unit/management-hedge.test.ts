@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerUnavailableError } from '../../src/errors.js';
-import { HttpError, ManagementClient } from '../../src/cluster/management.js';
+import { HttpError, ManagementClient } from '../../src/cluster/broker/management.js';
 
 /** What a stand-in endpoint does with a request. */
 type Behaviour = 'answer' | 'hang' | '404' | '503';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debianMirrorFrom } from '../../src/cluster/mirror.js';
+import { debianMirrorFrom } from '../../src/cluster/broker/mirror.js';
 
 type SourceFile = { name: string; text: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Docker } from '../../src/cluster/engine.js';
+import type { Docker } from '../../src/cluster/docker/engine.js';
 import {
   type HostRunner,
   linkNames,
@@ -10,7 +10,7 @@ import {
   ourRules,
   partitionRules,
   RULE_COMMENT,
-} from '../../src/cluster/netns.js';
+} from '../../src/cluster/docker/netns.js';
 import { netemFrom, percent } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
 

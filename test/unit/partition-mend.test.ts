@@ -17,8 +17,8 @@ import {
   sideToRestart,
   startMemory,
   stuckNodes,
-} from '../../src/cluster/mend-plan.js';
-import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults } from '../../src/cluster/partition-mend.js';
+} from '../../src/cluster/mend/mend-plan.js';
+import { AUTOHEAL_GRACE_MS, mendGraceMs, partitionsOutliveFaults } from '../../src/cluster/mend/partition-mend.js';
 
 describe('a partition that outlives its fault', () => {
   it.each([

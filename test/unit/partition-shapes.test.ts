@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/faults/injector.js';
 import { awaitsElection } from '../../src/faults/registry.js';
 import { cutsByNode, planShape, planShapeFrom } from '../../src/faults/net/partition-shapes.js';
-import { checkNodeCount, checkPublishedPorts, foreignFiles } from '../../src/cluster/record.js';
+import { checkNodeCount, checkPublishedPorts, foreignFiles } from '../../src/cluster/lifecycle/record.js';
 import { composeEnv, loadConfig, nodeCountProblem, recordedNodeCount } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import { seededRandom } from '../../src/util/random.js';

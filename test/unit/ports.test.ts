@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { portIsFree } from '../../src/cluster/ports.js';
+import { portIsFree } from '../../src/cluster/lifecycle/ports.js';
 import { ExitCode, PortTakenError } from '../../src/errors.js';
 
 describe('portIsFree (loopback only)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS, faultProblem } from '../../src/faults/kinds.js';
-import { parseClassicMaster } from '../../src/cluster/queue-leadership.js';
-import { exactPattern, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/queue-types.js';
+import { parseClassicMaster } from '../../src/cluster/broker/queue-leadership.js';
+import { exactPattern, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/broker/queue-types.js';
 
 describe('queue types and the faults they take', () => {
   it.each(QUEUE_TYPES.flatMap((type) => FAULT_KINDS.map((fault) => ({ type, fault }))))('$type under $fault', ({ type, fault }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOwnClusterView, parseRabbitState } from '../../src/cluster/rabbit-state.js';
+import { parseOwnClusterView, parseRabbitState } from '../../src/cluster/mend/rabbit-state.js';
 
 describe('parseRabbitState: what {rabbit:is_running(), rabbit:is_booting()} printed', () => {
   it.each([

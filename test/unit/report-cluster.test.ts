@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusResult } from '../../src/cluster/status.js';
-import type { UpResult } from '../../src/cluster/up.js';
+import type { StatusResult } from '../../src/cluster/lifecycle/status.js';
+import type { UpResult } from '../../src/cluster/lifecycle/up.js';
 import { renderFailover } from '../../src/report/kinds/failover/text.js';
 import { renderStatus } from '../../src/report/kinds/cluster-status/text.js';
 import { renderUp } from '../../src/report/kinds/cluster-up/text.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { QueueLeadership } from '../../src/cluster/queue-leadership.js';
+import type { QueueLeadership } from '../../src/cluster/broker/queue-leadership.js';
 import { notWhole, rollingOrder } from '../../src/faults/rolling-restart.js';
 import { applyProfile } from '../../src/scenarios/under-faults/chaos-profiles.js';
 

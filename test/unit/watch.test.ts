@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderNoAnswer, renderWatch, renderWatchLine } from '../../src/report/kinds/watch/text.js';
-import type { BrokerSnapshot } from '../../src/cluster/snapshot.js';
+import type { BrokerSnapshot } from '../../src/cluster/broker/snapshot.js';
 import { trimHistory, watchView, type WatchSnapshot } from '../../src/scenarios/traffic/watch.js';
 import { MEMBERS, node, quorumQueue, stockWithDlq } from './audit.fixtures.js';
 

@@ -1,4 +1,4 @@
-import type { BrokerSnapshot } from '../../cluster/snapshot.js';
+import type { BrokerSnapshot } from '../../cluster/broker/snapshot.js';
 import { fail, pass, plural, warn, type Check } from '../check.js';
 
 /** The checks of the cluster and its nodes. */

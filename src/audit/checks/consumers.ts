@@ -1,4 +1,4 @@
-import { num } from '../../cluster/policy.js';
+import { num } from '../../cluster/broker/policy.js';
 import { auditedQueues, pass, warn, type Check } from '../check.js';
 
 /** The checks of a queue's consumers as the broker sees them. */

@@ -1,6 +1,6 @@
-import type { DeliveryLimit, EffectiveQueue } from '../../cluster/policy.js';
-import { objectName, type OverviewInfo } from '../../cluster/snapshot.js';
-import type { Topology } from '../../cluster/topology.js';
+import type { DeliveryLimit, EffectiveQueue } from '../../cluster/broker/policy.js';
+import { objectName, type OverviewInfo } from '../../cluster/broker/snapshot.js';
+import type { Topology } from '../../cluster/broker/topology.js';
 import { auditedQueues, fail, pass, warn, type AuditItem, type Check } from '../check.js';
 
 /** The checks of dead-lettering: where a failed message goes, and whether it ever stops. */

@@ -1,4 +1,4 @@
-import { objectName } from '../../cluster/snapshot.js';
+import { objectName } from '../../cluster/broker/snapshot.js';
 import { fail, pass, type Check } from '../check.js';
 
 /** The checks of exchanges. The built-in ones ('' and amq.*) are the broker's, not the application's. */

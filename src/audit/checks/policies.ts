@@ -1,5 +1,5 @@
-import type { EffectiveQueue } from '../../cluster/policy.js';
-import { objectName } from '../../cluster/snapshot.js';
+import type { EffectiveQueue } from '../../cluster/broker/policy.js';
+import { objectName } from '../../cluster/broker/snapshot.js';
 import { auditedQueues, fail, pass, plural, type AuditItem, type Check } from '../check.js';
 
 /** The checks of policies: keys that do nothing any more, and keys lost to a higher-priority policy. */

@@ -1,4 +1,4 @@
-import { leaderOf, type QueueInfo } from '../../cluster/snapshot.js';
+import { leaderOf, type QueueInfo } from '../../cluster/broker/snapshot.js';
 import { auditedQueues, fail, pass, plural, warn, type AuditItem, type Check } from '../check.js';
 
 /** The checks of each queue on its own: durability, type, replicas, backlog. */

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { ALARM_KINDS, type AlarmKind } from '../../cluster/alarms.js';
+import { ALARM_KINDS, type AlarmKind } from '../../cluster/broker/alarms.js';
 import { UsageError } from '../../errors.js';
 import type { AlarmDemoOptions } from '../../scenarios/demos/alarm-plan.js';
 import { formatDuration } from '../../util/duration.js';

@@ -1,4 +1,4 @@
-import type { QueueType } from '../../cluster/queue-types.js';
+import type { QueueType } from '../../cluster/broker/queue-types.js';
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
 import { faultsHelpText, helpWidth } from '../help.js';

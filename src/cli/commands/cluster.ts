@@ -102,7 +102,7 @@ async function forCluster(ctx: Context, choice: ClusterChoice): Promise<Context>
 
 /** The chosen cluster at the node count `cluster up` brings up (chooseNodeCount). */
 async function sizedCluster(ctx: Context, choice: ClusterChoice): Promise<Context> {
-  const { chooseNodeCount } = await import('../../cluster/up.js');
+  const { chooseNodeCount } = await import('../../cluster/lifecycle/up.js');
   const chosen = await forCluster(ctx, choice);
   const count = await chooseNodeCount(chosen, choice.nodes);
   return count === chosen.config.nodes.length ? chosen : forCluster(chosen, { nodes: count });
@@ -126,7 +126,7 @@ const up = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
   async run(ctx, o) {
-    const { clusterUp } = await import('../../cluster/up.js');
+    const { clusterUp } = await import('../../cluster/lifecycle/up.js');
     const { emit } = await import('../output.js');
     const chosen = await sizedCluster(ctx, o);
     const r = await clusterUp(chosen, { timeoutMs: o.timeoutMs });
@@ -143,7 +143,7 @@ const down = defineCommand({
       .addOption(jsonOption())
       .action((o: { json: boolean; volumes: boolean } & ClusterChoice) => dispatch({ json: o.json, volumes: o.volumes, ...choiceOf(o) })),
   async run(ctx, o) {
-    const { clusterDown } = await import('../../cluster/down.js');
+    const { clusterDown } = await import('../../cluster/lifecycle/down.js');
     const { emit } = await import('../output.js');
     const chosen = await forCluster(ctx, o);
     // The version of what is taken down, asked while it still answers.
@@ -178,9 +178,9 @@ const reset = defineCommand({
         return dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) });
       }),
   async run(commandCtx, o) {
-    const { clusterDown } = await import('../../cluster/down.js');
-    const { clusterReset } = await import('../../cluster/reset.js');
-    const { clusterUp } = await import('../../cluster/up.js');
+    const { clusterDown } = await import('../../cluster/lifecycle/down.js');
+    const { clusterReset } = await import('../../cluster/lifecycle/reset.js');
+    const { clusterUp } = await import('../../cluster/lifecycle/up.js');
     const { emit } = await import('../output.js');
     if (o.hard) {
       // Every node goes, whatever the count and version; the fresh cluster has the count and version asked for (else the same).
@@ -210,7 +210,7 @@ const status = defineCommand({
       .addOption(htmlOption())
       .action((o: { json: boolean; html?: string } & ClusterChoice) => dispatch({ json: o.json, html: o.html, ...choiceOf(o) })),
   async run(ctx, o) {
-    const { clusterStatus } = await import('../../cluster/status.js');
+    const { clusterStatus } = await import('../../cluster/lifecycle/status.js');
     const { emit } = await import('../output.js');
     const chosen = await forCluster(ctx, o);
     const r = await clusterStatus(chosen);
@@ -230,7 +230,7 @@ const logs = defineCommand({
         dispatch({ node, follow: o.follow, tail: o.tail, ...choiceOf(o) }),
       ),
   async run(ctx, o) {
-    const { clusterLogs } = await import('../../cluster/logs.js');
+    const { clusterLogs } = await import('../../cluster/lifecycle/logs.js');
     await clusterLogs(await forCluster(ctx, o), { follow: o.follow, ...(o.node ? { node: o.node } : {}), ...(o.tail ? { tail: o.tail } : {}) });
   },
 });
@@ -248,7 +248,7 @@ const image = defineCommand({
       .action((o: { json: boolean; rebuild: boolean; rabbitmq?: RabbitmqLine }) => dispatch({ json: o.json, rebuild: o.rebuild, rabbitmq: o.rabbitmq })),
   async run(commandCtx, o) {
     const ctx = await forCluster(commandCtx, { rabbitmq: o.rabbitmq });
-    const { buildImage, ensureImage } = await import('../../cluster/image.js');
+    const { buildImage, ensureImage } = await import('../../cluster/docker/image.js');
     const { emit } = await import('../output.js');
     ctx.progress.start('looking for the RabbitMQ image');
     if (o.rebuild) {

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js';
 import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { ownQueueName, type QueueType } from '../../cluster/queue-types.js';
+import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
 import type { CompareOptions } from '../../scenarios/under-faults/compare.js';
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
 import { PROTOCOLS, type Protocol } from '../../client/protocol.js';

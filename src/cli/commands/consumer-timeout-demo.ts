@@ -92,7 +92,7 @@ export const consumerTimeoutDemo = defineCommand({
       .action((o: RawOptions) => dispatch(consumerTimeoutDemoOptions(o))),
   async run(commandCtx, o) {
     const { json, html, auto, slowWorkGiven, clusters, ...given } = o;
-    const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    const { requireBrokerFeature } = await import('../../cluster/broker/broker-info.js');
     const { TIMEOUT_CHECK_INTERVAL_MS, timeoutEndingOf, sideBySideTimeouts } = await import('../../scenarios/demos/consumer-timeout-plan.js');
     const { runConsumerTimeoutDemo } = await import('../../scenarios/demos/consumer-timeout-demo.js');
     const { emit } = await import('../output.js');

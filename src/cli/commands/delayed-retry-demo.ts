@@ -66,7 +66,7 @@ export const delayedRetryDemo = defineCommand({
       .action((o: RawOptions) => dispatch(delayedRetryDemoOptions(o))),
   async run(ctx, o) {
     const { json, html, auto, ...options } = o;
-    const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    const { requireBrokerFeature } = await import('../../cluster/broker/broker-info.js');
     await requireBrokerFeature(ctx, 'delayed-retry', 'delayed-retry-demo (native delayed retry)');
     const { runDelayedRetryDemo } = await import('../../scenarios/demos/delayed-retry-demo.js');
     const { emit } = await import('../output.js');

@@ -68,7 +68,7 @@ export const deliveryLimitDemo = defineCommand({
       ),
   async run(commandCtx, o) {
     const { json, html, auto, clusters, ...options } = o;
-    const { requireBrokerFeature } = await import('../../cluster/broker-info.js');
+    const { requireBrokerFeature } = await import('../../cluster/broker/broker-info.js');
     const { requireProtocols } = await import('../require-protocol.js');
     const { runDeliveryLimitDemo } = await import('../../scenarios/demos/delivery-limit-demo.js');
     const { sideBySideResult } = await import('../../scenarios/demos/delivery-limit-plan.js');

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js';
 import type { NetemSpec } from '../../faults/net/netem.js';
-import { ownQueueName, type QueueType } from '../../cluster/queue-types.js';
+import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { faultsHelpText, helpWidth } from '../help.js';
@@ -115,7 +115,7 @@ export const failover = defineCommand({
         });
       }),
   async run(ctx, o) {
-    const { requireCluster } = await import('../../cluster/readiness.js');
+    const { requireCluster } = await import('../../cluster/lifecycle/readiness.js');
     const { runFailover } = await import('../../scenarios/under-faults/failover.js');
     const { emit } = await import('../output.js');
     await requireCluster(ctx);

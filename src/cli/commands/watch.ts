@@ -58,7 +58,7 @@ export const watch = defineCommand({
       }),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {
-    const { SnapshotReader } = await import('../../cluster/snapshot.js');
+    const { SnapshotReader } = await import('../../cluster/broker/snapshot.js');
     const { takeWatchSnapshot, trimHistory, watchView } = await import('../../scenarios/traffic/watch.js');
     const { renderNoAnswer, renderWatch, renderWatchLine } = await import('../../report/kinds/watch/text.js');
     const reader = new SnapshotReader(ctx.management, { retryFirstAfterMs: o.once ? undefined : 10_000 });

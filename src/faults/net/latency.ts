@@ -1,4 +1,4 @@
-import { applyNetem, hostRunner } from '../../cluster/netns.js';
+import { applyNetem, hostRunner } from '../../cluster/docker/netns.js';
 import { type FaultSpec, onOneNode } from '../spec.js';
 import { DEFAULT_NETEM } from './netem.js';
 

@@ -1,4 +1,4 @@
-/** What the latency fault applies with tc netem (cluster/netns.ts), and its defaults. No imports: the CLI checks its options with it. */
+/** What the latency fault applies with tc netem (cluster/docker/netns.ts), and its defaults. No imports: the CLI checks its options with it. */
 export interface NetemSpec {
   /** Added to every packet the node sends. */
   delayMs: number;

@@ -1,8 +1,8 @@
 import { EnvironmentError } from '../../errors.js';
 import { seededRandom } from '../../util/random.js';
-import type { Docker } from '../../cluster/engine.js';
+import type { Docker } from '../../cluster/docker/engine.js';
 import type { PartitionShape } from '../kinds.js';
-import { containerPid, type HostRunner, inNetns, partitionRules, peerAddresses } from '../../cluster/netns.js';
+import { containerPid, type HostRunner, inNetns, partitionRules, peerAddresses } from '../../cluster/docker/netns.js';
 
 /**
  * Partitions of several nodes at once, as Jepsen's nemesis draws them (rabbitmq/jepsen runs

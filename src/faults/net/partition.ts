@@ -1,4 +1,4 @@
-import { applyPartition, hostRunner } from '../../cluster/netns.js';
+import { applyPartition, hostRunner } from '../../cluster/docker/netns.js';
 import { type FaultSpec, onOneNode } from '../spec.js';
 
 /** partition: the node cut off from its cluster peers by iptables rules in its network namespace (its clients still reach it). */

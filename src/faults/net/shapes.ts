@@ -1,4 +1,4 @@
-import { hostRunner } from '../../cluster/netns.js';
+import { hostRunner } from '../../cluster/docker/netns.js';
 import type { PartitionShape } from '../kinds.js';
 import { type FaultSpec, onOneNode } from '../spec.js';
 import { applyCuts, planShapeFrom, SHAPE_MIN_NODES } from './partition-shapes.js';

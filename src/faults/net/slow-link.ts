@@ -1,4 +1,4 @@
-import { applyTbf, hostRunner } from '../../cluster/netns.js';
+import { applyTbf, hostRunner } from '../../cluster/docker/netns.js';
 import { type FaultSpec, onOneNode } from '../spec.js';
 import { DEFAULT_BANDWIDTH } from './netem.js';
 

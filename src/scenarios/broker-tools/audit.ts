@@ -1,12 +1,12 @@
 import { auditChecks } from '../../audit/checklist.js';
 import type { AuditItem, AuditOptions, AuditStatus } from '../../audit/check.js';
 import { type VersionItem, versionItems } from '../../audit/version-items.js';
-import { readBroker, SnapshotReader, type BrokerSnapshot, type Endpoint, type Unanswered } from '../../cluster/snapshot.js';
+import { readBroker, SnapshotReader, type BrokerSnapshot, type Endpoint, type Unanswered } from '../../cluster/broker/snapshot.js';
 import type { Context } from '../../context.js';
 
 /**
  * `rmq-bench audit`: the checklist (src/audit/checklist.ts) over one snapshot of the management
- * API (src/cluster/snapshot.ts). runAudit reads the snapshot and returns data; it never prints.
+ * API (src/cluster/broker/snapshot.ts). runAudit reads the snapshot and returns data; it never prints.
  */
 
 export interface AuditResult {

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { newRunId, publishConfirmed } from '../../client/amqp091/publisher.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';

@@ -7,7 +7,7 @@ import { withConnection } from '../../client/amqp091/connect.js';
 import { consumerOptions } from '../../client/consumer-defaults.js';
 import { runConsumer } from '../../client/amqp091/consumer.js';
 import { newRunId } from '../../client/amqp091/publisher.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import type { FaultKind } from '../../faults/kinds.js';
 import { startLeaderFault, type LeaderFaultHandle } from '../../faults/leader-fault-run.js';
 import { amqpUrl } from '../../config.js';

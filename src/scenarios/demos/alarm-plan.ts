@@ -4,7 +4,7 @@
  * when it publishes while an alarm is in force, on every node") and of rmq-bench's own promises
  * against it. No I/O: the runner (alarm-demo.ts) fills these records in.
  */
-import type { AlarmKind } from '../../cluster/alarms.js';
+import type { AlarmKind } from '../../cluster/broker/alarms.js';
 import type { FlushOutcome } from '../../client/publish-loop.js';
 
 /** The publishers of the demo, each on its own connection. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
 import { runConsumer } from '../../client/amqp091/consumer.js';
 import { numberHeader } from '../../client/delivery-headers.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { DeadlineError, InterruptedError, errorMessage } from '../../errors.js';

@@ -1,8 +1,8 @@
 import type { Channel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { closeChannelWithin, closeWithin, connectAny } from '../../client/amqp091/connect.js';
-import { askAppliedPolicy } from '../../cluster/applied-policy.js';
-import { requireCluster } from '../../cluster/readiness.js';
-import { HttpError } from '../../cluster/management.js';
+import { askAppliedPolicy } from '../../cluster/broker/applied-policy.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
+import { HttpError } from '../../cluster/broker/management.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { DeadlineError, EnvironmentError, InterruptedError, UsageError, errorMessage } from '../../errors.js';
@@ -374,7 +374,7 @@ class DelayedRetryRun {
 /**
  * Wait until the queue has the temporary policy in force; returns its effective definition. The
  * management API says so within a tick (5 s) as a rule; after a leader change its statistics can
- * name the old policy for most of a minute (src/cluster/applied-policy.ts),
+ * name the old policy for most of a minute (src/cluster/broker/applied-policy.ts),
  * so after POLICY_ASK_LEADER_AFTER_MS the queue's leader is asked itself, every 2 s. When the
  * leader has no delayed retry by POLICY_RETRY_AFTER_MS, the policy is set again; the wait ends at
  * POLICY_DEADLINE_MS.

@@ -3,7 +3,7 @@ import type { Connection } from 'rhea';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
 import { numberHeader } from '../../client/delivery-headers.js';
 import { closeWithin10, connectAny10 } from '../../client/amqp10/connection.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, errorMessage } from '../../errors.js';

@@ -1,10 +1,10 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
-import { requireCluster } from '../../cluster/readiness.js';
-import { callNode } from '../../cluster/erl-call.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
+import { callNode } from '../../cluster/broker/erl-call.js';
 import { startLeaderFault, type LeaderFaultHandle } from '../../faults/leader-fault-run.js';
-import { currentLeader } from '../../cluster/queue-leader-lookup.js';
-import { shortNodeName } from '../../cluster/queue-leadership.js';
+import { currentLeader } from '../../cluster/broker/queue-leader-lookup.js';
+import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
 import { amqpUrl, type NodeSpec } from '../../config.js';
 import type { Context } from '../../context.js';
 import { BrokerUnavailableError, InterruptedError, errorMessage } from '../../errors.js';

@@ -1,7 +1,7 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
-import { requireCluster, waitForHealthyAndClustered } from '../../cluster/readiness.js';
-import type { Docker } from '../../cluster/engine.js';
+import { requireCluster, waitForHealthyAndClustered } from '../../cluster/lifecycle/readiness.js';
+import type { Docker } from '../../cluster/docker/engine.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, errorMessage } from '../../errors.js';

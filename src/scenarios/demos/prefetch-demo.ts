@@ -1,7 +1,7 @@
 import { runConsumer } from '../../client/amqp091/consumer.js';
 import type { ConsumerResult } from '../../client/consumer-result.js';
 import { newRunId, publishConfirmed } from '../../client/amqp091/publisher.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';

@@ -1,7 +1,7 @@
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
 import { runConsumer } from '../../client/amqp091/consumer.js';
 import type { DeliveryRecord } from '../../client/consumer-result.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { errorMessage } from '../../errors.js';

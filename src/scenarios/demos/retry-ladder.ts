@@ -1,6 +1,6 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { DeadlineError, InterruptedError, errorMessage } from '../../errors.js';

@@ -1,7 +1,7 @@
 import type { Channel } from 'amqplib';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
-import { shortNodeName } from '../../cluster/queue-leadership.js';
-import { currentLeader } from '../../cluster/queue-leader-lookup.js';
+import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
+import { currentLeader } from '../../cluster/broker/queue-leader-lookup.js';
 import type { Context } from '../../context.js';
 import { AmqpError, RmqBenchError, errorMessage } from '../../errors.js';
 import { retryUntil } from '../../util/retry.js';

@@ -1,5 +1,5 @@
-import { shortNodeName } from '../../cluster/queue-leadership.js';
-import type { NodeInfo } from '../../cluster/management.js';
+import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
+import type { NodeInfo } from '../../cluster/broker/management.js';
 import {
   leaderOf,
   objectKey,
@@ -10,8 +10,8 @@ import {
   type QueueInfo,
   type SnapshotReader,
   type Unanswered,
-} from '../../cluster/snapshot.js';
-import { Topology, type QueueRole } from '../../cluster/topology.js';
+} from '../../cluster/broker/snapshot.js';
+import { Topology, type QueueRole } from '../../cluster/broker/topology.js';
 
 /**
  * `rmq-bench watch`: one snapshot of the management API (takeWatchSnapshot), and a pure view

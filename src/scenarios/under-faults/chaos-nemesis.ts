@@ -1,9 +1,9 @@
 import type { FaultKind } from '../../faults/kinds.js';
 import { shapeOf } from '../../faults/applied.js';
 import { type FaultPhase, type LeaderFaultDriver, type LeaderFaultHandle, type LeaderFaultTimeline, startLeaderFault } from '../../faults/leader-fault-run.js';
-import { shortNodeName } from '../../cluster/queue-leadership.js';
+import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
 import type { NetemSpec } from '../../faults/net/netem.js';
-import { currentLeader, type QueueRef } from '../../cluster/queue-leader-lookup.js';
+import { currentLeader, type QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
 import type { LeaderFault } from '../../faults/at-leader.js';
 import { FAULTS } from '../../faults/registry.js';
 import { waitForRejoin } from '../../faults/rejoin.js';

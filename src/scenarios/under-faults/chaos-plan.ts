@@ -1,4 +1,4 @@
-import type { QueueType } from '../../cluster/queue-types.js';
+import type { QueueType } from '../../cluster/broker/queue-types.js';
 import type { Protocol } from '../../client/protocol.js';
 import type { FaultKind } from '../../faults/kinds.js';
 import type { NetemSpec } from '../../faults/net/netem.js';
@@ -9,7 +9,7 @@ import { pickIndex, seededRandom } from '../../util/random.js';
 /**
  * chaos's data and its pure parts: the nemesis schedule (seeded), the totals over several
  * producers and consumers, and what each fault cost in availability. No I/O here: the runner
- * (chaos.ts) and the nemesis (cluster/nemesis.ts) feed these.
+ * (chaos.ts) and the nemesis (chaos-nemesis.ts) feed these.
  */
 
 /** Whom a fault hits: the leader of one of the chaos queues, any node, or the node a producer is connected to. */

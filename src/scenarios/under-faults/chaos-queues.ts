@@ -1,8 +1,8 @@
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
 import type { Endpoints } from '../../client/amqp091/locate.js';
-import { currentLeader, type QueueRef } from '../../cluster/queue-leader-lookup.js';
-import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy } from '../../cluster/queue-types.js';
-import { shortNodeName } from '../../cluster/queue-leadership.js';
+import { currentLeader, type QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
+import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy } from '../../cluster/broker/queue-types.js';
+import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
 import type { Context } from '../../context.js';
 import { errorMessage } from '../../errors.js';
 import { retryUntil, systemClock } from '../../util/retry.js';

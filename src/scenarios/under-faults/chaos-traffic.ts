@@ -6,7 +6,7 @@ import { consumerFor, publisherFor } from '../../client/clients.js';
 import { DEFAULT_PROTOCOL } from '../../client/protocol.js';
 import type { PublisherSnapshot } from '../../client/publisher-options.js';
 import type { PublisherResult } from '../../client/publisher-result.js';
-import { shortNodeName } from '../../cluster/queue-leadership.js';
+import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
 import type { Context } from '../../context.js';
 import { Ledger, parseMessageId, type ReadSource } from '../../ledger/ledger.js';
 import { reconcile } from '../../ledger/reconcile.js';

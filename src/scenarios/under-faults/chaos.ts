@@ -1,4 +1,4 @@
-import { requireBrokerFeature } from '../../cluster/broker-info.js';
+import { requireBrokerFeature } from '../../cluster/broker/broker-info.js';
 import { type FaultKind, faultProblem } from '../../faults/kinds.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ConsumerResult } from '../../client/consumer-result.js';
 import { type Endpoints, endpointsFor } from '../../client/amqp091/locate.js';
 import type { PublisherResult } from '../../client/publisher-result.js';
-import { requireCluster } from '../../cluster/readiness.js';
+import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { FaultNeedsNodesError } from '../../faults/injector.js';
 import type { Context } from '../../context.js';
 import type { LedgerDocument } from '../../ledger/ledger.js';

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
-import { queueForRun } from '../../cluster/own-queue.js';
-import { ELECTS_A_LEADER, type QueueType } from '../../cluster/queue-types.js';
+import { queueForRun } from '../../cluster/broker/own-queue.js';
+import { ELECTS_A_LEADER, type QueueType } from '../../cluster/broker/queue-types.js';
 import { startLeaderFault } from '../../faults/leader-fault-run.js';
 import type { FaultKind } from '../../faults/kinds.js';
 import { DEFAULT_BANDWIDTH, DEFAULT_NETEM, type NetemSpec } from '../../faults/net/netem.js';

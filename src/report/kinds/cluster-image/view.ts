@@ -1,4 +1,4 @@
-import type { ImageResult } from '../../../cluster/image.js';
+import type { ImageResult } from '../../../cluster/docker/image.js';
 import { type KindView, none } from '../../kind-view.js';
 
 /** `rmq-bench cluster image`: the RabbitMQ image found, pulled or built (--rebuild: built). */

@@ -1,4 +1,4 @@
-import type { ResetResult } from '../../../cluster/reset.js';
+import type { ResetResult } from '../../../cluster/lifecycle/reset.js';
 import { formatMs } from '../../../util/duration.js';
 
 /** cluster reset result → text. Pure. */

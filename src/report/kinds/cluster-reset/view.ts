@@ -1,5 +1,5 @@
-import type { ResetResult } from '../../../cluster/reset.js';
-import type { UpResult } from '../../../cluster/up.js';
+import type { ResetResult } from '../../../cluster/lifecycle/reset.js';
+import type { UpResult } from '../../../cluster/lifecycle/up.js';
 import { type KindView, none } from '../../kind-view.js';
 import { renderUp } from '../cluster-up/text.js';
 import { renderReset } from './text.js';

@@ -1,5 +1,5 @@
-import { shortNodeName } from '../../../cluster/queue-leadership.js';
-import type { StatusResult } from '../../../cluster/status.js';
+import { shortNodeName } from '../../../cluster/broker/queue-leadership.js';
+import type { StatusResult } from '../../../cluster/lifecycle/status.js';
 import { renderTable } from '../../table.js';
 
 /** cluster status's printers: result → text. Pure. */

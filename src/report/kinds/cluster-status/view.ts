@@ -1,4 +1,4 @@
-import type { StatusResult } from '../../../cluster/status.js';
+import type { StatusResult } from '../../../cluster/lifecycle/status.js';
 import { type KindView, none } from '../../kind-view.js';
 import { renderStatus } from './text.js';
 

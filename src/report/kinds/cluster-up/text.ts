@@ -1,4 +1,4 @@
-import type { UpResult } from '../../../cluster/up.js';
+import type { UpResult } from '../../../cluster/lifecycle/up.js';
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
 

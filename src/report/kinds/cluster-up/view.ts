@@ -1,4 +1,4 @@
-import type { UpResult } from '../../../cluster/up.js';
+import type { UpResult } from '../../../cluster/lifecycle/up.js';
 import { type KindView, none } from '../../kind-view.js';
 import { renderUp } from './text.js';
 

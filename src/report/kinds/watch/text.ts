@@ -1,4 +1,4 @@
-import { shortNodeName } from '../../../cluster/queue-leadership.js';
+import { shortNodeName } from '../../../cluster/broker/queue-leadership.js';
 import type { WatchQueueRow, WatchView } from '../../../scenarios/traffic/watch.js';
 import { renderTable } from '../../table.js';
 

@@ -1,5 +1,5 @@
-import { BrokerUnavailableError, NotFoundError } from '../errors.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import { BrokerUnavailableError, NotFoundError } from '../../errors.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import type { QueueLeadership } from './queue-leadership.js';
 
 /** A queue by vhost and name. */

@@ -1,5 +1,5 @@
-import { EnvironmentError } from '../errors.js';
-import { execIn, type Docker } from './engine.js';
+import { EnvironmentError } from '../../errors.js';
+import { execIn, type Docker } from '../docker/engine.js';
 
 /**
  * One Erlang expression evaluated on a node, from inside its own container, through erl_call:

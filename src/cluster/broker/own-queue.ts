@@ -1,7 +1,7 @@
-import { errorMessage, UsageError } from '../errors.js';
+import { errorMessage, UsageError } from '../../errors.js';
 import { type BrokerInfo, requireBrokerFeature } from './broker-info.js';
-import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import { retryUntil } from '../../util/retry.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import { type QueueLeadership, shortNodeName } from './queue-leadership.js';
 import { HttpError } from './management.js';
 import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy, type QueueType } from './queue-types.js';

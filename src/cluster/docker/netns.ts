@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
-import { EnvironmentError, errorMessage } from '../errors.js';
-import { withDeadline } from '../util/retry.js';
+import { EnvironmentError, errorMessage } from '../../errors.js';
+import { withDeadline } from '../../util/retry.js';
 import type { Docker } from './engine.js';
 
 /**

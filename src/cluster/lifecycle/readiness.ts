@@ -1,11 +1,11 @@
-import { managementUrl, type NodeSpec } from '../config.js';
-import { BrokerUnavailableError, errorMessage } from '../errors.js';
-import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import { managementUrl, type NodeSpec } from '../../config.js';
+import { BrokerUnavailableError, errorMessage } from '../../errors.js';
+import { retryUntil } from '../../util/retry.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import type { Definitions } from './definitions.js';
-import { inspectContainer, type ContainerInfo, type Docker } from './engine.js';
+import { inspectContainer, type ContainerInfo, type Docker } from '../docker/engine.js';
 import { planExited, whyExited } from './exited-nodes.js';
-import { mendGraceMs, nodeViews } from './partition-mend.js';
+import { mendGraceMs, nodeViews } from '../mend/partition-mend.js';
 import { fullyReplicated, quorumState } from './replication.js';
 import { stopwatch, type WaitOptions } from './wait.js';
 

@@ -1,8 +1,8 @@
-import type { ClusterContext } from './cluster-ctx.js';
-import { BrokerUnavailableError, EnvironmentError, InterruptedError, errorMessage } from '../errors.js';
-import type { NodeSpec } from '../config.js';
-import { systemClock } from '../util/retry.js';
-import type { Docker } from './engine.js';
+import type { ClusterContext } from '../cluster-ctx.js';
+import { BrokerUnavailableError, EnvironmentError, InterruptedError, errorMessage } from '../../errors.js';
+import type { NodeSpec } from '../../config.js';
+import { systemClock } from '../../util/retry.js';
+import type { Docker } from '../docker/engine.js';
 import { callNode, type NodeCall } from './erl-call.js';
 import { HttpError, type ManagementClient } from './management.js';
 
@@ -25,7 +25,7 @@ export const CONFIGURED_DISK_FREE_LIMIT = '200MB';
 /**
  * The calls that raise each alarm and that put the node back to this project's configuration:
  * the functions rabbitmqctl set_vm_memory_high_watermark and set_disk_free_limit call, made
- * through erl_call (src/cluster/erl-call.ts), with those rabbitmqctl commands for an image
+ * through erl_call (src/cluster/broker/erl-call.ts), with those rabbitmqctl commands for an image
  * without erl_call.
  */
 export const ALARM_COMMANDS: Record<AlarmKind, { raise: NodeCall; clear: NodeCall; raiseText: string }> = {

@@ -1,9 +1,9 @@
-import { managementUrl } from '../config.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import type { ContainerInfo } from './engine.js';
-import type { QueueLeadership } from './queue-leadership.js';
-import type { MendWhy } from './mend-plan.js';
-import { mendAdvice, mendGraceMs } from './partition-mend.js';
+import { managementUrl } from '../../config.js';
+import type { ClusterContext } from '../cluster-ctx.js';
+import type { ContainerInfo } from '../docker/engine.js';
+import type { QueueLeadership } from '../broker/queue-leadership.js';
+import type { MendWhy } from '../mend/mend-plan.js';
+import { mendAdvice, mendGraceMs } from '../mend/partition-mend.js';
 import { nodeContainers } from './readiness.js';
 
 export interface NodeStatus {

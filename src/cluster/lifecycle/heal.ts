@@ -1,11 +1,11 @@
-import { errorMessage } from '../errors.js';
-import { healAlarms } from './alarms.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import type { Docker } from './engine.js';
+import { errorMessage } from '../../errors.js';
+import { healAlarms } from '../broker/alarms.js';
+import type { ClusterContext } from '../cluster-ctx.js';
+import type { Docker } from '../docker/engine.js';
 import { rejoinForgottenNodes } from './forgotten-nodes.js';
-import { healNetFaults } from './netns.js';
-import { mendPartition } from './partition-mend.js';
-import { rabbitState } from './rabbit-state.js';
+import { healNetFaults } from '../docker/netns.js';
+import { mendPartition } from '../mend/partition-mend.js';
+import { rabbitState } from '../mend/rabbit-state.js';
 
 /**
  * What a fault can leave behind when its run is killed before the restore, each of which

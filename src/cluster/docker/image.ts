@@ -1,14 +1,14 @@
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { loadExeca } from '../util/exec.js';
-import { LINE_SPECS, lineOf } from '../broker-versions.js';
-import type { Config } from '../config.js';
-import { EnvironmentError, errorMessage } from '../errors.js';
-import type { Progress } from '../progress.js';
-import { withDeadline } from '../util/retry.js';
+import { loadExeca } from '../../util/exec.js';
+import { LINE_SPECS, lineOf } from '../../broker-versions.js';
+import type { Config } from '../../config.js';
+import { EnvironmentError, errorMessage } from '../../errors.js';
+import type { Progress } from '../../progress.js';
+import { withDeadline } from '../../util/retry.js';
 import { type Docker, imageExists, imageLabels } from './engine.js';
-import { hostDebianMirror } from './mirror.js';
+import { hostDebianMirror } from '../broker/mirror.js';
 
 export interface ImageResult {
   image: string;

@@ -1,4 +1,4 @@
-import type { ClusterContext } from './cluster-ctx.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import { removeClusterRecord } from './record.js';
 
 /** Stop and remove the nodes' containers (and their data volumes with volumes: true). */

@@ -1,13 +1,13 @@
-import type { Config } from '../config.js';
-import { BrokerUnavailableError, NotFoundError, RmqBenchError, errorMessage } from '../errors.js';
-import { maskUrl } from '../url.js';
+import type { Config } from '../../config.js';
+import { BrokerUnavailableError, NotFoundError, RmqBenchError, errorMessage } from '../../errors.js';
+import { maskUrl } from '../../url.js';
 import { parseQueueLeadership, type QueueLeadership } from './queue-leadership.js';
 
 export class HttpError extends RmqBenchError {
   constructor(
     readonly status: number,
     readonly url: string,
-    /** The whole answer: a 503 of a health check carries its findings (src/cluster/alarms.ts). */
+    /** The whole answer: a 503 of a health check carries its findings (src/cluster/broker/alarms.ts). */
     readonly body: string,
   ) {
     super(`HTTP ${status} from ${maskUrl(url)}: ${body.slice(0, 200)}`, 68);

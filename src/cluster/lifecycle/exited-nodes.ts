@@ -1,4 +1,4 @@
-import type { Docker } from './engine.js';
+import type { Docker } from '../docker/engine.js';
 
 /**
  * A node whose container exited while `cluster up` waited for it. RabbitMQ ends its VM when its

@@ -1,4 +1,4 @@
-import { BrokerUnavailableError } from '../errors.js';
+import { BrokerUnavailableError } from '../../errors.js';
 import { HttpError, type ManagementClient, type NodeInfo } from './management.js';
 
 /**

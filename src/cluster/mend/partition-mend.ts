@@ -1,8 +1,8 @@
-import { versionAtLeast } from '../broker-versions.js';
-import { type Config, managementUrl } from '../config.js';
-import { errorMessage } from '../errors.js';
-import type { Docker } from './engine.js';
-import type { ManagementClient } from './management.js';
+import { versionAtLeast } from '../../broker-versions.js';
+import { type Config, managementUrl } from '../../config.js';
+import { errorMessage } from '../../errors.js';
+import type { Docker } from '../docker/engine.js';
+import type { ManagementClient } from '../broker/management.js';
 import {
   answerFromOwnView,
   describeStep,

@@ -1,9 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_RABBITMQ_LINE, type RabbitmqLine } from '../broker-versions.js';
-import { clusterRecordFile, type Config, DEFAULT_CLUSTER_NAME, NODE_COUNTS, type NodeCount, nodesFor } from '../config.js';
-import { UsageError } from '../errors.js';
-import { type ContainerInfo, inspectContainer, type Docker } from './engine.js';
+import { DEFAULT_RABBITMQ_LINE, type RabbitmqLine } from '../../broker-versions.js';
+import { clusterRecordFile, type Config, DEFAULT_CLUSTER_NAME, NODE_COUNTS, type NodeCount, nodesFor } from '../../config.js';
+import { UsageError } from '../../errors.js';
+import { type ContainerInfo, inspectContainer, type Docker } from '../docker/engine.js';
 
 /**
  * What `cluster up` records about a cluster on this machine, so that every later command (which

@@ -1,8 +1,8 @@
 import type Docker from 'dockerode';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../config.js';
-import { EnvironmentError, errorMessage } from '../errors.js';
-import { withDeadline } from '../util/retry.js';
+import { PROJECT_ROOT } from '../../config.js';
+import { EnvironmentError, errorMessage } from '../../errors.js';
+import { withDeadline } from '../../util/retry.js';
 import { deferDockerodeExtras } from './defer-require.js';
 
 export type { Docker };

@@ -1,10 +1,10 @@
-import { errorMessage } from '../errors.js';
-import { retryUntil } from '../util/retry.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import { errorMessage } from '../../errors.js';
+import { retryUntil } from '../../util/retry.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import { quorumQueues, type Definitions } from './definitions.js';
-import { execIn, type Docker } from './engine.js';
-import type { QueueLeadership } from './queue-leadership.js';
-import type { ManagementClient } from './management.js';
+import { execIn, type Docker } from '../docker/engine.js';
+import type { QueueLeadership } from '../broker/queue-leadership.js';
+import type { ManagementClient } from '../broker/management.js';
 import { stopwatch, type WaitOptions } from './wait.js';
 
 /** The queues a definitions file declares as quorum queues, with their leadership now. */

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { requireFeature } from '../broker-versions.js';
-import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../config.js';
-import { maskUrl } from '../url.js';
-import type { ClusterContext } from './cluster-ctx.js';
+import { requireFeature } from '../../broker-versions.js';
+import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../../config.js';
+import { maskUrl } from '../../url.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
 import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
-import { ensureImage, type ImageResult } from './image.js';
+import { ensureImage, type ImageResult } from '../docker/image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
 import { checkLine, checkNodeCount, checkPublishedPorts, existingCluster, existingNodeCount, foreignFiles, writeClusterRecord } from './record.js';

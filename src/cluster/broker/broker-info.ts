@@ -1,4 +1,4 @@
-import { type BrokerFeature, requireFeature } from '../broker-versions.js';
+import { type BrokerFeature, requireFeature } from '../../broker-versions.js';
 import type { ManagementClient } from './management.js';
 
 /** The broker a command ran against, as its management API reports it: named in every --json document. */

@@ -1,6 +1,6 @@
-import { loadExeca } from '../util/exec.js';
-import { composeEnv, type Config } from '../config.js';
-import { EnvironmentError, PortTakenError, RmqBenchError, errorMessage } from '../errors.js';
+import { loadExeca } from '../../util/exec.js';
+import { composeEnv, type Config } from '../../config.js';
+import { EnvironmentError, PortTakenError, RmqBenchError, errorMessage } from '../../errors.js';
 import { ensureEngineScript } from './engine.js';
 
 export type ComposeKind = 'v2' | 'v1';

@@ -1,6 +1,6 @@
-import type { NodeSpec } from '../config.js';
-import type { Docker } from './engine.js';
-import { callNode, type NodeCall } from './erl-call.js';
+import type { NodeSpec } from '../../config.js';
+import type { Docker } from '../docker/engine.js';
+import { callNode, type NodeCall } from '../broker/erl-call.js';
 
 /**
  * A node's own word on its RabbitMQ application, asked inside its container (erl_call, a few

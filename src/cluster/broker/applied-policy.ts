@@ -1,5 +1,5 @@
-import type { ClusterContext } from './cluster-ctx.js';
-import { errorMessage } from '../errors.js';
+import type { ClusterContext } from '../cluster-ctx.js';
+import { errorMessage } from '../../errors.js';
 import { callNode, erlangBinary, type NodeCall } from './erl-call.js';
 
 /**

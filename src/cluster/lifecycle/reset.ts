@@ -1,4 +1,4 @@
-import type { ClusterContext } from './cluster-ctx.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
 import type { WaitOptions } from './wait.js';

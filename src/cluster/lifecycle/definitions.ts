@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { DataError, NotFoundError } from '../errors.js';
-import { locateJsonError } from '../util/json-locate.js';
+import { DataError, NotFoundError } from '../../errors.js';
+import { locateJsonError } from '../../util/json-locate.js';
 
 /** The parts of a RabbitMQ definitions file rmq-bench reads. */
 export interface Definitions {

@@ -1,7 +1,7 @@
-import { type Config, nodeByName } from '../config.js';
-import { EnvironmentError, errorMessage } from '../errors.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import { type Docker, execIn } from './engine.js';
+import { type Config, nodeByName } from '../../config.js';
+import { EnvironmentError, errorMessage } from '../../errors.js';
+import type { ClusterContext } from '../cluster-ctx.js';
+import { type Docker, execIn } from '../docker/engine.js';
 
 /**
  * A node removed from the cluster (the membership fault: `stop_app`, then `forget_cluster_node`

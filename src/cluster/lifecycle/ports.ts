@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { PortTakenError } from '../errors.js';
-import type { ClusterContext } from './cluster-ctx.js';
-import type { ContainerInfo } from './engine.js';
+import { PortTakenError } from '../../errors.js';
+import type { ClusterContext } from '../cluster-ctx.js';
+import type { ContainerInfo } from '../docker/engine.js';
 
 /** Resolves true when nothing listens on host:port. */
 export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { ClusterContext } from './cluster-ctx.js';
+import type { ClusterContext } from '../cluster-ctx.js';
 
 /** The nodes' logs (compose logs): one node's or all, the last `tail` lines, followed or not. */
 export async function clusterLogs(ctx: ClusterContext, options: { node?: string; follow: boolean; tail?: number }): Promise<void> {

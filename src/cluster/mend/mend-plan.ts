@@ -1,4 +1,4 @@
-import { shortNodeName } from './queue-leadership.js';
+import { shortNodeName } from '../broker/queue-leadership.js';
 
 /**
  * The mend's decisions, pure: from what each node says of the cluster, and what the mend has seen
