@@ -16,7 +16,7 @@ export const RABBITMQ_LINES = ['3.10', '4.0', '4.3'] as const;
 export type RabbitmqLine = (typeof RABBITMQ_LINES)[number];
 export const DEFAULT_RABBITMQ_LINE: RabbitmqLine = '4.3';
 
-export interface LineSpec {
+interface LineSpec {
   /** The Debian suite whose rabbitmq-server package is of this line. */
   readonly debianSuite: string;
   /** The official image, used when it is on this machine or can be pulled. */
@@ -62,7 +62,7 @@ export function lineOf(version: string): RabbitmqLine | undefined {
   return RABBITMQ_LINES.find((l) => l === `${major}.${minor}`);
 }
 
-export interface FeatureSpec {
+interface FeatureSpec {
   /** For people: what the feature is ("native delayed retry"). */
   readonly what: string;
   /** The first version that has it. */

@@ -6,8 +6,8 @@
  * counted or inspected with a tool that is not rmq-bench before rmq-bench reads it.
  */
 
-export const CHECKPOINT_NAMES = ['before-drain', 'before-consume', 'after-consume', 'dead-lettered'] as const;
-export type CheckpointName = (typeof CHECKPOINT_NAMES)[number];
+const CHECKPOINT_NAMES = ['before-drain', 'before-consume', 'after-consume', 'dead-lettered'] as const;
+type CheckpointName = (typeof CHECKPOINT_NAMES)[number];
 
 export interface Checkpoint {
   readonly name: CheckpointName;

@@ -66,7 +66,7 @@ export const fail = (id: CheckId, object: string, message: string, fix: string):
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-export interface AuditedQueue {
+interface AuditedQueue {
   eq: EffectiveQueue;
   queue: QueueInfo;
   /** `queue demo.orders`: the item's object. */

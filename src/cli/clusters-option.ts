@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
  */
 
 /** --clusters' parser: comma-separated cluster names, each checked as --name is, none twice. */
-export function clusterNames(value: string): string[] {
+function clusterNames(value: string): string[] {
   const names = value
     .split(',')
     .map((n) => n.trim())

@@ -14,13 +14,13 @@ import { htmlOption, jsonOption, managementUrlOption, urlsOption } from './optio
  * takes --fault (compare, chaos).
  */
 
-export const faultCmdOption = (): Option =>
+const faultCmdOption = (): Option =>
   new Option(
     '--fault-cmd <command>',
     "fault a node of a cluster that is not ours with this shell command ({node}, {host}, {fault} are filled in), e.g. 'kubectl delete pod {host}'",
   );
 
-export const restoreCmdOption = (): Option => new Option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)');
+const restoreCmdOption = (): Option => new Option('--restore-cmd <command>', 'undo --fault-cmd (without it, the platform is expected to heal the node)');
 
 /** --fault-cmd needs a fault to apply; --restore-cmd needs --fault-cmd. */
 export function checkedFault(fault: FaultKind | 'none', faultCmd: string | undefined, restoreCmd: string | undefined): FaultKind | 'none' {
@@ -30,7 +30,7 @@ export function checkedFault(fault: FaultKind | 'none', faultCmd: string | undef
 }
 
 /** Run a user's fault or restore command; a non-zero exit is an EnvironmentError with its last line. */
-export async function runShell(command: string): Promise<void> {
+async function runShell(command: string): Promise<void> {
   const execa = await loadExeca();
   const r = await execa('sh', ['-c', command], { reject: false, stdin: 'ignore', all: true, timeout: 120_000 });
   if (r.exitCode !== 0) {

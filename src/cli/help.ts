@@ -69,7 +69,7 @@ export function helpWidth(command: Command, error = false): number {
  * commander's option description without "(default: false)" on a switch: a switch that is off
  * unless given says nothing by saying it. `base` is commander's own Help.optionDescription.
  */
-export function optionDescriptionWithoutFalse(this: Help, option: Option, base: (this: Help, option: Option) => string): string {
+function optionDescriptionWithoutFalse(this: Help, option: Option, base: (this: Help, option: Option) => string): string {
   const text = base.call(this, option);
   return option.isBoolean() && option.defaultValue === false ? text.replace(/ \(default: false\)$/, '') : text;
 }

@@ -162,7 +162,7 @@ export function refuseWith(given: ReadonlySet<string>, flags: readonly string[],
 }
 
 /** --urls: comma-separated amqp(s):// URLs (the message never quotes a password). */
-export function amqpUrlList(value: string): string[] {
+function amqpUrlList(value: string): string[] {
   try {
     return parseUrls(value);
   } catch (err) {
@@ -302,7 +302,7 @@ export function prefetchCount(value: string): number {
 }
 
 /** --management-url: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
-export function httpUrlList(value: string): string[] {
+function httpUrlList(value: string): string[] {
   const list = value
     .split(',')
     .map((v) => v.trim())

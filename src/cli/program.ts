@@ -60,7 +60,7 @@ export type Invocation = InvocationOf<Leaf<Entry>> & {
 /** The commands whose first contact with the broker is an AMQP connection (no management check first): each takes --wait-for-broker. */
 const WAITS_FOR_BROKER: ReadonlySet<string> = new Set<Invocation['command']>(['producer', 'consumer', 'verify', 'bench', 'dlq inspect', 'dlq replay']);
 
-export type Dispatch = (invocation: Invocation) => Promise<void>;
+type Dispatch = (invocation: Invocation) => Promise<void>;
 
 const isGroup = (e: CommandDef | CommandGroup): e is CommandGroup => 'commands' in e;
 

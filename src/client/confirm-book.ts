@@ -30,7 +30,7 @@ const INITIAL_CAPACITY = 256;
 /** Called for each acked publish: sentAtMs is undefined for a late ack (after a timeout or a lost connection). */
 export type AckVisitor = (seq: number, sentAtMs: number | undefined) => void;
 /** Called for each nacked publish that was in flight (settled; not in the backlog). */
-export type NackVisitor = (seq: number) => void;
+type NackVisitor = (seq: number) => void;
 
 export class ConfirmBook {
   #seqs = new Float64Array(INITIAL_CAPACITY);

@@ -18,7 +18,7 @@ const DEFAULTS = Object.freeze({
 type Defaulted = keyof typeof DEFAULTS;
 
 /** A consumer's options: the ones without a default, and any default to replace. */
-export type ConsumerOverrides = Omit<ConsumerOptions, Defaulted> & Partial<Pick<ConsumerOptions, Defaulted>>;
+type ConsumerOverrides = Omit<ConsumerOptions, Defaulted> & Partial<Pick<ConsumerOptions, Defaulted>>;
 
 /** DEFAULTS with `overrides` on top. Pure. */
 export function consumerOptions(overrides: ConsumerOverrides): ConsumerOptions {

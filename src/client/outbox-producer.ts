@@ -14,7 +14,7 @@ import { channelTransport, type ChannelSession } from './amqp091/session.js';
  * data; never prints.
  */
 
-export interface OutboxProducerOptions {
+interface OutboxProducerOptions {
   urls: readonly string[];
   startIndex: number;
   exchange: string;
@@ -35,7 +35,7 @@ export interface OutboxProducerOptions {
   blockedTimeoutMs?: number;
 }
 
-export interface OutboxProducerHooks {
+interface OutboxProducerHooks {
   signal: AbortSignal;
   /** After each batch of rows marked published, with the table's published count. */
   onPublished?: (published: number) => void;

@@ -17,7 +17,7 @@ const AMQP091_MODES = ['none', 'tx', 'sync', 'batch', 'async'] as const satisfie
  * What a protocol's client can do, for the commands and scenarios to decide by instead of by
  * the protocol's name. Pure data: a command reads it while parsing its options.
  */
-export interface ProtocolTraits {
+interface ProtocolTraits {
   /** For people: "AMQP 1.0". */
   readonly name: string;
   /** The broker feature (broker-versions.ts) a run over it needs, or null. */
@@ -34,7 +34,7 @@ export interface ProtocolTraits {
   readonly outcomeCounts: boolean;
 }
 
-export const PROTOCOL_TRAITS = {
+const PROTOCOL_TRAITS = {
   amqp091: {
     name: 'AMQP 0-9-1',
     brokerFeature: null,

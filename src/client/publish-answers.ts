@@ -12,7 +12,7 @@ import { RefusalNotes, RefusedResends } from './refused-resends.js';
  * each settled message means to the ledger, the counters and the timeline.
  */
 /** A live connection with no answer for this many confirm timeouts is given up (see sweep). */
-export const STUCK_AFTER_TIMEOUTS = 2;
+const STUCK_AFTER_TIMEOUTS = 2;
 
 export class PublishAnswers {
   /** Refused messages: their backoff, and those given up (touched on a refusal, never per answer). */

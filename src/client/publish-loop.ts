@@ -67,7 +67,7 @@ export interface PublishTransport<S extends LoopSession> {
   drop(s: S): void;
 }
 
-export interface PublishLoopOptions<S extends LoopSession> {
+interface PublishLoopOptions<S extends LoopSession> {
   transport: PublishTransport<S>;
   urls: readonly string[];
   /** Index in urls to connect to first. */

@@ -13,7 +13,7 @@ import { countFlags, type PublisherResult, type PublisherSample } from './publis
  */
 
 /** The most samples a run keeps (AdaptiveSamples: a 0.1 s run and a 60 s one both read well). */
-export const MAX_SAMPLES = 1_000;
+const MAX_SAMPLES = 1_000;
 /** How often the sampler looks; it records a sample when its current interval has passed. */
 export const SAMPLER_TICK_MS = 10;
 

@@ -20,7 +20,7 @@ export interface Election {
 }
 
 /** The leader as a survivor reports it, asked inside its container (quorumStatusCall; a classic queue's master: classicMasterCall). */
-export async function leaderViaCli(ctx: ClusterContext, survivor: NodeSpec, ref: QueueRef, type = 'quorum'): Promise<string | undefined> {
+async function leaderViaCli(ctx: ClusterContext, survivor: NodeSpec, ref: QueueRef, type = 'quorum'): Promise<string | undefined> {
   const docker = await ctx.docker();
   if (type === 'classic') return parseClassicMaster(await callNode(docker, survivor.container, survivor.nodeName, classicMasterCall(ref), 15_000), ref.queue);
   return parseQuorumStatus(await callNode(docker, survivor.container, survivor.nodeName, quorumStatusCall(ref), 15_000)).leader;

@@ -5,7 +5,7 @@ import { notWhole } from './rolling-restart.js';
 import type { FaultSpec } from './spec.js';
 
 /** How long the cluster may take to be whole again once every node was started: three nodes booting at once on a busy machine. */
-export const KILL_ALL_WHOLE_TIMEOUT_MS = 180_000;
+const KILL_ALL_WHOLE_TIMEOUT_MS = 180_000;
 
 /**
  * kill-all: a power cut of the whole rack. Every running node is SIGKILLed at once (every kill

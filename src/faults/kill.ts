@@ -25,7 +25,7 @@ export const kill: FaultSpec<'kill'> = {
  * error names every attempt's reason.
  */
 export const START_ATTEMPTS = 5;
-export const START_RETRY_MS = 1_000;
+const START_RETRY_MS = 1_000;
 
 export async function startAgain(
   c: { start(): Promise<unknown> },

@@ -57,9 +57,5 @@ export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string
 }
 
 /** The partitions of several nodes at once (net/partition-shapes.ts draws them). */
-export const PARTITION_SHAPES = ['partition-halves', 'partition-ring', 'partition-bridge'] as const satisfies readonly FaultKind[];
+const PARTITION_SHAPES = ['partition-halves', 'partition-ring', 'partition-bridge'] as const satisfies readonly FaultKind[];
 export type PartitionShape = (typeof PARTITION_SHAPES)[number];
-
-export function isPartitionShape(kind: FaultKind): kind is PartitionShape {
-  return (PARTITION_SHAPES as readonly string[]).includes(kind);
-}

@@ -99,7 +99,7 @@ export interface LeaderFaultPlan {
   awaitElection?: boolean;
 }
 
-export interface LeaderFaultOutcome {
+interface LeaderFaultOutcome {
   timeline: LeaderFaultTimeline;
   /** The error that ended the sequence early (InterruptedError on Ctrl+C), or undefined. */
   error: unknown;
@@ -119,7 +119,7 @@ export interface LeaderFaultHandle {
 }
 
 /** The real steps, on this context's cluster. */
-export function contextDriver(ctx: FaultContext, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
+function contextDriver(ctx: FaultContext, ref: QueueRef, faultOptions?: FaultOptions): LeaderFaultDriver {
   const scoped = (signal: AbortSignal): FaultContext => ({ ...ctx, signal });
   return {
     fault: (kind, signal) => faultLeader(scoped(signal), ref, kind, faultOptions ? { faultOptions } : {}),

@@ -83,7 +83,7 @@ async function removeMembersLeft(ctx: ClusterContext, docker: Docker, peerContai
 }
 
 /** Remove `nodeName` from the cluster (a peer forgets it); restore() joins it again with its queue members. */
-export async function injectMembership(ctx: ClusterContext, nodeName: string): Promise<AppliedFault> {
+async function injectMembership(ctx: ClusterContext, nodeName: string): Promise<AppliedFault> {
   const docker = await ctx.docker();
   const container = containerOf(ctx.config, nodeName);
   const listed = await ctx.management.nodes();

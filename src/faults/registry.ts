@@ -34,10 +34,6 @@ export const FAULTS = {
   'kill-all': killAll,
 } as const satisfies { [K in FaultKind]: FaultSpec<K> };
 
-export function faultSpec(kind: FaultKind): FaultSpec {
-  return FAULTS[kind];
-}
-
 /** Whether a new leader is awaited while the fault is on (the leader's node gone, a majority left to elect one). */
 export function awaitsElection(kind: FaultKind): boolean {
   return FAULTS[kind].leader === 'elected-away';

@@ -29,7 +29,7 @@ export const rollingRestart: FaultSpec<'rolling-restart'> = {
 };
 
 /** A rolling restart's deadline for each node to be back and the cluster whole again. */
-export const ROLLING_NODE_TIMEOUT_MS = 120_000;
+const ROLLING_NODE_TIMEOUT_MS = 120_000;
 
 /** The order the nodes are rolled in: highest ordinal first, as a StatefulSet does. Pure. */
 export function rollingOrder(nodeNames: readonly string[]): string[] {
@@ -49,7 +49,7 @@ export function notWhole(nodes: readonly { name: string; running: boolean }[], q
   return null;
 }
 
-export interface RollingRestartOptions {
+interface RollingRestartOptions {
   vhost: string;
   /** How long one node may take to be back and the cluster whole again. */
   perNodeTimeoutMs: number;
@@ -58,7 +58,7 @@ export interface RollingRestartOptions {
 }
 
 /** Restart every node in turn; the fault's restore() waits until the last one is back and the cluster whole. */
-export async function startRollingRestart(ctx: FaultContext, options: RollingRestartOptions): Promise<AppliedFault> {
+async function startRollingRestart(ctx: FaultContext, options: RollingRestartOptions): Promise<AppliedFault> {
   const order = rollingOrder((await ctx.management.nodes()).map((n) => n.name));
   const abort = new AbortController();
   const signal = AbortSignal.any([abort.signal, ctx.signal]);

@@ -23,10 +23,10 @@ import type { FaultKind } from './kinds.js';
  * Every fault but `elected-away` is held at least NO_ELECTION_HOLD_MS; the wait after the
  * restore sees the queue led again.
  */
-export type LeaderEffect = 'elected-away' | 'no-majority' | 'stays' | 'moves-in-turn';
+type LeaderEffect = 'elected-away' | 'no-majority' | 'stays' | 'moves-in-turn';
 
 /** What a fault needs besides a running cluster of this project's nodes. */
-export interface FaultNeeds {
+interface FaultNeeds {
   /**
    * Run in the node's network namespace from the host (nsenter, and iptables or tc with that
    * queueing discipline): Linux, root, a local engine. A partition (iptables) is also mended on
@@ -43,7 +43,7 @@ export interface FaultNeeds {
 }
 
 /** The node a fault is aimed at, and what it may need to know of the queue around it. */
-export interface FaultTarget {
+interface FaultTarget {
   /** Erlang name of the node: the queue's leader (chaos: the node its target resolved to). */
   readonly node: string;
   /** The queue's members (Erlang names), the node among them: quorum-loss picks its second node here. */
@@ -56,13 +56,13 @@ export interface FaultTarget {
 }
 
 /** A fault applied to the cluster: the fault, and the nodes it took besides target.node (Erlang names). */
-export interface FaultApplied {
+interface FaultApplied {
   readonly fault: AppliedFault;
   readonly alsoFaulted: readonly string[];
 }
 
 /** One of this project's containers, for a fault the docker injector applies to it. */
-export interface ContainerTarget {
+interface ContainerTarget {
   readonly docker: Docker;
   readonly container: string;
   /** Short name of the node (rabbit2). */
@@ -72,7 +72,7 @@ export interface ContainerTarget {
 }
 
 /** A fault as the docker injector applied it to a container: how to undo it, and what it was. */
-export interface ContainerFault {
+interface ContainerFault {
   /** The heal: undoes exactly what was applied. */
   readonly undo: () => Promise<void>;
   /** performance.now() when the fault really began, when a retried call began later than the first. */

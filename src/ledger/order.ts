@@ -42,7 +42,7 @@ export interface ReadSource {
 }
 
 /** What the ledger knows of a sequence when it is read, beyond the delivery itself. */
-export interface ReadHistory {
+interface ReadHistory {
   /** Read at least once before this read. */
   readBefore: boolean;
   /** The producer sent it more than once, or had no definite answer for it (republished or indeterminate). */

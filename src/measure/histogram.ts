@@ -17,7 +17,7 @@ const Int32HistogramClass = (createRequire(import.meta.url)('hdr-histogram-js/di
  * autoResize: false })` returns (HistogramBuilder.js: bitBucketSize 32, no WebAssembly): an
  * Int32Histogram with these bounds, never resized.
  */
-export function int32Histogram(highestTrackableValue: number, numberOfSignificantValueDigits: number): Int32Histogram {
+function int32Histogram(highestTrackableValue: number, numberOfSignificantValueDigits: number): Int32Histogram {
   const h = new Int32HistogramClass(1, highestTrackableValue, numberOfSignificantValueDigits);
   h.autoResize = false;
   return h;
@@ -52,7 +52,7 @@ export class LatencyRecorder {
 }
 
 /** A latency in ms as the histograms take it: whole µs, 1 µs to 10 min. Pure. */
-export function latencyUs(ms: number): number {
+function latencyUs(ms: number): number {
   return Math.min(HIGHEST_US, Math.max(1, Math.round(ms * 1000)));
 }
 

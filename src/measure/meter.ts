@@ -31,7 +31,7 @@ export interface Probe {
   rssBytes(): number;
 }
 
-export const processProbe: Probe = {
+const processProbe: Probe = {
   now: () => performance.now(),
   cpuMicros: () => {
     const u = process.cpuUsage();

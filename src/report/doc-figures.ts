@@ -12,7 +12,7 @@ import { KIND_VIEWS, type Kind, isKind } from './kinds.js';
 const GENERIC_FIELDS = 8;
 
 /** The fallback: the document's top-level numeric fields (schemaVersion aside), at most 8. Pure. */
-export function genericFigures(doc: Readonly<J>): string {
+function genericFigures(doc: Readonly<J>): string {
   const figures = Object.entries(doc)
     .filter(([k, v]) => k !== 'schemaVersion' && isNum(v))
     .map(([k, v]) => `${k} ${n(v)}`);

@@ -23,13 +23,13 @@ export interface Shape {
 }
 
 /** A field an object may lack: checked only when present. */
-export interface Optional {
+interface Optional {
   readonly optional: Shape;
 }
 
 export type Field = Shape | Optional;
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a JSON value is, in words: `a string`, `an array`, `null`. */
 export function typeName(v: unknown): string {

@@ -19,9 +19,9 @@ import { messageId } from '../ledger/ledger.js';
  * one fsync per event (about 0.7 ms on the development machine, against 0.06 ms with NORMAL).
  */
 
-export type StoredState = 'pending' | 'published';
+type StoredState = 'pending' | 'published';
 
-export interface OutboxMeta {
+interface OutboxMeta {
   /** The message ids' run: fixed when the file is created. */
   runId: string;
   /** The events the application means to write. */
@@ -63,7 +63,7 @@ export interface OutboxStore {
   close(): void;
 }
 
-export interface OpenOutboxOptions {
+interface OpenOutboxOptions {
   /** Required to create the file; checked against the file when it exists (count must match). */
   create?: { runId: string; count: number };
   readonly?: boolean;

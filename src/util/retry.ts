@@ -26,7 +26,7 @@ export const systemClock: Clock = {
     }),
 };
 
-export interface RetryOptions<T> {
+interface RetryOptions<T> {
   timeoutMs: number;
   intervalMs?: number;
   clock?: Clock;
@@ -84,7 +84,7 @@ export async function withDeadline<T>(fn: (signal: AbortSignal) => Promise<T>, t
   }
 }
 
-export interface AttemptOptions {
+interface AttemptOptions {
   /** Attempts at most, the first included. */
   attempts: number;
   intervalMs: number;

@@ -4,7 +4,7 @@ import { fail, pass, plural, warn, type Check } from '../check.js';
 /** The checks of the cluster and its nodes. */
 
 /** The object of a cluster-wide item: `cluster rabbit@rabbit1` (its cluster_name). */
-export const clusterObject = (s: BrokerSnapshot): string => `cluster ${s.overview.cluster_name ?? s.overview.node ?? ''}`.trim();
+const clusterObject = (s: BrokerSnapshot): string => `cluster ${s.overview.cluster_name ?? s.overview.node ?? ''}`.trim();
 
 export const clusterSize: Check = {
   id: 'cluster-size',

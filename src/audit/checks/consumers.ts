@@ -4,7 +4,7 @@ import { auditedQueues, pass, warn, type Check } from '../check.js';
 /** The checks of a queue's consumers as the broker sees them. */
 
 /** At or above this, a consumer timeout is as good as none: a stuck consumer keeps its deliveries for a day or more. */
-export const EFFECTIVELY_UNLIMITED_MS = 86_400_000;
+const EFFECTIVELY_UNLIMITED_MS = 86_400_000;
 
 function duration(ms: number): string {
   if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;

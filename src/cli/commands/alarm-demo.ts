@@ -8,7 +8,7 @@ import { autoOption, durationOption, timeoutOption, htmlOption, jsonOption, node
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench alarm-demo`: a memory or disk alarm on one node, as publishers and a consumer see it. */
-export type AlarmDemoCliOptions = AlarmDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+type AlarmDemoCliOptions = AlarmDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
 
 interface RawOptions {
   json: boolean;

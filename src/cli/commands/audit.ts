@@ -3,7 +3,7 @@ import { defineCommand, managementOverride } from '../command.js';
 import { htmlOption, jsonOption, managementUrlOption, positiveInt } from '../options.js';
 
 /** `rmq-bench audit`: a live broker against the reliability checklist. */
-export interface AuditCliOptions {
+interface AuditCliOptions {
   json: boolean;
   /** --html: also write a self-contained HTML report here. */
   html: string | undefined;

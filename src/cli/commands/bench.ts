@@ -43,7 +43,7 @@ export function queuesText(queues: readonly string[], leaders: readonly (string 
 }
 
 /** Without -z and -C, each mode publishes for this long. */
-export const DEFAULT_BENCH_DURATION_MS = 10_000;
+const DEFAULT_BENCH_DURATION_MS = 10_000;
 
 function list(value: string): string[] {
   const items = value

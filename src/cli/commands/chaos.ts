@@ -85,7 +85,7 @@ interface RawOptions {
 }
 
 /** Option combinations a parser cannot check, as one-line UsageErrors. */
-export function chaosOptions(o: RawOptions): ChaosCliOptions {
+function chaosOptions(o: RawOptions): ChaosCliOptions {
   if (o.restoreCmd !== undefined && o.faultCmd === undefined) throw new UsageError('--restore-cmd needs --fault-cmd');
   const d = formatDuration;
   if (o.hold >= o.interval) throw new UsageError(`--hold ${d(o.hold)} must be shorter than --interval ${d(o.interval)}`);

@@ -3,7 +3,7 @@ import { defineCommand } from '../command.js';
 import { completionScript, SHELLS, type Shell } from '../completion.js';
 
 /** `rmq-bench completion bash|zsh`: a completion script for the shell, generated from this program's commands and options. */
-export interface CompletionCliOptions {
+interface CompletionCliOptions {
   shell: Shell;
   /** The script, generated when the command line was parsed (the whole program is known then). */
   script: string;

@@ -19,7 +19,7 @@ import {
 } from '../options.js';
 
 /** `rmq-bench consumer-crash`: SIGKILL a consumer mid-run, autoack vs manual ack vs idempotent. */
-export type ConsumerCrashCliOptions = ConsumerCrashOptions & {
+type ConsumerCrashCliOptions = ConsumerCrashOptions & {
   json: boolean;
   html: string | undefined;
   /** --checkpoint-cmd: the user's command before and after each run's consumers. */

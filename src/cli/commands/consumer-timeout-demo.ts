@@ -8,7 +8,7 @@ import { createStepper } from '../steps.js';
 import { clustersOption, contextsFor } from '../clusters-option.js';
 
 /** `rmq-bench consumer-timeout-demo`: what RabbitMQ 4.3 does to a consumer that holds a delivery too long. */
-export type ConsumerTimeoutDemoCliOptions = { slowWorkGiven: boolean; clusters: string[] | undefined } & ConsumerTimeoutDemoOptions & {
+type ConsumerTimeoutDemoCliOptions = { slowWorkGiven: boolean; clusters: string[] | undefined } & ConsumerTimeoutDemoOptions & {
     json: boolean;
     html: string | undefined;
     auto: boolean;
@@ -37,7 +37,7 @@ export function timeoutVias(value: string): TimeoutVia[] {
 }
 
 /** The extra work of the slow message over the timeout, unless --slow-work says otherwise. */
-export const DEFAULT_OVERRUN_MS = 2_000;
+const DEFAULT_OVERRUN_MS = 2_000;
 
 export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCliOptions {
   if (o.timeout < 100) throw new UsageError(`--timeout ${formatDuration(o.timeout)} is too short to tell a timeout from the work (at least 100ms)`);

@@ -70,7 +70,7 @@ interface RawOptions {
 }
 
 /** --idempotent without --store: this file, in a folder of ours that the consumer creates (a folder you name must exist). */
-export const DEFAULT_STORE = '.rmq-bench/consumer.sqlite';
+const DEFAULT_STORE = '.rmq-bench/consumer.sqlite';
 
 function consumerOptions(o: RawOptions, given: ReadonlySet<string>): ConsumerCliOptions {
   if (o.nack && o.autoack) throw new UsageError('--nack needs manual ack: with --autoack the broker has already forgotten the message');

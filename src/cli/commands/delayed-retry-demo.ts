@@ -8,7 +8,7 @@ import { autoOption, countOption, durationOption, htmlOption, jsonOption, positi
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench delayed-retry-demo`: RabbitMQ 4.3 native delayed retry, each redelivery delay measured. */
-export type DelayedRetryDemoCliOptions = DelayedRetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+type DelayedRetryDemoCliOptions = DelayedRetryDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
 
 interface RawOptions {
   json: boolean;

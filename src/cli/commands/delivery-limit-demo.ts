@@ -7,7 +7,7 @@ import { autoOption, durationOption, htmlOption, jsonOption, positiveInt } from 
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench delivery-limit-demo`: what a quorum queue's x-delivery-limit does under each AMQP 0-9-1 consumer action and AMQP 1.0 outcome. */
-export type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & {
+type DeliveryLimitDemoCliOptions = DeliveryLimitRunOptions & {
   json: boolean;
   html: string | undefined;
   auto: boolean;

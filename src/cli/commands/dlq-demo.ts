@@ -19,7 +19,7 @@ import { createStepper } from '../steps.js';
  * `rmq-bench dlq-demo`: every way a message reaches demo.dlq, verified by x-first-death-reason;
  * with --strategy, dead letters sent while the DLQ's leader is faulted, per dead-lettering strategy.
  */
-export type DlqDemoCliOptions = DlqDemoOptions & {
+type DlqDemoCliOptions = DlqDemoOptions & {
   json: boolean;
   html: string | undefined;
   auto: boolean;

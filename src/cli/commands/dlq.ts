@@ -4,8 +4,8 @@ import { defineCommand, defineGroup } from '../command.js';
 import { countOption, htmlOption, jsonOption, positiveInt, queueOption } from '../options.js';
 
 /** `rmq-bench dlq inspect|replay`: the dead-letter queue, read without losing anything, replayed safely. */
-export type DlqInspectCliOptions = { json: boolean; html: string | undefined; queue: string; limit: number };
-export type DlqReplayCliOptions = ReplayOptions & { json: boolean; html: string | undefined };
+type DlqInspectCliOptions = { json: boolean; html: string | undefined; queue: string; limit: number };
+type DlqReplayCliOptions = ReplayOptions & { json: boolean; html: string | undefined };
 
 /** --limit: what -n was called before every message count became -n/--count (kept, hidden). */
 const limitAlias = (): Option => new Option('--limit <n>', 'the former name of -n').argParser(positiveInt).conflicts('count').hideHelp();

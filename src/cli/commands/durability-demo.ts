@@ -6,7 +6,7 @@ import { autoOption, countOption, durationOption, timeoutOption, htmlOption, jso
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench durability-demo`: transient and persistent messages, classic and quorum, every node restarted. */
-export type DurabilityDemoCliOptions = DurabilityDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
+type DurabilityDemoCliOptions = DurabilityDemoOptions & { json: boolean; html: string | undefined; auto: boolean };
 
 export const durabilityDemo = defineCommand({
   name: 'durability-demo',

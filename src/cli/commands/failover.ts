@@ -24,7 +24,7 @@ import {
 } from '../options.js';
 
 /** `rmq-bench failover`: fault the queue leader, measure the election, restore the node. */
-export interface FailoverCliOptions {
+interface FailoverCliOptions {
   json: boolean;
   /** --html: also write a self-contained HTML report here. */
   html: string | undefined;

@@ -4,7 +4,7 @@ import { defineCommand } from '../command.js';
 import { countOption, durationOption, htmlOption, jsonOption, prefetchCount, queueOption } from '../options.js';
 
 /** `rmq-bench prefetch-demo`: a fast and a slow consumer at several prefetch values. */
-export type PrefetchDemoCliOptions = PrefetchDemoOptions & { json: boolean; html: string | undefined };
+type PrefetchDemoCliOptions = PrefetchDemoOptions & { json: boolean; html: string | undefined };
 
 function prefetchList(value: string): number[] {
   const list = value

@@ -84,7 +84,7 @@ function runIdValue(value: string): string {
 }
 
 /** Option combinations no parser can check, then the typed options. `given`: the options on the command line (not defaults). */
-export function producerOptions(o: RawOptions, given: ReadonlySet<string> = new Set()): ProducerCliOptions {
+function producerOptions(o: RawOptions, given: ReadonlySet<string> = new Set()): ProducerCliOptions {
   if (o.outbox !== undefined) {
     if (o.tx || !o.confirms || o.confirmMode !== 'async')
       throw new UsageError('--outbox publishes with async confirms: it cannot be combined with --tx, --confirms=false or --confirm-mode');

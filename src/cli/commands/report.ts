@@ -10,7 +10,7 @@ import { jsonOption, writableFile } from '../options.js';
  * its kind: src/report/doc-shape.ts), and none failed; run() returns it and main.ts makes a
  * false one exit 1, the page written all the same.
  */
-export interface ReportCliOptions {
+interface ReportCliOptions {
   json: boolean;
   inputs: string[];
   output: string;

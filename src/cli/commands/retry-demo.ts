@@ -6,7 +6,7 @@ import { autoOption, durationList, durationOption, htmlOption, jsonOption, nonNe
 import { createStepper } from '../steps.js';
 
 /** `rmq-bench retry-demo`: the TTL retry loop, or with --backoff a ladder of retry queues. */
-export type RetryDemoCliOptions = RetryDemoOptions & {
+type RetryDemoCliOptions = RetryDemoOptions & {
   json: boolean;
   html: string | undefined;
   auto: boolean;

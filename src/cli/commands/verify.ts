@@ -9,7 +9,7 @@ import type { ProducerReport } from '../../scenarios/traffic/producer.js';
  * `rmq-bench verify`: drain the queue once and reconcile it with the ledgers `producer --ledger`
  * wrote: one, or several producers' (a Kubernetes Job of N pods), each read going to its run's.
  */
-export interface VerifyCliOptions {
+interface VerifyCliOptions {
   json: boolean;
   /** --html: also write a self-contained HTML report here. */
   html: string | undefined;

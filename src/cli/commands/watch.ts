@@ -7,7 +7,7 @@ import { defineCommand, managementOverride } from '../command.js';
 import { durationMs, givenOptions, htmlOption, jsonOption, managementUrlOption, refuseWith } from '../options.js';
 
 /** `rmq-bench watch`: a live view of the queues and nodes, or one snapshot. */
-export interface WatchCliOptions {
+interface WatchCliOptions {
   json: boolean;
   /** --html (with --once): also write the snapshot as a self-contained HTML report. */
   html: string | undefined;

@@ -104,7 +104,7 @@ export function noBrokerCode(err: unknown): string | undefined {
 }
 
 /** One URL of a round, refused: masked, and its socket error's code. */
-export interface Refusal {
+interface Refusal {
   url: string;
   code: string;
 }
@@ -121,7 +121,7 @@ export function noBrokerMessage(refusals: readonly Refusal[], waitedMs: number):
 export const NO_BROKER_HINT = "is the cluster up? 'rmq-bench cluster up' starts it; --wait-for-broker 1m waits for one";
 
 /** What connectAny does after a round that connected nowhere. */
-export type NextRound = { kind: 'retry'; delayMs: number } | { kind: 'deadline'; deadlineMs: number } | { kind: 'no-broker' };
+type NextRound = { kind: 'retry'; delayMs: number } | { kind: 'deadline'; deadlineMs: number } | { kind: 'no-broker' };
 
 /**
  * After a round (0-based) that connected nowhere, elapsedMs into connectAny: retry after a

@@ -21,7 +21,7 @@ export type { FailureAction } from './failure-actions.js';
 /** The most deliveries a result records (ConsumerResult.deliveries). */
 const MAX_RECORDS = 100_000;
 /** Polling: the pause after a get that found the queue empty, and while the held deliveries are at the limit. */
-export const POLL_EMPTY_MS = 50;
+const POLL_EMPTY_MS = 50;
 const POLL_BUSY_MS = 5;
 /** Polling without a prefetch: deliveries held at most. */
 const POLL_MAX_HELD = 100;

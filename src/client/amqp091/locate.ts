@@ -16,11 +16,7 @@ interface ConnectionRow {
  * management API's connection list. undefined where a URL does not answer or is not listed
  * in time.
  */
-export async function nodeOfEachUrl(
-  ctx: Context,
-  urls: readonly string[],
-  options: { heartbeatS: number; timeoutMs?: number },
-): Promise<(string | undefined)[]> {
+async function nodeOfEachUrl(ctx: Context, urls: readonly string[], options: { heartbeatS: number; timeoutMs?: number }): Promise<(string | undefined)[]> {
   const tag = `rmq-bench-probe-${Math.random().toString(36).slice(2, 8)}`;
   const conns: (ChannelModel | undefined)[] = [];
   try {

@@ -23,7 +23,7 @@ export async function commitTx(channel: Channel): Promise<void> {
   await (channel as RpcChannel).rpc(TX_COMMIT, {}, TX_COMMIT_OK);
 }
 
-export interface PropertyOptions {
+interface PropertyOptions {
   runId: string;
   persistent: boolean;
   mandatory: boolean;
@@ -32,7 +32,7 @@ export interface PropertyOptions {
 }
 
 /** The properties of message seq published at atMs (performance.now()): full or lean. */
-export type PropertiesOf = (seq: number, atMs: number) => Options.Publish;
+type PropertiesOf = (seq: number, atMs: number) => Options.Publish;
 
 export function propertiesFor(opts: PropertyOptions): PropertiesOf {
   // Checks the run id once; then `${runId}-${seq}` is what messageId() would build.

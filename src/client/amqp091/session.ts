@@ -4,7 +4,7 @@ import type { FlushOutcome, PublishTransport } from '../publish-loop.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 
 /** A publishing connection and its channel, as a producer's loop sees them. */
-export interface PublishSession<C extends Channel> {
+interface PublishSession<C extends Channel> {
   connection: ChannelModel;
   channel: C;
   url: string;
@@ -32,7 +32,7 @@ export interface PublishSession<C extends Channel> {
  * loss once through onLost and the drain through onDrain. `extra` fields (an id) are on the
  * session before any callback can see it.
  */
-export async function openPublishSession<C extends Channel, E extends object>(
+async function openPublishSession<C extends Channel, E extends object>(
   c: { connection: ChannelModel; url: string; index: number },
   createChannel: (connection: ChannelModel) => Promise<C>,
   extra: E,

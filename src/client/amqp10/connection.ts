@@ -9,7 +9,7 @@ import { connectAnyWith, type ConnectOptions } from '../amqp091/connect.js';
  * /exchanges/<name>/<key>).
  */
 
-export interface Connected10 {
+interface Connected10 {
   connection: Connection;
   url: string;
   index: number;
@@ -51,7 +51,7 @@ export function queueAddress(queue: string): string {
  * socket's error (its code says whether a broker is there at all), the broker's error, or a
  * timeout after attemptTimeoutMs.
  */
-export async function dial10(url: string, o: { idleTimeoutMs: number; attemptTimeoutMs: number; containerId?: string }): Promise<Connection> {
+async function dial10(url: string, o: { idleTimeoutMs: number; attemptTimeoutMs: number; containerId?: string }): Promise<Connection> {
   const { default: rhea } = await import('rhea');
   const container = rhea.create_container(o.containerId === undefined ? {} : { id: o.containerId });
   const connection = container.connect(connectionOptions10(url, o));

@@ -9,7 +9,7 @@ import type { Protocol } from '../protocol.js';
  */
 
 /** What each failure does to the message, for people (RabbitMQ 4.3 quorum queues, rabbit_fifo). */
-export const FAILURE_DESCRIPTIONS10: Readonly<Record<FailureAction10, string>> = {
+const FAILURE_DESCRIPTIONS10: Readonly<Record<FailureAction10, string>> = {
   release: 'released: back to the queue; not a failed delivery (delivery_count unchanged, x-acquired-count + 1)',
   modify: 'modified: back to the queue, as released (delivery_count unchanged)',
   'modify-failed': 'modified delivery_failed=true: back to the queue, delivery_count + 1 (counted towards delivery-limit)',
@@ -39,7 +39,7 @@ export const FAILURE_SETTLEMENTS10: Readonly<Record<FailureAction10, Settlement1
 };
 
 /** The --on-failure actions a protocol takes. */
-export const FAILURE_ACTIONS_BY_PROTOCOL: Readonly<Record<Protocol, readonly string[]>> = {
+const FAILURE_ACTIONS_BY_PROTOCOL: Readonly<Record<Protocol, readonly string[]>> = {
   amqp091: FAILURE_ACTIONS,
   amqp10: FAILURE_ACTIONS10,
 };

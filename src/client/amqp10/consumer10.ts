@@ -28,7 +28,7 @@ import { openReceiveLink, type ReceiveLink, type Received10 } from './receive-li
  */
 
 /** The 0-9-1 consumer's options, with AMQP 1.0's failure actions. */
-export type ConsumerOptions10 = Omit<ConsumerOptions, 'failure'> & { failure: FailureSpec<FailureAction10> | undefined };
+type ConsumerOptions10 = Omit<ConsumerOptions, 'failure'> & { failure: FailureSpec<FailureAction10> | undefined };
 
 /** The most deliveries a result records (ConsumerResult.deliveries), as over 0-9-1. */
 const MAX_RECORDS = 100_000;
@@ -37,7 +37,7 @@ const MAX_RECORDS = 100_000;
  * The credit of --prefetch 0 (unlimited over 0-9-1). rhea keeps at most 2048 unsettled
  * deliveries per session (its incoming window), so more credit than that would not be used.
  */
-export const UNLIMITED_CREDIT = 2048;
+const UNLIMITED_CREDIT = 2048;
 
 export async function runConsumer10(opts: ConsumerOptions10, hooks: ConsumerHooks): Promise<ConsumerResult> {
   if (opts.consumeArguments !== undefined) throw new UsageError('basic.consume arguments are AMQP 0-9-1: the AMQP 1.0 consumer takes none');

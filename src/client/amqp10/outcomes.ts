@@ -15,7 +15,7 @@ export const OUTCOMES = ['accepted', 'released', 'rejected', 'modified'] as cons
 export type Outcome = (typeof OUTCOMES)[number];
 
 /** What the ledger records for an outcome, and whether the message is sent again. */
-export interface OutcomeRule {
+interface OutcomeRule {
   /** accepted: confirmed; released: returned (known unroutable); rejected and modified: nacked. */
   flag: 'confirmed' | 'returned' | 'nacked';
   /** Sent again (at-least-once), after a backoff and at most MAX_REFUSALS times (client/refused-resends.ts), as after a 0-9-1 nack. */
@@ -35,7 +35,7 @@ export const OUTCOME_RULES: Readonly<Record<Outcome, OutcomeRule>> = {
 };
 
 /** A rejected outcome's error, as the broker gave it. */
-export interface Rejection {
+interface Rejection {
   condition: string;
   description: string;
 }

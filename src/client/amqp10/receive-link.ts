@@ -19,7 +19,7 @@ export interface Received10 {
   readonly delivery: Delivery;
 }
 
-export interface OpenReceiveOptions {
+interface OpenReceiveOptions {
   urls: readonly string[];
   startIndex: number;
   /** The queue's address (queueAddress). */

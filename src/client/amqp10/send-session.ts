@@ -1,6 +1,5 @@
 import type { Connection, EventContext, Sender } from 'rhea';
 import { NotFoundError, errorMessage } from '../../errors.js';
-import { maskUrl } from '../../url.js';
 import type { FlushOutcome, LoopSession, PublishTransport, SessionEvents } from '../publish-loop.js';
 import { closeWithin10, connectAny10 } from './connection.js';
 
@@ -20,7 +19,7 @@ export interface SendSession extends LoopSession {
   dropped: boolean;
 }
 
-export interface OpenSendOptions {
+interface OpenSendOptions {
   urls: readonly string[];
   startIndex: number;
   address: string;
@@ -34,7 +33,7 @@ export interface OpenSendOptions {
 const ATTACH_TIMEOUT_MS = 10_000;
 
 /** Connect, attach the sender, wire its events. A link the broker refuses for good (no such exchange or queue) is a NotFoundError. */
-export async function openSendSession(o: OpenSendOptions, events: SessionEvents<SendSession>): Promise<SendSession> {
+async function openSendSession(o: OpenSendOptions, events: SessionEvents<SendSession>): Promise<SendSession> {
   const c = await connectAny10(o.urls, o.startIndex, { heartbeatS: o.heartbeatS, timeoutMs: o.reconnectTimeoutMs, signal: o.signal });
   const sender = c.connection.open_sender({
     target: { address: o.address },
@@ -114,7 +113,7 @@ function attached(connection: Connection, sender: Sender, address: string): Prom
  * within the deadline, or the connection went first. The caller marks the session lost first, so
  * that the detach's answer is not taken for a lost link.
  */
-export async function detachWithin(s: SendSession, timeoutMs: number): Promise<'closed' | 'timeout' | 'lost'> {
+async function detachWithin(s: SendSession, timeoutMs: number): Promise<'closed' | 'timeout' | 'lost'> {
   if (!s.connection.is_open()) return 'lost';
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
@@ -133,13 +132,9 @@ export async function detachWithin(s: SendSession, timeoutMs: number): Promise<'
 }
 
 /** Bytes still in this process's socket buffer: they never left it. */
-export function bufferedBytes(s: SendSession): number {
+function bufferedBytes(s: SendSession): number {
   const socket = (s.connection as unknown as { socket?: { writableLength?: number } }).socket;
   return socket?.writableLength ?? 0;
-}
-
-export function describe(s: SendSession): string {
-  return maskUrl(s.url);
 }
 
 /** Close s's connection without waiting, whatever state it is in. */

@@ -11,7 +11,7 @@ import { closeWithin10, connectAny10, queueAddress } from './connection.js';
  * amqp091/stream-consumer.ts.
  */
 
-export interface StreamConsumer10Options {
+interface StreamConsumer10Options {
   urls: readonly string[];
   queue: string;
   /** Link credit (0: rhea's default window of 100). */
@@ -22,7 +22,7 @@ export interface StreamConsumer10Options {
 }
 
 /** Publish-to-delivery latency in ms from the application property the publisher set; undefined without it. Pure but for the clock. */
-export function endToEndMs10(applicationProperties: Record<string, unknown> | undefined, nowMicros: number = nowUs()): number | undefined {
+function endToEndMs10(applicationProperties: Record<string, unknown> | undefined, nowMicros: number = nowUs()): number | undefined {
   const v = applicationProperties?.[PUBLISHED_AT_US_HEADER];
   const us = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : undefined;
   return us === undefined ? undefined : (nowMicros - us) / 1000;

@@ -60,7 +60,7 @@ export interface RaisedAlarm {
 const ALARM_RESOURCES: Readonly<Record<string, AlarmKind>> = { memory: 'memory', 'disk space': 'disk', disk: 'disk' };
 
 /** The management API's cluster-wide alarm check: GET it of any node (every node knows them all). */
-export const ALARMS_CHECK_PATH = '/api/health/checks/alarms';
+const ALARMS_CHECK_PATH = '/api/health/checks/alarms';
 
 /**
  * The alarm check's answer: 200 `{"status":"ok"}` (no alarm), or 503 `{"status":"failed",

@@ -12,7 +12,7 @@ import { callNode, erlangBinary, type NodeCall } from './erl-call.js';
  * delayed-retry-demo, shows it). The leader's own config says whether delayed retry is on.
  */
 
-export interface AppliedPolicy {
+interface AppliedPolicy {
   /** The policy's name in the queue's record, or null. */
   policy: string | null;
   /** The leader's state machine has a delayed-retry config (any type). */

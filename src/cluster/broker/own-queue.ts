@@ -13,7 +13,7 @@ import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy, type QueueType } from '.
  * once every member is online (a mirrored queue: every mirror synchronised). The scenario calls
  * remove() on every way out; a queue a killed run left is replaced at the next declare.
  */
-export interface OwnQueue {
+interface OwnQueue {
   readonly name: string;
   readonly type: QueueType;
   /** The policy set for it (mirrored), or null. */
@@ -23,9 +23,9 @@ export interface OwnQueue {
 }
 
 /** The policy's name for a queue: one per queue, so that two scenarios never share one. */
-export const mirrorPolicyName = (queue: string): string => `rmq-bench-mirror-${queue}`;
+const mirrorPolicyName = (queue: string): string => `rmq-bench-mirror-${queue}`;
 
-export async function declareOwnQueue(
+async function declareOwnQueue(
   ctx: ClusterContext,
   ref: { vhost: string; queue: string },
   type: QueueType,

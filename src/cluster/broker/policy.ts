@@ -43,7 +43,7 @@ function appliesTo(applyTo: string | undefined, target: 'queue' | 'exchange', qu
 }
 
 /** Policies matching an object, highest priority first. */
-export function matchingPolicies(policies: readonly PolicyInfo[], vhost: string, name: string, target: 'queue' | 'exchange', queueType?: string): PolicyInfo[] {
+function matchingPolicies(policies: readonly PolicyInfo[], vhost: string, name: string, target: 'queue' | 'exchange', queueType?: string): PolicyInfo[] {
   return policies
     .filter((p) => p.vhost === vhost && appliesTo(p['apply-to'], target, queueType) && regexOf(p.pattern)?.test(name) === true)
     .sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0));
@@ -79,7 +79,7 @@ export interface EffectiveQueue {
  * x-consumer-timeout and the policy key consumer-timeout; neither set: the broker's
  * consumer_timeout (rabbitmq.conf, 30 minutes by default), which the management API does not show.
  */
-export interface ConsumerTimeout {
+interface ConsumerTimeout {
   ms: number | null;
   source: 'argument' | 'policy' | 'argument and policy' | 'broker setting';
 }

@@ -24,7 +24,7 @@ export function topicMatches(pattern: string, routingKey: string): boolean {
   return match(0, 0);
 }
 
-export interface Route {
+interface Route {
   /** Queue keys (vhost\0name) a message reaches. */
   queues: Set<string>;
   /** Exchanges on the way that do not exist. */
@@ -34,7 +34,7 @@ export interface Route {
 }
 
 /** Where a queue's dead letters go, and with which routing keys. */
-export interface DeadLetterRoute extends Route {
+interface DeadLetterRoute extends Route {
   keys: string[];
   /** Some arrival keys cannot be known (fanout, headers, wildcard topic bindings). */
   unknownKey: boolean;

@@ -63,7 +63,7 @@ async function versionOf(file: string, args: string[]): Promise<string | null> {
   }
 }
 
-export async function probeCompose(): Promise<ComposeProbe> {
+async function probeCompose(): Promise<ComposeProbe> {
   const [plugin, standalone] = await Promise.all([versionOf('docker', ['compose', 'version', '--short']), versionOf('docker-compose', ['version', '--short'])]);
   return { plugin, standalone };
 }
@@ -118,7 +118,7 @@ class ExecaComposeClient implements ComposeClient {
 }
 
 /** Every call says that compose is missing, instead of an ENOENT deep inside. */
-export class MissingComposeClient implements ComposeClient {
+class MissingComposeClient implements ComposeClient {
   readonly kind = 'v2' as const;
   readonly version = 'none';
   private fail(): never {

@@ -56,7 +56,7 @@ export async function imageLabels(docker: Docker, name: string): Promise<Record<
   }
 }
 
-export type ContainerState = 'running' | 'paused' | 'stopped' | 'restarting' | 'missing';
+type ContainerState = 'running' | 'paused' | 'stopped' | 'restarting' | 'missing';
 
 export interface ContainerInfo {
   name: string;

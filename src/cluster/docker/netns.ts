@@ -39,7 +39,7 @@ export function partitionRules(peerIp: string): string[][] {
 }
 
 /** The delay, jitter and loss of a netem qdisc (the latency fault's NetemSpec, src/faults/net/netem.ts). */
-export interface NetemArgs {
+interface NetemArgs {
   delayMs: number;
   jitterMs: number;
   lossPct: number;
@@ -230,7 +230,7 @@ async function applyRootQdisc(docker: Docker, container: string, run: HostRunner
 }
 
 /** What a killed run left in a running container: our iptables rules and netem or tbf qdiscs, removed. Returns what was removed. */
-export async function removeLeftovers(docker: Docker, container: string, run: HostRunner): Promise<string[]> {
+async function removeLeftovers(docker: Docker, container: string, run: HostRunner): Promise<string[]> {
   const pid = await containerPid(docker, container);
   const removed: string[] = [];
   for (const rule of ourRules(await inNetns(run, pid, ['iptables', '-w', '-S']))) {

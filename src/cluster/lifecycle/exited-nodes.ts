@@ -9,7 +9,7 @@ import type { Docker } from '../docker/engine.js';
  */
 export const STARTS_PER_NODE = 2;
 
-export interface ExitedPlan {
+interface ExitedPlan {
   /** Exited containers to start again now. */
   start: string[];
   /** An exited container already started STARTS_PER_NODE times: stop waiting, name it. */

@@ -11,7 +11,7 @@ import { type Docker, execIn } from '../docker/engine.js';
  */
 
 /** Each rabbitmqctl call's deadline (a node's reset and join take a few seconds). */
-export const CTL_TIMEOUT_MS = 60_000;
+const CTL_TIMEOUT_MS = 60_000;
 
 export async function ctl(docker: Docker, container: string, args: string[]): Promise<string> {
   const r = await execIn(docker, container, args, CTL_TIMEOUT_MS);

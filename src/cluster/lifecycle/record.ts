@@ -35,7 +35,7 @@ export async function removeClusterRecord(config: Config): Promise<void> {
 }
 
 /** What the cluster's containers were created with: how many exist (0: a cluster not created yet), the RabbitMQ line and the partition handling. */
-export interface ExistingCluster {
+interface ExistingCluster {
   count: number;
   /** The line its containers run (RMQ_BENCH_RABBITMQ in their environment; 4.3 for containers made before it was set); undefined when none exists. */
   rabbitmq: string | undefined;
@@ -48,10 +48,10 @@ export interface ExistingCluster {
 }
 
 /** Where a node finds the cluster's files (docker-compose.yml mounts ./cluster there). */
-export const CLUSTER_FILES_MOUNT = '/etc/rmq-bench';
+const CLUSTER_FILES_MOUNT = '/etc/rmq-bench';
 
 /** A variable of a container's environment, or undefined. Pure. */
-export function envValue(env: readonly string[], name: string): string | undefined {
+function envValue(env: readonly string[], name: string): string | undefined {
   const entry = env.find((e) => e.startsWith(`${name}=`));
   return entry === undefined ? undefined : entry.slice(name.length + 1);
 }

@@ -103,7 +103,7 @@ export function sideToRestart(views: ReadonlyMap<string, readonly string[]>, pre
 }
 
 /** The nodes that list one of `listed` (a partition, or as not running), other than those. Pure. */
-export function reportersOf(views: ReadonlyMap<string, readonly string[]>, listed: readonly string[]): string[] {
+function reportersOf(views: ReadonlyMap<string, readonly string[]>, listed: readonly string[]): string[] {
   return [...views.entries()]
     .filter(([name, l]) => !listed.includes(name) && l.some((n) => listed.includes(n)))
     .map(([name]) => name)
@@ -224,7 +224,7 @@ export type MendStep =
     }
   | { action: 'restart'; nodes: string[]; why: MendWhy };
 
-export interface MendSettings {
+interface MendSettings {
   /** What pause_minority or autoheal are given to end a partition themselves (0: ignore, or the fault long over). */
   graceMs: number;
   /** Every node of the cluster (short names). */

@@ -104,7 +104,7 @@ export async function mendAdvice(config: Config, management: ManagementClient, d
 }
 
 /** How long the mend watches, past its grace, before it says the cluster is not whole: rounds of restarts under load. */
-export const MEND_TIMEOUT_MS = 360_000;
+const MEND_TIMEOUT_MS = 360_000;
 
 /**
  * After a partition's rules are removed, on a cluster where a partition can outlive its fault

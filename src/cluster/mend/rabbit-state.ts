@@ -9,7 +9,7 @@ import { callNode, type NodeCall } from '../broker/erl-call.js';
  * docker's port proxy a node whose listener is down resets the connection, or never answers, and
  * a booting node does not answer either.
  */
-export type RabbitState = 'running' | 'booting' | 'stopped';
+type RabbitState = 'running' | 'booting' | 'stopped';
 
 const STATE_CALL: NodeCall = {
   expr: 'io:format("~p~n", [{rabbit:is_running(), rabbit:is_booting()}]), ok.',
@@ -40,7 +40,7 @@ export async function rabbitState(docker: Docker, node: NodeSpec): Promise<Rabbi
  * master: every node running, each listing the same partition, and /api/nodes hanging on all
  * three, so that only the nodes themselves could say which side to restart.
  */
-export interface OwnClusterView {
+interface OwnClusterView {
   /** Erlang node names (rabbit@rabbit1). */
   running: string[];
   partitions: string[];

@@ -27,7 +27,7 @@ export const SHAPE_MIN_NODES: Record<PartitionShape, number> = {
   'partition-bridge': 3,
 };
 
-export interface ShapePlan {
+interface ShapePlan {
   shape: PartitionShape;
   /** Node pairs that cannot reach each other (short names, each pair sorted). */
   cuts: [string, string][];

@@ -4,7 +4,7 @@
  */
 import { seededRandom } from '../../util/random.js';
 
-export interface KillPlan {
+interface KillPlan {
   /** Positions (events past) at which the child is SIGKILLed, strictly ascending, within 5–95 % of count. */
   killAt: number[];
   /** Position at which the leader is faulted, within 20–70 % of count. */

@@ -8,7 +8,7 @@ import type { AlarmKind } from '../../cluster/broker/alarms.js';
 import type { FlushOutcome } from '../../client/publish-loop.js';
 
 /** The publishers of the demo, each on its own connection. */
-export const PUBLISHER_ROLES = ['deadline', 'waits', 'naive', 'sigterm', 'sigkill'] as const;
+const PUBLISHER_ROLES = ['deadline', 'waits', 'naive', 'sigterm', 'sigkill'] as const;
 export type PublisherRole = (typeof PUBLISHER_ROLES)[number];
 
 export interface AlarmDemoOptions {

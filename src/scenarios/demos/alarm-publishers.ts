@@ -35,7 +35,7 @@ export interface Lane {
 export type ChildLane = Lane & { kill(): void; started: Promise<void> };
 
 /** The time base of the demo: ms since t0. */
-export type Now = () => number;
+type Now = () => number;
 
 function blankInput(role: PublisherRole, node: NodeSpec, url: string, runId: string): PublisherInput {
   return {

@@ -7,8 +7,8 @@ import type { DelayedRetryType, DelayedRetryVia } from './delayed-retry-settings
  */
 
 /** How the consumer gives a delivery back. */
-export type ReturnKind = 'reject' | 'close' | 'nack';
-export type ReturnClass = 'failed' | 'returned';
+type ReturnKind = 'reject' | 'close' | 'nack';
+type ReturnClass = 'failed' | 'returned';
 
 export interface DelayedRetryDemoOptions {
   type: DelayedRetryType;
@@ -84,13 +84,13 @@ export interface DelayedRetryDemoResult {
 
 export const TEMP_POLICY = 'rmq-bench-delayed-retry';
 export const POLICY_PRIORITY = 15;
-export const POLICY_QUEUE = 'demo.orders';
-export const ARGUMENTS_QUEUE = 'demo.delayed-retry';
+const POLICY_QUEUE = 'demo.orders';
+const ARGUMENTS_QUEUE = 'demo.delayed-retry';
 export const EARLY_SLACK_MS = 100;
 /** quorum queues' delivery-limit when none is set (RabbitMQ 4.x). */
 export const DEFAULT_DELIVERY_LIMIT = 20;
 
-export function classOf(kind: ReturnKind): ReturnClass {
+function classOf(kind: ReturnKind): ReturnClass {
   return kind === 'nack' ? 'returned' : 'failed';
 }
 

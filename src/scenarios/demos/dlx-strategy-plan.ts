@@ -21,7 +21,7 @@ export const VARIANT_DESCRIPTIONS: Record<DlxVariant, string> = {
 };
 
 /** What the docs lead one to expect of each variant (the verdict holds only at-least-once to it). */
-export const VARIANT_CLAIMS: Record<DlxVariant, string> = {
+const VARIANT_CLAIMS: Record<DlxVariant, string> = {
   'at-most-once': 'may lose dead letters while the target is unavailable',
   'at-least-once': 'loses no dead letter: the source queue keeps each one until the target confirms it',
   'at-least-once-drop-head': 'falls back to at-most-once',
@@ -48,7 +48,7 @@ export interface DlxStrategyOptions {
 }
 
 /** The broker's default for dead_letter_worker_publisher_confirm_timeout (rabbit's app env in 4.3). */
-export const DEFAULT_WORKER_RETRY_MS = 180_000;
+const DEFAULT_WORKER_RETRY_MS = 180_000;
 
 /**
  * at-least-once, after the restore: how long to wait for every dead letter to reach the DLQ:
@@ -61,7 +61,7 @@ export function settleTimeoutMs(workerRetryMs: number): number {
 }
 
 /** kernel's net_ticktime when a node does not say (rabbit_fifo_client's own default). */
-export const DEFAULT_NET_TICKTIME_S = 60;
+const DEFAULT_NET_TICKTIME_S = 60;
 
 /**
  * How long a quorum queue client waits for a synchronous command, such as the registration
@@ -101,7 +101,7 @@ export function waitedOutRegistration(run: StrategyRun, netTicktimeS: number): b
   return waitedMs >= timeoutMs - 1_000 && waitedMs <= timeoutMs + 10_000;
 }
 
-export interface DlxNames {
+interface DlxNames {
   source: string;
   dlq: string;
   dlx: string;

@@ -12,7 +12,7 @@ import { retryUntil } from '../../util/retry.js';
  */
 
 /** What these need of bench's options. */
-export interface QueueSettings {
+interface QueueSettings {
   heartbeatS: number;
   reconnectTimeoutMs: number;
 }

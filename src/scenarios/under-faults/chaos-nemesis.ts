@@ -20,7 +20,7 @@ import { type FaultRecord, type PlannedFault, pickIndex } from './chaos-plan.js'
  * out: finish() lets the fault on run to its end, close() heals at once.
  */
 
-export interface NemesisOptions {
+interface NemesisOptions {
   schedule: readonly PlannedFault[];
   queues: readonly QueueRef[];
   intervalMs: number;
@@ -38,7 +38,7 @@ export interface NemesisOptions {
   onLine?: (line: string) => void;
 }
 
-export interface ActiveFault {
+interface ActiveFault {
   index: number;
   kind: FaultKind;
   nodes: string[];
@@ -82,7 +82,7 @@ async function leadersOf(ctx: Context, queues: readonly QueueRef[]): Promise<{ m
 }
 
 /** The node a planned fault hits now, and the members of a queue it is in. */
-export async function resolveTarget(
+async function resolveTarget(
   ctx: Context,
   planned: PlannedFault,
   queues: readonly QueueRef[],

@@ -271,7 +271,7 @@ export interface ChaosSample {
 
 export type LatencyPhase = 'calm' | FaultKind;
 
-export interface PhaseLatency {
+interface PhaseLatency {
   /** calm: no fault on, and the cluster whole; a kind: from that fault's issue until the cluster was whole again. */
   phase: LatencyPhase;
   summary: LatencySummary;

@@ -11,7 +11,7 @@ import type { ChaosTarget } from './chaos-plan.js';
 export const CHAOS_PROFILES = ['jepsen'] as const;
 export type ChaosProfile = (typeof CHAOS_PROFILES)[number];
 
-export interface ProfileSettings {
+interface ProfileSettings {
   durationMs: number;
   holdMs: number;
   /** Calm between a heal and the next fault: the interval is hold + calm unless --interval is given. */
@@ -20,7 +20,7 @@ export interface ProfileSettings {
   targets: ChaosTarget[];
 }
 
-export const PROFILE_SETTINGS: Record<ChaosProfile, ProfileSettings> = {
+const PROFILE_SETTINGS: Record<ChaosProfile, ProfileSettings> = {
   jepsen: {
     durationMs: 180_000,
     holdMs: 10_000,

@@ -24,7 +24,7 @@ import { controlQueue } from './chaos-queues.js';
  */
 
 /** Every producer's ledger, found by the run id in a consumed message's id. */
-export class Ledgers {
+class Ledgers {
   readonly byRun = new Map<string, Ledger>();
   unexpected = 0;
   readonly unexpectedSamples: string[] = [];
@@ -43,14 +43,14 @@ export class Ledgers {
 }
 
 /** The confirming producers' live counters, summed; control: what the control producer wrote. */
-export interface TrafficCounters {
+interface TrafficCounters {
   written: number;
   confirmed: number;
   inFlight: number;
   control: number;
 }
 
-export interface TrafficSetup {
+interface TrafficSetup {
   endpoints: Endpoints;
   /** The confirming producers' queues (the control queue comes from the options). */
   names: readonly string[];

@@ -6,10 +6,10 @@ import { PROTOCOLS, type Protocol } from '../../client/protocol.js';
  * over AMQP 1.0, transfers settled on the broker's outcome or sent pre-settled. Pure.
  */
 
-export const COMPARE_MODES = ['confirms-on', 'confirms-off', 'amqp10-outcomes', 'amqp10-presettled'] as const;
+const COMPARE_MODES = ['confirms-on', 'confirms-off', 'amqp10-outcomes', 'amqp10-presettled'] as const;
 export type CompareMode = (typeof COMPARE_MODES)[number];
 
-export interface CompareModeRule {
+interface CompareModeRule {
   protocol: Protocol;
   publishMode: PublishMode;
   /** The broker tells the producer what became of each message: the side the claim is about (no confirmed message lost). */

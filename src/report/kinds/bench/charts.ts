@@ -6,7 +6,7 @@ import { barChart } from '../../svg.js';
 type Percentiles = Pick<LatencySummary, 'p50Ms' | 'p95Ms' | 'p99Ms' | 'maxMs'>;
 
 /** The fields of bench's result the charts read. */
-export interface BenchLike {
+interface BenchLike {
   runs: {
     label: string;
     publishRatePerSec: number | null;

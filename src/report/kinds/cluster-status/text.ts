@@ -16,7 +16,7 @@ function portRange(ports: number[]): string {
 }
 
 /** Which cluster and where it listens: `cluster rmq-bench-b on 127.0.0.1: AMQP 6672-6674, management 16672-16674, Prometheus 16692`. */
-export function renderClusterLine(s: Pick<StatusResult, 'cluster' | 'prometheusPort' | 'nodes'>): string {
+function renderClusterLine(s: Pick<StatusResult, 'cluster' | 'prometheusPort' | 'nodes'>): string {
   const amqp = portRange(s.nodes.map((n) => n.amqpPort));
   const management = portRange(s.nodes.map((n) => n.managementPort));
   return `cluster ${s.cluster} on 127.0.0.1: AMQP ${amqp}, management ${management}, Prometheus ${s.prometheusPort}`;

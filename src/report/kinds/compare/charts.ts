@@ -7,7 +7,7 @@ import { countsTable, inFlightSeries, lossPerRunByMode, ratesFrom } from '../../
 /** compare's charts: the totals, each mode's loss per run, and a timeline per run with the fault on it. Pure. */
 
 /** The fault's last moment (the rejoin, else the restore, the election, the fault), ms since the producer started; null without a fault. Pure. */
-export function lastFaultEventMs(run: Pick<CompareRun, 'fault'>): number | null {
+function lastFaultEventMs(run: Pick<CompareRun, 'fault'>): number | null {
   const f = run.fault;
   if (!f) return null;
   return f.rejoinedAtMs ?? f.restoredAtMs ?? f.electedAtMs ?? f.faultAtMs;
@@ -18,7 +18,7 @@ export function lastFaultEventMs(run: Pick<CompareRun, 'fault'>): number | null 
  * finished, and a rate of 0 until the rejoin is data, not an empty axis. One flat sample per
  * sampling interval of the run (at least one), so the rate line drops to 0 and stays there. Pure.
  */
-export function samplesUntil<S extends { tMs: number }>(samples: readonly S[], untilMs: number | null): S[] {
+function samplesUntil<S extends { tMs: number }>(samples: readonly S[], untilMs: number | null): S[] {
   const last = samples[samples.length - 1];
   if (!last || untilMs === null || untilMs <= last.tMs) return [...samples];
   const stepMs = samples.length > 1 ? Math.max(1, (last.tMs - samples[0]!.tMs) / (samples.length - 1)) : untilMs - last.tMs;
@@ -29,7 +29,7 @@ export function samplesUntil<S extends { tMs: number }>(samples: readonly S[], u
 }
 
 /** The fault window as a band: from the fault to the rejoin (or the last moment known). Pure. */
-export function faultWindow(run: Pick<CompareRun, 'fault'>): Band[] {
+function faultWindow(run: Pick<CompareRun, 'fault'>): Band[] {
   const f = run.fault;
   const end = lastFaultEventMs(run);
   if (!f || end === null || end <= f.faultAtMs) return [];

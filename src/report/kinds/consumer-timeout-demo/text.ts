@@ -15,7 +15,7 @@ function count(processed: Record<string, number>): { unique: number; total: numb
 }
 
 /** What became of the naive consumer, in one line. Pure. */
-export function naiveStory(r: ViaResult): string {
+function naiveStory(r: ViaResult): string {
   const n = r.naive;
   const parts: string[] = [];
   parts.push(n.cancelAtMs === null ? 'never cancelled' : `cancelled at ${s(n.cancelAtMs)}`);
@@ -49,7 +49,7 @@ function versionCells(x: ViaResult, ending: TimeoutEnding): string[] {
 }
 
 /** Several clusters side by side: a row per way the timeout is set, a column per version, then each version's findings. Pure. */
-export function renderConsumerTimeoutVersions(r: ConsumerTimeoutDemoResult, versions: readonly ConsumerTimeoutVersionRun[]): string {
+function renderConsumerTimeoutVersions(r: ConsumerTimeoutDemoResult, versions: readonly ConsumerTimeoutVersionRun[]): string {
   const vias = [...new Set(versions.flatMap((v) => v.runs.map((x) => x.via)))];
   const table = renderTable(
     ['set by', ...versions.map((v) => `RabbitMQ ${v.brokerVersion} (${v.cluster}): the slow message; the consumer's end; after`)],

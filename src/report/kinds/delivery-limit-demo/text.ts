@@ -24,7 +24,7 @@ export function deliveriesText(r: Pick<DeliveryLimitRow, 'deliveries'>): string 
 }
 
 /** The fate in words: dead-lettered with its reason. Pure. */
-export function fateText(r: Pick<DeliveryLimitRow, 'fate' | 'deathReason'>): string {
+function fateText(r: Pick<DeliveryLimitRow, 'fate' | 'deathReason'>): string {
   return r.fate === 'dead-lettered' ? `dead-lettered (${r.deathReason ?? 'no reason'})` : r.fate;
 }
 
@@ -98,7 +98,7 @@ function changeLine(rows: readonly (DeliveryLimitRow | undefined)[], versions: r
 }
 
 /** Several clusters side by side: a version a column, then what changed between them and what disagreed with each one's rules. Pure. */
-export function renderDeliveryLimitVersions(r: DeliveryLimitDemoResult, versions: readonly DeliveryLimitVersionRun[]): string {
+function renderDeliveryLimitVersions(r: DeliveryLimitDemoResult, versions: readonly DeliveryLimitVersionRun[]): string {
   const keys = versions[0]!.rows.map((x) => ({ action: x.action, dlx: x.dlx }));
   for (const v of versions.slice(1))
     for (const x of v.rows) if (!keys.some((k) => k.action === x.action && k.dlx === x.dlx)) keys.push({ action: x.action, dlx: x.dlx });

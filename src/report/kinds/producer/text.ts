@@ -13,7 +13,7 @@ export function latencyLine(l: LatencySummary): string {
 }
 
 /** The mode as a reader names it, in the run's protocol. Pure. */
-export function modeText(r: Pick<PublisherResult, 'mode' | 'amqp10'>): string {
+function modeText(r: Pick<PublisherResult, 'mode' | 'amqp10'>): string {
   if (r.amqp10)
     return r.mode === 'none'
       ? 'AMQP 1.0, pre-settled (no outcomes: fire and forget)'
@@ -71,7 +71,7 @@ export function renderProducer(r: PublisherResult): string {
 }
 
 /** Messages the broker refused MAX_REFUSALS times: one plain line. Pure. */
-export function givenUpLine(n: number): string {
+function givenUpLine(n: number): string {
   return `the broker kept refusing ${n} ${n === 1 ? 'message' : 'messages'} (${MAX_REFUSALS} refusals each): not sent again; known failed`;
 }
 

@@ -12,7 +12,7 @@ import { list, obj, opt, str } from '../../shape-check.js';
  * document kept). unreadable: the file could not be read. newer: a schemaVersion above the one
  * this rmq-bench writes (its fields are not interpreted).
  */
-export const ENTRY_STATUSES = ['ok', 'failed', 'no-verdict', 'malformed', 'unreadable', 'newer'] as const;
+const ENTRY_STATUSES = ['ok', 'failed', 'no-verdict', 'malformed', 'unreadable', 'newer'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
 
 /** One input in the --json document (and the page's embedded summary). */
