@@ -3,7 +3,7 @@
 // script, with nothing of rmq-bench in it (no ledger, no histograms, no retries). Not a test: it
 // prints one JSON line of figures, measured the way bench measures them.
 //   node bench/plain-amqplib.mjs [--count 100000] [--window 256] [--size 100] [--prefetch 100]
-//                                [--ack-every 1] [--url amqp://demo:demo@127.0.0.1:5672]
+//                                [--ack-every 1] [--url URL]
 //                                [--consumers 1|0] [--same-properties]
 // Workload: a fresh quorum queue (deleted at the end); one consumer (manual ack, prefetch, one
 // multiple-ack every N) subscribed first; one producer on its own connection publishing `count`
@@ -14,12 +14,12 @@
 // message_id `<run>-<seq>` (what rmq-bench reconciles by) and its header name
 // x-rmq-bench-published-at-us, so that the two do the same work on the wire.
 // --consumers 0 (publisher only, like `rmq-bench bench -y 0`): no consumer; the run ends when
-// every message is confirmed, and CPU is measured from just before the producer's connection to
-// the last confirm (consume figures are null).
+// every message is confirmed (consume figures are null).
 // Figures: publish rate = published / (first publish .. last confirm); consume rate = consumed /
-// (first publish .. last delivery); CPU = process.cpuUsage() from the consumer's subscription to
-// the last delivery; peak RSS = the highest of a once-a-second sample (as bench does) and the
-// process's high-water mark (getrusage).
+// (first publish .. last delivery); CPU = process.cpuUsage() (user + system) from the first
+// publish to the last confirm, or to the last delivery if that is later: the window rmq-bench's
+// cpuUsPerMessage covers (connecting and closing left out on both sides); peak RSS = the highest
+// of a once-a-second sample (as bench does) and the process's high-water mark (getrusage).
 import amqp from 'amqplib';
 import { parseArgs } from 'node:util';
 
@@ -32,9 +32,12 @@ const { values } = parseArgs({
     'ack-every': { type: 'string', default: '1' },
     consumers: { type: 'string', default: '1' },
     'same-properties': { type: 'boolean', default: false },
-    url: { type: 'string', default: 'amqp://demo:demo@127.0.0.1:5672' },
+    url: { type: 'string' },
   },
 });
+// Without --url: the first node of the cluster rmq-bench's settings name (src/config.ts's variables).
+const env = process.env;
+const url = values.url ?? `amqp://${env.RMQ_BENCH_USER || 'demo'}:${env.RMQ_BENCH_PASSWORD || 'demo'}@127.0.0.1:${env.RMQ_BENCH_AMQP_PORT || '5672'}`;
 const count = Number(values.count);
 const window = Number(values.window);
 const prefetch = Number(values.prefetch);
@@ -46,7 +49,7 @@ const sameProperties = values['same-properties'];
 const HEADER = sameProperties ? 'x-rmq-bench-published-at-us' : 'published-at-us';
 const runPrefix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}-`;
 
-const admin = await amqp.connect(values.url);
+const admin = await amqp.connect(url);
 const queue = `bench-plain-${Math.random().toString(36).slice(2, 7)}`;
 const adminCh = await admin.createChannel();
 await adminCh.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
@@ -59,7 +62,7 @@ const consumedAll = withConsumer ? new Promise((resolve) => (allConsumed = resol
 let consumerConn;
 let cch;
 if (withConsumer) {
-  consumerConn = await amqp.connect(values.url);
+  consumerConn = await amqp.connect(url);
   cch = await consumerConn.createChannel();
   await cch.prefetch(prefetch);
   let unacked = 0;
@@ -67,6 +70,7 @@ if (withConsumer) {
     consumed++;
     e2eSumMs += (nowUs() - msg.properties.headers[HEADER]) / 1000;
     lastDeliveryAt = performance.now();
+    if (consumed === count) cpuAtLastDelivery = process.cpuUsage();
     if (++unacked >= ackEvery || consumed === count) {
       cch.ack(msg, true);
       unacked = 0;
@@ -77,9 +81,12 @@ if (withConsumer) {
 
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 1_000);
-const cpu0 = process.cpuUsage();
+/** CPU at the first publish, and at the end of the work: the last confirm or the last delivery, whichever comes later. */
+let cpuAtFirstPublish;
+let cpuAtLastConfirm;
+let cpuAtLastDelivery;
 
-const producerConn = await amqp.connect(values.url);
+const producerConn = await amqp.connect(url);
 const pch = await producerConn.createConfirmChannel();
 let published = 0;
 let confirmed = 0;
@@ -104,7 +111,10 @@ while (published < count) {
     await waitForChange();
     continue;
   }
-  firstPublishAt ??= performance.now();
+  if (firstPublishAt === undefined) {
+    firstPublishAt = performance.now();
+    cpuAtFirstPublish = process.cpuUsage();
+  }
   outstanding++;
   published++;
   const properties = sameProperties
@@ -115,13 +125,15 @@ while (published < count) {
     if (err) nacked++;
     else confirmed++;
     lastConfirmAt = performance.now();
+    if (confirmed + nacked === count) cpuAtLastConfirm = process.cpuUsage();
     changed();
   });
   if (!ok) needDrain = true;
 }
 while (outstanding > 0) await waitForChange();
 await consumedAll;
-const cpu = process.cpuUsage(cpu0);
+const workEnd = [cpuAtLastConfirm, cpuAtLastDelivery].filter(Boolean).reduce((a, b) => (a.user + a.system >= b.user + b.system ? a : b));
+const workCpu = { user: workEnd.user - cpuAtFirstPublish.user, system: workEnd.system - cpuAtFirstPublish.system };
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
@@ -132,7 +144,7 @@ await consumerConn?.close();
 await adminCh.deleteQueue(queue);
 await admin.close();
 
-const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+const cpuSeconds = (workCpu.user + workCpu.system) / 1e6;
 console.log(
   JSON.stringify({
     kind: 'plain-amqplib',

@@ -153,6 +153,7 @@ class PublisherRun {
         () => this.#done(),
         (s) => this.#step(s),
       );
+      hooks.onPublishingEnded?.();
     } finally {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);

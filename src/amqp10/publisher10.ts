@@ -130,6 +130,7 @@ class Publisher10Run {
       this.#opts.sampleProgress === false ? undefined : setInterval(() => this.#sampled.offer(this.#clock.now() - this.#t0, this.#snapshot), SAMPLER_TICK_MS);
     try {
       await this.#loop();
+      hooks.onPublishingEnded?.();
     } finally {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);

@@ -302,6 +302,7 @@ class BenchRun {
   private startProducers(): Promise<PublisherResult>[] {
     const { ctx, opts, spec, meter } = this;
     const count = opts.count ?? Number.MAX_SAFE_INTEGER;
+    let ended = 0;
     return Array.from({ length: opts.producers }, (_, p) => {
       const q = queueOfClient(p, this.queues.length);
       const queueMeter = this.queueMeters[q]!;
@@ -348,6 +349,10 @@ class BenchRun {
           },
           // Every refusal is counted; the timeline has one 'nack' event per reason, then a summary a second.
           onRefused: () => meter.onNack(),
+          // The last producer's last confirm: the work measured per message ends (or with the last delivery).
+          onPublishingEnded: () => {
+            if (++ended === opts.producers) meter.publishingEnded(opts.consumers > 0);
+          },
           onEvent: (e) => {
             if (e.type !== 'connected') ctx.log(`${spec.label}: ${e.type}: ${e.detail}`);
           },
