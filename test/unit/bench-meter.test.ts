@@ -226,7 +226,7 @@ describe('ModeMeter', () => {
   });
 });
 
-describe('IntervalLatency: one record a value, each interval added into the run at its end', () => {
+describe('IntervalLatency: each value recorded into the run and the open interval; an interval emptied at its end', () => {
   it('percentiles within 3 digits, the exact mean and max of the interval, then empty; the run has every interval and the open one', () => {
     const l = new IntervalLatency();
     for (let i = 1; i <= 100; i++) l.recordMs(i);
