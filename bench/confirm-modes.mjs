@@ -7,9 +7,11 @@
 // 1. (unless --no-table) `rmq-bench bench` with every mode, -z --table-time: its table.
 // 2. --rounds times, alternating which goes first: `rmq-bench bench --mode async --window W -C N`
 //    and bench/plain-amqplib.mjs with the same workload (one producer, one consumer, prefetch 100,
-//    ack each, 100-byte persistent messages into a fresh quorum queue). Each is its own process
-//    and measures itself the same way (rate: first publish .. last confirm; CPU: process.cpuUsage()
-//    over the run). Targets: throughput ratio >= 0.95, CPU per message ratio <= 1.2 (medians).
+//    ack each, 100-byte persistent messages into a fresh quorum queue), both on the cluster
+//    rmq-bench's settings name (RMQ_BENCH_AMQP_PORT...). Each is its own process and measures
+//    itself the same way (rate: first publish .. last confirm; CPU: process.cpuUsage() from the
+//    first publish to the last delivery). Targets: throughput ratio >= 0.95, CPU per message
+//    ratio <= 1.2 (medians).
 // 3. (unless --rss-count 0) one `rmq-bench bench --mode async --window W -C 1000000`: its peak
 //    RSS (sampled once a second, and the process's getrusage high-water mark) against 150 MB.
 import { execa } from 'execa';

@@ -1,18 +1,24 @@
 #!/usr/bin/env node
 // Producer throughput per publishing mode against the running cluster (not a test: it prints
-// figures). Run after `npx rmq-bench cluster up` and `npm run build`:
+// figures): the cluster rmq-bench's settings name (RMQ_BENCH_NAME, RMQ_BENCH_AMQP_PORT,
+// RMQ_BENCH_MANAGEMENT_PORT..., as src/config.ts reads them). Run after `npx rmq-bench cluster up`
+// and `npm run build`:
 //   node bench/producer-throughput.mjs [messages=5000] [sizeBytes=100]
 // Each mode publishes to a fresh quorum queue through the default exchange, connected to the
 // queue's leader, with persistent messages; sync confirms get a fifth of the messages (one
 // round trip each). Machines here are noisy: compare the modes, don't quote absolutes.
 import amqp from 'amqplib';
 import { runPublisher, newRunId } from '../dist/client/amqp091/publisher.js';
+import { amqpUrl, loadConfig, managementUrl } from '../dist/config.js';
 import { Ledger } from '../dist/ledger/ledger.js';
 
 const count = Number(process.argv[2] ?? 5000);
 const sizeBytes = Number(process.argv[3] ?? 100);
-const urls = [5672, 5673, 5674].map((p) => `amqp://demo:demo@127.0.0.1:${p}`);
-const auth = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
+const config = loadConfig();
+const urls = config.nodes.map((n) => amqpUrl(config, n));
+const management = managementUrl(config, config.nodes[0]);
+const vhost = encodeURIComponent(config.vhost);
+const auth = `Basic ${Buffer.from(`${config.user}:${config.password}`).toString('base64')}`;
 
 const modes = [
   { label: 'none (fire and forget)', mode: 'none', n: count },
@@ -29,8 +35,8 @@ const rows = [];
 for (const m of modes) {
   const queue = `bench.producer.${newRunId()}`;
   await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  const q = await (await fetch(`http://127.0.0.1:15672/api/queues/%2F/${queue}`, { headers: { authorization: auth } })).json();
-  const leaderIndex = Math.max(0, ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'].indexOf(q.leader));
+  const q = await (await fetch(`${management}/api/queues/${vhost}/${queue}`, { headers: { authorization: auth } })).json();
+  const leaderIndex = Math.max(0, config.nodes.map((n) => n.nodeName).indexOf(q.leader));
   const runId = newRunId();
   const ledger = new Ledger({ runId, capacity: m.n });
   const cpu0 = process.cpuUsage();

@@ -122,6 +122,7 @@ export class PublishRun<S extends LoopSession> {
         () => this.#done(),
         (s) => this.#step(s),
       );
+      hooks.onPublishingEnded?.();
     } finally {
       hooks.stop?.removeEventListener('abort', this.#stopHere);
       if (sweeper) clearInterval(sweeper);

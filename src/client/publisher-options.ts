@@ -88,6 +88,11 @@ export interface PublisherHooks {
    * runs bounded by time rather than by count.
    */
   stop?: AbortSignal;
+  /**
+   * Publishing has ended (every message settled, or the run gave up or was interrupted), before the
+   * channel or link is closed: where a meter's per-message work ends.
+   */
+  onPublishingEnded?: () => void;
   /** Called once at the start with a reader of the live counters (chaos's per-second line and timeline). */
   onStart?: (snapshot: () => PublisherSnapshot) => void;
 }

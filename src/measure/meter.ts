@@ -59,6 +59,13 @@ export interface MeterTotals {
   e2eLatency: LatencySummary;
   /** This process's CPU time over the mode (producers, consumers and bookkeeping). */
   cpuSeconds: number;
+  /**
+   * This process's CPU time from the first message written to the end of the work (the last
+   * producer's last confirm, or its last write without confirms; with consumers, the last
+   * delivery if later), over the messages published. Connecting and closing are left out: they
+   * cost the same whatever the count, and a plain client measured from its first publish to its
+   * last confirm is compared with this figure (bench/cpu-ratio.mjs).
+   */
   cpuUsPerMessage: number | null;
   /** Highest RSS sampled during the mode (once a second, and at its start and end). */
   peakRssBytes: number;
@@ -85,6 +92,11 @@ export class ModeMeter {
   private startAt: number;
   private cpuAtStart: number;
   private firstPublishAt: number | undefined;
+  /** CPU at the first message written, and when the work ended (workEnded). */
+  private cpuAtFirstWrite: number | undefined;
+  private cpuAtWorkEnd: number | undefined;
+  /** Publishing has ended and the work ends with the delivery of the last message published. */
+  private awaitingConsumed = false;
   private lastPublishAt = 0;
   private lastConsumedAt = 0;
   private peakRss: number;
@@ -115,7 +127,10 @@ export class ModeMeter {
   /** at: now, when the caller has read the clock already. */
   onWritten(at?: number): void {
     const t = at ?? this.probe.now();
-    this.firstPublishAt ??= t;
+    if (this.firstPublishAt === undefined) {
+      this.firstPublishAt = t;
+      this.cpuAtFirstWrite = this.probe.cpuMicros();
+    }
     this.lastPublishAt = t;
     this.published++;
     this.interval.published++;
@@ -138,6 +153,22 @@ export class ModeMeter {
     this.consumed++;
     this.interval.consumed++;
     if (e2eMs !== undefined && e2eMs >= 0) this.e2eLatency.recordMs(e2eMs);
+    if (this.awaitingConsumed && this.consumed >= this.published) this.endWork();
+  }
+
+  /**
+   * Every producer's publishing has ended (its last confirm, or its last write without confirms),
+   * before the connections close. The work (cpuUsPerMessage) ends now, or with consumers at the
+   * delivery that makes as many consumed as published.
+   */
+  publishingEnded(consumers: boolean): void {
+    if (consumers && this.consumed < this.published) this.awaitingConsumed = true;
+    else this.endWork();
+  }
+
+  private endWork(): void {
+    this.awaitingConsumed = false;
+    this.cpuAtWorkEnd = this.probe.cpuMicros();
   }
 
   /** Close the current interval: its sample. */
@@ -172,6 +203,8 @@ export class ModeMeter {
     const last = busy || this.probe.now() - iv.at >= 100 || this.samples.length === 0 ? this.tick() : undefined;
     const end = this.interval.at;
     const cpuSeconds = (this.interval.cpu - this.cpuAtStart) / 1e6;
+    // The work's CPU; a run whose work never ended (consumers that did not read everything) counts to here.
+    const workCpuUs = (this.cpuAtWorkEnd ?? this.interval.cpu) - (this.cpuAtFirstWrite ?? this.cpuAtStart);
     const from = this.firstPublishAt;
     const publishDurationMs = from === undefined ? 0 : this.lastPublishAt - from;
     return {
@@ -187,7 +220,7 @@ export class ModeMeter {
         confirmLatency: this.confirmLatency.summary(),
         e2eLatency: this.e2eLatency.summary(),
         cpuSeconds,
-        cpuUsPerMessage: this.published > 0 ? (cpuSeconds * 1e6) / this.published : null,
+        cpuUsPerMessage: this.published > 0 ? workCpuUs / this.published : null,
         peakRssBytes: this.peakRss,
         durationMs: end - this.startAt,
         samples: this.samples,

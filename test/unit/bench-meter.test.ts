@@ -156,6 +156,46 @@ describe('ModeMeter', () => {
     expect(totals.e2eLatency.p99Ms).toBeCloseTo(10, 1);
   });
 
+  it('CPU per message: from the first write to the end of the work, connecting and closing left out', () => {
+    const probe = fakeProbe();
+    const m = new ModeMeter(probe);
+    m.start();
+    probe.cpuUs += 40_000; // the producer connects
+    for (let i = 0; i < 100; i++) m.onWritten();
+    probe.cpuUs += 2_000;
+    for (let i = 0; i < 100; i++) m.onConfirm(1);
+    m.publishingEnded(false);
+    probe.cpuUs += 7_000; // the channel and the connection close
+    const { totals } = m.finish();
+    expect(totals.cpuSeconds).toBeCloseTo(0.049, 9);
+    expect(totals.cpuUsPerMessage).toBe(20);
+  });
+
+  it('CPU per message with consumers: the work ends at the delivery that makes consumed reach published', () => {
+    const probe = fakeProbe();
+    const m = new ModeMeter(probe);
+    m.start();
+    for (let i = 0; i < 10; i++) m.onWritten();
+    probe.cpuUs += 500;
+    for (let i = 0; i < 4; i++) m.onConsumed(1);
+    m.publishingEnded(true);
+    probe.cpuUs += 500;
+    for (let i = 0; i < 6; i++) m.onConsumed(1);
+    probe.cpuUs += 3_000; // draining stops, the consumers close
+    m.onConsumed(1); // a duplicate after the end
+    expect(m.finish().totals.cpuUsPerMessage).toBe(100);
+  });
+
+  it('CPU per message when the consumers never read everything: to the end of the mode', () => {
+    const probe = fakeProbe();
+    const m = new ModeMeter(probe);
+    m.start();
+    for (let i = 0; i < 10; i++) m.onWritten();
+    m.publishingEnded(true);
+    probe.cpuUs += 1_000;
+    expect(m.finish().totals.cpuUsPerMessage).toBe(100);
+  });
+
   it('nothing published: no rates, no CPU per message, one sample', () => {
     const probe = fakeProbe();
     const m = new ModeMeter(probe);
@@ -186,7 +226,7 @@ describe('ModeMeter', () => {
   });
 });
 
-describe('IntervalLatency: one record a value, each interval added into the run at its end', () => {
+describe('IntervalLatency: each value recorded into the run and the open interval; an interval emptied at its end', () => {
   it('percentiles within 3 digits, the exact mean and max of the interval, then empty; the run has every interval and the open one', () => {
     const l = new IntervalLatency();
     for (let i = 1; i <= 100; i++) l.recordMs(i);

@@ -5,7 +5,8 @@ import { mismatchText, shapeMismatches } from '../../src/report/doc-shape.js';
 import { benchCharts } from '../../src/report/kinds/bench/charts.js';
 import { leaderText, renderBench, renderPerQueue, renderQueueTable, runNotes } from '../../src/report/kinds/bench/text.js';
 import { urlsFrom, vhostOf } from '../../src/scenarios/traffic/bench-queues.js';
-import { type BenchQueueRow, benchQueueNames, clientsPerQueue, QueueMeter, queueOfClient } from '../../src/scenarios/traffic/bench-spread.js';
+import { ModeMeter } from '../../src/measure/meter.js';
+import { type BenchQueueRow, benchQueueNames, clientsPerQueue, onlyQueueRow, QueueMeter, queueOfClient } from '../../src/scenarios/traffic/bench-spread.js';
 import type { BenchModeResult, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { BENCH_OPTIONS, benchRun, MB } from './fixtures/bench.js';
 import { latency, NO_LATENCY } from './fixtures/latency.js';
@@ -105,6 +106,31 @@ describe('QueueMeter: one queue’s counts and rates over its own publishing tim
     expect(row.confirmLatency).toMatchObject({ count: 3, maxMs: 8 });
     // An HDR histogram's bucket edge: within 0.1 ms.
     expect(row.confirmLatency.p50Ms).toBeCloseTo(6, 1);
+  });
+
+  it('the only queue of a run: its row from the run meter is the one a QueueMeter fed the same calls makes', () => {
+    let t = 0;
+    const now = () => t;
+    const queueMeter = new QueueMeter({ now });
+    const runMeter = new ModeMeter({ now, cpuMicros: () => 0, rssBytes: () => 0 });
+    runMeter.start();
+    const feed = (f: (m: QueueMeter | ModeMeter) => void) => {
+      f(queueMeter);
+      f(runMeter);
+    };
+    t = 1_000;
+    feed((m) => m.onWritten(t));
+    t = 1_500;
+    feed((m) => m.onWritten(t));
+    feed((m) => m.onConsumed(undefined));
+    t = 2_000;
+    feed((m) => m.onConfirm(4, t));
+    feed((m) => m.onConfirm(6, t));
+    t = 4_000;
+    feed((m) => m.onConsumed(undefined));
+    const { totals } = runMeter.finish();
+    expect(onlyQueueRow(where, totals)).toEqual(queueMeter.row(where, totals.confirmLatency));
+    expect(onlyQueueRow(where, totals)).toMatchObject({ published: 2, confirmed: 2, consumed: 2, publishRatePerSec: 2, consumeRatePerSec: 2 / 3 });
   });
 
   it('a confirm without a latency (tx) counts, records nothing', () => {

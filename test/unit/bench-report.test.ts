@@ -174,7 +174,9 @@ describe('renderBench', () => {
     expect(text).toContain(renderBenchTable([none, sync, asyncRun]));
     expect(text).toContain('none: no confirms, so its publish rate is what the client handed to the socket; tx/N: a commit every N messages');
     expect(text).toContain('batch/N: waits for the confirms every N; async/W: at most W unconfirmed.');
-    expect(text.split('\n').at(-1)).toBe('Client CPU and RSS are this process’s: the producers and the consumers run in it, with their bookkeeping.');
+    expect(text.split('\n').at(-1)).toBe(
+      'Client CPU and RSS are this process’s: the producers and the consumers run in it, with their bookkeeping. CPU per msg: from the first message written to the last one confirmed (or consumed, if later); connecting and closing are left out.',
+    );
   });
 
   it('interrupted: the run’s note, then that later modes were not run', () => {

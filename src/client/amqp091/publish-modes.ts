@@ -31,9 +31,19 @@ interface PropertyOptions {
   leanProperties?: boolean;
 }
 
-/** The properties of message seq published at atMs (performance.now()): full or lean. */
+/**
+ * The properties of message seq published at atMs (performance.now()): full or lean. Valid until
+ * the next call: every call returns the same headers object with this message's values in it.
+ */
 type PropertiesOf = (seq: number, atMs: number) => Options.Publish;
 
+/**
+ * amqplib's publish() makes each message's header table an object whose prototype is the headers
+ * given (Object.create(options.headers)) and encodes it at once. A fresh headers object per
+ * message makes a fresh prototype per message, which V8 sets up anew each time: about 1.5 µs of
+ * CPU a message, a tenth of a publisher's. One headers object, its values set before each
+ * publish, is encoded to the same bytes.
+ */
 export function propertiesFor(opts: PropertyOptions): PropertiesOf {
   // Checks the run id once; then `${runId}-${seq}` is what messageId() would build.
   const prefix = messageId(opts.runId, 0).slice(0, -1);
@@ -41,11 +51,18 @@ export function propertiesFor(opts: PropertyOptions): PropertiesOf {
   if (opts.leanProperties) {
     // Only message_id, delivery mode and (with publishedAtUs) the publish time: for throughput runs.
     if (!opts.publishedAtUs) return (seq) => ({ messageId: prefix + seq, persistent, mandatory });
-    return (seq, atMs) => ({ messageId: prefix + seq, persistent, mandatory, headers: { [PUBLISHED_AT_US_HEADER]: encodePublishedAtUs(atMs) } });
+    const headers = { [PUBLISHED_AT_US_HEADER]: 0 };
+    return (seq, atMs) => {
+      headers[PUBLISHED_AT_US_HEADER] = encodePublishedAtUs(atMs);
+      return { messageId: prefix + seq, persistent, mandatory, headers };
+    };
   }
   // What every message carries by default: its id, its run and sequence, its publish time.
+  const headers: Record<string, unknown> = { 'x-rmq-bench-run': runId, 'x-rmq-bench-seq': 0, 'x-rmq-bench-published-at': 0 };
+  if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = 0;
   return (seq, atMs) => {
-    const headers: Record<string, unknown> = { 'x-rmq-bench-run': runId, 'x-rmq-bench-seq': seq, 'x-rmq-bench-published-at': Date.now() };
+    headers['x-rmq-bench-seq'] = seq;
+    headers['x-rmq-bench-published-at'] = Date.now();
     if (opts.publishedAtUs) headers[PUBLISHED_AT_US_HEADER] = encodePublishedAtUs(atMs);
     return {
       messageId: prefix + seq,

@@ -1,4 +1,5 @@
 import { LatencyRecorder, type LatencySummary } from '../../measure/histogram.js';
+import type { MeterTotals } from '../../measure/meter.js';
 
 /**
  * bench's queues of one run, the pure part: their names, how the producers and consumers spread
@@ -55,6 +56,28 @@ function ratePerSec(n: number, ms: number): number | null {
   return n > 0 && ms > 0 ? (n * 1000) / ms : null;
 }
 
+type QueueWhere = Pick<BenchQueueRow, 'queue' | 'leaderAtStart' | 'leaderAtEnd' | 'producers' | 'consumers'>;
+
+/**
+ * The row of a run's only queue: the run meter's own figures, which a QueueMeter fed the same
+ * callbacks would repeat (nothing feeds one beside the run's meter then: two calls fewer a
+ * message). Pure.
+ */
+export function onlyQueueRow(
+  where: QueueWhere,
+  t: Pick<MeterTotals, 'published' | 'confirmed' | 'consumed' | 'publishRatePerSec' | 'consumeRatePerSec' | 'confirmLatency'>,
+): BenchQueueRow {
+  return {
+    ...where,
+    published: t.published,
+    confirmed: t.confirmed,
+    consumed: t.consumed,
+    publishRatePerSec: t.publishRatePerSec,
+    consumeRatePerSec: t.consumeRatePerSec,
+    confirmLatency: t.confirmLatency,
+  };
+}
+
 /**
  * One queue's counts and confirm latency, fed by the same callbacks as the run's meter (once per
  * message: it only counts and records into a histogram).
@@ -96,7 +119,7 @@ export class QueueMeter {
   }
 
   /** The queue's row: its counts, its rates over its own publishing and consuming time. */
-  row(where: Pick<BenchQueueRow, 'queue' | 'leaderAtStart' | 'leaderAtEnd' | 'producers' | 'consumers'>, confirmLatency?: LatencySummary): BenchQueueRow {
+  row(where: QueueWhere, confirmLatency?: LatencySummary): BenchQueueRow {
     const from = this.firstPublishAt;
     return {
       ...where,

@@ -11,7 +11,7 @@ import { ModeMeter, type BenchSample, type MeterTotals } from '../../measure/met
 import { maskUrl } from '../../url.js';
 import { retryUntil } from '../../util/retry.js';
 import { asAmqpError, awaitMembers, declareSpread, deleteSpread, urlsFrom, vhostOf } from './bench-queues.js';
-import { type BenchQueueRow, benchQueueNames, clientsPerQueue, QueueMeter, queueOfClient, queueSuffix } from './bench-spread.js';
+import { type BenchQueueRow, benchQueueNames, clientsPerQueue, onlyQueueRow, QueueMeter, queueOfClient, queueSuffix } from './bench-spread.js';
 import { leadersOf } from '../under-faults/chaos-queues.js';
 
 /**
@@ -169,19 +169,14 @@ async function runOne(
     const leadersAtEnd = await leadersOf(ctx, vhost, queues);
     const producers = clientsPerQueue(opts.producers, queues.length);
     const consumers = clientsPerQueue(opts.consumers, queues.length);
-    const perQueue = run.queueMeters.map((m, q) =>
-      m.row(
-        {
-          queue: queues[q]!,
-          leaderAtStart: leadersAtStart[q] ?? null,
-          leaderAtEnd: leadersAtEnd[q] ?? null,
-          producers: producers[q]!,
-          consumers: consumers[q]!,
-        },
-        // One queue: its latencies are the run's (its meter records none of its own).
-        queues.length === 1 ? result.confirmLatency : undefined,
-      ),
-    );
+    const where = (q: number) => ({
+      queue: queues[q]!,
+      leaderAtStart: leadersAtStart[q] ?? null,
+      leaderAtEnd: leadersAtEnd[q] ?? null,
+      producers: producers[q]!,
+      consumers: consumers[q]!,
+    });
+    const perQueue = run.queueMeters === undefined ? [onlyQueueRow(where(0), run.totals!)] : run.queueMeters.map((m, q) => m.row(where(q)));
     return { ...result, perQueue };
   } finally {
     await run?.stop();
@@ -192,8 +187,10 @@ async function runOne(
 /** One run on its queues: its consumers and producers, the meters they feed, and the timers that bound and sample it. */
 class BenchRun {
   private readonly meter = new ModeMeter();
-  /** One per queue, in the order of the names: fed beside the run's meter. */
-  readonly queueMeters: QueueMeter[];
+  /** With several queues, one per queue, in the order of the names, fed beside the run's meter; with one, the run's meter is its. */
+  readonly queueMeters: QueueMeter[] | undefined;
+  /** The run meter's totals, once measured. */
+  totals: MeterTotals | undefined;
   /** Aborted when --duration is up (and on the way out). */
   private readonly stopProducers = new AbortController();
   private timer: NodeJS.Timeout | undefined;
@@ -211,8 +208,7 @@ class BenchRun {
     private readonly queues: readonly string[],
     private readonly hooks: BenchHooks,
   ) {
-    // With one queue the run's meter has its latencies: a second histogram would record each confirm again.
-    this.queueMeters = queues.map(() => new QueueMeter({ latencies: queues.length > 1 }));
+    this.queueMeters = queues.length > 1 ? queues.map(() => new QueueMeter()) : undefined;
   }
 
   /** The run's figures; perQueue is filled in by runOne, which knows the leaders at the end. */
@@ -231,6 +227,7 @@ class BenchRun {
     await Promise.all(this.consumers.map((c) => c.stop()));
     clearInterval(this.ticker);
     const { last, totals } = meter.finish();
+    this.totals = totals;
     if (last) hooks.onSample?.(spec, last);
     const interrupted = ctx.signal.aborted || producers.some((p) => p.interrupted);
     const consumerGaveUp: string | null = this.consumerLost;
@@ -267,7 +264,7 @@ class BenchRun {
     const { ctx, opts, meter } = this;
     for (let i = 0; i < opts.consumers; i++) {
       const q = queueOfClient(i, this.queues.length);
-      const queueMeter = this.queueMeters[q]!;
+      const queueMeter = this.queueMeters?.[q];
       this.consumers.push(
         await subscribe(
           this.spec.protocol,
@@ -281,10 +278,12 @@ class BenchRun {
             signal: ctx.signal,
             connectionName: `rmq-bench bench consumer ${i + 1}`,
           },
-          (e2eMs) => {
-            meter.onConsumed(e2eMs);
-            queueMeter.onConsumed();
-          },
+          queueMeter === undefined
+            ? (e2eMs) => meter.onConsumed(e2eMs)
+            : (e2eMs) => {
+                meter.onConsumed(e2eMs);
+                queueMeter.onConsumed();
+              },
         ),
       );
     }
@@ -295,9 +294,10 @@ class BenchRun {
   private startProducers(): Promise<PublisherResult>[] {
     const { ctx, opts, spec, meter } = this;
     const count = opts.count ?? Number.MAX_SAFE_INTEGER;
+    let ended = 0;
     return Array.from({ length: opts.producers }, (_, p) => {
       const q = queueOfClient(p, this.queues.length);
-      const queueMeter = this.queueMeters[q]!;
+      const queueMeter = this.queueMeters?.[q];
       const runId = newRunId();
       const ledger = new Ledger(opts.count === undefined ? { runId } : { runId, capacity: opts.count });
       return publisherFor(spec.protocol)(
@@ -331,16 +331,26 @@ class BenchRun {
           signal: ctx.signal,
           stop: this.stopProducers.signal,
           // The publisher's clock reading (performance.now(), as the meters'): none of their own.
-          onWritten: (_n, at) => {
-            meter.onWritten(at);
-            queueMeter.onWritten(at);
-          },
-          onConfirm: (ms, at) => {
-            meter.onConfirm(ms, at);
-            queueMeter.onConfirm(ms, at);
-          },
+          onWritten:
+            queueMeter === undefined
+              ? (_n, at) => meter.onWritten(at)
+              : (_n, at) => {
+                  meter.onWritten(at);
+                  queueMeter.onWritten(at);
+                },
+          onConfirm:
+            queueMeter === undefined
+              ? (ms, at) => meter.onConfirm(ms, at)
+              : (ms, at) => {
+                  meter.onConfirm(ms, at);
+                  queueMeter.onConfirm(ms, at);
+                },
           // Every refusal is counted; the timeline has one 'nack' event per reason, then a summary a second.
           onRefused: () => meter.onNack(),
+          // The last producer's last confirm: the work measured per message ends (or with the last delivery).
+          onPublishingEnded: () => {
+            if (++ended === opts.producers) meter.publishingEnded(opts.consumers > 0);
+          },
           onEvent: (e) => {
             if (e.type !== 'connected') ctx.log(`${spec.label}: ${e.type}: ${e.detail}`);
           },

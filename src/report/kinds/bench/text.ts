@@ -196,7 +196,9 @@ export function renderBench(b: BenchResult): string {
     lines.push(
       `Queue i was declared through node i (client-local leader locator); producer and consumer i use queue i mod ${queues}, connected to its node first. A queue's rates are over its own publishing time; 'all queues' is the aggregate.`,
     );
-  lines.push('Client CPU and RSS are this process’s: the producers and the consumers run in it, with their bookkeeping.');
+  lines.push(
+    'Client CPU and RSS are this process’s: the producers and the consumers run in it, with their bookkeeping. CPU per msg: from the first message written to the last one confirmed (or consumed, if later); connecting and closing are left out.',
+  );
   for (const r of b.runs) lines.push(...runNotes(r));
   if (b.interrupted) lines.push('interrupted: the modes after the last one shown were not run');
   return lines.join('\n');
