@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson, runCli, uniqueName, withChannel } from './cli.js';
-import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker } from './compare-checks.js';
+import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker, compareArgv } from './compare-checks.js';
 import { faultLeftovers } from './fixtures.js';
-import { distinct, newWitnessFile, seqsOf, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { distinct, newWitnessFile, seqsOf, witnessAt, witnessLines } from './witness.js';
 
 /*
  * AMQP 1.0 (rhea) under the faults the README quotes for it beside a kill (amqp10.test.ts): a
@@ -40,25 +40,7 @@ describe('AMQP 1.0 under a partition and a quorum loss (compare --protocol amqp1
       await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
       try {
         const out = await newWitnessFile();
-        const r = await runCli(
-          [
-            'compare',
-            '--protocol',
-            'amqp10',
-            '--queue',
-            queue,
-            '-n',
-            String(N),
-            '--rate',
-            '250',
-            '--fault',
-            fault,
-            '--checkpoint-cmd',
-            witnessCommand(out, { peek: true, queue }),
-            '--json',
-          ],
-          { timeoutMs: 380_000 },
-        );
+        const r = await runCli(compareArgv({ queue, n: N, protocol: 'amqp10', rate: 250, fault, witnessOut: out }), { timeoutMs: 380_000 });
         expect(r.exitCode, r.stderr).toBe(0);
         const c = parseJson<CompareJson>(r);
         expect(c.runs.map((x) => x.mode)).toEqual(['amqp10-outcomes', 'amqp10-presettled']);

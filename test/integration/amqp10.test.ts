@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { AMQP_URLS, parseJson, runCli, uniqueName } from './cli.js';
-import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker, faultHealed } from './compare-checks.js';
+import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker, faultHealed, compareArgv } from './compare-checks.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
-import { distinct, seqsOf, witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
+import { distinct, seqsOf, witnessAt, newWitnessFile, witnessLines } from './witness.js';
 
 /*
  * The producer over AMQP 1.0 (rhea), counted by the broker: under a leader kill no accepted
@@ -32,20 +32,7 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
 
   it('outcomes: no accepted message lost, by the broker; pre-settled: silently lost is exactly what the broker never held', async () => {
     const out = await newWitnessFile();
-    const r = await runCli([
-      'compare',
-      '--protocol',
-      'amqp10',
-      '--queue',
-      queue,
-      '-n',
-      String(N),
-      '--fault',
-      'kill',
-      '--checkpoint-cmd',
-      witnessCommand(out, { peek: true, queue }),
-      '--json',
-    ]);
+    const r = await runCli(compareArgv({ queue, n: N, protocol: 'amqp10', fault: 'kill', witnessOut: out }));
     expect(r.exitCode, r.stderr).toBe(0);
     const c = parseJson<CompareJson>(r);
     expect(c.runs.map((x) => x.mode)).toEqual(['amqp10-outcomes', 'amqp10-presettled']);

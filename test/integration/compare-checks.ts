@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { NODES } from './cli.js';
-import { distinct, seqsOf, type WitnessLine } from './witness.js';
+import { distinct, seqsOf, witnessCommand, type WitnessLine } from './witness.js';
 
 /**
  * What a `compare --json` document must show, checked the same way by every file that runs
@@ -152,4 +152,37 @@ export function faultHealed(run: CompareRunJson, kind: string): void {
   expect(f.electionMs, `${kind}: elected within ${ELECTION_WITHIN_MS[kind]} ms`).toBeLessThanOrEqual(ELECTION_WITHIN_MS[kind]!);
   expect(f.restoredAtMs).not.toBeNull();
   expect(f.rejoinedAtMs).toBeGreaterThan(f.restoredAtMs!);
+}
+
+/** One `compare --json` run against one queue under one fault: what the fault tests vary. */
+export interface CompareRun {
+  queue: string;
+  n: number;
+  fault: string;
+  /** AMQP 1.0 (its outcomes); confirms on over AMQP 0-9-1 when left out. */
+  protocol?: 'amqp10';
+  rate?: number;
+  faultAt?: number;
+  restoreAfter?: string;
+  /** The witness's output file: the broker's count of the queue, peeked at each checkpoint. */
+  witnessOut?: string;
+}
+
+/** The argv of that run, for runCli. */
+export function compareArgv(o: CompareRun): string[] {
+  return [
+    'compare',
+    ...(o.protocol === undefined ? ['--confirms', 'on'] : ['--protocol', o.protocol]),
+    '--queue',
+    o.queue,
+    '-n',
+    String(o.n),
+    ...(o.rate === undefined ? [] : ['--rate', String(o.rate)]),
+    '--fault',
+    o.fault,
+    ...(o.faultAt === undefined ? [] : ['--fault-at', String(o.faultAt)]),
+    ...(o.restoreAfter === undefined ? [] : ['--restore-after', o.restoreAfter]),
+    ...(o.witnessOut === undefined ? [] : ['--checkpoint-cmd', witnessCommand(o.witnessOut, { peek: true, queue: o.queue })]),
+    '--json',
+  ];
 }

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { parseJson, runCli } from './cli.js';
-import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker } from './compare-checks.js';
+import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker, compareArgv } from './compare-checks.js';
 import { faultLeftovers } from './fixtures.js';
-import { newWitnessFile, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { newWitnessFile, witnessAt, witnessLines } from './witness.js';
 
 /**
  * One row of the README's fault table, checked as it claims: `compare --confirms on --fault
@@ -26,25 +26,7 @@ type Run = CompareRunJson & { producer: CompareRunJson['producer'] & { longestSt
 
 export async function witnessedFaultRow(queue: string, row: FaultRow): Promise<void> {
   const out = await newWitnessFile();
-  const r = await runCli(
-    [
-      'compare',
-      '--confirms',
-      'on',
-      '--queue',
-      queue,
-      '-n',
-      String(N),
-      '--rate',
-      '250',
-      '--fault',
-      row.fault,
-      '--checkpoint-cmd',
-      witnessCommand(out, { peek: true, queue }),
-      '--json',
-    ],
-    { timeoutMs: 380_000 },
-  );
+  const r = await runCli(compareArgv({ queue, n: N, rate: 250, fault: row.fault, witnessOut: out }), { timeoutMs: 380_000 });
   expect(r.exitCode, r.stderr).toBe(0);
   const c = parseJson<CompareJson>(r);
   expect(c.ok).toBe(true);

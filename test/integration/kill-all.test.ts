@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { callNode } from '../../src/cluster/broker/erl-call.js';
 import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/broker/queue-leadership.js';
 import { CONTAINERS, NODES, eventually, parseJson, runCli, uniqueName } from './cli.js';
-import { type CompareRunJson, confirmedKeptByTheBroker } from './compare-checks.js';
+import { type CompareRunJson, confirmedKeptByTheBroker, compareArgv } from './compare-checks.js';
 import { expectClusterWhole, nodeLeftovers, useQuorumQueue } from './fixtures.js';
-import { newWitnessFile, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { newWitnessFile, witnessAt, witnessLines } from './witness.js';
 
 /** compare's document, with what a kill-all run adds: the other nodes faulted, and the producer's samples. */
 type KillAllRun = CompareRunJson & {
@@ -31,33 +31,14 @@ describe('kill-all: every node killed at once, then all started again', { timeou
     const startedAt = (): Promise<number[]> => Promise.all(CONTAINERS.map(async (c) => Date.parse((await docker.getContainer(c).inspect()).State.StartedAt)));
     const before = await startedAt();
     const out = await newWitnessFile();
-    const r = await runCli([
-      'compare',
-      '--confirms',
-      'on',
-      '--queue',
-      queue,
-      '-n',
-      '3000',
-      '--rate',
-      '500',
-      '--fault',
-      'kill-all',
-      // Halfway (3 s in): the queue is seconds old at the cut. A quorum queue declared well under
-      // a second before every node is killed can come back as new, empty members on every node
-      // (RabbitMQ logs "Starting member as a new one. Context: name_not_registered": Ra had not
-      // saved its members' names yet), and its confirmed messages are then lost: seen once in 17
-      // runs with the cut 0.7 s after the declaration. That is not what this test is about.
-      '--fault-at',
-      '0.5',
-      // Every node stays down this long after the kills were issued; then the restore starts them
-      // and waits until the cluster is whole (so restoredAtMs comes after the nodes are back).
-      '--restore-after',
-      `${HOLD_MS}ms`,
-      '--checkpoint-cmd',
-      witnessCommand(out, { peek: true, queue }),
-      '--json',
-    ]);
+    // The cut halfway (3 s in): the queue is seconds old at the cut. A quorum queue declared well
+    // under a second before every node is killed can come back as new, empty members on every node
+    // (RabbitMQ logs "Starting member as a new one. Context: name_not_registered": Ra had not
+    // saved its members' names yet), and its confirmed messages are then lost: seen once in 17
+    // runs with the cut 0.7 s after the declaration. That is not what this test is about.
+    // Every node stays down HOLD_MS after the kills were issued; then the restore starts them and
+    // waits until the cluster is whole (so restoredAtMs comes after the nodes are back).
+    const r = await runCli(compareArgv({ queue, n: 3000, rate: 500, fault: 'kill-all', faultAt: 0.5, restoreAfter: `${HOLD_MS}ms`, witnessOut: out }));
     expect(r.exitCode, r.stderr).toBe(0);
     const c = parseJson<{ ok: boolean; runs: KillAllRun[] }>(r);
     expect(c.ok).toBe(true);

@@ -4,8 +4,8 @@ import { callNode } from '../../src/cluster/broker/erl-call.js';
 import { parseQuorumStatus, quorumStatusCall } from '../../src/cluster/broker/queue-leadership.js';
 import { CONTAINERS, NODES, mgmtGet, parseJson, runCli, uniqueName } from './cli.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
-import { type CompareJson, confirmedKept, confirmedKeptByTheBroker, faultHealed } from './compare-checks.js';
-import { witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
+import { type CompareJson, confirmedKept, confirmedKeptByTheBroker, faultHealed, compareArgv } from './compare-checks.js';
+import { witnessAt, newWitnessFile, witnessLines } from './witness.js';
 
 /*
  * Each way of faulting a leader that takes it away, once, under a confirms-on producer (compare
@@ -36,27 +36,12 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
   });
 
   for (const [fault, faultAt] of [
-    ['stop', '0.3'],
-    ['pause', '0.3'],
+    ['stop', 0.3],
+    ['pause', 0.3],
   ] as const) {
     it(`${fault} of the leader at ${faultAt}: no confirmed message is lost; a different node leads, and after the restore all 3 nodes run with 3 online members`, async () => {
       const out = await newWitnessFile();
-      const r = await runCli([
-        'compare',
-        '--confirms',
-        'on',
-        '--queue',
-        queue,
-        '-n',
-        '3000',
-        '--fault',
-        fault,
-        '--fault-at',
-        faultAt,
-        '--checkpoint-cmd',
-        witnessCommand(out, { peek: true, queue }),
-        '--json',
-      ]);
+      const r = await runCli(compareArgv({ queue, n: 3000, fault, faultAt, witnessOut: out }));
       expect(r.exitCode, r.stderr).toBe(0);
       const c = parseJson<CompareJson>(r);
       expect(c.ok).toBe(true);
@@ -77,24 +62,7 @@ describe('confirms on under each leader fault', { timeout: 300_000 }, () => {
     const before = await startedAt();
     const out = await newWitnessFile();
     // 150/s for 20 s: the roll (three clean restarts on this machine, about 25 s) runs while the producer writes.
-    const r = await runCli([
-      'compare',
-      '--confirms',
-      'on',
-      '--queue',
-      queue,
-      '-n',
-      '3000',
-      '--rate',
-      '150',
-      '--fault',
-      'rolling-restart',
-      '--fault-at',
-      '0.1',
-      '--checkpoint-cmd',
-      witnessCommand(out, { peek: true, queue }),
-      '--json',
-    ]);
+    const r = await runCli(compareArgv({ queue, n: 3000, rate: 150, fault: 'rolling-restart', faultAt: 0.1, witnessOut: out }));
     expect(r.exitCode, r.stderr).toBe(0);
     const c = parseJson<CompareJson>(r);
     expect(c.ok).toBe(true);

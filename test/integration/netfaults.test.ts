@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, mgmtGet, PASSWORD, parseJson, runCli, USER, uniqueName, withChannel, NODES, CONTAINERS, AMQP_PORTS } from './cli.js';
-import { ELECTION_WITHIN_MS, newLeaderElected } from './compare-checks.js';
+import { ELECTION_WITHIN_MS, newLeaderElected, compareArgv } from './compare-checks.js';
 import { inNetns, netLeftovers } from './fixtures.js';
 
 interface FailoverJson {
@@ -138,24 +138,7 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
   it.skipIf(!ROOT_ON_LINUX)(
     `compare under a partition (${PARTITION_BRANCH}): the producer gives up its live but silent connection to the partitioned leader and gets confirms from the healthy side while the partition lasts`,
     async () => {
-      const r = await runCli([
-        'compare',
-        '--confirms',
-        'on',
-        '--queue',
-        queue,
-        '-n',
-        '4000',
-        '--rate',
-        '200',
-        '--fault',
-        'partition',
-        '--fault-at',
-        '0.05',
-        '--restore-after',
-        '40s',
-        '--json',
-      ]);
+      const r = await runCli(compareArgv({ queue, n: 4000, rate: 200, fault: 'partition', faultAt: 0.05, restoreAfter: '40s' }));
       expect(r.exitCode, r.stderr).toBe(0);
       const c = parseJson<{
         ok: boolean;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson, runCli, uniqueName } from './cli.js';
-import { type CompareRunJson, confirmedKeptByTheBroker } from './compare-checks.js';
+import { type CompareRunJson, confirmedKeptByTheBroker, compareArgv } from './compare-checks.js';
 import { expectClusterWhole, useQuorumQueue } from './fixtures.js';
-import { witnessAt, newWitnessFile, witnessCommand, witnessLines } from './witness.js';
+import { witnessAt, newWitnessFile, witnessLines } from './witness.js';
 
 /** compare's document, with what a quorum-loss run adds: the second node faulted, and the producer's samples. */
 type QuorumLossRun = CompareRunJson & {
@@ -17,24 +17,7 @@ describe('quorum-loss: the leader and a follower killed, no majority left', { ti
 
   it('compare, confirms on: nothing is confirmed while the majority is gone, nothing confirmed is lost, both nodes come back and nothing is left behind', async () => {
     const out = await newWitnessFile();
-    const r = await runCli([
-      'compare',
-      '--confirms',
-      'on',
-      '--queue',
-      queue,
-      '-n',
-      '3000',
-      '--rate',
-      '500',
-      '--fault',
-      'quorum-loss',
-      '--fault-at',
-      '0.1',
-      '--checkpoint-cmd',
-      witnessCommand(out, { peek: true, queue }),
-      '--json',
-    ]);
+    const r = await runCli(compareArgv({ queue, n: 3000, rate: 500, fault: 'quorum-loss', faultAt: 0.1, witnessOut: out }));
     expect(r.exitCode, r.stderr).toBe(0);
     const c = parseJson<{ ok: boolean; runs: QuorumLossRun[] }>(r);
     expect(c.ok).toBe(true);
