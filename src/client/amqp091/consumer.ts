@@ -99,22 +99,7 @@ class ConsumerRun {
   async #openChannel(sub: Subscription): Promise<boolean> {
     const queue = this.#opts.queue;
     try {
-      const ch = await sub.connection.createChannel();
-      sub.channel = ch;
-      // The broker closing this channel alone (its channel.close, with a reason) ends the
-      // subscription as a cancel does: a consumer timeout before 4.3 closes the channel
-      // (PRECONDITION_FAILED), and the connection stays open with nothing to consume on it.
-      let serverReason: string | null = null;
-      ch.on('error', (err: unknown) => {
-        const text = errorMessage(err);
-        if (/closed by server/i.test(text)) serverReason = text.replace(/^Channel closed by server: /, '');
-      });
-      ch.on('close', () => {
-        if (sub.leaving || sub.closed || serverReason === null) return;
-        sub.channelClosedBy = serverReason;
-        sub.markClosed();
-        this.#hooks.onChannelClosed?.(serverReason);
-      });
+      const ch = await sub.openChannel((reason) => this.#hooks.onChannelClosed?.(reason));
       if (this.#prefetch > 0) await ch.prefetch(this.#prefetch);
       await ch.checkQueue(queue).catch((err: unknown) => {
         throw new NotFoundError(`queue '${queue}' does not exist (${errorMessage(err)})`);
