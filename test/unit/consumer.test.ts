@@ -1,5 +1,8 @@
+import { EventEmitter } from 'node:events';
+import type { ChannelModel } from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { shouldFail } from '../../src/client/amqp091/consumer-failures.js';
+import { Subscription } from '../../src/client/amqp091/subscription.js';
 import type { ConsumerResult, DeliveryRecord } from '../../src/client/consumer-result.js';
 import { deathSummary } from '../../src/client/delivery-headers.js';
 import { renderConsumer, renderDelivery } from '../../src/report/kinds/consumer/text.js';
@@ -171,5 +174,29 @@ describe('renderPrefetchDemo', () => {
     });
     expect(text).toMatch(/^1\s+261\s+39\s+13 %/m);
     expect(text).toMatch(/^0 \(unlimited\)\s+0\s+300\s+100 %/m);
+  });
+});
+
+describe("Subscription.openChannel: the broker's channel.close ends the subscription", () => {
+  const reason = 'PRECONDITION_FAILED - delivery acknowledgement on channel 1 timed out';
+  it.each([
+    ['closed by the broker', `Channel closed by server: ${reason}`, false, reason],
+    ['closed by the broker, another wording', `channel closed by server (${reason})`, false, `channel closed by server (${reason})`],
+    ['an error of another kind', 'Channel ended, no reply will be forthcoming', false, null],
+    ['no error: closed by the consumer', undefined, false, null],
+    ['closed by the broker while leaving', `Channel closed by server: ${reason}`, true, null],
+  ] as const)('%s', async (_name, error, leaving, expected) => {
+    const channel = new EventEmitter();
+    const connection = Object.assign(new EventEmitter(), { createChannel: async () => channel });
+    const sub = new Subscription(connection as unknown as ChannelModel);
+    const reasons: string[] = [];
+    expect(await sub.openChannel((r) => reasons.push(r))).toBe(channel);
+    expect(sub.channel).toBe(channel);
+    sub.leaving = leaving;
+    if (error !== undefined) channel.emit('error', new Error(error));
+    channel.emit('close');
+    expect(sub.channelClosedBy).toBe(expected);
+    expect(sub.closed).toBe(expected !== null);
+    expect(reasons).toEqual(expected === null ? [] : [expected]);
   });
 });

@@ -6,7 +6,8 @@ import { NoBrokerError } from '../../errors.js';
 import { closeChannelWithin, closeWithin, connectAny, type Connected } from './connect.js';
 import { shouldFail } from './consumer-failures.js';
 import type { ConsumerHooks, ConsumerOptions } from '../consumer-options.js';
-import type { ConsumerResult, DeliveryOutcome, DeliveryRecord } from '../consumer-result.js';
+import type { ConsumerResult, DeliveryOutcome } from '../consumer-result.js';
+import { ConsumerTally, type DeliveryFacts, workMsFor } from '../consumer-tally.js';
 import { deathSummary, numberHeader } from '../delivery-headers.js';
 import type { FailureAction } from './failure-actions.js';
 import { Subscription } from './subscription.js';
@@ -18,8 +19,6 @@ import { Subscription } from './subscription.js';
 
 export type { FailureAction } from './failure-actions.js';
 
-/** The most deliveries a result records (ConsumerResult.deliveries). */
-const MAX_RECORDS = 100_000;
 /** Polling: the pause after a get that found the queue empty, and while the held deliveries are at the limit. */
 const POLL_EMPTY_MS = 50;
 const POLL_BUSY_MS = 5;
@@ -39,51 +38,29 @@ export async function runConsumer(opts: ConsumerOptions, hooks: ConsumerHooks): 
 class ConsumerRun {
   readonly #opts: ConsumerOptions;
   readonly #hooks: ConsumerHooks;
-  readonly #t0: number;
+  readonly #tally = new ConsumerTally();
   readonly #random: () => number;
   readonly #prefetch: number;
-  readonly #deliveries: DeliveryRecord[] = [];
-  readonly #byOutcome: Record<string, number> = {};
-  #received = 0;
-  #processed = 0;
-  #duplicatesSkipped = 0;
-  #acked = 0;
-  #nacked = 0;
-  #rejected = 0;
-  #crashes = 0;
-  #reconnects = 0;
-  #cancels = 0;
-  #channelsClosed = 0;
-  #maxHeld = 0;
-  #lastProcessedAtMs: number | null = null;
-  #connections = 0;
-  /** The last delivery taken, the end of its work, or a cancel: idleTimeoutMs counts from here. */
-  #lastActivity: number;
-  #stoppedBecause: ConsumerResult['stoppedBecause'] | undefined;
-  #gaveUp: string | null = null;
 
   constructor(opts: ConsumerOptions, hooks: ConsumerHooks) {
     this.#opts = opts;
     this.#hooks = hooks;
-    this.#t0 = performance.now();
     this.#random = opts.random ?? Math.random;
-    this.#lastActivity = performance.now();
     this.#prefetch = opts.crashOnDelivery ? 1 : opts.prefetch;
   }
 
   /** Connection after connection until the run stops. A queue that does not exist throws NotFoundError. */
   async consumeAll(): Promise<void> {
     let startIndex = this.#opts.startIndex ?? 0;
-    while (!this.#stoppedBecause) {
+    while (!this.#tally.stoppedBecause) {
       if (this.#hooks.signal.aborted) {
-        this.#stoppedBecause = 'interrupted';
+        this.#tally.stoppedBecause = 'interrupted';
         break;
       }
       const c = await this.#connect(startIndex);
       if (!c) break;
       startIndex = c.index;
-      this.#connections++;
-      if (this.#connections > 1) this.#reconnects++;
+      this.#tally.connected();
       this.#hooks.onEvent?.(`connected to ${maskUrl(c.url)}`);
       const sub = new Subscription(c.connection);
       if (!(await this.#openChannel(sub)) || !(await this.#subscribe(sub))) continue;
@@ -94,28 +71,7 @@ class ConsumerRun {
   }
 
   result(): ConsumerResult {
-    return {
-      queue: this.#opts.queue,
-      autoAck: this.#opts.autoAck,
-      prefetch: this.#prefetch,
-      received: this.#received,
-      processed: this.#processed,
-      duplicatesSkipped: this.#duplicatesSkipped,
-      acked: this.#acked,
-      nacked: this.#nacked,
-      rejected: this.#rejected,
-      crashes: this.#crashes,
-      byOutcome: this.#byOutcome,
-      reconnects: this.#reconnects,
-      cancels: this.#cancels,
-      channelsClosed: this.#channelsClosed,
-      maxHeld: this.#maxHeld,
-      lastProcessedAtMs: this.#lastProcessedAtMs,
-      durationMs: performance.now() - this.#t0,
-      stoppedBecause: this.#stoppedBecause ?? 'idle',
-      gaveUp: this.#gaveUp,
-      deliveries: this.#deliveries,
-    };
+    return this.#tally.result(this.#opts, this.#prefetch);
   }
 
   /** The first node that answers, from startIndex on; undefined when the run stops instead (Ctrl+C, or gave up). No broker at the run's first connection throws NoBrokerError. */
@@ -129,12 +85,12 @@ class ConsumerRun {
       });
     } catch (err) {
       if (err instanceof InterruptedError) {
-        this.#stoppedBecause = 'interrupted';
+        this.#tally.stoppedBecause = 'interrupted';
         return undefined;
       }
       if (err instanceof NoBrokerError) throw err;
-      this.#gaveUp = errorMessage(err);
-      this.#stoppedBecause = 'gave-up';
+      this.#tally.gaveUp = errorMessage(err);
+      this.#tally.stoppedBecause = 'gave-up';
       return undefined;
     }
   }
@@ -143,22 +99,7 @@ class ConsumerRun {
   async #openChannel(sub: Subscription): Promise<boolean> {
     const queue = this.#opts.queue;
     try {
-      const ch = await sub.connection.createChannel();
-      sub.channel = ch;
-      // The broker closing this channel alone (its channel.close, with a reason) ends the
-      // subscription as a cancel does: a consumer timeout before 4.3 closes the channel
-      // (PRECONDITION_FAILED), and the connection stays open with nothing to consume on it.
-      let serverReason: string | null = null;
-      ch.on('error', (err: unknown) => {
-        const text = errorMessage(err);
-        if (/closed by server/i.test(text)) serverReason = text.replace(/^Channel closed by server: /, '');
-      });
-      ch.on('close', () => {
-        if (sub.leaving || sub.closed || serverReason === null) return;
-        sub.channelClosedBy = serverReason;
-        sub.markClosed();
-        this.#hooks.onChannelClosed?.(serverReason);
-      });
+      const ch = await sub.openChannel((reason) => this.#hooks.onChannelClosed?.(reason));
       if (this.#prefetch > 0) await ch.prefetch(this.#prefetch);
       await ch.checkQueue(queue).catch((err: unknown) => {
         throw new NotFoundError(`queue '${queue}' does not exist (${errorMessage(err)})`);
@@ -199,7 +140,7 @@ class ConsumerRun {
    */
   async #poll(sub: Subscription): Promise<void> {
     const limit = this.#prefetch > 0 ? this.#prefetch : POLL_MAX_HELD;
-    while (!sub.closed && !sub.crashed && !this.#stoppedBecause && !this.#hooks.signal.aborted) {
+    while (!sub.closed && !sub.crashed && !this.#tally.stoppedBecause && !this.#hooks.signal.aborted) {
       if (sub.held >= limit) {
         await systemClock.sleep(POLL_BUSY_MS);
         continue;
@@ -231,28 +172,18 @@ class ConsumerRun {
       return;
     }
     sub.inbox.push(msg);
-    this.#maxHeld = Math.max(this.#maxHeld, sub.held);
+    this.#tally.held(sub.held);
     sub.wake();
   }
 
   /** Deliveries one at a time until the connection closes, a crash, or the run stops (Ctrl+C, count, idle). */
   async #processDeliveries(sub: Subscription): Promise<void> {
     while (!sub.closed && !sub.crashed) {
-      if (this.#hooks.signal.aborted) {
-        this.#stoppedBecause = 'interrupted';
-        break;
-      }
-      if (this.#doneCount()) {
-        this.#stoppedBecause = 'count';
-        break;
-      }
+      if (this.#tally.stops(this.#hooks.signal.aborted, this.#opts)) break;
       const msg = sub.inbox.shift();
       if (!msg) {
-        this.#acked += sub.flushAcks();
-        if (performance.now() - this.#lastActivity >= this.#opts.idleTimeoutMs) {
-          this.#stoppedBecause = 'idle';
-          break;
-        }
+        this.#tally.n.acked += sub.flushAcks();
+        if (this.#tally.stops(this.#hooks.signal.aborted, this.#opts, true)) break;
         await sub.waitForDelivery(100);
         continue;
       }
@@ -260,35 +191,20 @@ class ConsumerRun {
     }
   }
 
-  #doneCount(): boolean {
-    return this.#opts.count !== undefined && this.#processed + this.#duplicatesSkipped >= this.#opts.count;
-  }
-
   /** One delivery: a crash, or the work, then a failure on purpose or the processing. false: leave this connection's loop. */
   async #handle(sub: Subscription, msg: ConsumeMessage): Promise<boolean> {
     const opts = this.#opts;
-    this.#lastActivity = performance.now();
-    this.#received++;
+    const received = this.#tally.taken();
     sub.inProcess = true;
     if (opts.crashOnDelivery) {
       this.#record(msg, 'crash');
-      this.#crashes++;
+      this.#tally.n.crashes++;
       sub.crashed = true;
       return false;
     }
-    const id = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : `no-id-${this.#received}`;
-    // A message the idempotent store already has is not worked on again (the store check in #processOne records it as skipped):
-    // otherwise a redelivered slow message would do its slow work again, and time out again.
-    const workMs = opts.store?.alreadyProcessed(id) ? 0 : opts.workMsOf ? opts.workMsOf(id) : opts.workMs;
-    if (workMs > 0) {
-      try {
-        await systemClock.sleep(workMs, this.#hooks.signal);
-      } catch {
-        this.#stoppedBecause = 'interrupted';
-        return false;
-      }
-    }
-    if (shouldFail(this.#received, opts.failure, this.#random)) this.#fail(sub, msg, opts.failure!.action);
+    const id = typeof msg.properties.messageId === 'string' ? msg.properties.messageId : `no-id-${received}`;
+    if (!(await this.#tally.work(workMsFor(opts, id), this.#hooks.signal))) return false;
+    if (shouldFail(received, opts.failure, this.#random)) this.#fail(sub, msg, opts.failure!.action);
     else this.#processOne(sub, msg, id);
     return true;
   }
@@ -300,14 +216,14 @@ class ConsumerRun {
     if (!this.#opts.autoAck) {
       if (action === 'nack-requeue' || action === 'nack-drop') {
         sub.channel.nack(msg, false, action === 'nack-requeue');
-        this.#nacked++;
+        this.#tally.n.nacked++;
       } else if (action === 'reject-requeue' || action === 'reject-drop') {
         sub.channel.reject(msg, action === 'reject-requeue');
-        this.#rejected++;
+        this.#tally.n.rejected++;
       }
     }
     if (action === 'close') {
-      this.#crashes++;
+      this.#tally.n.crashes++;
       sub.crashed = true;
     }
   }
@@ -317,13 +233,11 @@ class ConsumerRun {
     const opts = this.#opts;
     const deliveryCount = numberHeader((msg.properties.headers as Record<string, unknown> | undefined)?.['x-delivery-count']) ?? 0;
     const outcome = opts.store ? opts.store.process(id, deliveryCount, () => undefined) : 'processed';
-    if (outcome === 'duplicate') this.#duplicatesSkipped++;
-    else this.#processed++;
-    this.#lastProcessedAtMs = performance.now() - this.#t0;
-    if (!opts.autoAck && sub.holdAck(msg) >= Math.max(1, opts.ackEvery)) this.#acked += sub.flushAcks();
+    this.#tally.processed(outcome);
+    if (!opts.autoAck && sub.holdAck(msg) >= Math.max(1, opts.ackEvery)) this.#tally.n.acked += sub.flushAcks();
     sub.inProcess = false;
     // Idle counts from the end of the work: a slow message is activity, not silence.
-    this.#lastActivity = performance.now();
+    this.#tally.active();
     this.#record(msg, outcome === 'duplicate' ? 'duplicate-skipped' : 'processed');
   }
 
@@ -332,11 +246,11 @@ class ConsumerRun {
     const hooks = this.#hooks;
     sub.leaving = true;
     if (sub.channelClosedBy !== null) {
-      this.#channelsClosed++;
+      this.#tally.n.channelsClosed++;
       hooks.onEvent?.(`the broker closed the channel (${sub.channelClosedBy}); closing this connection and subscribing again`);
       await closeWithin(sub.connection);
       // As after a cancel: the returned message comes back on the next subscription.
-      this.#lastActivity = performance.now();
+      this.#tally.active();
       return;
     }
     if (sub.crashed) {
@@ -345,36 +259,37 @@ class ConsumerRun {
       return;
     }
     if (sub.cancelled) {
-      this.#cancels++;
+      this.#tally.n.cancels++;
       const dropped = sub.inbox.length;
       hooks.onEvent?.(
         `the broker cancelled the consumer (a consumer timeout, or the queue deleted); closing this connection${dropped > 0 ? ` (${dropped} prefetched deliveries go back)` : ''} and subscribing again`,
       );
       await closeWithin(sub.connection);
       // The returned message comes back on the next subscription: the wait for it is not idleness.
-      this.#lastActivity = performance.now();
+      this.#tally.active();
     } else if (!sub.closed) {
-      this.#acked += sub.flushAcks();
+      this.#tally.n.acked += sub.flushAcks();
       await closeChannelWithin(sub.channel, 5_000);
       await closeWithin(sub.connection);
-    } else if (!this.#stoppedBecause) {
+    } else if (!this.#tally.stoppedBecause) {
       hooks.onEvent?.('connection lost; reconnecting');
     }
   }
 
   #record(msg: ConsumeMessage, outcome: DeliveryOutcome): void {
-    const headers = msg.properties.headers as Record<string, unknown> | undefined;
-    const d: DeliveryRecord = {
-      atMs: performance.now() - this.#t0,
-      messageId: typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined,
-      redelivered: msg.fields.redelivered,
-      deliveryCount: numberHeader(headers?.['x-delivery-count']),
-      acquiredCount: numberHeader(headers?.['x-acquired-count']),
-      death: deathSummary(headers),
-      outcome,
-    };
-    this.#byOutcome[outcome] = (this.#byOutcome[outcome] ?? 0) + 1;
-    if (this.#deliveries.length < MAX_RECORDS) this.#deliveries.push(d);
+    const d = this.#tally.record(deliveryFacts(msg), outcome);
     this.#hooks.onDelivery?.(d);
   }
+}
+
+/** A delivery as AMQP 0-9-1 carries it: the message id, redelivered, x-delivery-count, x-acquired-count, x-death. */
+export function deliveryFacts(msg: Pick<ConsumeMessage, 'properties' | 'fields'>): DeliveryFacts {
+  const headers = msg.properties.headers as Record<string, unknown> | undefined;
+  return {
+    messageId: typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined,
+    redelivered: msg.fields.redelivered,
+    deliveryCount: numberHeader(headers?.['x-delivery-count']),
+    acquiredCount: numberHeader(headers?.['x-acquired-count']),
+    death: deathSummary(headers),
+  };
 }

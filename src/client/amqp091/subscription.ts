@@ -1,4 +1,5 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
+import { errorMessage } from '../../errors.js';
 import { systemClock } from '../../util/retry.js';
 
 /**
@@ -6,7 +7,7 @@ import { systemClock } from '../../util/retry.js';
  * sent yet. The connection's close listener is in place from the start (before the channel opens).
  */
 export class Subscription {
-  /** Opened after the close listener (see ConsumerRun.#openChannel in consumer.ts). */
+  /** Opened after the close listener (openChannel). */
   channel!: Channel;
   /** The connection closed, or the broker cancelled the consumer: no more deliveries here. */
   closed = false;
@@ -15,7 +16,7 @@ export class Subscription {
   /**
    * The broker closed the channel while the connection stays (its reason, "PRECONDITION_FAILED -
    * delivery acknowledgement on channel 1 timed out", as a consumer timeout does before 4.3), or
-   * null: no more deliveries here, and no acks (see ConsumerRun.#openChannel).
+   * null: no more deliveries here, and no acks (see openChannel).
    */
   channelClosedBy: string | null = null;
   /** ConsumerRun is leaving this connection itself: a channel closing now is its own doing. */
@@ -37,6 +38,29 @@ export class Subscription {
     connection.on('error', () => undefined);
     this.#closedP = new Promise<void>((r) => (this.#resolveClosed = r));
     connection.on('close', () => this.markClosed());
+  }
+
+  /**
+   * The channel. The broker closing it alone (its channel.close, with a reason) ends the
+   * subscription as a cancel does, and onClosedByBroker gets the reason: a consumer timeout
+   * before 4.3 closes the channel (PRECONDITION_FAILED), and the connection stays open with
+   * nothing to consume on it.
+   */
+  async openChannel(onClosedByBroker: (reason: string) => void): Promise<Channel> {
+    const ch = await this.connection.createChannel();
+    this.channel = ch;
+    let serverReason: string | null = null;
+    ch.on('error', (err: unknown) => {
+      const text = errorMessage(err);
+      if (/closed by server/i.test(text)) serverReason = text.replace(/^Channel closed by server: /, '');
+    });
+    ch.on('close', () => {
+      if (this.leaving || this.closed || serverReason === null) return;
+      this.channelClosedBy = serverReason;
+      this.markClosed();
+      onClosedByBroker(serverReason);
+    });
+    return ch;
   }
 
   /** No more deliveries on this connection: a waitForDelivery ends. */

@@ -2,7 +2,8 @@ import type { Message } from 'rhea';
 import type { FailureSpec } from '../amqp091/consumer-failures.js';
 import { shouldFail } from '../amqp091/consumer-failures.js';
 import type { ConsumerHooks, ConsumerOptions } from '../consumer-options.js';
-import type { ConsumerResult, DeliveryOutcome, DeliveryRecord } from '../consumer-result.js';
+import type { ConsumerResult, DeliveryOutcome } from '../consumer-result.js';
+import { ConsumerTally, type DeliveryFacts, workMsFor } from '../consumer-tally.js';
 import { deathSummary, numberHeader } from '../delivery-headers.js';
 import { InterruptedError, NoBrokerError, NotFoundError, UsageError, errorMessage } from '../../errors.js';
 import { maskUrl } from '../../url.js';
@@ -24,14 +25,12 @@ import { openReceiveLink, type ReceiveLink, type Received10 } from './receive-li
  * The result's counters in AMQP 1.0's terms: acked = accepted, nacked = released + modified,
  * rejected = rejected. A delivery's deliveryCount is the header's delivery_count (absent while 0,
  * as x-delivery-count is over 0-9-1), acquiredCount the x-acquired-count annotation, redelivered
- * the header's first_acquirer false. Returns data; never prints.
+ * the header's first_acquirer false; channelsClosed is 0 (AMQP 1.0 has no channel to close apart
+ * from its link: a detach is a lost link). Returns data; never prints.
  */
 
 /** The 0-9-1 consumer's options, with AMQP 1.0's failure actions. */
 type ConsumerOptions10 = Omit<ConsumerOptions, 'failure'> & { failure: FailureSpec<FailureAction10> | undefined };
-
-/** The most deliveries a result records (ConsumerResult.deliveries), as over 0-9-1. */
-const MAX_RECORDS = 100_000;
 
 /**
  * The credit of --prefetch 0 (unlimited over 0-9-1). rhea keeps at most 2048 unsettled
@@ -49,20 +48,10 @@ export async function runConsumer10(opts: ConsumerOptions10, hooks: ConsumerHook
 class Consumer10Run {
   readonly #opts: ConsumerOptions10;
   readonly #hooks: ConsumerHooks;
-  readonly #t0 = performance.now();
+  readonly #tally = new ConsumerTally();
   readonly #random: () => number;
   readonly #prefetch: number;
   readonly #address: string;
-  readonly #deliveries: DeliveryRecord[] = [];
-  readonly #byOutcome: Record<string, number> = {};
-  readonly #n = { received: 0, processed: 0, duplicatesSkipped: 0, acked: 0, nacked: 0, rejected: 0, crashes: 0, reconnects: 0, cancels: 0 };
-  #maxHeld = 0;
-  #lastProcessedAtMs: number | null = null;
-  #connections = 0;
-  /** The last delivery taken, the end of its work, or a detach: idleTimeoutMs counts from here. */
-  #lastActivity = performance.now();
-  #stoppedBecause: ConsumerResult['stoppedBecause'] | undefined;
-  #gaveUp: string | null = null;
 
   constructor(opts: ConsumerOptions10, hooks: ConsumerHooks) {
     this.#opts = opts;
@@ -75,16 +64,15 @@ class Consumer10Run {
   /** Link after link until the run stops. A queue that does not exist throws NotFoundError. */
   async consumeAll(): Promise<void> {
     let startIndex = this.#opts.startIndex ?? 0;
-    while (!this.#stoppedBecause) {
+    while (!this.#tally.stoppedBecause) {
       if (this.#hooks.signal.aborted) {
-        this.#stoppedBecause = 'interrupted';
+        this.#tally.stoppedBecause = 'interrupted';
         break;
       }
       const link = await this.#open(startIndex);
       if (!link) break;
       startIndex = link.index;
-      this.#connections++;
-      if (this.#connections > 1) this.#n.reconnects++;
+      this.#tally.connected();
       this.#hooks.onEvent?.(`connected to ${maskUrl(link.url)} (AMQP 1.0, link credit ${this.#prefetch === 0 ? UNLIMITED_CREDIT : this.#prefetch})`);
       this.#hooks.onSubscribed?.();
       await this.#processDeliveries(link);
@@ -93,30 +81,7 @@ class Consumer10Run {
   }
 
   result(): ConsumerResult {
-    const n = this.#n;
-    return {
-      queue: this.#opts.queue,
-      autoAck: this.#opts.autoAck,
-      prefetch: this.#prefetch,
-      received: n.received,
-      processed: n.processed,
-      duplicatesSkipped: n.duplicatesSkipped,
-      acked: n.acked,
-      nacked: n.nacked,
-      rejected: n.rejected,
-      crashes: n.crashes,
-      byOutcome: this.#byOutcome,
-      reconnects: n.reconnects,
-      cancels: n.cancels,
-      // AMQP 1.0 has no channel to close apart from its link: a detach is a lost link.
-      channelsClosed: 0,
-      maxHeld: this.#maxHeld,
-      lastProcessedAtMs: this.#lastProcessedAtMs,
-      durationMs: performance.now() - this.#t0,
-      stoppedBecause: this.#stoppedBecause ?? 'idle',
-      gaveUp: this.#gaveUp,
-      deliveries: this.#deliveries,
-    };
+    return this.#tally.result(this.#opts, this.#prefetch);
   }
 
   /**
@@ -133,7 +98,7 @@ class Consumer10Run {
         return await this.#attach(index);
       } catch (err) {
         if (err instanceof InterruptedError) {
-          this.#stoppedBecause = 'interrupted';
+          this.#tally.stoppedBecause = 'interrupted';
           return undefined;
         }
         // No broker at the run's first connection, or no such queue: the run's one error.
@@ -141,8 +106,8 @@ class Consumer10Run {
         const now = performance.now();
         firstFailureAt ??= now;
         if (now - firstFailureAt >= this.#opts.reconnectTimeoutMs) {
-          this.#gaveUp = errorMessage(err);
-          this.#stoppedBecause = 'gave-up';
+          this.#tally.gaveUp = errorMessage(err);
+          this.#tally.stoppedBecause = 'gave-up';
           return undefined;
         }
         this.#hooks.onEvent?.(`could not attach to ${this.#opts.queue} (${errorMessage(err)}); trying again`);
@@ -150,7 +115,7 @@ class Consumer10Run {
         try {
           await systemClock.sleep(Math.min(2_000, 250 * 2 ** attempt), this.#hooks.signal);
         } catch {
-          this.#stoppedBecause = 'interrupted';
+          this.#tally.stoppedBecause = 'interrupted';
           return undefined;
         }
       }
@@ -170,7 +135,7 @@ class Consumer10Run {
       reconnectTimeoutMs: opts.reconnectTimeoutMs,
       signal: this.#hooks.signal,
       onDelivery: () => {
-        if (link) this.#maxHeld = Math.max(this.#maxHeld, link.held);
+        if (link) this.#tally.held(link.held);
       },
     });
     return link;
@@ -179,21 +144,11 @@ class Consumer10Run {
   /** Deliveries one at a time until the link goes, a crash, or the run stops (Ctrl+C, count, idle). */
   async #processDeliveries(link: ReceiveLink): Promise<void> {
     while (!link.closed && !link.crashed) {
-      if (this.#hooks.signal.aborted) {
-        this.#stoppedBecause = 'interrupted';
-        break;
-      }
-      if (this.#doneCount()) {
-        this.#stoppedBecause = 'count';
-        break;
-      }
+      if (this.#tally.stops(this.#hooks.signal.aborted, this.#opts)) break;
       const r = link.inbox.shift();
       if (!r) {
-        this.#n.acked += link.flushAccepts();
-        if (performance.now() - this.#lastActivity >= this.#opts.idleTimeoutMs) {
-          this.#stoppedBecause = 'idle';
-          break;
-        }
+        this.#tally.n.acked += link.flushAccepts();
+        if (this.#tally.stops(this.#hooks.signal.aborted, this.#opts, true)) break;
         await link.waitForDelivery(100);
         continue;
       }
@@ -201,34 +156,20 @@ class Consumer10Run {
     }
   }
 
-  #doneCount(): boolean {
-    return this.#opts.count !== undefined && this.#n.processed + this.#n.duplicatesSkipped >= this.#opts.count;
-  }
-
   /** One delivery: a crash, or the work, then a failure on purpose or the processing. false: leave this link's loop. */
   async #handle(link: ReceiveLink, r: Received10): Promise<boolean> {
     const opts = this.#opts;
-    this.#lastActivity = performance.now();
-    this.#n.received++;
+    const received = this.#tally.taken();
     link.inProcess = true;
     if (opts.crashOnDelivery) {
       this.#record(r.message, 'crash');
-      this.#n.crashes++;
+      this.#tally.n.crashes++;
       link.crashed = true;
       return false;
     }
-    const id = messageIdOf(r.message) ?? `no-id-${this.#n.received}`;
-    // A message the idempotent store already has is not worked on again (#processOne records it as skipped).
-    const workMs = opts.store?.alreadyProcessed(id) ? 0 : opts.workMsOf ? opts.workMsOf(id) : opts.workMs;
-    if (workMs > 0) {
-      try {
-        await systemClock.sleep(workMs, this.#hooks.signal);
-      } catch {
-        this.#stoppedBecause = 'interrupted';
-        return false;
-      }
-    }
-    if (shouldFail(this.#n.received, opts.failure, this.#random)) await this.#fail(link, r, opts.failure!.action);
+    const id = messageIdOf(r.message) ?? `no-id-${received}`;
+    if (!(await this.#tally.work(workMsFor(opts, id), this.#hooks.signal))) return false;
+    if (shouldFail(received, opts.failure, this.#random)) await this.#fail(link, r, opts.failure!.action);
     else this.#processOne(link, r, id);
     return true;
   }
@@ -238,9 +179,9 @@ class Consumer10Run {
     link.inProcess = false;
     this.#record(r.message, action);
     const s = FAILURE_SETTLEMENTS10[action];
-    if (!this.#opts.autoAck && s.counter !== null && (await link.settle(r.delivery, s))) this.#n[s.counter]++;
+    if (!this.#opts.autoAck && s.counter !== null && (await link.settle(r.delivery, s))) this.#tally.n[s.counter]++;
     if (s.outcome === null) {
-      this.#n.crashes++;
+      this.#tally.n.crashes++;
       link.crashed = true;
     }
   }
@@ -249,13 +190,11 @@ class Consumer10Run {
   #processOne(link: ReceiveLink, r: Received10, id: string): void {
     const opts = this.#opts;
     const outcome = opts.store ? opts.store.process(id, r.message.delivery_count ?? 0, () => undefined) : 'processed';
-    if (outcome === 'duplicate') this.#n.duplicatesSkipped++;
-    else this.#n.processed++;
-    this.#lastProcessedAtMs = performance.now() - this.#t0;
-    if (!opts.autoAck && link.holdAccept(r.delivery) >= Math.max(1, opts.ackEvery)) this.#n.acked += link.flushAccepts();
+    this.#tally.processed(outcome);
+    if (!opts.autoAck && link.holdAccept(r.delivery) >= Math.max(1, opts.ackEvery)) this.#tally.n.acked += link.flushAccepts();
     link.inProcess = false;
     // Idle counts from the end of the work: a slow message is activity, not silence.
-    this.#lastActivity = performance.now();
+    this.#tally.active();
     this.#record(r.message, outcome === 'duplicate' ? 'duplicate-skipped' : 'processed');
   }
 
@@ -268,14 +207,14 @@ class Consumer10Run {
       return;
     }
     if (link.detachedByBroker) {
-      this.#n.cancels++;
+      this.#tally.n.cancels++;
       hooks.onEvent?.(`${link.closedBecause}; closing this connection and attaching again`);
       await closeWithin10(link.connection);
-      this.#lastActivity = performance.now();
+      this.#tally.active();
       return;
     }
     if (!link.closed) {
-      this.#n.acked += link.flushAccepts();
+      this.#tally.n.acked += link.flushAccepts();
       // Taken from the queue and never worked on: released, so that they do not count as failed deliveries.
       const released = await link.releaseInbox();
       if (released > 0) hooks.onEvent?.(`${released} deliveries not worked on released back to the queue`);
@@ -284,26 +223,31 @@ class Consumer10Run {
       return;
     }
     await closeWithin10(link.connection);
-    if (!this.#stoppedBecause) hooks.onEvent?.(`connection lost (${link.closedBecause}); reconnecting`);
+    if (!this.#tally.stoppedBecause) hooks.onEvent?.(`connection lost (${link.closedBecause}); reconnecting`);
   }
 
   #record(message: Message, outcome: DeliveryOutcome): void {
-    const annotations = message.message_annotations as Record<string, unknown> | undefined;
-    const deliveryCount = message.delivery_count ?? 0;
-    const acquiredCount = numberHeader(annotations?.['x-acquired-count']);
-    const d: DeliveryRecord = {
-      atMs: performance.now() - this.#t0,
-      messageId: messageIdOf(message),
-      redelivered: message.first_acquirer === false || (acquiredCount ?? 0) > 0 || deliveryCount > 0,
-      deliveryCount: deliveryCount > 0 ? deliveryCount : undefined,
-      acquiredCount,
-      death: deathSummary({ 'x-death': annotations?.['x-opt-deaths'] }),
-      outcome,
-    };
-    this.#byOutcome[outcome] = (this.#byOutcome[outcome] ?? 0) + 1;
-    if (this.#deliveries.length < MAX_RECORDS) this.#deliveries.push(d);
+    const d = this.#tally.record(deliveryFacts10(message), outcome);
     this.#hooks.onDelivery?.(d);
   }
+}
+
+/**
+ * A delivery as AMQP 1.0 carries it: the message id, redelivered (the header's first_acquirer
+ * false, or acquired or delivered before), the header's delivery_count (absent while 0), the
+ * x-acquired-count annotation, the first of x-opt-deaths.
+ */
+export function deliveryFacts10(message: Message): DeliveryFacts {
+  const annotations = message.message_annotations as Record<string, unknown> | undefined;
+  const deliveryCount = message.delivery_count ?? 0;
+  const acquiredCount = numberHeader(annotations?.['x-acquired-count']);
+  return {
+    messageId: messageIdOf(message),
+    redelivered: message.first_acquirer === false || (acquiredCount ?? 0) > 0 || deliveryCount > 0,
+    deliveryCount: deliveryCount > 0 ? deliveryCount : undefined,
+    acquiredCount,
+    death: deathSummary({ 'x-death': annotations?.['x-opt-deaths'] }),
+  };
 }
 
 /** The message id as text: a string as the producer set it, or a number or binary id written out; undefined without one. */
