@@ -137,6 +137,9 @@ export class ChaosTraffic {
         confirmTimeoutMs: opts.confirmTimeoutMs,
         heartbeatS: opts.heartbeatS,
         reconnectTimeoutMs: opts.rejoinTimeoutMs + 60_000,
+        // No credit (AMQP 1.0) or a blocked connection while a quorum loss or a power cut lasts
+        // is waited out as long as a lost connection is.
+        blockedTimeoutMs: opts.rejoinTimeoutMs + 60_000,
         runId,
         recordConfirmLatency: false,
       },

@@ -22,6 +22,9 @@ import type { ReadSource } from '../../ledger/order.js';
 import { maskUrl } from '../../url.js';
 import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
 
+/** How long a producer under a fault waits for credit or an unblocked connection beyond --restore-after: the restore's own bound (every node started and booted). */
+const FAULT_PATIENCE_MS = 180_000;
+
 /**
  * compare: the same producer run with confirms on and with confirms off (over AMQP 0-9-1, AMQP
  * 1.0 or both: compare-modes.ts), each time connected first to the queue's leader, with a fault
@@ -354,6 +357,11 @@ class ProducerUnderFault {
           confirmTimeoutMs: opts.confirmTimeoutMs,
           heartbeatS: opts.heartbeatS,
           reconnectTimeoutMs: opts.reconnectTimeoutMs,
+          // Refused nothing but given no credit (AMQP 1.0) or blocked (0-9-1) while the fault
+          // lasts: a quorum loss or a power cut holds the queue without a majority until the
+          // restore has started the nodes and they have booted, longer than a minute on a loaded
+          // machine. The fault is rmq-bench's own and always undone: wait for it.
+          blockedTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
           runId: p.runId,
         },
         ledger,
