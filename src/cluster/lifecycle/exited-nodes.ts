@@ -1,3 +1,4 @@
+import { withDeadline } from '../../util/retry.js';
 import type { Docker } from '../docker/engine.js';
 
 /**
@@ -46,8 +47,14 @@ export function demuxLog(buf: Buffer): string {
   return i === buf.length && parts.length > 0 ? Buffer.concat(parts).toString('utf8') : buf.toString('utf8');
 }
 
-/** Why a container exited: its exit code and the telling line of its last 40 log lines. */
+/** Why a container exited: its exit code and the telling line of its last 40 log lines (10 s at most; then unknown). */
 export async function whyExited(docker: Docker, container: string): Promise<string> {
+  return withDeadline(() => readWhyExited(docker, container), 10_000, `docker inspect and logs of ${container}`).catch(
+    () => 'exit code ?: its log did not answer',
+  );
+}
+
+async function readWhyExited(docker: Docker, container: string): Promise<string> {
   const c = docker.getContainer(container);
   const info = await c.inspect().catch(() => undefined);
   const code = info?.State.ExitCode;

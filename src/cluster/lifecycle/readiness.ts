@@ -1,6 +1,6 @@
 import { managementUrl, type NodeSpec } from '../../config.js';
 import { BrokerUnavailableError, errorMessage } from '../../errors.js';
-import { retryUntil } from '../../util/retry.js';
+import { retryUntil, withDeadline } from '../../util/retry.js';
 import type { ClusterContext } from '../cluster-ctx.js';
 import type { Definitions } from './definitions.js';
 import { inspectContainer, type ContainerInfo, type Docker } from '../docker/engine.js';
@@ -79,7 +79,7 @@ export async function waitForHealthyAndClustered(ctx: ClusterContext, options: W
     for (const name of plan.start) {
       progress.info(`${name} exited (${await whyExited(docker, name)}); starting it again`);
       starts.set(name, (starts.get(name) ?? 0) + 1);
-      await docker.getContainer(name).start();
+      await withDeadline(() => docker.getContainer(name).start(), 30_000, `docker start ${name}`);
     }
     return cs;
   };
