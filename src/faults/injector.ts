@@ -44,18 +44,24 @@ export async function checkFaultSupported(docker: Docker, container: string, kin
  * at once with partition handling ignore, after a minute with the others).
  */
 export function dockerInjector(config: Config, docker: () => Promise<Docker>, management: ManagementClient, progress: Progress): FaultInjector {
-  const mended = (fault: AppliedFault, faulted: string): AppliedFault => {
+  const mended = (fault: AppliedFault, faulted: string, cuts: readonly (readonly [string, string])[]): AppliedFault => {
     if (mendGraceMs(config) === null) return fault;
     const removeRules = fault.restore.bind(fault);
     fault.restore = async () => {
       const wasOn = !fault.restored;
       await removeRules();
       if (wasOn)
-        await mendPartition(config, management, await docker(), [faulted], {
-          log: (l) => progress.warn(l),
-          info: (l) => progress.info(l),
-          update: (l) => progress.update(l),
-        });
+        await mendPartition(
+          config,
+          management,
+          await docker(),
+          { faulted: [faulted], cuts },
+          {
+            log: (l) => progress.warn(l),
+            info: (l) => progress.info(l),
+            update: (l) => progress.update(l),
+          },
+        );
     };
     return fault;
   };
@@ -73,7 +79,7 @@ export function dockerInjector(config: Config, docker: () => Promise<Docker>, ma
       const issuedAt = performance.now();
       const r = await spec.onContainer(target, options);
       const fault = appliedFault(kind, r.shape ?? node.container, r.issuedAt ?? issuedAt, r.undo, r.shape);
-      return spec.needs.netns === 'iptables' ? mended(fault, node.name) : fault;
+      return spec.needs.netns === 'iptables' ? mended(fault, node.name, r.cuts ?? []) : fault;
     },
     async check(kind) {
       checkFaultFitsCluster(kind, config.nodes.length);

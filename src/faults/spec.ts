@@ -79,6 +79,8 @@ interface ContainerFault {
   readonly issuedAt?: number;
   /** A partition shape's groups: what the fault reads as instead of the container. */
   readonly shape?: string;
+  /** A partition's cut links (short names): the split a partition that outlives them is mended by. */
+  readonly cuts?: readonly (readonly [string, string])[];
 }
 
 export interface FaultSpec<K extends FaultKind = FaultKind> {

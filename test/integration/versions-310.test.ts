@@ -154,7 +154,7 @@ describe('RabbitMQ 3.10 (Debian bookworm)', { timeout: 1_200_000 }, () => {
     // partition is held until then, and the heal restarts that side: what it confirmed alone is
     // gone. The verdict fails (exit 1) and names the loss.
     expect(run.leaderAtStart, "the master on the producer's node").toBe(NODES[0]);
-    expect(run.reconciliation.lost, 'the mirrored queue lost confirmed messages').toBeGreaterThan(0);
+    expect(run.reconciliation.lost, `the mirrored queue lost confirmed messages; the run said:\n${stderr}`).toBeGreaterThan(0);
     expect(mirrored.c.ok).toBe(false);
     expect(mirrored.exitCode).toBe(1);
     // With ignore, RabbitMQ 3.10 keeps the partition after the network is back: the restore ended

@@ -15,6 +15,7 @@ import {
   SETTLE_MS,
   STUCK_MS,
   sideToRestart,
+  groupsOfCuts,
   startMemory,
   stuckNodes,
 } from '../../src/cluster/mend/mend-plan.js';
@@ -54,7 +55,98 @@ describe('a partition that outlives its fault', () => {
     },
     { name: 'a tie of two (4 nodes would be): the side of the faulted node', v: { a: ['c', 'd'], b: [], c: [], d: [] }, prefer: ['c'], side: ['c', 'd'] },
   ])('$name → $side', ({ v, prefer, side }) => {
-    expect(sideToRestart(views(v), prefer)).toEqual(side);
+    expect(sideToRestart(views(v), { prefer })).toEqual(side);
+  });
+});
+
+describe("groupsOfCuts and sideToRestart with the fault's groups: a partial report read as the fault's split", () => {
+  const three = ['rabbit1', 'rabbit2', 'rabbit3'];
+  const five = ['rabbit1', 'rabbit2', 'rabbit3', 'rabbit4', 'rabbit5'];
+  it.each<{ name: string; nodes: string[]; cuts: [string, string][]; groups: string[][] }>([
+    { name: 'nothing cut', nodes: three, cuts: [], groups: [three] },
+    {
+      name: 'partition of rabbit1',
+      nodes: three,
+      cuts: [
+        ['rabbit1', 'rabbit2'],
+        ['rabbit3', 'rabbit1'],
+      ],
+      groups: [['rabbit1'], ['rabbit2', 'rabbit3']],
+    },
+    {
+      name: 'halves on 5',
+      nodes: five,
+      cuts: [
+        ['rabbit2', 'rabbit1'],
+        ['rabbit2', 'rabbit3'],
+        ['rabbit2', 'rabbit5'],
+        ['rabbit4', 'rabbit1'],
+        ['rabbit4', 'rabbit3'],
+        ['rabbit4', 'rabbit5'],
+      ],
+      groups: [
+        ['rabbit1', 'rabbit3', 'rabbit5'],
+        ['rabbit2', 'rabbit4'],
+      ],
+    },
+    { name: 'a bridge joins the halves: one group', nodes: three, cuts: [['rabbit1', 'rabbit2']], groups: [three] },
+  ])('$name', ({ nodes, cuts, groups }) => {
+    expect(groupsOfCuts(nodes, cuts)).toEqual(groups);
+  });
+
+  const views = (o: Record<string, string[]>): Map<string, string[]> => new Map(Object.entries(o));
+  const cutOff1 = [['rabbit1'], ['rabbit2', 'rabbit3']];
+  it.each<{ name: string; v: Record<string, string[]>; groups: string[][]; prefer: string[]; side: string[] }>([
+    // Seen on 3.10.8 under load, just after the heal: without the groups, rabbit1's report would say rabbit2.
+    {
+      name: 'the cut-off node and one peer list each other, the third not yet',
+      v: { rabbit1: ['rabbit2'], rabbit2: ['rabbit1'], rabbit3: [] },
+      groups: cutOff1,
+      prefer: ['rabbit1'],
+      side: ['rabbit1'],
+    },
+    { name: 'only the cut-off node, partly', v: { rabbit1: ['rabbit3'], rabbit2: [], rabbit3: [] }, groups: cutOff1, prefer: ['rabbit1'], side: ['rabbit1'] },
+    {
+      name: 'every report',
+      v: { rabbit1: ['rabbit2', 'rabbit3'], rabbit2: ['rabbit1'], rabbit3: ['rabbit1'] },
+      groups: cutOff1,
+      prefer: ['rabbit1'],
+      side: ['rabbit1'],
+    },
+    {
+      name: 'halves on 5, one report',
+      v: { rabbit1: [], rabbit2: ['rabbit5'], rabbit3: [], rabbit4: [], rabbit5: [] },
+      groups: [
+        ['rabbit1', 'rabbit3', 'rabbit5'],
+        ['rabbit2', 'rabbit4'],
+      ],
+      prefer: ['rabbit2'],
+      side: ['rabbit2', 'rabbit4'],
+    },
+    {
+      name: 'a tie of two groups: the one the fault was aimed at',
+      v: { a: ['c'], b: [], c: [], d: [] },
+      groups: [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+      prefer: ['c'],
+      side: ['c', 'd'],
+    },
+    { name: 'nothing reported', v: { rabbit1: [], rabbit2: [], rabbit3: [] }, groups: cutOff1, prefer: ['rabbit1'], side: [] },
+    {
+      name: 'one group (a bridge): read from the reports',
+      v: { rabbit1: ['rabbit2'], rabbit2: ['rabbit1'], rabbit3: [] },
+      groups: [['rabbit1', 'rabbit2', 'rabbit3']],
+      prefer: ['rabbit1'],
+      side: ['rabbit2'],
+    },
+  ])('$name → $side', ({ v, groups, prefer, side }) => {
+    expect(sideToRestart(views(v), { prefer, groups })).toEqual(side);
+  });
+
+  it('without the groups, the partial report of the first case names the wrong side (why the mend is given the cuts)', () => {
+    expect(sideToRestart(views({ rabbit1: ['rabbit2'], rabbit2: ['rabbit1'], rabbit3: [] }), { prefer: ['rabbit1'] })).toEqual(['rabbit2']);
   });
 });
 
@@ -163,7 +255,7 @@ describe('readViews: what the nodes report, from their /api/nodes answers', () =
 
   it('the split no node reports restarts the smaller side', () => {
     const v = readViews(new Map(Object.entries({ rabbit1: sees(['rabbit1', 'rabbit2']), rabbit2: sees(['rabbit1', 'rabbit2']), rabbit3: sees(['rabbit3']) })));
-    expect(sideToRestart(v.unseen, ['rabbit1'])).toEqual(['rabbit3']);
+    expect(sideToRestart(v.unseen, { prefer: ['rabbit1'] })).toEqual(['rabbit3']);
   });
 });
 
@@ -207,6 +299,8 @@ interface Case {
   name: string;
   graceMs?: number;
   faulted?: string[];
+  /** The links the fault cut. */
+  cuts?: [string, string][];
   /** The fault long over (cluster up, cluster status): the first look's memory is longOverMemory. */
   longOver?: boolean;
   looks: { atS: number; says: Record<string, Says>; step: MendStep }[];
@@ -219,7 +313,7 @@ function run(c: Case): MendStep[] {
     const views = look(says);
     const now = atS * 1000;
     memory = memory === undefined ? longOverMemory(views, now) : observe(memory, views, now);
-    const step = planMend(memory, views, now, { graceMs: c.graceMs ?? 0, nodes: NODES3, faulted: c.faulted });
+    const step = planMend(memory, views, now, { graceMs: c.graceMs ?? 0, nodes: NODES3, faulted: c.faulted, cuts: c.cuts });
     if (step.action === 'restart') memory = restarted(memory, step.nodes, step.why, now);
     steps.push(step);
   }
@@ -247,6 +341,22 @@ describe('planMend: from what each node reports, and what was done, the next ste
         { atS: 5, says: { ...HALVES, rabbit1: 'other' }, step: wait('booting', ['rabbit1']) },
         { atS: 20, says: { rabbit2: { partitions: ['rabbit1'] } }, step: wait('settling', ['rabbit1']) },
         { atS: 22, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: "the same first look, with the fault's cuts known (rabbit1 cut from both): rabbit1 restarted, not rabbit2 of the majority",
+      faulted: ['rabbit1'],
+      cuts: [
+        ['rabbit1', 'rabbit2'],
+        ['rabbit1', 'rabbit3'],
+      ],
+      looks: [
+        {
+          atS: 0,
+          says: { rabbit1: { sees: ['rabbit1', 'rabbit3'], partitions: ['rabbit2'] }, rabbit2: { sees: ['rabbit2', 'rabbit3'], partitions: ['rabbit1'] } },
+          step: restart(['rabbit1'], 'partition'),
+        },
+        { atS: 30, says: WHOLE, step: DONE },
       ],
     },
     {

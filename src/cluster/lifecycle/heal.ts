@@ -61,14 +61,20 @@ export async function healFaultsLeftBehind(ctx: ClusterContext, docker: Docker):
     (line) => ctx.progress.info(line),
   );
   // A partition that outlived its rules (RabbitMQ before 4.3): ended at once, whatever the partition handling.
-  await mendPartition(ctx.config, ctx.management, docker, [], {
-    timeoutMs: 120_000,
-    waitForWhole: false,
-    graceMs: 0,
-    log: ctx.log,
-    info: (line) => ctx.progress.info(line),
-    update: (line) => ctx.progress.update(line),
-  });
+  await mendPartition(
+    ctx.config,
+    ctx.management,
+    docker,
+    { faulted: [], cuts: [] },
+    {
+      timeoutMs: 120_000,
+      waitForWhole: false,
+      graceMs: 0,
+      log: ctx.log,
+      info: (line) => ctx.progress.info(line),
+      update: (line) => ctx.progress.update(line),
+    },
+  );
   for (const name of await rejoinForgottenNodes(ctx, docker)) ctx.progress.info(`${name} had left the cluster (membership): joined it again`);
   await restartStoppedNodes(ctx, docker);
 }

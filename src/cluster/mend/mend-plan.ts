@@ -86,13 +86,67 @@ export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
 }
 
 /**
- * The nodes to restart: the smaller side of the split one node reports (itself and the nodes it
- * is not partitioned from, against the nodes it is); on a tie the side holding a node of
- * `prefer` (the nodes the fault cut off), else the side that node reports against. Empty when no
- * node reports a partition. A node that alone notices (Mnesia marks the partition where it finds
- * the other side inconsistent) is enough. Pure.
+ * The groups a fault's cut links leave: the nodes that still reach each other, directly or
+ * through another node (the connected parts of the links not cut). One group: the fault split
+ * nothing whole (a bridge, a ring). Sorted. Pure.
  */
-export function sideToRestart(views: ReadonlyMap<string, readonly string[]>, prefer: readonly string[] = []): string[] {
+export function groupsOfCuts(nodes: readonly string[], cuts: readonly (readonly [string, string])[]): string[][] {
+  const cut = new Set(cuts.map(([a, b]) => (a < b ? `${a} ${b}` : `${b} ${a}`)));
+  const linked = (a: string, b: string): boolean => !cut.has(a < b ? `${a} ${b}` : `${b} ${a}`);
+  const groups: string[][] = [];
+  const seen = new Set<string>();
+  for (const start of [...nodes].sort()) {
+    if (seen.has(start)) continue;
+    const group: string[] = [];
+    const todo = [start];
+    seen.add(start);
+    while (todo.length > 0) {
+      const n = todo.pop()!;
+      group.push(n);
+      for (const m of nodes) {
+        if (seen.has(m) || !linked(n, m)) continue;
+        seen.add(m);
+        todo.push(m);
+      }
+    }
+    groups.push(group.sort());
+  }
+  return groups;
+}
+
+/**
+ * The nodes to restart: the smaller side of the split the nodes report.
+ *
+ * Where the fault's groups are known (`groups`: the mend after a fault, groupsOfCuts), a reported
+ * partition between two of them is read as the fault's split, and the smallest group it involves
+ * is the side, even while the reports are partial. Seen on 3.10.8 under load: just after the
+ * heal, the cut-off rabbit1 and rabbit2 listed each other and rabbit3 had not noticed yet; read
+ * alone, rabbit1's report puts rabbit3 on its side, and rabbit2, of the majority, would be
+ * restarted.
+ *
+ * Otherwise (cluster up: the fault long over), from the one node that reports the most (itself
+ * and the nodes it is not partitioned from, against the nodes it is). On a tie the side holding a
+ * node of `prefer` (the nodes the fault was aimed at), else the side that node reports against.
+ * Empty when no node reports a partition. A node that alone notices (Mnesia marks the partition
+ * where it finds the other side inconsistent) is enough. Pure.
+ */
+export function sideToRestart(
+  views: ReadonlyMap<string, readonly string[]>,
+  options: { prefer?: readonly string[]; groups?: readonly (readonly string[])[] } = {},
+): string[] {
+  const prefer = options.prefer ?? [];
+  const groups = options.groups ?? [];
+  if (groups.length > 1) {
+    const groupOf = (n: string): readonly string[] | undefined => groups.find((g) => g.includes(n));
+    const involved = new Set<readonly string[]>();
+    for (const [reporter, listed] of views)
+      for (const other of listed) {
+        const [a, b] = [groupOf(reporter), groupOf(other)];
+        if (a && b && a !== b) involved.add(a).add(b);
+      }
+    const side = [...involved].sort((a, b) => a.length - b.length || Number(prefer.some((n) => b.includes(n))) - Number(prefer.some((n) => a.includes(n))))[0];
+    if (side) return [...side].sort();
+  }
   const all = [...views.keys()];
   const [reporter, against] = [...views.entries()].filter(([, p]) => p.length > 0).sort((a, b) => b[1].length - a[1].length)[0] ?? [];
   if (reporter === undefined || against === undefined) return [];
@@ -229,8 +283,10 @@ interface MendSettings {
   graceMs: number;
   /** Every node of the cluster (short names). */
   nodes: readonly string[];
-  /** The nodes the fault cut off: restarted first on a tie. */
+  /** The nodes the fault was aimed at: restarted first on a tie. */
   faulted?: readonly string[];
+  /** The links the fault cut (short names): a reported partition is read as the split they make. */
+  cuts?: readonly (readonly [string, string])[];
 }
 
 /** How many times the mend restarted `node`. Pure. */
@@ -261,13 +317,14 @@ export function planMend(memory: MendMemory, views: NodeViews, now: number, sett
   if (now - memory.startedAt < settings.graceMs) return { action: 'wait', why: 'grace', nodes: [] };
 
   const faulted = settings.faulted ?? [];
+  const groups = groupsOfCuts(settings.nodes, settings.cuts ?? []);
   const wanted = ((): { nodes: string[]; why: MendWhy } | undefined => {
     for (const [map, why] of [
       [views.partitions, 'partition'],
       [views.unseen, 'split'],
     ] as const) {
       if (why === 'split' && (memory.splitSince === undefined || now - memory.splitSince < STUCK_MS)) continue;
-      const side = sideToRestart(map, faulted);
+      const side = sideToRestart(map, { prefer: faulted, groups });
       if (side.length === 0) continue;
       const fresh = side.filter((n) => restartsOf(memory, n) === 0);
       if (fresh.length > 0) return { nodes: fresh, why };

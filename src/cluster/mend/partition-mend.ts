@@ -110,8 +110,8 @@ const MEND_TIMEOUT_MS = 360_000;
  * After a partition's rules are removed, on a cluster where a partition can outlive its fault
  * (RabbitMQ before 4.3): look at every node once a second and carry out mend-plan.ts's steps
  * (restart a side with docker restart: a clean stop, then a start) until the cluster is whole or
- * `timeoutMs` past the grace has passed. `faulted`: the nodes the fault cut off (short names),
- * restarted first on a tie. Returns the nodes restarted, in order (none: the partition ended by
+ * `timeoutMs` past the grace has passed. `fault`: the nodes it was aimed at (short names),
+ * restarted first on a tie, and the links it cut (a reported partition is read as their split). Returns the nodes restarted, in order (none: the partition ended by
  * itself). Never throws: a cluster left split is a line on `log`, and the rejoin wait that follows
  * reports it.
  */
@@ -119,7 +119,7 @@ export async function mendPartition(
   config: Config,
   management: ManagementClient,
   docker: Docker,
-  faulted: readonly string[],
+  fault: { faulted: readonly string[]; cuts: readonly (readonly [string, string])[] },
   options: {
     timeoutMs?: number;
     /**
@@ -152,7 +152,7 @@ export async function mendPartition(
     const views = await nodeViews(config, management, docker);
     const now = performance.now();
     memory = memory === undefined ? longOverMemory(views, now) : observe(memory, views, now);
-    const step = planMend(memory, views, now, { graceMs, nodes, faulted });
+    const step = planMend(memory, views, now, { graceMs, nodes, faulted: fault.faulted, cuts: fault.cuts });
     if (step.action === 'done') {
       if (restartedNodes.length > 0)
         options.info(`the cluster is whole again, ${Math.round((now - started) / 1000)} s after the partition's rules were removed`);

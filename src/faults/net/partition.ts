@@ -9,8 +9,9 @@ export const partition: FaultSpec<'partition'> = {
   nodeDown: true,
   leftovers: ['iptables rules', 'partition', 'stopped application'],
   color: '#db2777',
-  async onContainer({ docker, container }) {
-    return { undo: await applyPartition(docker, container, await hostRunner()) };
+  async onContainer({ docker, container, node, nodes }) {
+    const cuts = [...nodes.keys()].filter((n) => n !== node).map((n) => [node, n] as const);
+    return { cuts, undo: await applyPartition(docker, container, await hostRunner()) };
   },
   apply: onOneNode('partition'),
 };

@@ -17,7 +17,7 @@ function shapeSpec<K extends PartitionShape>(kind: K, fields: Pick<FaultSpec<K>,
     async onContainer({ docker, node, nodes }, options) {
       const plan = planShapeFrom(kind, [...nodes.keys()], node, options.pick ?? Math.random());
       const issuedAt = performance.now();
-      return { issuedAt, shape: plan.text, undo: await applyCuts(docker, plan.cuts, nodes, await hostRunner()) };
+      return { issuedAt, shape: plan.text, cuts: plan.cuts, undo: await applyCuts(docker, plan.cuts, nodes, await hostRunner()) };
     },
     apply: onOneNode(kind),
   };
