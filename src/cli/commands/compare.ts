@@ -141,7 +141,6 @@ export const compare = defineCommand({
         electionTimeoutMs: o.queueType === 'mirrored' ? 150_000 : 60_000,
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,
-        reconnectTimeoutMs: 60_000,
         urls: o.urls,
         managementUrls: o.managementUrl,
         faultCmd: o.faultCmd,

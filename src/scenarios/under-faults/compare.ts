@@ -22,7 +22,12 @@ import type { ReadSource } from '../../ledger/order.js';
 import { maskUrl } from '../../url.js';
 import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
 
-/** How long a producer under a fault waits for credit or an unblocked connection beyond --restore-after: the restore's own bound (every node started and booted). */
+/**
+ * How long a producer under a fault waits, beyond --restore-after, to connect again, and for
+ * credit or an unblocked connection: the restore's own bound (every node started and booted).
+ * The fault is rmq-bench's own and always undone, so the run measures the broker, not a
+ * producer that gave up before the restore.
+ */
 const FAULT_PATIENCE_MS = 180_000;
 
 /**
@@ -64,7 +69,6 @@ export interface CompareOptions {
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
   drainIdleMs: number;
-  reconnectTimeoutMs: number;
   /** AMQP URLs of a cluster that is not ours (default: rabbit1..3 on loopback). */
   urls?: string[] | undefined;
 }
@@ -356,11 +360,12 @@ class ProducerUnderFault {
           batchSize: 100,
           confirmTimeoutMs: opts.confirmTimeoutMs,
           heartbeatS: opts.heartbeatS,
-          reconnectTimeoutMs: opts.reconnectTimeoutMs,
-          // Refused nothing but given no credit (AMQP 1.0) or blocked (0-9-1) while the fault
-          // lasts: a quorum loss or a power cut holds the queue without a majority until the
-          // restore has started the nodes and they have booted, longer than a minute on a loaded
-          // machine. The fault is rmq-bench's own and always undone: wait for it.
+          // Its node down, or a queue without a majority that refuses the link, given no credit
+          // (AMQP 1.0) or blocked (0-9-1) while the fault lasts: a quorum loss or a power cut
+          // holds the queue until the restore has started the nodes and they have booted, longer
+          // than a minute on a loaded machine. A broker that refuses the first connection still
+          // fails at once (NoBrokerError).
+          reconnectTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
           blockedTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
           runId: p.runId,
         },
