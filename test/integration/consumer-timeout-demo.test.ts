@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/demos/consumer-timeout-plan.js';
 import amqp from 'amqplib';
 import { AMQP_URLS, ROOT, eventually, mgmtGet, uniqueName } from './cli.js';
+import { brokerMissesOnly } from './consumer-timeout-checks.js';
 import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
 
 type Doc = ConsumerTimeoutDemoResult;
@@ -17,43 +18,62 @@ async function leftovers(): Promise<{ queues: string[]; policies: string[] }> {
 }
 
 describe('consumer-timeout-demo (RabbitMQ 4.3 quorum queue consumer timeouts)', { timeout: 180_000 }, () => {
-  it("the workshop's run: each of the three ways sets the timeout; the broker cancels, keeps the channel, returns the message; the naive consumer is left idle, rmq-bench's processes everything once", {
+  it("the workshop's run: each of the three ways sets the timeout; the broker cancels, keeps the channel, returns the message (or, once at most, misses and the demo says so); the naive consumer is left idle, rmq-bench's processes everything once", {
     timeout: WORKSHOP_TIMEOUT_MS,
   }, async () => {
     const d = await workshopDoc<Doc>('consumer-timeout-demo');
-    expect(d.ok, d.runs.flatMap((r) => r.problems).join('\n')).toBe(true);
+    // A way where RabbitMQ never timed out the held delivery fails the verdict, and only in the
+    // claims that consumer's cancel makes (consumer-timeout-checks.ts); its other consumer, and
+    // every other way, are held to every claim below.
+    const missed = brokerMissesOnly(d);
+    expect(d.ok, d.runs.flatMap((r) => r.problems).join('\n')).toBe(missed.length === 0);
     expect(d.runs.map((r) => r.via)).toEqual(['queue-argument', 'policy', 'consumer-argument']);
     for (const r of d.runs) {
       const all = r.messageIds;
+      const naiveMissed = r.brokerMissed?.includes('naive') ?? false;
+      const handlingMissed = r.brokerMissed?.includes('handling') ?? false;
       // The broker's side, measured: the claims table is these three, and each held.
-      expect(r.checks.map((c) => [c.claim, c.held])).toEqual([
-        ['a delivery held past the timeout is returned to the queue, for any consumer', true],
-        ['AMQP 0.9.1 with consumer_cancel_notify: the broker sends basic.cancel and the channel stays open', true],
-        [`the timeout fires at the value set (${d.timeoutMs} ms)`, true],
-      ]);
-      expect(r.measuredTimeoutMs).not.toBeNull();
-      expect(r.naive.channelOpenAfterCancel).toBe(true);
-      const again = r.handling.deliveries.filter((x) => x.messageId === r.slowId);
-      expect(again).toHaveLength(2);
-      expect(again[1]!.redelivered).toBe(true);
-      expect(again[1]!.acquiredCount).toBeGreaterThanOrEqual(1);
+      if (!naiveMissed && !handlingMissed)
+        expect(r.checks.map((c) => [c.claim, c.held])).toEqual([
+          ['a delivery held past the timeout is returned to the queue, for any consumer', true],
+          ['AMQP 0.9.1 with consumer_cancel_notify: the broker sends basic.cancel and the channel stays open', true],
+          [`the timeout fires at the value set (${d.timeoutMs} ms)`, true],
+        ]);
 
-      // The naive consumer on 4.3.6 with amqplib: its late ack wakes the consumer at the broker,
-      // whose next delivery goes to a tag amqplib has dropped; amqplib closes the channel.
-      expect(r.naive.cancelAtMs).not.toBeNull();
-      expect(r.naive.lateAckAtMs).not.toBeNull();
-      expect(r.naive.channelClosedAtMs).not.toBeNull();
-      expect(r.naive.channelError).toContain('Unknown consumer');
-      const naiveDone = Object.keys(r.naive.processed).length;
-      expect(naiveDone).toBeLessThan(all.length);
-      expect(r.naiveEnd.ready).toBe(all.length - naiveDone + 1);
-      expect(r.naiveProcessedButWaiting).toBe(1);
-      expect(r.naiveIdleMs).toBeGreaterThanOrEqual(d.observeMs - 500);
+      if (naiveMissed) {
+        // By the broker's own word: the consumer still listed, every message handed to it.
+        expect(r.naive.cancelAtMs).toBeNull();
+        expect(r.naiveEnd).toEqual({ ready: 0, consumers: 1 });
+      } else {
+        expect(r.measuredTimeoutMs).not.toBeNull();
+        expect(r.naive.channelOpenAfterCancel).toBe(true);
+        // The naive consumer on 4.3.6 with amqplib: its late ack wakes the consumer at the broker,
+        // whose next delivery goes to a tag amqplib has dropped; amqplib closes the channel.
+        expect(r.naive.cancelAtMs).not.toBeNull();
+        expect(r.naive.lateAckAtMs).not.toBeNull();
+        expect(r.naive.channelClosedAtMs).not.toBeNull();
+        expect(r.naive.channelError).toContain('Unknown consumer');
+        const naiveDone = Object.keys(r.naive.processed).length;
+        expect(naiveDone).toBeLessThan(all.length);
+        expect(r.naiveEnd.ready).toBe(all.length - naiveDone + 1);
+        expect(r.naiveProcessedButWaiting).toBe(1);
+        expect(r.naiveIdleMs).toBeGreaterThanOrEqual(d.observeMs - 500);
+      }
 
-      // rmq-bench's consumer: cancelled once, subscribed again, every message processed exactly once.
-      expect(r.handling.cancels).toBe(1);
+      if (handlingMissed) {
+        expect(r.handling.cancels).toBe(0);
+        expect(r.handling.deliveries.filter((x) => x.messageId === r.slowId)).toHaveLength(1);
+      } else {
+        const again = r.handling.deliveries.filter((x) => x.messageId === r.slowId);
+        expect(again).toHaveLength(2);
+        expect(again[1]!.redelivered).toBe(true);
+        expect(again[1]!.acquiredCount).toBeGreaterThanOrEqual(1);
+        // rmq-bench's consumer: cancelled once, subscribed again, its store absorbs the redelivery.
+        expect(r.handling.cancels).toBe(1);
+        expect(r.handling.duplicatesAbsorbed).toBe(1);
+      }
+      // Every message processed exactly once, and nothing left, either way.
       expect(all.map((id) => r.handling.processed[id])).toEqual(all.map(() => 1));
-      expect(r.handling.duplicatesAbsorbed).toBe(1);
       expect(r.handlingEnd).toEqual({ ready: 0, consumers: 0 });
     }
     // Queues and the temporary policy are gone.

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './cli.js';
+import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/demos/consumer-timeout-plan.js';
+import { brokerMissesOnly } from './consumer-timeout-checks.js';
 import {
   WORKSHOP_COMMANDS,
   WORKSHOP_HTML,
@@ -167,16 +169,19 @@ export function describeWorkshopPart(n: number): void {
     it.each(commands.map((c) => [`${c.section}: rmq-bench ${c.args.join(' ')}`, c] as const))('%s', async (_name, c) => {
       const line = c.args.join(' ');
       const o = await workshopOutcome(line);
-      expect(o.exitCode, `${line} (docs/WORKSHOP.md line ${c.line}):\n${o.stderr}`).toBe(0);
       expect(o.doc, `${line}: stdout is not one JSON document`).not.toBeNull();
       const doc = o.doc as Doc;
+      // RabbitMQ's consumer timeout that did not fire fails the demo's verdict, rightly; that and
+      // nothing else (consumer-timeout-checks.ts).
+      const brokerMissed = line === 'consumer-timeout-demo' && brokerMissesOnly(doc as unknown as ConsumerTimeoutDemoResult).length > 0;
+      expect(o.exitCode, `${line} (docs/WORKSHOP.md line ${c.line}):\n${o.stderr}`).toBe(brokerMissed ? 1 : 0);
       const check = WITHOUT_VERDICT[line];
       if (check) {
         expect(doc.ok, `${line} has a verdict now: drop it from WITHOUT_VERDICT`).toBeUndefined();
         check(doc);
       } else {
         expect(typeof doc.ok, `${line}: the document has no verdict (ok)`).toBe('boolean');
-        expect(doc.ok, `${line}: verdict failed`).toBe(true);
+        expect(doc.ok, `${line}: verdict failed`).toBe(!brokerMissed);
         const own = VERDICT_CHECKED[line];
         expect(own, `${line}: no check of the tests' own in VERDICT_CHECKED`).toBeDefined();
         if (typeof own === 'function') await own(doc);

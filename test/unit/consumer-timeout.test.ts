@@ -14,6 +14,7 @@ import {
   type NaiveRun,
   type ViaResult,
 } from '../../src/scenarios/demos/consumer-timeout-plan.js';
+import { unexplainedByBrokerMisses } from '../integration/consumer-timeout-checks.js';
 import { invocationOf } from './program-harness.js';
 
 const ids = messageIdsFor('policy', 4);
@@ -205,6 +206,57 @@ describe('consumer-timeout-demo: assessVia', () => {
     const r = assessVia(o, input({ naive: early }));
     expect(r.ok).toBe(false);
     expect(r.problems.join('\n')).toContain('2290 ms from the ack before it, the earliest the broker can have handed it out (accepted from 2500)');
+  });
+
+  describe("the broker's misses: a held delivery RabbitMQ never timed out, by its own word", () => {
+    // Seen on 4.3.6 in a loaded run: the naive consumer never cancelled, its ack of the slow
+    // message taken, every message processed, the consumer still listed at the end.
+    const naiveMiss = naive({
+      cancelAtMs: null,
+      channelOpenAfterCancel: null,
+      lateAckAtMs: null,
+      channelClosedAtMs: 9_790,
+      channelError: null,
+      processed: Object.fromEntries(ids.map((id) => [id, 1])),
+    });
+    // And another run: rmq-bench's consumer never cancelled, the slow message never handed out again.
+    const handlingMiss = handling({
+      cancels: 0,
+      cancelAtMs: null,
+      resubscribedAtMs: null,
+      duplicatesAbsorbed: 0,
+      deliveries: handling().deliveries.filter((d) => !d.redelivered),
+    });
+    it.each<[string, Partial<Parameters<typeof assessVia>[1]>, ('naive' | 'handling')[]]>([
+      ['every claim held: no miss', {}, []],
+      ['the naive consumer never ended, still listed at the end', { naive: naiveMiss, naiveEnd: { ready: 0, consumers: 1 } }, ['naive']],
+      ['the naive consumer never ended, but no longer listed: not the broker’s word', { naive: naiveMiss, naiveEnd: { ready: 0, consumers: 0 } }, []],
+      [
+        'the naive consumer never ended, its channel failed',
+        { naive: { ...naiveMiss, channelError: 'Unknown delivery tag' }, naiveEnd: { ready: 0, consumers: 1 } },
+        [],
+      ],
+      ['rmq-bench’s consumer never ended, the slow message not handed out again', { handling: handlingMiss }, ['handling']],
+      ['rmq-bench’s consumer never ended, but the slow message came again', { handling: handling({ cancels: 0 }) }, []],
+    ])('%s', (_, over, missed) => {
+      const r = assessVia(o, input(over));
+      expect(r.brokerMissed).toEqual(missed);
+      expect(r.ok).toBe(missed.length === 0 && Object.keys(over).length === 0);
+      for (const who of missed)
+        expect(
+          r.problems.filter((p) =>
+            p.startsWith(`RabbitMQ never timed out ${slowId} held by ${who === 'naive' ? 'the naive consumer' : "rmq-bench's consumer"}`),
+          ),
+        ).toHaveLength(1);
+      // What the integration tests let through (consumer-timeout-checks.ts): a miss's own problems only.
+      expect(unexplainedByBrokerMisses(r)).toEqual(missed.length > 0 ? [] : r.problems);
+    });
+
+    it('a miss beside another failure: the other failure is not explained', () => {
+      const r = assessVia(o, input({ naive: naiveMiss, naiveEnd: { ready: 0, consumers: 1 }, handlingEnd: { ready: 2, consumers: 0 } }));
+      expect(r.brokerMissed).toEqual(['naive']);
+      expect(unexplainedByBrokerMisses(r)).toEqual(['2 messages left in q.handling']);
+    });
   });
 
   it('an empty naive queue has no idle time to report', () => {
