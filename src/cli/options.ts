@@ -1,4 +1,4 @@
-import { QUEUE_TYPES } from '../cluster/broker/queue-types.js';
+import { type QueueTypeCommand, queueTypesFor } from '../cluster/broker/queue-types.js';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +24,8 @@ export const htmlOption = (): Option =>
 
 /** --protocol amqp091|amqp10 (compare and bench also take both): the client library and protocol the traffic uses. */
 /** --queue-type: the queue a leader fault runs against (queue-types.ts). */
-export const queueTypeOption = (description: string): Option => new Option('--queue-type <type>', description).choices(QUEUE_TYPES).default('quorum');
+export const queueTypeOption = (command: QueueTypeCommand, description: string): Option =>
+  new Option('--queue-type <type>', description).choices(queueTypesFor(command)).default('quorum');
 
 export const protocolOption = (description: string, choices: readonly string[] = PROTOCOLS): Option =>
   new Option('--protocol <protocol>', description).choices(choices).default('amqp091');

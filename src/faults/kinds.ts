@@ -53,7 +53,7 @@ export function faultDescription(kind: FaultKind): string {
 /** Why a fault is refused on a queue type, or undefined. Pure. */
 export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string | undefined {
   if (type === 'quorum' || fault === 'none' || !('quorumOnly' in FAULT_ABOUT[fault])) return undefined;
-  return `--fault ${fault} is about a quorum queue's members; a ${type} queue has none (use kill, stop, pause, disconnect or a partition)`;
+  return `--fault ${fault} is about a quorum queue's members; it is not applied to a ${type} queue (use kill, stop, pause, disconnect or a partition)`;
 }
 
 /** The partitions of several nodes at once (net/partition-shapes.ts draws them). */

@@ -3,7 +3,7 @@
 // --checkpoint-cmd (or directly): it shares no code with src/ (plain amqplib), so what it counts
 // is a count rmq-bench did not compute.
 //
-//   node test/integration/queue-witness.mjs --urls amqp://u:p@host:5672,... --out FILE [--peek]
+//   node test/integration/queue-witness.mjs --urls amqp://u:p@host:5672,... --out FILE [--peek | --stream]
 //
 // The checkpoint, mode and run come from the RMQ_BENCH_CHECKPOINT* variables rmq-bench sets; the
 // queue and vhost too, unless given (--queue / --vhost): with --queue the witness counts that queue
@@ -13,7 +13,9 @@
 // messages: the broker's own count of the queue (queue.declare passive), read until two reads
 // 500 ms apart agree. With --peek, ids: every message id the broker delivered, and beside each
 // its x-first-death-reason header (or null): consumed without ack, then all nacked with requeue,
-// so that the broker puts every message back: nothing is taken.
+// so that the broker puts every message back: nothing is taken. With --stream (a stream, whose
+// declare-ok counts nothing): ids, every message id the broker delivered reading the stream from
+// its first offset until nothing came for 2 s, and messages, how many that was.
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import amqp from 'amqplib';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     queue: { type: 'string' },
     vhost: { type: 'string' },
     peek: { type: 'boolean', default: false },
+    stream: { type: 'boolean', default: false },
   },
 });
 const env = process.env;
@@ -100,12 +103,77 @@ async function peek(conn, expected) {
   return { ids, firstDeathReasons };
 }
 
+/**
+ * A stream read from its first offset (each delivery acked: a stream's acks only grant credit)
+ * until nothing came for STREAM_IDLE_MS. A read that fails (a node whose replica is not ready
+ * closes the channel) is started again from the first offset on the next node, within
+ * PEEK_DEADLINE_MS; every error is said on stderr.
+ */
+const STREAM_IDLE_MS = 2_000;
+async function readStreamOnce(url) {
+  const u = new URL(url);
+  u.pathname = `/${encodeURIComponent(vhost)}`;
+  const conn = await amqp.connect(u.toString(), { timeout: 10_000 });
+  let failed = null;
+  conn.on('error', (err) => (failed ??= err));
+  try {
+    const ch = await conn.createChannel();
+    ch.on('error', (err) => (failed ??= err));
+    ch.on('close', () => (failed ??= new Error('the channel closed')));
+    await ch.prefetch(1_000);
+    const ids = [];
+    let lastAt = Date.now();
+    await ch.consume(
+      queue,
+      (msg) => {
+        if (!msg) {
+          failed ??= new Error('the broker cancelled the read');
+          return;
+        }
+        ids.push(String(msg.properties.messageId));
+        lastAt = Date.now();
+        ch.ack(msg);
+      },
+      { noAck: false, arguments: { 'x-stream-offset': 'first' } },
+    );
+    while (failed === null && Date.now() - lastAt < STREAM_IDLE_MS) {
+      if (Date.now() - started > PEEK_DEADLINE_MS) throw new Error(`the stream still delivered after ${PEEK_DEADLINE_MS} ms (${ids.length} read)`);
+      await sleep(50);
+    }
+    if (failed) throw failed;
+    return { ids, firstDeathReasons: ids.map(() => null) };
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+async function readStream() {
+  const urls = values.urls.split(',');
+  for (let attempt = 0; ; attempt++) {
+    const url = urls[attempt % urls.length];
+    try {
+      return await readStreamOnce(url);
+    } catch (err) {
+      console.error(`witness: reading ${queue} from ${new URL(url).host} failed (${err.message}); reading it again from its first offset`);
+      if (Date.now() - started > PEEK_DEADLINE_MS) throw err;
+      await sleep(500);
+    }
+  }
+}
+
 const conn = await connect();
 try {
-  const ch = await conn.createChannel();
-  const messages = await stableCount(ch);
-  await ch.close();
-  const peeked = values.peek ? await peek(conn, messages) : null;
+  let messages;
+  let peeked = null;
+  if (values.stream) {
+    peeked = await readStream();
+    messages = peeked.ids.length;
+  } else {
+    const ch = await conn.createChannel();
+    messages = await stableCount(ch);
+    await ch.close();
+    peeked = values.peek ? await peek(conn, messages) : null;
+  }
   const ids = peeked?.ids ?? null;
   const line = {
     checkpoint: env.RMQ_BENCH_CHECKPOINT ?? null,

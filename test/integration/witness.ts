@@ -38,10 +38,11 @@ export async function newWitnessFile(): Promise<string> {
 /**
  * The --checkpoint-cmd that appends the witness's line to `out`. With `queue`, the witness counts
  * that queue whatever the checkpoint names (and records what it named); without, the queue the
- * checkpoint names (runs over several queues, or queues rmq-bench names itself).
+ * checkpoint names (runs over several queues, or queues rmq-bench names itself). `stream`: the
+ * queue is a stream, read from its first offset (its ids and their number).
  */
-export function witnessCommand(out: string, options: { peek?: boolean; queue?: string } = {}): string {
-  return `node ${SCRIPT} --urls ${AMQP_URLS.join(',')} --out ${out}${options.queue ? ` --queue ${options.queue}` : ''}${options.peek ? ' --peek' : ''}`;
+export function witnessCommand(out: string, options: { peek?: boolean; stream?: boolean; queue?: string } = {}): string {
+  return `node ${SCRIPT} --urls ${AMQP_URLS.join(',')} --out ${out}${options.queue ? ` --queue ${options.queue}` : ''}${options.peek ? ' --peek' : ''}${options.stream ? ' --stream' : ''}`;
 }
 
 /** The witness's lines, in the order the checkpoints ran. */

@@ -495,7 +495,8 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['compare', '--runs', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
     { args: ['compare', '--confirms', 'sideways'], code: 'commander.invalidArgument', stderrText: 'sideways' },
     { args: ['compare', '--fault', 'nuke'], code: 'commander.invalidArgument', stderrText: 'nuke' },
-    { args: ['compare', '--queue-type', 'stream'], code: 'commander.invalidArgument', stderrText: 'stream' },
+    { args: ['compare', '--queue-type', 'lazy'], code: 'commander.invalidArgument', stderrText: 'lazy' },
+    { args: ['chaos', '--queue-type', 'stream'], code: 'commander.invalidArgument', stderrText: 'stream' },
     { args: ['producer', '--protocol', 'amqp11'], code: 'commander.invalidArgument', stderrText: 'amqp11' },
   ];
 

@@ -1,12 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS, faultProblem } from '../../src/faults/kinds.js';
 import { parseClassicMaster } from '../../src/cluster/broker/queue-leadership.js';
-import { exactPattern, mirrorPolicy, ownQueueName, QUEUE_TYPES } from '../../src/cluster/broker/queue-types.js';
+import {
+  BROKER_QUEUE_TYPE,
+  ELECTS_A_LEADER,
+  exactPattern,
+  mirrorPolicy,
+  ownQueueName,
+  QUEUE_TYPE_TRAITS,
+  QUEUE_TYPES,
+  queueTypesFor,
+} from '../../src/cluster/broker/queue-types.js';
 
 describe('queue types and the faults they take', () => {
   it.each(QUEUE_TYPES.flatMap((type) => FAULT_KINDS.map((fault) => ({ type, fault }))))('$type under $fault', ({ type, fault }) => {
     const refused = type !== 'quorum' && (fault === 'quorum-loss' || fault === 'membership');
     expect(faultProblem(type, fault) !== undefined).toBe(refused);
+  });
+  it.each([
+    { command: 'compare', types: ['quorum', 'mirrored', 'classic', 'stream'] },
+    { command: 'failover', types: ['quorum', 'mirrored', 'classic', 'stream'] },
+    // chaos's consumers take and ack their queues' messages; a stream is read by offset.
+    { command: 'chaos', types: ['quorum', 'mirrored', 'classic'] },
+  ] as const)('$command runs against $types', ({ command, types }) => {
+    expect(queueTypesFor(command)).toEqual(types);
+  });
+  it.each([
+    { type: 'quorum', broker: 'quorum', elects: true, byOffset: false },
+    { type: 'mirrored', broker: 'classic', elects: true, byOffset: false },
+    { type: 'classic', broker: 'classic', elects: false, byOffset: false },
+    { type: 'stream', broker: 'stream', elects: true, byOffset: true },
+  ] as const)('$type: declared as $broker, elects a leader: $elects, read by offset: $byOffset', ({ type, broker, elects, byOffset }) => {
+    expect(BROKER_QUEUE_TYPE[type]).toBe(broker);
+    expect(ELECTS_A_LEADER[type]).toBe(elects);
+    expect(QUEUE_TYPE_TRAITS[type].readByOffset).toBe(byOffset);
   });
   it('none takes any type', () => {
     for (const t of QUEUE_TYPES) expect(faultProblem(t, 'none')).toBeUndefined();

@@ -183,7 +183,8 @@ export const chaos = defineCommand({
         .addOption(new Option('--queues <n>', 'queues (quorum unless --queue-type), leaders spread over the nodes').argParser(positiveInt).default(3))
         .addOption(
           queueTypeOption(
-            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x) or classic; without --faults, quorum-loss and membership are left out for the other two',
+            'chaos',
+            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x) or classic (not stream: chaos consumes its queues); without --faults, quorum-loss and membership are left out for the other two',
           ),
         )
         .addOption(

@@ -97,7 +97,8 @@ export const compare = defineCommand({
         .addOption(queueOption('the queue; messages are routed to it with its name as routing key'))
         .addOption(
           queueTypeOption(
-            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x) or classic; without --queue, compare declares rmq-bench.compare.<type> and deletes it after',
+            'compare',
+            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x), classic or stream (declared afresh for each run, read from its first message); without --queue, compare declares rmq-bench.compare.<type> and deletes it after',
           ),
         )
         .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")

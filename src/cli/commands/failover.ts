@@ -72,7 +72,8 @@ export const failover = defineCommand({
       .addOption(queueOption('the queue whose leader is faulted'))
       .addOption(
         queueTypeOption(
-          'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x: its master is faulted) or classic; without --queue, failover declares rmq-bench.failover.<type> and deletes it after',
+          'failover',
+          'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x: its master is faulted), classic or stream (its writer is faulted); without --queue, failover declares rmq-bench.failover.<type> and deletes it after',
         ),
       )
       .addOption(vhostOption())

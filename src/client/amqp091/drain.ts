@@ -1,13 +1,19 @@
 import type { ReadRecorder } from '../../ledger/ledger.js';
-import { InterruptedError } from '../../errors.js';
+import { BrokerUnavailableError, InterruptedError, errorMessage } from '../../errors.js';
 import { systemClock } from '../../util/retry.js';
-import { withConnection } from './connect.js';
+import { closeChannelWithin, withConnection } from './connect.js';
 
 export interface DrainOptions {
   urls: readonly string[];
   queue: string;
-  /** Stop once nothing arrived for this long and the queue reports 0 messages. */
+  /** Stop once nothing arrived for this long and the queue reports 0 messages (a stream: nothing arrived for this long). */
   idleMs: number;
+  /**
+   * A stream: read from its first message (x-stream-offset first), each delivery acked (a
+   * stream's acks only grant credit), nothing taken. Complete once nothing arrives for idleMs: a
+   * stream's declare-ok counts no messages.
+   */
+  fromFirstOffset?: boolean;
   timeoutMs: number;
   heartbeatS: number;
   signal: AbortSignal;
@@ -24,11 +30,12 @@ export interface DrainResult {
 }
 
 /**
- * Read everything in the queue (auto-ack: reading is all we do), recording each message id in the
- * ledger, or in its run's of several (several.ts), with the queue and the broker's redelivered flag
- * for the order of the reads.
+ * Read everything in the queue (auto-ack: reading is all we do; a stream from its first offset),
+ * recording each message id in the ledger, or in its run's of several (several.ts), with the
+ * queue and the broker's redelivered flag for the order of the reads.
  */
 export async function drainQueue(ledger: ReadRecorder, opts: DrainOptions): Promise<DrainResult> {
+  if (opts.fromFirstOffset === true) return readStream(ledger, opts);
   const started = performance.now();
   return withConnection(opts.urls, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal }, async ({ connection }) => {
     const ch = await connection.createChannel();
@@ -71,5 +78,58 @@ export async function drainQueue(ledger: ReadRecorder, opts: DrainOptions): Prom
     }
     await ch.cancel(consumerTag).catch(() => undefined);
     return { queue: opts.queue, deliveries, durationMs: performance.now() - started, complete, leftInQueue };
+  });
+}
+
+/**
+ * A stream read from its first offset until nothing arrives for idleMs, each delivery acked (a
+ * stream's acks only grant credit), nothing taken. The reads are kept aside and recorded only once
+ * a read completes: a read the broker ends early (a node whose replica is not ready closes the
+ * channel, or cancels the consumer) is started again from the first offset on a new channel,
+ * until the deadline, rather than counted short.
+ */
+async function readStream(ledger: ReadRecorder, opts: DrainOptions): Promise<DrainResult> {
+  const started = performance.now();
+  const read = { queue: opts.queue, redelivered: false };
+  return withConnection(opts.urls, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal }, async ({ connection }) => {
+    for (let attempt = 1; ; attempt++) {
+      const ids: (string | undefined)[] = [];
+      let ended: string | null = null;
+      const ch = await connection.createChannel();
+      ch.on('error', (err: unknown) => (ended ??= errorMessage(err)));
+      ch.on('close', () => (ended ??= 'the channel closed'));
+      try {
+        await ch.prefetch(2_000);
+        let last = performance.now();
+        await ch.consume(
+          opts.queue,
+          (msg) => {
+            if (!msg) {
+              ended ??= 'the broker cancelled the read';
+              return;
+            }
+            ch.ack(msg);
+            ids.push(typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined);
+            last = performance.now();
+          },
+          { noAck: false, arguments: { 'x-stream-offset': 'first' } },
+        );
+        while (ended === null && performance.now() - last < opts.idleMs && performance.now() - started <= opts.timeoutMs) {
+          if (opts.signal.aborted) throw new InterruptedError();
+          await systemClock.sleep(200, opts.signal);
+          opts.onProgress?.(ids.length);
+        }
+        if (ended === null) {
+          for (const id of ids) ledger.recordRead(id, read);
+          const complete = performance.now() - last >= opts.idleMs;
+          return { queue: opts.queue, deliveries: ids.length, durationMs: performance.now() - started, complete, leftInQueue: 0 };
+        }
+      } finally {
+        await closeChannelWithin(ch, 5_000).catch(() => undefined);
+      }
+      if (performance.now() - started > opts.timeoutMs)
+        throw new BrokerUnavailableError(`reading the stream ${opts.queue} from its first offset failed ${attempt} times, the last: ${ended}`);
+      await systemClock.sleep(500, opts.signal);
+    }
   });
 }

@@ -4,7 +4,7 @@ import { retryUntil } from '../../util/retry.js';
 import type { ClusterContext } from '../cluster-ctx.js';
 import { type QueueLeadership, shortNodeName } from './queue-leadership.js';
 import { HttpError } from './management.js';
-import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy, type QueueType } from './queue-types.js';
+import { BROKER_QUEUE_TYPE, exactPattern, mirrorPolicy, QUEUE_TYPE_TRAITS, type QueueType } from './queue-types.js';
 
 /**
  * A queue a scenario declares for itself, of the type asked (queue-types.ts), and removes again:
@@ -20,6 +20,8 @@ interface OwnQueue {
   readonly policy: string | null;
   /** Delete the queue and its policy; never throws (a line on the log instead). */
   remove(): Promise<void>;
+  /** Empty it for the next run: purged, or (a stream, which cannot be purged) declared afresh. */
+  empty(): Promise<void>;
 }
 
 /** The policy's name for a queue: one per queue, so that two scenarios never share one. */
@@ -47,32 +49,39 @@ async function declareOwnQueue(
         if (!(err instanceof HttpError && err.status === 404)) ctx.log(`could not remove policy ${policy}: ${errorMessage(err)}`);
       });
   };
-  // A leftover of a killed run (perhaps of another type) goes first.
-  await ctx.management.request('DELETE', path).catch(gone);
-  try {
-    if (policyPath) await ctx.management.request('PUT', policyPath, { body: mirrorPolicy(exactPattern(ref.queue)) });
-    await ctx.management.request('PUT', path, {
-      body: { durable: true, auto_delete: false, arguments: { 'x-queue-type': BROKER_QUEUE_TYPE[type] } },
-    });
-    const size = type === 'classic' ? 1 : ctx.config.nodes.length;
-    const label = (q: QueueLeadership): string =>
-      `${q.online.length} of ${q.members.length} members online${q.leader ? ` (leader ${shortNodeName(q.leader)})` : ', no leader'}`;
-    await retryUntil(
-      () => ctx.management.queue(ref.vhost, ref.queue),
-      (q) => q.leader !== undefined && q.members.length >= size && q.online.length >= q.members.length,
-      {
-        timeoutMs: options.readyTimeoutMs ?? 30_000,
-        intervalMs: 250,
-        signal: ctx.signal,
-        describe: (last) => `${type} queue ${ref.queue} not ready: ${last.value ? label(last.value) : errorMessage(last.error)}`,
-        hint: type === 'mirrored' ? 'mirrored queues need every node running (rmq-bench cluster status)' : "see 'rmq-bench cluster status'",
-      },
-    );
-  } catch (err) {
-    await remove();
-    throw err;
-  }
-  return { name: ref.queue, type, policy, remove };
+  const declare = async (): Promise<void> => {
+    // A leftover of a killed run (perhaps of another type) goes first.
+    await ctx.management.request('DELETE', path).catch(gone);
+    try {
+      if (policyPath) await ctx.management.request('PUT', policyPath, { body: mirrorPolicy(exactPattern(ref.queue)) });
+      await ctx.management.request('PUT', path, {
+        body: { durable: true, auto_delete: false, arguments: { 'x-queue-type': BROKER_QUEUE_TYPE[type] } },
+      });
+      const size = type === 'classic' ? 1 : ctx.config.nodes.length;
+      const label = (q: QueueLeadership): string =>
+        `${q.online.length} of ${q.members.length} members online${q.leader ? ` (leader ${shortNodeName(q.leader)})` : ', no leader'}`;
+      await retryUntil(
+        () => ctx.management.queue(ref.vhost, ref.queue),
+        (q) => q.leader !== undefined && q.members.length >= size && q.online.length >= q.members.length,
+        {
+          timeoutMs: options.readyTimeoutMs ?? 30_000,
+          intervalMs: 250,
+          signal: ctx.signal,
+          describe: (last) => `${type} queue ${ref.queue} not ready: ${last.value ? label(last.value) : errorMessage(last.error)}`,
+          hint: type === 'mirrored' ? 'mirrored queues need every node running (rmq-bench cluster status)' : "see 'rmq-bench cluster status'",
+        },
+      );
+    } catch (err) {
+      await remove();
+      throw err;
+    }
+  };
+  await declare();
+  const empty = async (): Promise<void> => {
+    if (QUEUE_TYPE_TRAITS[type].readByOffset) await declare();
+    else await ctx.management.request('DELETE', `${path}/contents`);
+  };
+  return { name: ref.queue, type, policy, remove, empty };
 }
 
 /**
@@ -92,6 +101,10 @@ export async function queueForRun(
     ctx.progress.start(`declaring the ${type} queue ${ref.queue}`);
     return declareOwnQueue(ctx, ref, type);
   }
+  if (QUEUE_TYPE_TRAITS[type].readByOffset)
+    throw new UsageError(`--queue-type ${type} runs against a ${type} rmq-bench declares afresh for each run: leave --queue out`, {
+      hint: `a ${type} cannot be purged, and a run reads it from its first message`,
+    });
   const q = await ctx.management.queue(ref.vhost, ref.queue);
   if (q.type !== BROKER_QUEUE_TYPE[type]) throw new UsageError(`queue '${ref.queue}' is a ${q.type} queue, not ${type} (--queue-type ${type})`);
   if (type === 'mirrored' && q.members.length < 2)

@@ -7,17 +7,63 @@
  *             and its mirrors; a mirror is promoted when the master goes.
  *   classic   a classic queue without mirrors: it lives on one node; nothing takes over, the
  *             queue is unavailable until its node is back.
- *
- * Streams are not among them: a stream has no consumer acks to reconcile the way these are.
+ *   stream    a stream (an append-only log replicated by osiris): a writer (the leader) and its
+ *             replicas; a replica takes over as writer. Read by offset, never consumed: compare
+ *             declares it afresh for each run and reads it from its first message.
  */
-export const QUEUE_TYPES = ['quorum', 'mirrored', 'classic'] as const;
+export const QUEUE_TYPES = ['quorum', 'mirrored', 'classic', 'stream'] as const;
 export type QueueType = (typeof QUEUE_TYPES)[number];
 
+/** The commands that fault a queue's leader, each with --queue-type. */
+export type QueueTypeCommand = 'compare' | 'failover' | 'chaos';
+
+interface QueueTypeTraits {
+  /** The queue's x-queue-type as the broker declares and reports it. */
+  readonly broker: 'quorum' | 'classic' | 'stream';
+  /** A fault on the leader is followed by an election (a promotion, a new writer). */
+  readonly electsLeader: boolean;
+  /** Read by offset from its first message, never consumed nor purged (a stream). */
+  readonly readByOffset: boolean;
+  /** The commands it does not run under (left out of their --queue-type choices), each with why. */
+  readonly refusedBy: Partial<Record<QueueTypeCommand, string>>;
+}
+
+/** Each queue type's traits: a new type is added here, and the compiler asks for each. */
+export const QUEUE_TYPE_TRAITS = {
+  quorum: { broker: 'quorum', electsLeader: true, readByOffset: false, refusedBy: {} },
+  mirrored: { broker: 'classic', electsLeader: true, readByOffset: false, refusedBy: {} },
+  classic: { broker: 'classic', electsLeader: false, readByOffset: false, refusedBy: {} },
+  stream: {
+    broker: 'stream',
+    electsLeader: true,
+    readByOffset: true,
+    refusedBy: { chaos: "chaos's consumers take and ack their queues' messages; a stream is read by offset, never consumed" },
+  },
+} as const satisfies Record<QueueType, QueueTypeTraits>;
+
 /** The queue's x-queue-type as the broker declares and reports it. */
-export const BROKER_QUEUE_TYPE: Record<QueueType, 'quorum' | 'classic'> = { quorum: 'quorum', mirrored: 'classic', classic: 'classic' };
+export const BROKER_QUEUE_TYPE: Record<QueueType, QueueTypeTraits['broker']> = {
+  quorum: QUEUE_TYPE_TRAITS.quorum.broker,
+  mirrored: QUEUE_TYPE_TRAITS.mirrored.broker,
+  classic: QUEUE_TYPE_TRAITS.classic.broker,
+  stream: QUEUE_TYPE_TRAITS.stream.broker,
+};
 
 /** Whether a fault on the queue's leader is followed by an election (a promotion) on this queue type. */
-export const ELECTS_A_LEADER: Record<QueueType, boolean> = { quorum: true, mirrored: true, classic: false };
+export const ELECTS_A_LEADER: Record<QueueType, boolean> = {
+  quorum: QUEUE_TYPE_TRAITS.quorum.electsLeader,
+  mirrored: QUEUE_TYPE_TRAITS.mirrored.electsLeader,
+  classic: QUEUE_TYPE_TRAITS.classic.electsLeader,
+  stream: QUEUE_TYPE_TRAITS.stream.electsLeader,
+};
+
+/** The queue types `command` runs against: its --queue-type choices. Pure. */
+export function queueTypesFor(command: QueueTypeCommand): QueueType[] {
+  return QUEUE_TYPES.filter((t) => {
+    const refusedBy: Partial<Record<QueueTypeCommand, string>> = QUEUE_TYPE_TRAITS[t].refusedBy;
+    return refusedBy[command] === undefined;
+  });
+}
 
 /** The queue a scenario declares for itself when the user names none (deleted again at the end). Pure. */
 export function ownQueueName(scenario: string, type: QueueType): string {

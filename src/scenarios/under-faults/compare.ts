@@ -12,7 +12,7 @@ import type { NetemSpec } from '../../faults/net/netem.js';
 import { type FaultPhase, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../../faults/leader-fault-run.js';
 import { currentLeader, type QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
 import { queueForRun } from '../../cluster/broker/own-queue.js';
-import { ELECTS_A_LEADER, type QueueType } from '../../cluster/broker/queue-types.js';
+import { ELECTS_A_LEADER, QUEUE_TYPE_TRAITS, type QueueType } from '../../cluster/broker/queue-types.js';
 import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
 import type { Context } from '../../context.js';
 import { partitionHandlingOf, type PartitionHandling } from '../../config.js';
@@ -259,12 +259,14 @@ async function oneRun(
   run: number,
   endpoints: Endpoints,
   earlier: Map<string, Ledger>,
+  empty: () => Promise<void>,
 ): Promise<CompareRun> {
   const { progress } = ctx;
   const ref = { vhost: opts.vhost, queue: opts.queue };
   const label = `${mode} run ${run}/${opts.runs}`;
-  progress.start(`${label}: purging ${opts.queue}`);
-  await purge(ctx, opts.vhost, opts.queue);
+  const byOffset = QUEUE_TYPE_TRAITS[opts.queueType].readByOffset;
+  progress.start(`${label}: ${byOffset ? 'declaring afresh' : 'purging'} ${opts.queue}`);
+  await empty();
   const leader = await currentLeader(ctx, ref);
   const leaderNode = shortNodeName(leader.leader);
   const urls = endpoints.urls;
@@ -285,6 +287,7 @@ async function oneRun(
   const drain = await drainQueue(reads, {
     urls,
     queue: opts.queue,
+    fromFirstOffset: byOffset,
     idleMs: opts.drainIdleMs,
     timeoutMs: 300_000,
     heartbeatS: opts.heartbeatS,
@@ -471,13 +474,13 @@ export async function runCompare(ctx: Context, opts: CompareOptions): Promise<Co
   if (opts.fault !== 'none') await ctx.faults.check(opts.fault);
   const own = await queueForRun(ctx, { vhost: opts.vhost, queue: opts.queue }, opts.queueType, opts.ownQueue);
   try {
-    return await compareRuns(ctx, opts);
+    return await compareRuns(ctx, opts, own ? () => own.empty() : () => purge(ctx, opts.vhost, opts.queue));
   } finally {
     await own?.remove();
   }
 }
 
-async function compareRuns(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
+async function compareRuns(ctx: Context, opts: CompareOptions, empty: () => Promise<void>): Promise<CompareResult> {
   const runs: CompareRun[] = [];
   // Every finished run's ledger: a late copy of one of its messages in a later drain is recognised.
   const earlier = new Map<string, Ledger>();
@@ -486,7 +489,7 @@ async function compareRuns(ctx: Context, opts: CompareOptions): Promise<CompareR
   const endpoints = await endpointsFor(ctx, opts.urls, opts.heartbeatS);
   try {
     for (let run = 1; run <= opts.runs; run++) {
-      for (const mode of opts.modes) runs.push(await oneRun(ctx, opts, mode, run, endpoints, earlier));
+      for (const mode of opts.modes) runs.push(await oneRun(ctx, opts, mode, run, endpoints, earlier, empty));
     }
   } catch (err) {
     // Ctrl+C: keep what was measured (the fault was undone in oneRun's finally).
