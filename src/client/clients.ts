@@ -4,11 +4,11 @@ import { endToEndMs } from '../measure/published-at.js';
 import type { FailureSpec } from './amqp091/consumer-failures.js';
 import { runConsumer } from './amqp091/consumer.js';
 import { runPublisher } from './amqp091/publisher.js';
-import { startStreamConsumer, type StreamConsumer, type StreamConsumerOptions } from './amqp091/stream-consumer.js';
+import { startLeanConsumer, type LeanConsumer, type LeanConsumerOptions } from './amqp091/lean-consumer.js';
 import { isFailureAction091, isFailureAction10 } from './amqp10/consumer-failures10.js';
 import { runConsumer10 } from './amqp10/consumer10.js';
 import { runPublisher10 } from './amqp10/publisher10.js';
-import { startStreamConsumer10 } from './amqp10/stream-consumer10.js';
+import { startLeanConsumer10 } from './amqp10/lean-consumer10.js';
 import type { ConsumerHooks, ConsumerOptions } from './consumer-options.js';
 import type { ConsumerResult } from './consumer-result.js';
 import type { PublisherHooks, PublisherOptions } from './publisher-options.js';
@@ -28,24 +28,24 @@ export type AnyConsumerOptions = Omit<ConsumerOptions, 'failure'> & { failure: F
 export type RunConsumer = (opts: AnyConsumerOptions, hooks: ConsumerHooks) => Promise<ConsumerResult>;
 
 /** Subscribes; onMessage gets each delivery's end-to-end latency (undefined without a published-at header). */
-export type StartStreamConsumer = (opts: StreamConsumerOptions, onMessage: (e2eMs: number | undefined) => void) => Promise<StreamConsumer>;
+export type StartLeanConsumer = (opts: LeanConsumerOptions, onMessage: (e2eMs: number | undefined) => void) => Promise<LeanConsumer>;
 
 export interface ProtocolClient {
   publisher: RunPublisher;
   consumer: RunConsumer;
-  streamConsumer: StartStreamConsumer;
+  leanConsumer: StartLeanConsumer;
 }
 
 const CLIENTS = {
   amqp091: {
     publisher: runPublisher,
     consumer: (o, h) => runConsumer({ ...o, failure: failureOf(o.failure, isFailureAction091) }, h),
-    streamConsumer: (o, onMessage) => startStreamConsumer(o, (msg) => onMessage(endToEndMs(msg))),
+    leanConsumer: (o, onMessage) => startLeanConsumer(o, (msg) => onMessage(endToEndMs(msg))),
   },
   amqp10: {
     publisher: runPublisher10,
     consumer: (o, h) => runConsumer10({ ...o, failure: failureOf(o.failure, isFailureAction10) }, h),
-    streamConsumer: startStreamConsumer10,
+    leanConsumer: startLeanConsumer10,
   },
 } satisfies { [P in Protocol]: ProtocolClient };
 

@@ -2,7 +2,7 @@ import { newRunId, type PublishMode } from '../../client/amqp091/publisher.js';
 import { DEFAULT_PROTOCOL, type Protocol, traitsOf } from '../../client/protocol.js';
 import { clientFor, publisherFor } from '../../client/clients.js';
 import type { PublisherResult } from '../../client/publisher-result.js';
-import type { StreamConsumer, StreamConsumerOptions } from '../../client/amqp091/stream-consumer.js';
+import type { LeanConsumer, LeanConsumerOptions } from '../../client/amqp091/lean-consumer.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { DeadlineError, InterruptedError } from '../../errors.js';
@@ -137,9 +137,9 @@ function sumOf<T>(list: readonly T[], f: (x: T) => number): number {
 }
 
 /** A consumer in the run's protocol; onMessage gets each delivery's end-to-end latency. */
-async function subscribe(protocol: Protocol, opts: StreamConsumerOptions, onMessage: (e2eMs: number | undefined) => void): Promise<StreamConsumer> {
+async function subscribe(protocol: Protocol, opts: LeanConsumerOptions, onMessage: (e2eMs: number | undefined) => void): Promise<LeanConsumer> {
   try {
-    return await clientFor(protocol).streamConsumer(opts, onMessage);
+    return await clientFor(protocol).leanConsumer(opts, onMessage);
   } catch (err) {
     throw asAmqpError(`a consumer could not subscribe to ${opts.queue}`, err);
   }
@@ -195,7 +195,7 @@ class BenchRun {
   private readonly stopProducers = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
-  private readonly consumers: StreamConsumer[] = [];
+  private readonly consumers: LeanConsumer[] = [];
   private producerTasks: Promise<PublisherResult>[] = [];
   /** Why the first consumer that gave up did (null: none did). */
   private consumerLost: string | null = null;

@@ -10,7 +10,7 @@ import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
  * For consumers with failures, crashes and an idempotent store, see runConsumer.
  */
 
-export interface StreamConsumerOptions {
+export interface LeanConsumerOptions {
   urls: readonly string[];
   queue: string;
   /** 0 = unlimited. */
@@ -24,7 +24,7 @@ export interface StreamConsumerOptions {
   connectionName?: string;
 }
 
-export interface StreamConsumer {
+export interface LeanConsumer {
   /** Resolves, with why, if the connection, the channel or the subscription ends before stop(). */
   readonly lost: Promise<string>;
   /** Deliveries handed to onMessage so far. */
@@ -34,7 +34,7 @@ export interface StreamConsumer {
 }
 
 /** Resolves once basic.consume is in place. */
-export async function startStreamConsumer(opts: StreamConsumerOptions, onMessage: (msg: ConsumeMessage) => void): Promise<StreamConsumer> {
+export async function startLeanConsumer(opts: LeanConsumerOptions, onMessage: (msg: ConsumeMessage) => void): Promise<LeanConsumer> {
   const c = await connectAny(opts.urls, 0, {
     heartbeatS: opts.heartbeatS,
     timeoutMs: opts.connectTimeoutMs,

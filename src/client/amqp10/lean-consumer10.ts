@@ -1,5 +1,5 @@
 import type { EventContext, Receiver } from 'rhea';
-import type { StreamConsumer } from '../amqp091/stream-consumer.js';
+import type { LeanConsumer } from '../amqp091/lean-consumer.js';
 import { errorMessage } from '../../errors.js';
 import { nowUs, PUBLISHED_AT_US_HEADER } from '../../measure/published-at.js';
 import { closeWithin10, connectAny10, queueAddress } from './connection.js';
@@ -8,10 +8,10 @@ import { closeWithin10, connectAny10, queueAddress } from './connection.js';
  * bench's lean consumer over AMQP 1.0: one receiver link, the prefetch as link credit (rhea tops
  * it up as deliveries are settled), each delivery accepted at once, its end-to-end latency handed
  * to onMessage. No reconnect, no records: what a plain rhea consumer does. The AMQP 0-9-1 one is
- * amqp091/stream-consumer.ts.
+ * amqp091/lean-consumer.ts.
  */
 
-interface StreamConsumer10Options {
+interface LeanConsumer10Options {
   urls: readonly string[];
   queue: string;
   /** Link credit (0: rhea's default window of 100). */
@@ -29,7 +29,7 @@ function endToEndMs10(applicationProperties: Record<string, unknown> | undefined
 }
 
 /** Resolves once the broker has attached the receiver. */
-export async function startStreamConsumer10(opts: StreamConsumer10Options, onMessage: (e2eMs: number | undefined) => void): Promise<StreamConsumer> {
+export async function startLeanConsumer10(opts: LeanConsumer10Options, onMessage: (e2eMs: number | undefined) => void): Promise<LeanConsumer> {
   const c = await connectAny10(opts.urls, 0, { heartbeatS: opts.heartbeatS, timeoutMs: opts.connectTimeoutMs, signal: opts.signal });
   const connection = c.connection;
   let stopping = false;
