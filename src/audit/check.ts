@@ -26,6 +26,7 @@ export const CHECK_IDS = [
   'alarms',
   'unroutable-dropped',
   'quorum-members',
+  'stream-retention',
   'dlq-messages',
   'unacked',
   'no-consumers',

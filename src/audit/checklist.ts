@@ -6,7 +6,7 @@ import { consumerTimeout } from './checks/consumers.js';
 import { deadLetterStrategy, deliveryLimit, dlxConfigured, dlxRoute, requeueLoop, retryLoop } from './checks/dead-letters.js';
 import { exchangeDurable } from './checks/exchanges.js';
 import { mirroringPolicy, policyShadowed } from './checks/policies.js';
-import { dlqMessages, noConsumers, queueDurable, quorumMembers, queueType, unacked } from './checks/queues.js';
+import { dlqMessages, noConsumers, queueDurable, quorumMembers, queueType, streamRetentionCheck, unacked } from './checks/queues.js';
 
 /**
  * The checklist of both articles: every check, in CHECK_IDS order (test/unit/audit-checks.test.ts
@@ -30,6 +30,7 @@ export const CHECKS: readonly Check[] = [
   alarms,
   unroutableDropped,
   quorumMembers,
+  streamRetentionCheck,
   dlqMessages,
   unacked,
   noConsumers,

@@ -252,7 +252,23 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
   const re = P.replace(/\./g, '\\.');
   const q = (s: string): string => `${P}.${s}`;
   const policies = [`${P}-low`, `${P}-high`];
-  const queues = ['transient', 'classic', 'nodlx', 'orphan', 'missing', 'unlimited', 'shadowed', 'work', 'wait', 'feeder', 'dlq', 'idle', 'busy'].map(q);
+  const queues = [
+    'transient',
+    'classic',
+    'nodlx',
+    'orphan',
+    'missing',
+    'unlimited',
+    'shadowed',
+    'work',
+    'wait',
+    'feeder',
+    'dlq',
+    'idle',
+    'busy',
+    'events',
+    'events-kept',
+  ].map(q);
   const exchanges = ['transient-x', 'empty-dlx', 'loop-dlx', 'dlq-dlx', 'shadow-dlx', 'unroutable-x'].map(q);
   let doc: AuditJson;
   let exitCode: number;
@@ -282,6 +298,9 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
       await ch.bindQueue(q('dlq'), q('dlq-dlx'), '');
       await ch.assertQueue(q('idle'), quorum({ 'x-dead-letter-exchange': q('dlq-dlx') }));
       await ch.assertQueue(q('busy'), quorum({ 'x-dead-letter-exchange': q('dlq-dlx') }));
+      // A stream keeps every message until a retention drops its oldest segments.
+      await ch.assertQueue(q('events'), { durable: true, arguments: { 'x-queue-type': 'stream' } });
+      await ch.assertQueue(q('events-kept'), { durable: true, arguments: { 'x-queue-type': 'stream', 'x-max-age': '7D' } });
       ch.sendToQueue(q('dlq'), Buffer.from('dead'), { persistent: true });
       ch.sendToQueue(q('idle'), Buffer.from('one'), { persistent: true });
       ch.sendToQueue(q('idle'), Buffer.from('two'), { persistent: true });
@@ -339,11 +358,17 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
     ['retry-loop', `queues ${q('work')} → ${q('wait')} → ${q('work')}`, 'fail', /wait holds them 2000 ms\), and no other queue receives them/],
     ['dlq-messages', `queue ${q('dlq')}`, 'warn', /^dead-letter queue holds 1 message: each one failed somewhere$/],
     ['no-consumers', `queue ${q('idle')}`, 'warn', /^2 messages ready and no consumer$/],
+    ['stream-retention', `queue ${q('events')}`, 'warn', /^a stream without max-age or max-length-bytes/],
   ])('%s: %s → %s', (id, object, status, message) => {
     const i = item(doc, id, object);
     expect(i.status).toBe(status);
     expect(i.message).toMatch(message);
     expect(i.fix).toEqual(expect.any(String));
+  });
+
+  it('stream-retention: a stream declared with x-max-age passes, naming it', () => {
+    const i = item(doc, 'stream-retention', `queue ${q('events-kept')}`);
+    expect([i.status, i.message, i.fix]).toEqual(['pass', 'retention: max-age 7D', null]);
   });
 
   it('unacked: a consumer holding messages without acking them', async () => {

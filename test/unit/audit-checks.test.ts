@@ -3,7 +3,7 @@ import { CHECK_IDS, type AuditItem, type AuditOptions, type CheckId } from '../.
 import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
 import type { BrokerSnapshot } from '../../src/cluster/broker/snapshot.js';
 import { Topology } from '../../src/cluster/broker/topology.js';
-import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, stockWithDlq, unroutableStats } from './audit.fixtures.js';
+import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, streamQueue, stockWithDlq, unroutableStats } from './audit.fixtures.js';
 
 const OPTIONS: AuditOptions = { maxUnacked: 1_000 };
 
@@ -24,6 +24,7 @@ function broken(): BrokerSnapshot {
     classicQueue('t.transient', { durable: false, messages_ready: 4, messages_unacknowledged: 2_000 }),
     quorumQueue('t.q', { online: [MEMBERS[0]!] }),
     quorumQueue('t.dlq', { messages: 2 }),
+    streamQueue('t.events'),
   );
   s.exchanges.push(exchange('t.x', 'topic', { durable: false }));
   s.policies.push(policy('ha-legacy', '^legacy\\.', { 'ha-mode': 'all' }), policy('low', '^demo\\.orders$', { 'message-ttl': 1_000 }, 1));

@@ -34,6 +34,26 @@ export function quorumQueue(name: string, over: Partial<QueueInfo> = {}): QueueI
   };
 }
 
+export function streamQueue(name: string, over: Partial<QueueInfo> = {}): QueueInfo {
+  return {
+    arguments: { 'x-queue-type': 'stream' },
+    auto_delete: false,
+    consumers: 0,
+    durable: true,
+    effective_policy_definition: {},
+    exclusive: false,
+    leader: 'rabbit@rabbit2',
+    members: [...MEMBERS],
+    name,
+    node: 'rabbit@rabbit2',
+    online: [...MEMBERS],
+    state: 'running',
+    type: 'stream',
+    vhost: '/',
+    ...over,
+  };
+}
+
 export function classicQueue(name: string, over: Partial<QueueInfo> = {}): QueueInfo {
   return {
     arguments: { 'x-queue-type': 'classic' },

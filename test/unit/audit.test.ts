@@ -16,6 +16,7 @@ import {
   quorumQueue,
   stockSnapshot,
   stockWithDlq,
+  streamQueue,
   unroutableStats,
 } from './audit.fixtures.js';
 
@@ -351,6 +352,33 @@ describe('one broken topology per check', () => {
       id: 'dlq-messages',
       object: 'queue t.dlq',
       status: 'warn',
+    },
+    {
+      name: 'a stream without a retention grows for ever',
+      change: (s) => s.queues.push(streamQueue('t.events')),
+      id: 'stream-retention',
+      object: 'queue t.events',
+      status: 'warn',
+      message: /^a stream without max-age or max-length-bytes: reading never removes a message/,
+    },
+    {
+      name: 'a stream with x-max-length-bytes',
+      change: (s) => s.queues.push(streamQueue('t.events', { arguments: { 'x-queue-type': 'stream', 'x-max-length-bytes': 20_000_000_000 } })),
+      id: 'stream-retention',
+      object: 'queue t.events',
+      status: 'pass',
+      message: /^retention: max-length-bytes 20000000000$/,
+    },
+    {
+      name: 'a stream with a max-age from its policy',
+      change: (s) => {
+        s.queues.push(streamQueue('t.events', { policy: 'events-retention' }));
+        s.policies.push(policy('events-retention', '^t\\.events$', { 'max-age': '7D' }, 0, 'streams'));
+      },
+      id: 'stream-retention',
+      object: 'queue t.events',
+      status: 'pass',
+      message: /^retention: max-age 7D$/,
     },
     {
       name: 'many unacked',

@@ -134,3 +134,32 @@ export const noConsumers: Check = {
           : pass('no-consumers', obj, consumers > 0 ? plural(consumers, 'consumer') : 'no consumer, and nothing waiting');
       }),
 };
+
+/** A stream's retention, from its arguments, else its policy: max-age, max-length-bytes. Pure. */
+export function streamRetention(args: Record<string, unknown>, policy: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const age = args['x-max-age'] ?? policy['max-age'];
+  const bytes = args['x-max-length-bytes'] ?? policy['max-length-bytes'];
+  if (age !== undefined) found.push(`max-age ${String(age)}`);
+  if (bytes !== undefined) found.push(`max-length-bytes ${String(bytes)}`);
+  return found;
+}
+
+export const streamRetentionCheck: Check = {
+  id: 'stream-retention',
+  title: 'streams have a retention (max-age or max-length-bytes)',
+  run: (_s, t) =>
+    auditedQueues(t, { streams: true })
+      .filter(({ eq }) => eq.type === 'stream')
+      .map(({ eq, object: obj }) => {
+        const retention = streamRetention(eq.queue.arguments ?? {}, eq.policy?.definition ?? {});
+        return retention.length === 0
+          ? warn(
+              'stream-retention',
+              obj,
+              'a stream without max-age or max-length-bytes: reading never removes a message, so it keeps every one and grows until the disk alarm blocks every publisher',
+              'set a retention: x-max-length-bytes or x-max-age when declaring it, or a policy with max-length-bytes or max-age (the broker then drops the oldest segments)',
+            )
+          : pass('stream-retention', obj, `retention: ${retention.join(', ')}`);
+      }),
+};
