@@ -80,14 +80,19 @@ async function publishAll(ch: ConfirmChannel, queue: string, count: number, pers
   return confirmed;
 }
 
-/** Read the queue empty and count by kind; a fresh channel each call (a failed get closes it). */
+/**
+ * Count what the queue holds, by kind; a fresh channel each call (a failed get closes it). Every
+ * message is taken without an ack and goes back when the channel closes: a count cut short by a
+ * channel the broker closes (a queue still recovering after the restart) loses nothing, and the
+ * next call counts every message again.
+ */
 async function countByKind(connection: ChannelModel, queue: string): Promise<{ transient: number; persistent: number }> {
   const ch = await connection.createChannel();
   ch.on('error', () => undefined);
   const out = { transient: 0, persistent: 0 };
   try {
     for (;;) {
-      const m = await ch.get(queue, { noAck: true });
+      const m = await ch.get(queue, { noAck: false });
       if (!m) break;
       const kind = m.properties.headers?.['x-rmq-bench-kind'];
       if (kind === 'transient') out.transient++;
@@ -97,6 +102,17 @@ async function countByKind(connection: ChannelModel, queue: string): Promise<{ t
     await ch.close().catch(() => undefined);
   }
   return out;
+}
+
+/** Delete a queue on a channel of its own, closed after (a failed delete closes it). */
+async function deleteQueue(connection: ChannelModel, queue: string): Promise<void> {
+  const ch = await connection.createChannel();
+  ch.on('error', () => undefined);
+  try {
+    await ch.deleteQueue(queue);
+  } finally {
+    await ch.close().catch(() => undefined);
+  }
 }
 
 export async function runDurabilityDemo(ctx: Context, o: DurabilityDemoOptions, step: Step): Promise<DurabilityDemoResult> {
@@ -221,8 +237,17 @@ async function countSurvivors(ctx: Context, o: DurabilityDemoOptions, urls: stri
         rows.push({ queue, queueType, deliveryMode, published: o.count, confirmed, survived: got, expected, ok });
       }
     }
-    const ch = await c.connection.createChannel();
-    for (const q of [CLASSIC_QUEUE, QUORUM_QUEUE]) await ch.deleteQueue(q);
+    for (const q of [CLASSIC_QUEUE, QUORUM_QUEUE])
+      await retryUntil(
+        () => deleteQueue(c.connection, q),
+        () => true,
+        {
+          timeoutMs: 60_000,
+          intervalMs: 1_000,
+          signal: ctx.signal,
+          describe: (last) => `could not delete ${q} after the restart (${errorMessage(last.error)})`,
+        },
+      );
   } finally {
     await closeWithin(c.connection);
   }
