@@ -7,7 +7,8 @@ import type { ConsumerTimeoutDemoResult, ViaResult } from '../../src/scenarios/d
  * often, with plain amqplib). The demo reports it, and its verdict fails: the claim did not hold.
  * The tests hold the demo to reporting it exactly so: a way with a miss may fail only the claims
  * the missed consumer's cancel makes, with the demo's own line naming the miss, and the other
- * consumer of that way, and every other way, to every claim.
+ * consumer of that way (a timeout the demo failed to set would miss both), and every other way,
+ * to every claim.
  */
 
 /** A way's problems that the broker's misses do not explain (empty: every one does). */
@@ -36,6 +37,9 @@ export function brokerMissesOnly(d: ConsumerTimeoutDemoResult): ViaResult[] {
   }
   if (missed.length > 1)
     throw new Error(`consumer-timeout-demo: the broker missed in ${missed.length} ways (${missed.map((r) => r.via).join(', ')}): not chance`);
+  // Both queues of a way missing is what a timeout the demo failed to set looks like, not chance.
+  for (const r of missed)
+    if (r.brokerMissed!.length > 1) throw new Error(`consumer-timeout-demo ${r.via}: neither consumer was timed out: was the timeout set?`);
   for (const r of missed)
     process.stderr.write(
       `consumer-timeout-demo: RabbitMQ did not time out the held delivery in ${r.via} (${r.brokerMissed!.join(', ')}); the demo reported it and failed its verdict, as it should\n`,
