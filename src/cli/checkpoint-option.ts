@@ -11,7 +11,11 @@ import { loadExeca } from '../util/exec.js';
  * compare, producer-crash and consumer-crash take it.
  */
 
-const CHECKPOINT_TIMEOUT_MS = 120_000;
+/**
+ * How long a checkpoint command may run before it is stopped and the run fails: room for a
+ * counter that waits out a cluster still settling after a heal, and peeks a deep queue.
+ */
+const CHECKPOINT_TIMEOUT_MS = 300_000;
 
 export const checkpointCmdOption = (points: string): Option =>
   new Option(

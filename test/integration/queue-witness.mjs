@@ -58,14 +58,14 @@ async function connect() {
   throw new Error(`no broker answered: ${errors.join('; ')}`);
 }
 
-/** The queue's message count, once two reads 500 ms apart agree. */
-async function stableCount(ch) {
+/** The queue's message count, once two reads 500 ms apart agree (within DEADLINE_MS of `since`). */
+async function stableCount(ch, since) {
   let last = (await ch.checkQueue(queue)).messageCount;
   for (;;) {
     await sleep(500);
     const now = (await ch.checkQueue(queue)).messageCount;
     if (now === last) return now;
-    if (Date.now() - started > DEADLINE_MS) throw new Error(`the count of ${queue} did not settle within ${DEADLINE_MS} ms (${last}, then ${now})`);
+    if (Date.now() - since > DEADLINE_MS) throw new Error(`the count of ${queue} did not settle within ${DEADLINE_MS} ms (${last}, then ${now})`);
     last = now;
   }
 }
@@ -161,32 +161,60 @@ async function readStream() {
   }
 }
 
-const conn = await connect();
+/**
+ * The queue's count, and with --peek its ids, on a connection of its own. The broker can be slow
+ * to answer, or close the channel, right after a heal (a 3.10 cluster whose partition handling
+ * restarted nodes): a failed attempt is said on stderr and made again on a fresh connection until
+ * WITNESS_DEADLINE_MS. A peek cut short puts nothing at risk: its messages go back unacked.
+ */
+const WITNESS_DEADLINE_MS = 150_000;
+async function countAndPeek() {
+  for (;;) {
+    const attemptStarted = Date.now();
+    try {
+      const conn = await connect();
+      conn.on('error', (err) => console.error(`witness: connection error: ${err.message}`));
+      try {
+        const ch = await conn.createChannel();
+        ch.on('error', (err) => console.error(`witness: channel error: ${err.message}`));
+        const messages = await stableCount(ch, attemptStarted);
+        await ch.close();
+        return { messages, peeked: values.peek ? await peek(conn, messages) : null };
+      } finally {
+        await conn.close().catch(() => undefined);
+      }
+    } catch (err) {
+      if (Date.now() - started > WITNESS_DEADLINE_MS) throw err;
+      console.error(`witness: counting ${queue} failed (${err.message}); counting it again`);
+      await sleep(2_000);
+    }
+  }
+}
+
+let messages;
+let peeked = null;
 try {
-  let messages;
-  let peeked = null;
   if (values.stream) {
     peeked = await readStream();
     messages = peeked.ids.length;
   } else {
-    const ch = await conn.createChannel();
-    messages = await stableCount(ch);
-    await ch.close();
-    peeked = values.peek ? await peek(conn, messages) : null;
+    ({ messages, peeked } = await countAndPeek());
   }
-  const ids = peeked?.ids ?? null;
-  const line = {
-    checkpoint: env.RMQ_BENCH_CHECKPOINT ?? null,
-    mode: env.RMQ_BENCH_CHECKPOINT_MODE ?? null,
-    run: env.RMQ_BENCH_CHECKPOINT_RUN === undefined ? null : Number(env.RMQ_BENCH_CHECKPOINT_RUN),
-    queue,
-    announced: env.RMQ_BENCH_CHECKPOINT_QUEUE ?? null,
-    messages,
-    ids,
-    firstDeathReasons: peeked?.firstDeathReasons ?? null,
-  };
-  appendFileSync(values.out, `${JSON.stringify(line)}\n`);
-  console.log(`witness: ${queue} holds ${messages} messages${ids ? `; peeked ${ids.length}` : ''}`);
-} finally {
-  await conn.close();
+} catch (err) {
+  // One last line: rmq-bench quotes it when the checkpoint fails.
+  console.error(`witness: gave up on ${queue}: ${err.message}`);
+  process.exit(1);
 }
+const ids = peeked?.ids ?? null;
+const line = {
+  checkpoint: env.RMQ_BENCH_CHECKPOINT ?? null,
+  mode: env.RMQ_BENCH_CHECKPOINT_MODE ?? null,
+  run: env.RMQ_BENCH_CHECKPOINT_RUN === undefined ? null : Number(env.RMQ_BENCH_CHECKPOINT_RUN),
+  queue,
+  announced: env.RMQ_BENCH_CHECKPOINT_QUEUE ?? null,
+  messages,
+  ids,
+  firstDeathReasons: peeked?.firstDeathReasons ?? null,
+};
+appendFileSync(values.out, `${JSON.stringify(line)}\n`);
+console.log(`witness: ${queue} holds ${messages} messages${ids ? `; peeked ${ids.length}` : ''}`);
