@@ -1,7 +1,8 @@
+import type { ChannelModel } from 'amqplib';
 import type { ReadRecorder } from '../../ledger/ledger.js';
 import { BrokerUnavailableError, InterruptedError, errorMessage } from '../../errors.js';
 import { systemClock } from '../../util/retry.js';
-import { closeChannelWithin, withConnection } from './connect.js';
+import { closeChannelWithin, closeWithin, connectAny, withConnection } from './connect.js';
 
 export interface DrainOptions {
   urls: readonly string[];
@@ -84,52 +85,70 @@ export async function drainQueue(ledger: ReadRecorder, opts: DrainOptions): Prom
 /**
  * A stream read from its first offset until nothing arrives for idleMs, each delivery acked (a
  * stream's acks only grant credit), nothing taken. The reads are kept aside and recorded only once
- * a read completes: a read the broker ends early (a node whose replica is not ready closes the
- * channel, or cancels the consumer) is started again from the first offset on a new channel,
- * until the deadline, rather than counted short.
+ * a read completes: a read the broker refuses or ends early (a node whose replica is not running
+ * yet, just restarted) is started again from the first offset, from the next node on, until the
+ * deadline, rather than counted short.
  */
 async function readStream(ledger: ReadRecorder, opts: DrainOptions): Promise<DrainResult> {
   const started = performance.now();
-  const read = { queue: opts.queue, redelivered: false };
-  return withConnection(opts.urls, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal }, async ({ connection }) => {
-    for (let attempt = 1; ; attempt++) {
-      const ids: (string | undefined)[] = [];
-      let ended: string | null = null;
-      const ch = await connection.createChannel();
-      ch.on('error', (err: unknown) => (ended ??= errorMessage(err)));
-      ch.on('close', () => (ended ??= 'the channel closed'));
-      try {
-        await ch.prefetch(2_000);
-        let last = performance.now();
-        await ch.consume(
-          opts.queue,
-          (msg) => {
-            if (!msg) {
-              ended ??= 'the broker cancelled the read';
-              return;
-            }
-            ch.ack(msg);
-            ids.push(typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined);
-            last = performance.now();
-          },
-          { noAck: false, arguments: { 'x-stream-offset': 'first' } },
-        );
-        while (ended === null && performance.now() - last < opts.idleMs && performance.now() - started <= opts.timeoutMs) {
-          if (opts.signal.aborted) throw new InterruptedError();
-          await systemClock.sleep(200, opts.signal);
-          opts.onProgress?.(ids.length);
-        }
-        if (ended === null) {
-          for (const id of ids) ledger.recordRead(id, read);
-          const complete = performance.now() - last >= opts.idleMs;
-          return { queue: opts.queue, deliveries: ids.length, durationMs: performance.now() - started, complete, leftInQueue: 0 };
-        }
-      } finally {
-        await closeChannelWithin(ch, 5_000).catch(() => undefined);
-      }
-      if (performance.now() - started > opts.timeoutMs)
-        throw new BrokerUnavailableError(`reading the stream ${opts.queue} from its first offset failed ${attempt} times, the last: ${ended}`);
-      await systemClock.sleep(500, opts.signal);
+  for (let attempt = 1; ; attempt++) {
+    const c = await connectAny(opts.urls, (attempt - 1) % opts.urls.length, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal });
+    c.connection.on('error', () => undefined);
+    let outcome: { ids: (string | undefined)[]; complete: boolean } | string;
+    try {
+      outcome = await readStreamOnce(c.connection, opts, started);
+    } finally {
+      await closeWithin(c.connection);
     }
-  });
+    if (typeof outcome !== 'string') {
+      const read = { queue: opts.queue, redelivered: false };
+      for (const id of outcome.ids) ledger.recordRead(id, read);
+      return { queue: opts.queue, deliveries: outcome.ids.length, durationMs: performance.now() - started, complete: outcome.complete, leftInQueue: 0 };
+    }
+    if (performance.now() - started > opts.timeoutMs)
+      throw new BrokerUnavailableError(`reading the stream ${opts.queue} from its first offset failed ${attempt} times, the last: ${outcome}`);
+    await systemClock.sleep(500, opts.signal);
+  }
+}
+
+/** One read of the stream from its first offset on `connection`: the ids, or why the broker refused or ended it. */
+async function readStreamOnce(
+  connection: ChannelModel,
+  opts: DrainOptions,
+  started: number,
+): Promise<{ ids: (string | undefined)[]; complete: boolean } | string> {
+  const ids: (string | undefined)[] = [];
+  let ended: string | null = null;
+  const ch = await connection.createChannel();
+  ch.on('error', (err: unknown) => (ended ??= errorMessage(err)));
+  ch.on('close', () => (ended ??= 'the channel closed'));
+  try {
+    await ch.prefetch(2_000);
+    let last = performance.now();
+    await ch
+      .consume(
+        opts.queue,
+        (msg) => {
+          if (!msg) {
+            ended ??= 'the broker cancelled the read';
+            return;
+          }
+          ch.ack(msg);
+          ids.push(typeof msg.properties.messageId === 'string' ? msg.properties.messageId : undefined);
+          last = performance.now();
+        },
+        { noAck: false, arguments: { 'x-stream-offset': 'first' } },
+      )
+      .catch((err: unknown) => {
+        ended ??= errorMessage(err);
+      });
+    while (ended === null && performance.now() - last < opts.idleMs && performance.now() - started <= opts.timeoutMs) {
+      if (opts.signal.aborted) throw new InterruptedError();
+      await systemClock.sleep(200, opts.signal);
+      opts.onProgress?.(ids.length);
+    }
+    return ended ?? { ids, complete: performance.now() - last >= opts.idleMs };
+  } finally {
+    await closeChannelWithin(ch, 5_000).catch(() => undefined);
+  }
 }

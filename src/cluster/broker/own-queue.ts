@@ -79,9 +79,14 @@ async function declareOwnQueue(
   await declare();
   const empty = async (): Promise<void> => {
     if (QUEUE_TYPE_TRAITS[type].readByOffset) await declare();
-    else await ctx.management.request('DELETE', `${path}/contents`);
+    else await purgeQueue(ctx, ref);
   };
   return { name: ref.queue, type, policy, remove, empty };
+}
+
+/** Every message of the queue removed (a stream cannot be purged: see OwnQueue.empty). */
+export async function purgeQueue(ctx: ClusterContext, ref: { vhost: string; queue: string }): Promise<void> {
+  await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(ref.vhost)}/${encodeURIComponent(ref.queue)}/contents`);
 }
 
 /**

@@ -11,7 +11,7 @@ import type { FaultKind } from '../../faults/kinds.js';
 import type { NetemSpec } from '../../faults/net/netem.js';
 import { type FaultPhase, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../../faults/leader-fault-run.js';
 import { currentLeader, type QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
-import { queueForRun } from '../../cluster/broker/own-queue.js';
+import { purgeQueue, queueForRun } from '../../cluster/broker/own-queue.js';
 import { ELECTS_A_LEADER, QUEUE_TYPE_TRAITS, type QueueType } from '../../cluster/broker/queue-types.js';
 import { shortNodeName } from '../../cluster/broker/queue-leadership.js';
 import type { Context } from '../../context.js';
@@ -23,10 +23,8 @@ import { maskUrl } from '../../url.js';
 import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
 
 /**
- * How long a producer under a fault waits, beyond --restore-after, to connect again, and for
- * credit or an unblocked connection: the restore's own bound (every node started and booted).
- * The fault is rmq-bench's own and always undone, so the run measures the broker, not a
- * producer that gave up before the restore.
+ * How long a producer under a fault waits, beyond --restore-after, to connect again and for credit
+ * or an unblocked connection: the restore's own bound. The fault is always undone: wait for it.
  */
 const FAULT_PATIENCE_MS = 180_000;
 
@@ -248,10 +246,6 @@ function outcomeTotals(rs: readonly CompareRun[]): NonNullable<ModeTotals['outco
   };
 }
 
-async function purge(ctx: Context, vhost: string, queue: string): Promise<void> {
-  await ctx.management.request('DELETE', `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}/contents`);
-}
-
 async function oneRun(
   ctx: Context,
   opts: CompareOptions,
@@ -363,11 +357,9 @@ class ProducerUnderFault {
           batchSize: 100,
           confirmTimeoutMs: opts.confirmTimeoutMs,
           heartbeatS: opts.heartbeatS,
-          // Its node down, or a queue without a majority that refuses the link, given no credit
-          // (AMQP 1.0) or blocked (0-9-1) while the fault lasts: a quorum loss or a power cut
-          // holds the queue until the restore has started the nodes and they have booted, longer
-          // than a minute on a loaded machine. A broker that refuses the first connection still
-          // fails at once (NoBrokerError).
+          // A quorum loss or a power cut holds the queue (no node, no credit, a blocked connection)
+          // until the restore's nodes have booted: over a minute on a loaded machine. A broker
+          // that refuses the first connection still fails at once (NoBrokerError).
           reconnectTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
           blockedTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
           runId: p.runId,
@@ -472,9 +464,10 @@ class RunInterrupted extends Error {
 export async function runCompare(ctx: Context, opts: CompareOptions): Promise<CompareResult> {
   await requireCluster(ctx);
   if (opts.fault !== 'none') await ctx.faults.check(opts.fault);
-  const own = await queueForRun(ctx, { vhost: opts.vhost, queue: opts.queue }, opts.queueType, opts.ownQueue);
+  const ref = { vhost: opts.vhost, queue: opts.queue };
+  const own = await queueForRun(ctx, ref, opts.queueType, opts.ownQueue);
   try {
-    return await compareRuns(ctx, opts, own ? () => own.empty() : () => purge(ctx, opts.vhost, opts.queue));
+    return await compareRuns(ctx, opts, own ? () => own.empty() : () => purgeQueue(ctx, ref));
   } finally {
     await own?.remove();
   }
