@@ -36,7 +36,6 @@ const graceMs = Number(values['grace-ms']);
 const amqpPort = Number(process.env.RMQ_BENCH_AMQP_PORT ?? 5672);
 const mgmtPort = Number(process.env.RMQ_BENCH_MANAGEMENT_PORT ?? 15672);
 const auth = `Basic ${Buffer.from('demo:demo').toString('base64')}`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function mgmt(path) {
   const r = await fetch(`http://127.0.0.1:${mgmtPort}${path}`, { headers: { authorization: auth }, signal: AbortSignal.timeout(10_000) });

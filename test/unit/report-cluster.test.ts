@@ -49,12 +49,13 @@ const nodes: StatusResult['nodes'] = [
 ];
 const members = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
 /** The default cluster's name and Prometheus port. */
-const where = { cluster: 'rmq-bench', prometheusPort: 15692, mend: null };
+const healthy = { members, stranded: [], majority: true };
+const where = { cluster: 'rmq-bench', prometheusPort: 15692, mend: null, streamCoordinator: healthy };
 
 describe('renderStatus', () => {
   it('names the cluster and its ports: a second cluster on others', () => {
     const b = nodes.map((n, i) => ({ ...n, name: `rmq-bench-b-rabbit${i + 1}`, amqpPort: 6672 + i, managementPort: 16672 + i }));
-    const text = renderStatus({ cluster: 'rmq-bench-b', prometheusPort: 16692, mend: null, reachable: true, nodes: b, queues: [] });
+    const text = renderStatus({ cluster: 'rmq-bench-b', prometheusPort: 16692, mend: null, streamCoordinator: healthy, reachable: true, nodes: b, queues: [] });
     expect(lines(text)[0]).toBe('cluster rmq-bench-b on 127.0.0.1: AMQP 6672-6674, management 16672-16674, Prometheus 16692');
     expect(lineStarting(text, 'rmq-bench-b-rabbit2 ')).toMatch(/^rmq-bench-b-rabbit2\s+paused\s+/);
   });
@@ -107,6 +108,20 @@ describe('renderStatus', () => {
     expect(text).toContain("\n\nnot whole: rabbit3 lists rabbit1, already restarted: restarting rabbit3 ('rmq-bench cluster up' does this)\n\n");
     const whole = renderStatus({ ...where, reachable: true, nodes, queues: [], mend: { whole: true, restart: [], why: null, text: 'whole' } });
     expect(whole).not.toContain('not whole');
+  });
+
+  it('a stream coordinator member that never started again: named, with what ends it; nothing when all run', () => {
+    const one = renderStatus({ ...where, reachable: true, nodes, queues: [], streamCoordinator: { members, stranded: ['rabbit@rabbit1'], majority: true } });
+    expect(one).toContain("\n\nstream coordinator: its member on rabbit1 never started again after a kill ('rmq-bench cluster up' adds it back)\n\n");
+    const two = renderStatus({
+      ...where,
+      reachable: true,
+      nodes,
+      queues: [],
+      streamCoordinator: { members, stranded: ['rabbit@rabbit1', 'rabbit@rabbit2'], majority: false },
+    });
+    expect(two).toContain('its member on rabbit1,rabbit2 never started again after a kill; it has lost its majority');
+    expect(renderStatus({ ...where, reachable: true, nodes, queues: [] })).not.toContain('stream coordinator');
   });
 
   it('unreachable: says so instead of a leader table', () => {
@@ -247,6 +262,7 @@ describe('renderFailover: faults that take no leader away', () => {
 
 const up: UpResult = {
   alreadyUp: false,
+  streamCoordinatorAddedBack: [],
   nodeCount: 3,
   elapsedMs: 48_200,
   image: { image: 'rmq-bench/rabbitmq:4.3', how: 'built', elapsedMs: 72_000 },
@@ -292,5 +308,11 @@ describe('renderUp', () => {
     expect(lineStarting(text, 'rabbit2')).toMatch(/^rabbit2\s+amqp:\/\/demo:\*\*\*@127\.0\.0\.1:5673\s+http:\/\/127\.0\.0\.1:15673$/);
     expect(lines(text).at(-1)).toBe('prometheus: http://127.0.0.1:15692/metrics');
     expect(lines(text)).toHaveLength(1 + 2 + 3 + 1);
+  });
+
+  it('a stream coordinator member added back: one line under the head', () => {
+    const text = renderUp({ ...up, image: undefined, elapsedMs: 12_900, streamCoordinatorAddedBack: ['rabbit2'] });
+    expect(lines(text)[0]).toBe('cluster up (3 nodes, RabbitMQ 4.3.6) in 12.9 s');
+    expect(lines(text)[1]).toBe("the stream coordinator's member on rabbit2 added back (it never started again after a kill)");
   });
 });

@@ -97,13 +97,13 @@ export class ManagementClient {
   }
 
   /** One request to one endpoint; `cancel` gives it up early (another endpoint answered). */
-  async requestOn(baseUrl: string, method: string, path: string, body?: unknown, cancel?: AbortSignal): Promise<unknown> {
+  async requestOn(baseUrl: string, method: string, path: string, body?: unknown, cancel?: AbortSignal, timeoutMs = this.requestTimeoutMs): Promise<unknown> {
     const url = `${baseUrl}${path}`;
     // A ref'd timer, not AbortSignal.timeout: that one is unref'd, so while a paused node holds
     // the request open nothing would keep the event loop alive and Node would exit (code 13, an
     // unsettled top-level await) instead of timing out.
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new Error(`no answer within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+    const timer = setTimeout(() => ac.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     try {
       const res = await fetch(url, {
         method,
@@ -127,7 +127,7 @@ export class ManagementClient {
    * /api/nodes for the whole 3 s timeout, a round fails after 5 s instead of 9; with one node
    * paused, the next one answers after 1 s instead of 3.
    */
-  async request(method: string, path: string, options: { body?: unknown; exclude?: readonly string[] } = {}): Promise<unknown> {
+  async request(method: string, path: string, options: { body?: unknown; exclude?: readonly string[]; timeoutMs?: number } = {}): Promise<unknown> {
     if (method === 'GET') return this.hedged(path, options.exclude);
     const n = this.endpoints.length;
     const failures: string[] = [];
@@ -136,7 +136,7 @@ export class ManagementClient {
       const ep = this.endpoints[idx]!;
       if (options.exclude?.includes(ep.node)) continue;
       try {
-        const result = await this.requestOn(ep.url, method, path, options.body);
+        const result = await this.requestOn(ep.url, method, path, options.body, undefined, options.timeoutMs);
         this.preferred = idx;
         return result;
       } catch (err) {

@@ -24,6 +24,13 @@ interface OwnQueue {
   empty(): Promise<void>;
 }
 
+/**
+ * How long a declaration may take. A stream's waits on the stream coordinator, which tries each
+ * of its members for 30 s; given up after the usual 3 s, the declaration would be sent to the next
+ * node, which answers at once that the queue exists, while it has no writer yet (or never gets one).
+ */
+const DECLARE_TIMEOUT_MS = 65_000;
+
 /** The policy's name for a queue: one per queue, so that two scenarios never share one. */
 const mirrorPolicyName = (queue: string): string => `rmq-bench-mirror-${queue}`;
 
@@ -56,6 +63,7 @@ async function declareOwnQueue(
       if (policyPath) await ctx.management.request('PUT', policyPath, { body: mirrorPolicy(exactPattern(ref.queue)) });
       await ctx.management.request('PUT', path, {
         body: { durable: true, auto_delete: false, arguments: { 'x-queue-type': BROKER_QUEUE_TYPE[type] } },
+        timeoutMs: DECLARE_TIMEOUT_MS,
       });
       const size = type === 'classic' ? 1 : ctx.config.nodes.length;
       const label = (q: QueueLeadership): string =>

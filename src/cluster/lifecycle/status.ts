@@ -5,6 +5,7 @@ import type { QueueLeadership } from '../broker/queue-leadership.js';
 import type { MendWhy } from '../mend/mend-plan.js';
 import { mendAdvice, mendGraceMs } from '../mend/partition-mend.js';
 import { nodeContainers } from './readiness.js';
+import { type CoordinatorState, coordinatorState, coordinatorViews } from './stream-coordinator.js';
 
 export interface NodeStatus {
   name: string;
@@ -39,6 +40,8 @@ export interface StatusResult {
    * mend-plan.ts). null on 4.3, where no partition outlives its fault.
    */
   mend: StatusMend | null;
+  /** The stream coordinator by every node's own word (stream-coordinator.ts): its members, and those stranded. */
+  streamCoordinator: CoordinatorState;
 }
 
 export interface StatusMend {
@@ -93,8 +96,10 @@ export async function clusterStatus(ctx: ClusterContext): Promise<StatusResult> 
       text: advice.step.action === 'wait' ? 'not every node answers and sees every other running yet' : advice.text,
     };
   }
+  const streamCoordinator = coordinatorState(await coordinatorViews(ctx, docker));
   return {
     mend,
+    streamCoordinator,
     cluster: config.clusterName,
     prometheusPort: config.prometheusPort,
     reachable,

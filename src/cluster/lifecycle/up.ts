@@ -11,6 +11,7 @@ import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
 import { checkLine, checkNodeCount, checkPublishedPorts, existingCluster, existingNodeCount, foreignFiles, writeClusterRecord } from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
+import { repairStreamCoordinator } from './stream-coordinator.js';
 import type { WaitOptions } from './wait.js';
 
 export interface NodeEndpoint {
@@ -34,6 +35,8 @@ export interface UpResult {
   partitionHandling: PartitionHandling | null;
   nodes: NodeEndpoint[];
   prometheusUrl: string;
+  /** Nodes whose stream coordinator member never started again after a kill, added back (stream-coordinator.ts). */
+  streamCoordinatorAddedBack: string[];
 }
 
 export function endpoints(ctx: ClusterContext): NodeEndpoint[] {
@@ -70,7 +73,8 @@ const nodeRange = (ctx: ClusterContext): string => `rabbit1..${ctx.config.nodes.
 
 /**
  * Bring the cluster up and wait until it is usable: 3 (or 5) healthy nodes in one cluster, the
- * definitions loaded, every quorum queue with a member online on every node. Idempotent: a cluster
+ * definitions loaded, every quorum queue with a member online on every node, and the stream
+ * coordinator's member running on every node it lists (stream-coordinator.ts). Idempotent: a cluster
  * that is already so is left alone, in well under a second. It records the node count for the
  * commands after it (record.ts).
  */
@@ -98,21 +102,31 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
     prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics`,
   };
 
-  if (!settingsChanged && (await clusterIsReady(ctx, defs))) {
+  // A running cluster: what a killed run left is undone, and nothing is started.
+  const upAgain = async (healed: boolean): Promise<UpResult> => {
     await clearAlarmsLeftBehind(ctx, docker);
+    const repaired = await repairStreamCoordinator(ctx, docker);
     await writeClusterRecord(config);
-    progress.succeed('cluster already up');
-    return { alreadyUp: true, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
-  }
+    const also = repaired.length === 0 ? '' : `the stream coordinator's member on ${repaired.join(', ')} added back`;
+    const why = [healed ? 'faults left behind were undone' : '', also].filter((w) => w !== '').join('; ');
+    progress.succeed(why === '' ? 'cluster already up' : `cluster up again (${why})`);
+    const version = await versionOf(ctx);
+    const alreadyUp = why === '';
+    return {
+      alreadyUp,
+      elapsedMs: performance.now() - started,
+      image: undefined,
+      composeTool: undefined,
+      version,
+      ...base,
+      streamCoordinatorAddedBack: repaired,
+    };
+  };
+  if (!settingsChanged && (await clusterIsReady(ctx, defs))) return upAgain(false);
 
   // Containers from other files are made again whatever they show; their faults are undone by the new ones.
   if (foreign === undefined) await healFaultsLeftBehind(ctx, docker);
-  if (!settingsChanged && (await clusterIsReady(ctx, defs))) {
-    await clearAlarmsLeftBehind(ctx, docker);
-    await writeClusterRecord(config);
-    progress.succeed('cluster up again (faults left behind were undone)');
-    return { alreadyUp: false, elapsedMs: performance.now() - started, image: undefined, composeTool: undefined, version: await versionOf(ctx), ...base };
-  }
+  if (!settingsChanged && (await clusterIsReady(ctx, defs))) return upAgain(true);
 
   progress.update('looking for a compose tool');
   const compose = await ctx.compose();
@@ -131,6 +145,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   await waitForReplicated(ctx, defs, remaining());
   // A node compose did not restart keeps a limit a killed run set (a restarted one reads rabbitmq.conf again).
   await clearAlarmsLeftBehind(ctx, docker);
+  const repaired = await repairStreamCoordinator(ctx, docker);
   const version = await versionOf(ctx);
   await writeClusterRecord(config);
   progress.succeed(
@@ -143,5 +158,6 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
     composeTool: `${compose.kind === 'v2' ? 'docker compose' : 'docker-compose'} ${compose.version}`,
     version,
     ...base,
+    streamCoordinatorAddedBack: repaired,
   };
 }

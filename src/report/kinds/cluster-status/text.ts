@@ -38,7 +38,16 @@ export function renderStatus(s: StatusResult): string {
     ]),
   );
   const split = s.mend && !s.mend.whole ? `\n\nnot whole: ${s.mend.text}${s.mend.restart.length > 0 ? ` ('rmq-bench cluster up' does this)` : ''}` : '';
-  if (!s.reachable) return `${head}\n${nodes}${split}\n\nno management endpoint answered: queue leaders unknown`;
+  const sc = s.streamCoordinator;
+  const stranded =
+    sc.stranded.length === 0
+      ? ''
+      : `\n\nstream coordinator: its member on ${members(sc.stranded)} never started again after a kill${
+          sc.majority
+            ? " ('rmq-bench cluster up' adds it back)"
+            : "; it has lost its majority, so no stream can be declared ('rmq-bench cluster down --volumes', then 'cluster up')"
+        }`;
+  if (!s.reachable) return `${head}\n${nodes}${split}${stranded}\n\nno management endpoint answered: queue leaders unknown`;
   const queues =
     s.queues.length === 0
       ? 'no quorum queues'
@@ -46,5 +55,5 @@ export function renderStatus(s: StatusResult): string {
           ['quorum queue', 'leader', 'members', 'online', 'messages'],
           s.queues.map((q) => [q.name, q.leader ? shortNodeName(q.leader) : 'none', members(q.members), members(q.online), q.messages ?? '-']),
         );
-  return `${head}\n${nodes}${split}\n\n${queues}`;
+  return `${head}\n${nodes}${split}${stranded}\n\n${queues}`;
 }
