@@ -24,11 +24,13 @@ export const CHECK_IDS = [
   'node-running',
   'partitions',
   'alarms',
+  'feature-flags',
   'unroutable-dropped',
   'quorum-members',
   'stream-retention',
   'dlq-messages',
   'unacked',
+  'unacked-unexplained',
   'no-consumers',
   'consumer-timeout',
 ] as const;

@@ -1,12 +1,12 @@
 import type { BrokerSnapshot } from '../cluster/broker/snapshot.js';
 import { Topology } from '../cluster/broker/topology.js';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type AuditStatus, type Check, type CheckId } from './check.js';
-import { alarms, clusterSize, nodeRunning, partitions, unroutableDropped } from './checks/cluster.js';
+import { alarms, clusterSize, featureFlags, nodeRunning, partitions, unroutableDropped } from './checks/cluster.js';
 import { consumerTimeout } from './checks/consumers.js';
 import { deadLetterStrategy, deliveryLimit, dlxConfigured, dlxRoute, requeueLoop, retryLoop } from './checks/dead-letters.js';
 import { exchangeDurable } from './checks/exchanges.js';
 import { mirroringPolicy, policyShadowed } from './checks/policies.js';
-import { dlqMessages, noConsumers, queueDurable, quorumMembers, queueType, streamRetentionCheck, unacked } from './checks/queues.js';
+import { dlqMessages, noConsumers, queueDurable, quorumMembers, queueType, streamRetentionCheck, unacked, unackedUnexplained } from './checks/queues.js';
 
 /**
  * The checklist of both articles: every check, in CHECK_IDS order (test/unit/audit-checks.test.ts
@@ -28,11 +28,13 @@ export const CHECKS: readonly Check[] = [
   nodeRunning,
   partitions,
   alarms,
+  featureFlags,
   unroutableDropped,
   quorumMembers,
   streamRetentionCheck,
   dlqMessages,
   unacked,
+  unackedUnexplained,
   noConsumers,
   consumerTimeout,
 ];

@@ -366,6 +366,13 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
     expect(i.fix).toEqual(expect.any(String));
   });
 
+  it("feature-flags: every stable flag of this cluster is enabled, by the broker's own list", async () => {
+    const flags = await mgmtGet<{ state: string; stability: string }[]>('/api/feature-flags');
+    expect(flags.filter((f) => f.state === 'disabled' && f.stability !== 'experimental')).toEqual([]);
+    const i = clusterItem(doc, 'feature-flags');
+    expect([i.status, i.message]).toEqual(['pass', `every stable feature flag of ${flags.length} enabled`]);
+  });
+
   it('stream-retention: a stream declared with x-max-age passes, naming it', () => {
     const i = item(doc, 'stream-retention', `queue ${q('events-kept')}`);
     expect([i.status, i.message, i.fix]).toEqual(['pass', 'retention: max-age 7D', null]);
@@ -392,6 +399,9 @@ describe('audit of topologies broken on purpose (one case per check)', { timeout
         1_000,
       );
       expect(busy.message).toMatch(/^3 unacked messages \(limit 3\)/);
+      // The same 3 within the one consumer's prefetch (10): explained, by the broker's own figures.
+      const explained = item((await audit()).doc, 'unacked-unexplained', `queue ${q('busy')}`);
+      expect([explained.status, explained.message]).toEqual(['pass', '3 unacked messages, within the prefetch of 1 consumer (10)']);
     } finally {
       await conn.close();
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_IDS, type AuditItem, type AuditOptions, type CheckId } from '../../src/audit/check.js';
 import { auditChecks, checkById, CHECKS } from '../../src/audit/checklist.js';
-import type { BrokerSnapshot } from '../../src/cluster/broker/snapshot.js';
+import type { BrokerSnapshot, FeatureFlagInfo } from '../../src/cluster/broker/snapshot.js';
 import { Topology } from '../../src/cluster/broker/topology.js';
 import { classicQueue, exchange, MEMBERS, node, policy, quorumQueue, stockSnapshot, streamQueue, stockWithDlq, unroutableStats } from './audit.fixtures.js';
 
@@ -22,15 +22,38 @@ function broken(): BrokerSnapshot {
   s.nodes = [node(MEMBERS[0]!, { mem_alarm: true }), node(MEMBERS[1]!, { running: false, partitions: [MEMBERS[0]!] })];
   s.queues.push(
     classicQueue('t.transient', { durable: false, messages_ready: 4, messages_unacknowledged: 2_000 }),
-    quorumQueue('t.q', { online: [MEMBERS[0]!] }),
+    quorumQueue('t.q', { online: [MEMBERS[0]!], messages_unacknowledged: 7 }),
     quorumQueue('t.dlq', { messages: 2 }),
     streamQueue('t.events'),
   );
   s.exchanges.push(exchange('t.x', 'topic', { durable: false }));
   s.policies.push(policy('ha-legacy', '^legacy\\.', { 'ha-mode': 'all' }), policy('low', '^demo\\.orders$', { 'message-ttl': 1_000 }, 1));
   s.overview.message_stats = unroutableStats(7, 2);
+  s.featureFlags = [flag('quorum_queue', 'enabled'), flag('khepri_db', 'disabled')];
   return s;
 }
+
+const flag = (name: string, state: string, stability = 'stable'): FeatureFlagInfo => ({ name, state, stability });
+
+/** demo.orders with `unacked` unacknowledged messages and these consumers: [prefetch, ack_required]. */
+function heldBy(unacked: number, ...consumers: [prefetch: number | undefined, ackRequired: boolean][]): () => BrokerSnapshot {
+  return () => {
+    const s = stockSnapshot();
+    s.queues[0]!.messages_unacknowledged = unacked;
+    s.queues[0]!.consumers = consumers.length;
+    s.consumers = consumers.map(([prefetch, ackRequired], i) => ({
+      queue: { name: 'demo.orders', vhost: '/' },
+      consumer_tag: `ctag-${i + 1}`,
+      ack_required: ackRequired,
+      ...(prefetch === undefined ? {} : { prefetch_count: prefetch }),
+    }));
+    return s;
+  };
+}
+
+const withFlags =
+  (...flags: FeatureFlagInfo[]) =>
+  (): BrokerSnapshot => ({ ...stockSnapshot(), featureFlags: flags });
 
 /** The stock snapshot with the overview's message_stats replaced (undefined: none at all). */
 function withStats(stats: BrokerSnapshot['overview']['message_stats']): () => BrokerSnapshot {
@@ -109,10 +132,57 @@ describe('single checks, run directly', () => {
       options: { maxUnacked: 2_001 },
       expected: ['pass queue demo.orders', 'pass queue demo.retry', 'pass queue t.transient', 'pass queue t.q', 'pass queue t.dlq'],
     },
+    { id: 'unacked-unexplained', snapshot: stockSnapshot, expected: [] },
+    { id: 'unacked-unexplained', snapshot: broken, expected: ['warn queue t.q'] },
+    { id: 'unacked-unexplained', snapshot: heldBy(10, [5, true], [5, true]), expected: ['pass queue demo.orders'] },
+    { id: 'unacked-unexplained', snapshot: heldBy(11, [5, true], [5, true]), expected: ['warn queue demo.orders'] },
+    { id: 'unacked-unexplained', snapshot: heldBy(11, [5, true], [50, false]), expected: ['warn queue demo.orders'] },
+    { id: 'unacked-unexplained', snapshot: heldBy(500, [5, true], [0, true]), expected: ['pass queue demo.orders'] },
+    { id: 'unacked-unexplained', snapshot: heldBy(500, [undefined, true]), expected: ['pass queue demo.orders'] },
+    { id: 'unacked-unexplained', snapshot: heldBy(3), expected: ['warn queue demo.orders'] },
+    {
+      id: 'unacked-unexplained',
+      snapshot: () => {
+        // The statistics still count the consumer that closed a moment ago; the live list has none.
+        const s = heldBy(3)();
+        s.queues[0]!.consumers = 1;
+        return s;
+      },
+      expected: ['pass queue demo.orders'],
+    },
+    { id: 'feature-flags', snapshot: stockSnapshot, expected: [] },
+    {
+      id: 'feature-flags',
+      snapshot: withFlags(flag('quorum_queue', 'enabled', 'required'), flag('khepri_db', 'enabled')),
+      expected: ['pass cluster rabbit@rabbit1'],
+    },
+    { id: 'feature-flags', snapshot: withFlags(flag('quorum_queue', 'enabled'), flag('khepri_db', 'disabled')), expected: ['warn cluster rabbit@rabbit1'] },
+    {
+      id: 'feature-flags',
+      snapshot: withFlags(flag('quorum_queue', 'enabled'), flag('new_thing', 'disabled', 'experimental')),
+      expected: ['pass cluster rabbit@rabbit1'],
+    },
   ];
 
   it.each(cases.map((c) => [`${c.id}: ${c.expected.join(', ')}`, c] as const))('%s', (_name, c) => {
     expect(brief(run(c.id, c.snapshot(), c.options))).toEqual(c.expected);
+  });
+
+  it('unacked-unexplained: the message says how many are held beyond the prefetch, or that no consumer is left', () => {
+    expect(run('unacked-unexplained', heldBy(11, [5, true], [5, true])())[0]?.message).toBe(
+      '11 unacked messages, more than the prefetch of its 2 consumers allows (10): 1 held by a cancelled consumer or for a channel that is gone',
+    );
+    expect(run('unacked-unexplained', heldBy(3)())[0]?.message).toBe(
+      '3 unacked messages and no consumer: held by a cancelled consumer or for a channel that is gone',
+    );
+    expect(run('unacked-unexplained', heldBy(3)())[0]?.fix).toContain('rabbitmq-server #15473');
+    expect(run('unacked-unexplained', heldBy(10, [5, true], [5, true])())[0]?.message).toBe('10 unacked messages, within the prefetch of 2 consumers (10)');
+  });
+
+  it('feature-flags: names the disabled flags and the command that enables them', () => {
+    const [item] = run('feature-flags', withFlags(flag('a', 'disabled'), flag('b', 'enabled'), flag('c', 'disabled'))());
+    expect(item?.message).toMatch(/^2 stable feature flags disabled \(a, c\): /);
+    expect(item?.fix).toContain('rabbitmqctl enable_feature_flag all');
   });
 
   it('retry-loop: the message and fix name the loop, its TTL and the exchange to bind a DLQ to', () => {

@@ -78,6 +78,33 @@ export const alarms: Check = {
     }),
 };
 
+/**
+ * Feature flags left disabled: an upgrade that never ran `rabbitmqctl enable_feature_flag all`.
+ * The next upgrade refuses to start while a flag it requires is off, and what the flags bring (on
+ * 4.x, Khepri's metadata store among them) is not in use. Only stable flags: an experimental one
+ * is off by design. One item for the cluster; none when the broker lists no flags (a snapshot
+ * without them).
+ */
+export const featureFlags: Check = {
+  id: 'feature-flags',
+  title: 'every stable feature flag is enabled',
+  run: (s) => {
+    const flags = s.featureFlags ?? [];
+    if (flags.length === 0) return [];
+    const off = flags.filter((f) => f.state === 'disabled' && f.stability !== 'experimental').map((f) => f.name);
+    return [
+      off.length > 0
+        ? warn(
+            'feature-flags',
+            clusterObject(s),
+            `${plural(off.length, 'stable feature flag')} disabled (${off.join(', ')}): the upgrade was not finished, and the next one refuses to start while a flag it requires is off`,
+            'rabbitmqctl enable_feature_flag all, once every node runs the new version',
+          )
+        : pass('feature-flags', clusterObject(s), `every stable feature flag of ${flags.length} enabled`),
+    ];
+  },
+};
+
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /**

@@ -115,6 +115,52 @@ export const unacked: Check = {
     }),
 };
 
+/**
+ * A quorum queue's unacknowledged messages against what its consumers may hold: each consumer
+ * that acks holds at most its prefetch (basic.qos; 0 is no limit). What is held beyond that is held
+ * by a consumer that was cancelled (its channel must still ack or close), or for a channel that is
+ * gone: rabbitmq-server #15473 saw it after a leader election, and rmq-bench's chaos on 5 nodes
+ * after partitions. The queue's figures are its last statistics (every 5 s) while the consumer
+ * list is read live, so a queue whose statistics count other consumers than the list is not judged:
+ * a consumer came or went a moment ago. Only queues with unacknowledged messages are listed.
+ */
+export const unackedUnexplained: Check = {
+  id: 'unacked-unexplained',
+  title: "quorum queues hold no more unacked messages than their consumers' prefetch explains",
+  run: (s, t) =>
+    auditedQueues(t, { streams: false })
+      .filter(({ eq, queue: q }) => eq.type === 'quorum' && (q.messages_unacknowledged ?? 0) > 0)
+      .map(({ queue: q, object: obj }) => {
+        const held = q.messages_unacknowledged!;
+        const all = (s.consumers ?? []).filter((c) => c.queue.name === q.name && c.queue.vhost === q.vhost);
+        if (q.consumers !== undefined && q.consumers !== all.length)
+          return pass(
+            'unacked-unexplained',
+            obj,
+            `${plural(held, 'unacked message')}; not judged: its statistics count ${plural(q.consumers, 'consumer')}, the broker lists ${all.length} now`,
+          );
+        const consumers = all.filter((c) => c.ack_required !== false);
+        const unlimited = consumers.find((c) => !(typeof c.prefetch_count === 'number' && c.prefetch_count > 0));
+        if (unlimited) return pass('unacked-unexplained', obj, `${plural(held, 'unacked message')}; consumer ${unlimited.consumer_tag} has no prefetch limit`);
+        const may = consumers.reduce((sum, c) => sum + c.prefetch_count!, 0);
+        if (held <= may)
+          return pass(
+            'unacked-unexplained',
+            obj,
+            `${plural(held, 'unacked message')}, within the prefetch of ${plural(consumers.length, 'consumer')} (${may})`,
+          );
+        const where = 'held by a cancelled consumer or for a channel that is gone';
+        return warn(
+          'unacked-unexplained',
+          obj,
+          consumers.length === 0
+            ? `${plural(held, 'unacked message')} and no consumer: ${where}`
+            : `${plural(held, 'unacked message')}, more than the prefetch of its ${plural(consumers.length, 'consumer')} allows (${may}): ${held - may} ${where}`,
+          'find the channel that holds them (rabbitmqctl list_channels name messages_unacknowledged); a channel returns them by acking or closing. If none holds them, they are stuck: RabbitMQ delivers them to nobody (rabbitmq-server #15473)',
+        );
+      }),
+};
+
 export const noConsumers: Check = {
   id: 'no-consumers',
   title: 'work queues with ready messages have a consumer',

@@ -66,7 +66,17 @@ export interface ConsumerInfo {
   queue: { name: string; vhost: string };
   consumer_tag: string;
   ack_required?: boolean;
+  /** basic.qos per consumer: 0 is no limit. */
+  prefetch_count?: number;
   arguments?: Record<string, unknown>;
+}
+
+/** One feature flag (/api/feature-flags): `state` enabled, disabled or unavailable; `stability` required, stable or experimental. */
+export interface FeatureFlagInfo {
+  name: string;
+  state: string;
+  stability?: string;
+  desc?: string;
 }
 
 export interface OverviewInfo {
@@ -93,6 +103,8 @@ export interface BrokerSnapshot {
   policies: PolicyInfo[];
   /** Absent in snapshots made before consumers were read (test fixtures): none. */
   consumers?: ConsumerInfo[];
+  /** Absent in snapshots made before feature flags were read (test fixtures): none. */
+  featureFlags?: FeatureFlagInfo[];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -183,14 +195,23 @@ export class SnapshotReader {
   }
 }
 
-export const SNAPSHOT_PATHS = ['/api/overview', '/api/nodes', '/api/queues', '/api/exchanges', '/api/bindings', '/api/policies', '/api/consumers'] as const;
+export const SNAPSHOT_PATHS = [
+  '/api/overview',
+  '/api/nodes',
+  '/api/queues',
+  '/api/exchanges',
+  '/api/bindings',
+  '/api/policies',
+  '/api/consumers',
+  '/api/feature-flags',
+] as const;
 
 function list<T>(v: unknown): T[] {
   return Array.isArray(v) ? (v as T[]) : [];
 }
 
 export function snapshotOf(bodies: readonly unknown[]): BrokerSnapshot {
-  const [overview, nodes, queues, exchanges, bindings, policies, consumers] = bodies;
+  const [overview, nodes, queues, exchanges, bindings, policies, consumers, featureFlags] = bodies;
   return {
     overview: (overview ?? {}) as OverviewInfo,
     nodes: list<NodeInfo>(nodes),
@@ -199,6 +220,7 @@ export function snapshotOf(bodies: readonly unknown[]): BrokerSnapshot {
     bindings: list<BindingInfo>(bindings),
     policies: list<PolicyInfo>(policies),
     consumers: list<ConsumerInfo>(consumers),
+    featureFlags: list<FeatureFlagInfo>(featureFlags),
   };
 }
 
