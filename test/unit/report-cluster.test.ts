@@ -48,8 +48,9 @@ const nodes: StatusResult['nodes'] = [
   },
 ];
 const members = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
+const MEMBERS_LEADER = 'rabbit@rabbit3';
 /** The default cluster's name and Prometheus port. */
-const healthy = { members, stranded: [], majority: true };
+const healthy = { leader: MEMBERS_LEADER, members, stranded: [], outside: [], majority: true };
 const where = { cluster: 'rmq-bench', prometheusPort: 15692, mend: null, streamCoordinator: healthy };
 
 describe('renderStatus', () => {
@@ -110,18 +111,22 @@ describe('renderStatus', () => {
     expect(whole).not.toContain('not whole');
   });
 
-  it('a stream coordinator member that never started again: named, with what ends it; nothing when all run', () => {
-    const one = renderStatus({ ...where, reachable: true, nodes, queues: [], streamCoordinator: { members, stranded: ['rabbit@rabbit1'], majority: true } });
-    expect(one).toContain("\n\nstream coordinator: its member on rabbit1 never started again after a kill ('rmq-bench cluster up' adds it back)\n\n");
-    const two = renderStatus({
-      ...where,
-      reachable: true,
-      nodes,
-      queues: [],
-      streamCoordinator: { members, stranded: ['rabbit@rabbit1', 'rabbit@rabbit2'], majority: false },
-    });
-    expect(two).toContain('its member on rabbit1,rabbit2 never started again after a kill; it has lost its majority');
+  it.each([
+    [{ stranded: ['rabbit@rabbit1'] }, "its member on rabbit1 never started again after a kill ('rmq-bench cluster up' makes it whole)"],
+    [{ outside: ['rabbit@rabbit1'] }, 'the member on rabbit1 runs outside it (its node was forgotten while the coordinator could not record it)'],
+    [
+      { leader: undefined, stranded: ['rabbit@rabbit1', 'rabbit@rabbit2'], majority: false },
+      'its member on rabbit1,rabbit2 never started again after a kill; it has no majority, so no stream can be declared or elect a writer',
+    ],
+  ])('the stream coordinator: %j named, with what ends it', (over, text) => {
+    const out = renderStatus({ ...where, reachable: true, nodes, queues: [], streamCoordinator: { ...healthy, ...over } });
+    expect(out).toContain(`\n\nstream coordinator: ${text}`);
+  });
+
+  it('a whole stream coordinator, or none yet: nothing said', () => {
     expect(renderStatus({ ...where, reachable: true, nodes, queues: [] })).not.toContain('stream coordinator');
+    const none = { leader: undefined, members: [], stranded: [], outside: [], majority: false };
+    expect(renderStatus({ ...where, reachable: true, nodes, queues: [], streamCoordinator: none })).not.toContain('stream coordinator');
   });
 
   it('unreachable: says so instead of a leader table', () => {
@@ -262,7 +267,7 @@ describe('renderFailover: faults that take no leader away', () => {
 
 const up: UpResult = {
   alreadyUp: false,
-  streamCoordinatorAddedBack: [],
+  streamCoordinatorRepairs: [],
   nodeCount: 3,
   elapsedMs: 48_200,
   image: { image: 'rmq-bench/rabbitmq:4.3', how: 'built', elapsedMs: 72_000 },
@@ -310,9 +315,10 @@ describe('renderUp', () => {
     expect(lines(text)).toHaveLength(1 + 2 + 3 + 1);
   });
 
-  it('a stream coordinator member added back: one line under the head', () => {
-    const text = renderUp({ ...up, image: undefined, elapsedMs: 12_900, streamCoordinatorAddedBack: ['rabbit2'] });
+  it('a stream coordinator repair: its line under the head', () => {
+    const repair = "the stream coordinator's member on rabbit2 never started again after a kill: removed, for the coordinator to add it afresh";
+    const text = renderUp({ ...up, image: undefined, elapsedMs: 12_900, streamCoordinatorRepairs: [repair] });
     expect(lines(text)[0]).toBe('cluster up (3 nodes, RabbitMQ 4.3.6) in 12.9 s');
-    expect(lines(text)[1]).toBe("the stream coordinator's member on rabbit2 added back (it never started again after a kill)");
+    expect(lines(text)[1]).toBe(repair);
   });
 });

@@ -35,8 +35,8 @@ export interface UpResult {
   partitionHandling: PartitionHandling | null;
   nodes: NodeEndpoint[];
   prometheusUrl: string;
-  /** Nodes whose stream coordinator member never started again after a kill, added back (stream-coordinator.ts). */
-  streamCoordinatorAddedBack: string[];
+  /** What was done to make the stream coordinator whole again, a line each (stream-coordinator.ts); empty: nothing. */
+  streamCoordinatorRepairs: string[];
 }
 
 export function endpoints(ctx: ClusterContext): NodeEndpoint[] {
@@ -107,7 +107,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
     await clearAlarmsLeftBehind(ctx, docker);
     const repaired = await repairStreamCoordinator(ctx, docker);
     await writeClusterRecord(config);
-    const also = repaired.length === 0 ? '' : `the stream coordinator's member on ${repaired.join(', ')} added back`;
+    const also = repaired.length === 0 ? '' : 'the stream coordinator made whole';
     const why = [healed ? 'faults left behind were undone' : '', also].filter((w) => w !== '').join('; ');
     progress.succeed(why === '' ? 'cluster already up' : `cluster up again (${why})`);
     const version = await versionOf(ctx);
@@ -119,7 +119,7 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
       composeTool: undefined,
       version,
       ...base,
-      streamCoordinatorAddedBack: repaired,
+      streamCoordinatorRepairs: repaired,
     };
   };
   if (!settingsChanged && (await clusterIsReady(ctx, defs))) return upAgain(false);
@@ -158,6 +158,6 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
     composeTool: `${compose.kind === 'v2' ? 'docker compose' : 'docker-compose'} ${compose.version}`,
     version,
     ...base,
-    streamCoordinatorAddedBack: repaired,
+    streamCoordinatorRepairs: repaired,
   };
 }

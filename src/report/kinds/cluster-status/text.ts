@@ -39,14 +39,14 @@ export function renderStatus(s: StatusResult): string {
   );
   const split = s.mend && !s.mend.whole ? `\n\nnot whole: ${s.mend.text}${s.mend.restart.length > 0 ? ` ('rmq-bench cluster up' does this)` : ''}` : '';
   const sc = s.streamCoordinator;
-  const stranded =
-    sc.stranded.length === 0
-      ? ''
-      : `\n\nstream coordinator: its member on ${members(sc.stranded)} never started again after a kill${
-          sc.majority
-            ? " ('rmq-bench cluster up' adds it back)"
-            : "; it has lost its majority, so no stream can be declared ('rmq-bench cluster down --volumes', then 'cluster up')"
-        }`;
+  const problems = [
+    ...(sc.stranded.length > 0 ? [`its member on ${members(sc.stranded)} never started again after a kill`] : []),
+    ...(sc.outside.length > 0
+      ? [`the member on ${members(sc.outside)} runs outside it (its node was forgotten while the coordinator could not record it)`]
+      : []),
+    ...(sc.members.length > 0 && !sc.majority ? ['it has no majority, so no stream can be declared or elect a writer'] : []),
+  ];
+  const stranded = problems.length === 0 ? '' : `\n\nstream coordinator: ${problems.join('; ')} ('rmq-bench cluster up' makes it whole)`;
   if (!s.reachable) return `${head}\n${nodes}${split}${stranded}\n\nno management endpoint answered: queue leaders unknown`;
   const queues =
     s.queues.length === 0

@@ -10,10 +10,7 @@ export function renderUp(r: UpResult): string {
     ? `cluster already up (${what}), checked in ${formatMs(r.elapsedMs)}`
     : `cluster up (${what}) in ${formatMs(r.elapsedMs)}` +
       (r.image ? `; image ${r.image.image} ${r.image.how}${r.image.how === 'present' ? '' : ` in ${formatMs(r.image.elapsedMs)}`}` : '');
-  const added =
-    r.streamCoordinatorAddedBack.length === 0
-      ? ''
-      : `\nthe stream coordinator's member on ${r.streamCoordinatorAddedBack.join(', ')} added back (it never started again after a kill)`;
+  const added = r.streamCoordinatorRepairs.length === 0 ? '' : r.streamCoordinatorRepairs.map((line) => `\n${line}`).join('');
   const table = renderTable(
     ['node', 'amqp', 'management'],
     r.nodes.map((n) => [n.name, n.amqpUrl, n.managementUrl]),
