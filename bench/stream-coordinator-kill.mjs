@@ -21,6 +21,12 @@ const { values } = parseArgs({
 });
 const env = process.env;
 const name = env.RMQ_BENCH_NAME || 'rmq-bench';
+if (name === 'rmq-bench') {
+  console.error(
+    "stream-coordinator-kill: removes its cluster's volumes for every run: name a cluster of its own (RMQ_BENCH_NAME and its ports, see the header)",
+  );
+  process.exit(2);
+}
 const container = name === 'rmq-bench' ? 'rabbit1' : `${name}-rabbit1`;
 const mgmt = `http://127.0.0.1:${env.RMQ_BENCH_MANAGEMENT_PORT || '15672'}`;
 const auth = `Basic ${Buffer.from(`${env.RMQ_BENCH_USER || 'demo'}:${env.RMQ_BENCH_PASSWORD || 'demo'}`).toString('base64')}`;
