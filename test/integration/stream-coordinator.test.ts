@@ -9,7 +9,7 @@ import { CONTAINERS, MGMT_PORTS, NODES, PASSWORD, USER, eventually, parseJson, r
  *   reproduces that kill). Planted without the race: the member stopped and its name removed from
  *   Ra's directory on rabbit2, then rabbit2 killed and started again.
  * - Outside: a member the coordinator removed while it could not hear of it, running on with its
- *   old membership (found on CI's kept volumes, beside a stranded member: no majority left).
+ *   old membership; beside a stranded member, no majority is left.
  * Every check of the state is the test's own: rabbitmqctl in the nodes' containers, and a node's
  * management API, never rmq-bench's code. Heavy tier (shard j).
  */
@@ -131,7 +131,7 @@ describe('the stream coordinator: members a kill or a forget left behind', { tim
       await deleteStream(led);
     }
   });
-  it("a member outside the coordinator beside a stranded one, so no majority (CI's volumes had it): status names both; up deletes the outsider, forces the coordinator down to the last member, and it adds the others back", async () => {
+  it('a member outside the coordinator beside a stranded one, so no majority: status names both; up deletes the outsider, forces the coordinator down to the last member, and it adds the others back', async () => {
     const stream = uniqueName('coordinator-split');
     const outsider = CONTAINERS[0]!; // rabbit1
     const outsiderNode = `rabbit@${NODES[0]}`;

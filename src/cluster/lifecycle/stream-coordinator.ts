@@ -14,17 +14,17 @@ import { stopwatch } from './wait.js';
  *
  * A node killed within about half a second of its member starting (the first stream declared on
  * the cluster, or the member added back after the node rejoined) comes back without that name:
- * Ra's directory had not saved it yet (a dets file saved 500 ms after a write). Seen here in 4 of 4
- * kills 0 to 0.6 s after the first stream's declaration, on 4.3.6; none 1 s after. The node then
- * never starts its member again, while the coordinator still lists it:
+ * Ra's directory had not saved it yet (a dets file saved 500 ms after a write);
+ * bench/stream-coordinator-kill.mjs measures the window. The node then never starts its member
+ * again, while the coordinator still lists it:
  * - every stream whose writer runs on that node shows no member online (the management API asks
  *   the writer's node's own member);
  * - a second such node takes the coordinator's majority, and no stream can then be declared or
  *   elect a writer.
  * A node the coordinator removed while the node's member could not hear of it (a node forgotten
  * while the coordinator was busy) keeps that member running with its old membership, outside the
- * coordinator: the leader cannot add the node again (`already_started`, every tick). CI's kept
- * volumes had one beside a stranded member, which left no majority.
+ * coordinator: the leader cannot add the node again (`already_started`, every tick). Beside a
+ * stranded member it leaves the coordinator without a majority.
  * The coordinator's leader adds a node it does not list within its next ticks, so deleting or
  * removing the broken member is the repair (repairStreamCoordinator). `cluster up` does it;
  * `cluster status` shows the state.
