@@ -5,7 +5,7 @@ import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/demos/consum
 import amqp from 'amqplib';
 import { AMQP_URLS, ROOT, eventually, mgmtGet, uniqueName } from './cli.js';
 import { brokerMissesOnly } from './consumer-timeout-checks.js';
-import { WORKSHOP_TIMEOUT_MS, workshopDoc } from './workshop-run.js';
+import { WORKSHOP_TIMEOUT_MS, workshopOutcome } from './workshop-run.js';
 
 type Doc = ConsumerTimeoutDemoResult;
 
@@ -21,12 +21,15 @@ describe('consumer-timeout-demo (RabbitMQ 4.3 quorum queue consumer timeouts)', 
   it("the workshop's run: each of the three ways sets the timeout; the broker cancels, keeps the channel, returns the message (or, once at most, misses and the demo says so); the naive consumer is left idle, rmq-bench's processes everything once", {
     timeout: WORKSHOP_TIMEOUT_MS,
   }, async () => {
-    const d = await workshopDoc<Doc>('consumer-timeout-demo');
-    // A way where RabbitMQ never timed out the held delivery fails the verdict, and only in the
-    // claims that consumer's cancel makes (consumer-timeout-checks.ts); its other consumer, and
-    // every other way, are held to every claim below.
+    const o = await workshopOutcome('consumer-timeout-demo');
+    expect(o.doc, `no --json document (exit ${o.exitCode}):\n${o.stderr}`).not.toBeNull();
+    const d = o.doc as Doc;
+    // A way where RabbitMQ never timed out the held delivery fails the verdict (exit 1), and only
+    // in the claims that consumer's cancel makes (consumer-timeout-checks.ts); its other consumer,
+    // and every other way, are held to every claim below.
     const missed = brokerMissesOnly(d);
     expect(d.ok, d.runs.flatMap((r) => r.problems).join('\n')).toBe(missed.length === 0);
+    expect(o.exitCode, o.stderr).toBe(missed.length === 0 ? 0 : 1);
     expect(d.runs.map((r) => r.via)).toEqual(['queue-argument', 'policy', 'consumer-argument']);
     for (const r of d.runs) {
       const all = r.messageIds;
