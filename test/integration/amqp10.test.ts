@@ -62,6 +62,8 @@ describe('AMQP 1.0 under a leader kill (compare --protocol amqp10)', { timeout: 
     const w = witnessAt(lines, 'before-drain', 'amqp10-presettled', queue);
     const { seqs, foreign } = seqsOf(w.ids!, off.runId);
     expect(foreign).toEqual([]);
+    // Every id one the producer meant to send: below N.
+    expect(seqs.filter((x) => x >= N)).toEqual([]);
     expect(off.producer.amqp10.settlement).toBe('pre-settled');
     expect(off.producer.written, 'the producer reported every message sent').toBe(N);
     expect(off.reconciliation.counts.confirmed).toBe(0);
