@@ -3,6 +3,7 @@ import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import { retryUntil } from '../util/retry.js';
 import type { Docker } from '../cluster/docker/engine.js';
 import { containerOf, ctl, rejoin } from '../cluster/lifecycle/forgotten-nodes.js';
+import { repairStreamCoordinator } from '../cluster/lifecycle/stream-coordinator.js';
 import type { AppliedFault } from './applied.js';
 import { shortNodeName } from '../cluster/broker/queue-leadership.js';
 import type { FaultSpec } from './spec.js';
@@ -14,7 +15,8 @@ import type { FaultSpec } from './spec.js';
  * member it leaves behind is removed with delete_member: removeMembersLeft); the
  * restore resets it, joins it to the cluster again, starts it and adds its quorum queue members
  * back (`reset`, `join_cluster`, `start_app`, `rabbitmq-queues grow <node> all`): a fresh
- * member that catches up from the others (cluster/lifecycle/forgotten-nodes.ts). `cluster up` does the
+ * member that catches up from the others (cluster/lifecycle/forgotten-nodes.ts). Where a stream was
+ * ever declared, the restore also waits for the stream coordinator to have the node again. `cluster up` does the
  * same to a node it finds forgotten (a killed run): rejoinForgottenNodes.
  */
 export const membership: FaultSpec<'membership'> = {
@@ -125,6 +127,10 @@ async function injectMembership(ctx: ClusterContext, nodeName: string): Promise<
     async restore() {
       if (fault.restored) return;
       await rejoin(docker, container, nodeName, peer);
+      // The node's stream coordinator member went with its reset: the coordinator's leader adds it
+      // back at a coming tick. Until then a stream call on the node can start a member of its own,
+      // outside the coordinator; the restore ends when every node is a running member again.
+      await repairStreamCoordinator(ctx, docker);
       fault.restored = true;
     },
   };

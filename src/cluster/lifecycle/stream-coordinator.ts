@@ -158,18 +158,23 @@ async function evalOn(ctx: ClusterContext, docker: Docker, nodeName: string, exp
 const ID = '{rabbit_stream_coordinator, node()}';
 
 /**
- * For `cluster up`: the stream coordinator made whole again, by RabbitMQ's own operations.
+ * The stream coordinator made whole again, by RabbitMQ's own operations.
  * - A member outside the coordinator (see CoordinatorState.outside) is deleted on its node
  *   (ra:force_delete_server); the leader then adds the node afresh.
  * - A stranded member is removed through the leader, which then adds the node afresh.
  * - Without a majority, the running member with the longest log is forced down to itself
  *   (Ra's force_shrink_members_to_current_member, what `rabbitmq-queues force_shrink` does for
  *   a quorum queue), becomes leader, and adds the others afresh. What it had not copied is lost.
- * Then up waits until every node is a running member. Returns one line per repair (empty: none).
+ * Then it waits until every node is a running member: also when nothing needed repair but a node
+ * is not a member yet (a node joined again, which the leader adds at a coming tick). Returns one
+ * line per repair (empty: none). `cluster up` and the membership fault's restore run it.
  */
 export async function repairStreamCoordinator(ctx: ClusterContext, docker: Docker): Promise<string[]> {
-  const state = coordinatorState(await coordinatorViews(ctx, docker));
-  if (!needsRepair(state)) return [];
+  const nodes = ctx.config.nodes.map((n) => n.nodeName);
+  const first = await coordinatorViews(ctx, docker);
+  const state = coordinatorState(first);
+  // Never started (no stream declared yet), or whole: nothing to do or wait for.
+  if (state.members.length === 0 || coordinatorWhole(first, nodes)) return [];
   const done: string[] = [];
   const say = (line: string): void => {
     ctx.progress.info(line);
@@ -219,7 +224,6 @@ export async function repairStreamCoordinator(ctx: ClusterContext, docker: Docke
       if (!printed.startsWith('{ok,')) throw new EnvironmentError(`the stream coordinator did not remove its member on ${shortNodeName(node)}: ${printed}`);
     }
   }
-  const nodes = ctx.config.nodes.map((n) => n.nodeName);
   const secs = stopwatch();
   await retryUntil(
     () => coordinatorViews(ctx, docker),
