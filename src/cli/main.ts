@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { brokerWait } from '../client/amqp091/connect.js';
+import { brokerWait } from '../client/connect-any.js';
 import { envFlag, loadConfig } from '../config.js';
 import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';

@@ -2,7 +2,7 @@ import { type QueueTypeCommand, queueTypesFor } from '../cluster/broker/queue-ty
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseUrls } from '../client/amqp091/connect.js';
+import { parseUrls } from '../client/connect-any.js';
 import { amqpUrl, type Config } from '../config.js';
 import { maskUrlsIn } from '../url.js';
 import { noUnitMessage, parseDurationMs } from '../util/duration.js';
@@ -112,8 +112,9 @@ export function percent(value: string): number {
 export const reconnectTimeoutOption = (): Option => timeoutOption('--reconnect-timeout <duration>', 'give up when no broker answers for this long', '60s');
 
 /**
- * --wait-for-broker: how long the first connection waits for a broker that refuses it (connect.ts,
- * BrokerWait). No default here: not given, RMQ_BENCH_WAIT_FOR_BROKER or 0 applies (main.ts).
+ * --wait-for-broker: how long the first connection waits for a broker that refuses it
+ * (connect-any.ts, BrokerWait). No default here: not given, RMQ_BENCH_WAIT_FOR_BROKER or 0
+ * applies (main.ts).
  */
 export const waitForBrokerOption = (): Option =>
   durationOption(

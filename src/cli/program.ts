@@ -53,7 +53,7 @@ type InvocationOf<D> = D extends CommandDef<infer N, infer O> ? { command: N; op
 
 /** argv → one typed invocation: a command's name and its options. No side effects: main.ts runs it. */
 export type Invocation = InvocationOf<Leaf<Entry>> & {
-  /** --wait-for-broker, only when given (main.ts hands it to connect.ts's brokerWait). */
+  /** --wait-for-broker, only when given (main.ts hands it to connect-any.ts's brokerWait). */
   waitForBrokerMs?: number;
 };
 

@@ -1,5 +1,5 @@
 import type { ProcessedStore } from '../store/processed.js';
-import type { FailureSpec } from './amqp091/consumer-failures.js';
+import type { FailureSpec } from './consumer-failures.js';
 import type { DeliveryRecord } from './consumer-result.js';
 
 /** What runConsumer is asked to do (options) and how a caller follows it (hooks). */

@@ -1,5 +1,4 @@
-import type { FailureAction10 } from './amqp10/failure-actions10.js';
-import type { FailureAction } from './amqp091/failure-actions.js';
+import type { FailureAction, FailureAction10 } from './consumer-failures.js';
 
 /** What runConsumer returns: the run's counters, and a record of each delivery. */
 

@@ -2,10 +2,9 @@ import type { Ledger } from '../ledger/ledger.js';
 import { LatencyRecorder } from '../measure/histogram.js';
 import { AdaptiveSamples } from '../measure/samples.js';
 import type { Clock } from '../util/retry.js';
-import type { Amqp10Outcomes } from './amqp10/outcomes.js';
 import type { FlushOutcome, PublishLoop } from './publish-loop.js';
 import type { PublisherOptions } from './publisher-options.js';
-import { countFlags, type PublisherResult, type PublisherSample } from './publisher-result.js';
+import { type Amqp10Outcomes, countFlags, type PublisherResult, type PublisherSample } from './publisher-result.js';
 
 /**
  * What a producer measures as it goes, whatever its protocol: messages written, confirms and

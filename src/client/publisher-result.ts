@@ -2,7 +2,6 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { LatencySummary } from '../measure/histogram.js';
 import type { FlushOutcome, TimelineEvent } from './publish-loop.js';
 import type { PublishMode } from './publish-rules.js';
-import type { Amqp10Outcomes } from './amqp10/outcomes.js';
 
 /** What runPublisher returns: the run's figures, its samples, and how they are counted from the ledger. */
 
@@ -66,6 +65,31 @@ export interface PublisherSample {
   written: number;
   confirmed: number;
   inFlight: number;
+}
+
+/** A rejected outcome's error, as the broker gave it. */
+export interface Rejection {
+  condition: string;
+  description: string;
+}
+
+/**
+ * The outcome counts of one AMQP 1.0 publisher run (what each outcome means: amqp10/outcomes.ts):
+ * transfers, not messages (a message sent twice can be counted twice).
+ */
+export interface Amqp10Outcomes {
+  /** Pre-settled (AMQP 1.0 without outcomes, the confirms-off mode) or settled on the broker's outcome. */
+  settlement: 'on-outcome' | 'pre-settled';
+  accepted: number;
+  released: number;
+  rejected: number;
+  modified: number;
+  /** Unsettled when the link or connection dropped: sent again. */
+  inDoubt: number;
+  /** No outcome within the confirm timeout: sent again (a late outcome still counts above). */
+  timedOut: number;
+  /** Rejections by the broker's condition and description, most frequent first. */
+  rejections: (Rejection & { count: number })[];
 }
 
 /** How many of the ledger's attempted sequences carry each flag (one sequence can carry several). */

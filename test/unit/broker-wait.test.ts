@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { type BrokerWait, NO_BROKER_HINT, connectAny, nextRound, noBrokerCode, noBrokerMessage } from '../../src/client/amqp091/connect.js';
+import { connectAny } from '../../src/client/amqp091/connect.js';
+import { type BrokerWait, NO_BROKER_HINT, nextRound, noBrokerCode, noBrokerMessage } from '../../src/client/connect-any.js';
 import { NoBrokerError } from '../../src/errors.js';
 import { loadConfig } from '../../src/config.js';
 import { BrokerUnavailableError, ExitCode, UsageError } from '../../src/errors.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, parseUrls, withHeartbeat } from '../../src/client/amqp091/connect.js';
+import { withHeartbeat } from '../../src/client/amqp091/connect.js';
+import { backoffMs, parseUrls } from '../../src/client/connect-any.js';
 import { ExitCode, UsageError } from '../../src/errors.js';
 
 function thrown(fn: () => unknown): unknown {

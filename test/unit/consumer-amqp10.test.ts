@@ -1,12 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { Connection, Receiver } from 'rhea';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_ACTIONS } from '../../src/client/amqp091/failure-actions.js';
 import { messageIdOf } from '../../src/client/amqp10/consumer10.js';
-import { ALL_FAILURE_ACTIONS, FAILURE_SETTLEMENTS10, failureActionRefusal, failureDescription } from '../../src/client/amqp10/consumer-failures10.js';
-import { FAILURE_ACTIONS10 } from '../../src/client/amqp10/failure-actions10.js';
+import { FAILURE_SETTLEMENTS10 } from '../../src/client/amqp10/consumer-failures10.js';
 import { ReceiveLink } from '../../src/client/amqp10/receive-link.js';
 import type { ConsumerCliOptions } from '../../src/cli/commands/consumer.js';
+import { ALL_FAILURE_ACTIONS, FAILURE_ACTIONS, FAILURE_ACTIONS10, failureActionRefusal, failureDescription } from '../../src/client/consumer-failures.js';
 import { consumer as consumerView } from '../../src/report/kinds/consumer/view.js';
 import type { Mismatch } from '../../src/report/shape-check.js';
 import { captureOutput, invocationOf, parse } from './program-harness.js';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ChannelModel } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { shouldFail } from '../../src/client/amqp091/consumer-failures.js';
+import { shouldFail } from '../../src/client/consumer-failures.js';
 import { Subscription } from '../../src/client/amqp091/subscription.js';
 import type { ConsumerResult, DeliveryRecord } from '../../src/client/consumer-result.js';
 import { deathSummary } from '../../src/client/delivery-headers.js';

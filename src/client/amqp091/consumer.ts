@@ -4,20 +4,17 @@ import { maskUrl } from '../../url.js';
 import { systemClock } from '../../util/retry.js';
 import { NoBrokerError } from '../../errors.js';
 import { closeChannelWithin, closeWithin, connectAny, type Connected } from './connect.js';
-import { shouldFail } from './consumer-failures.js';
+import { type FailureAction, shouldFail } from '../consumer-failures.js';
 import type { ConsumerHooks, ConsumerOptions } from '../consumer-options.js';
 import type { ConsumerResult, DeliveryOutcome } from '../consumer-result.js';
 import { ConsumerTally, type DeliveryFacts, workMsFor } from '../consumer-tally.js';
 import { deathSummary, numberHeader } from '../delivery-headers.js';
-import type { FailureAction } from './failure-actions.js';
 import { Subscription } from './subscription.js';
 
 /**
  * The consumer: manual ack or autoack, prefetch, simulated work, simulated failures, and an
  * optional durable (idempotent) record of what it processed. Returns data; never prints.
  */
-
-export type { FailureAction } from './failure-actions.js';
 
 /** Polling: the pause after a get that found the queue empty, and while the held deliveries are at the limit. */
 const POLL_EMPTY_MS = 50;

@@ -1,5 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { errorMessage } from '../../errors.js';
+import type { LeanConsumer, LeanConsumerOptions } from '../lean-consumer-options.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 
 /**
@@ -9,29 +10,6 @@ import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
  * plain amqplib consumer does, so that `bench` measures the broker and not its own consumer.
  * For consumers with failures, crashes and an idempotent store, see runConsumer.
  */
-
-export interface LeanConsumerOptions {
-  urls: readonly string[];
-  queue: string;
-  /** 0 = unlimited. */
-  prefetch: number;
-  /** One multiple-ack every N deliveries (1 = ack each). */
-  ackEvery: number;
-  heartbeatS: number;
-  /** Deadline to get the first connection. */
-  connectTimeoutMs: number;
-  signal: AbortSignal;
-  connectionName?: string;
-}
-
-export interface LeanConsumer {
-  /** Resolves, with why, if the connection, the channel or the subscription ends before stop(). */
-  readonly lost: Promise<string>;
-  /** Deliveries handed to onMessage so far. */
-  readonly received: number;
-  /** Ack what is pending, then close the channel and the connection. */
-  stop(): Promise<void>;
-}
 
 /** Resolves once basic.consume is in place. */
 export async function startLeanConsumer(opts: LeanConsumerOptions, onMessage: (msg: ConsumeMessage) => void): Promise<LeanConsumer> {

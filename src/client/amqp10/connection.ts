@@ -1,6 +1,6 @@
 import type { Connection, ConnectionOptions } from 'rhea';
 import { UsageError, errorMessage } from '../../errors.js';
-import { connectAnyWith, type ConnectOptions } from '../amqp091/connect.js';
+import { connectAnyWith, type ConnectOptions } from '../connect-any.js';
 
 /**
  * AMQP 1.0 connections (rhea) to the same URLs as AMQP 0-9-1: RabbitMQ 4 speaks both on port

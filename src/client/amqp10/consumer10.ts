@@ -1,6 +1,5 @@
 import type { Message } from 'rhea';
-import type { FailureSpec } from '../amqp091/consumer-failures.js';
-import { shouldFail } from '../amqp091/consumer-failures.js';
+import { type FailureAction10, type FailureSpec, shouldFail } from '../consumer-failures.js';
 import type { ConsumerHooks, ConsumerOptions } from '../consumer-options.js';
 import type { ConsumerResult, DeliveryOutcome } from '../consumer-result.js';
 import { ConsumerTally, type DeliveryFacts, workMsFor } from '../consumer-tally.js';
@@ -10,7 +9,6 @@ import { maskUrl } from '../../url.js';
 import { systemClock } from '../../util/retry.js';
 import { closeWithin10, queueAddress } from './connection.js';
 import { FAILURE_SETTLEMENTS10 } from './consumer-failures10.js';
-import type { FailureAction10 } from './failure-actions10.js';
 import { openReceiveLink, type ReceiveLink, type Received10 } from './receive-link.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { EventContext, Receiver } from 'rhea';
-import type { LeanConsumer } from '../amqp091/lean-consumer.js';
 import { errorMessage } from '../../errors.js';
 import { nowUs, PUBLISHED_AT_US_HEADER } from '../../measure/published-at.js';
+import type { LeanConsumer } from '../lean-consumer-options.js';
 import { closeWithin10, connectAny10, queueAddress } from './connection.js';
 
 /**

@@ -1,3 +1,5 @@
+import type { Rejection } from '../publisher-result.js';
+
 /**
  * What an AMQP 1.0 publisher learns about each message, and what the ledger makes of it. Pure.
  *
@@ -33,28 +35,6 @@ export const OUTCOME_RULES: Readonly<Record<Outcome, OutcomeRule>> = {
   rejected: { flag: 'nacked', resend: true },
   modified: { flag: 'nacked', resend: true },
 };
-
-/** A rejected outcome's error, as the broker gave it. */
-interface Rejection {
-  condition: string;
-  description: string;
-}
-
-/** The outcome counts of one AMQP 1.0 publisher run: transfers, not messages (a message sent twice can be counted twice). */
-export interface Amqp10Outcomes {
-  /** Pre-settled (AMQP 1.0 without outcomes, the confirms-off mode) or settled on the broker's outcome. */
-  settlement: 'on-outcome' | 'pre-settled';
-  accepted: number;
-  released: number;
-  rejected: number;
-  modified: number;
-  /** Unsettled when the link or connection dropped: sent again. */
-  inDoubt: number;
-  /** No outcome within the confirm timeout: sent again (a late outcome still counts above). */
-  timedOut: number;
-  /** Rejections by the broker's condition and description, most frequent first. */
-  rejections: (Rejection & { count: number })[];
-}
 
 /** The outcome a rhea delivery state names, or undefined (no state, or one the publisher does not know). Pure. */
 export function outcomeOf(state: unknown): Outcome | undefined {

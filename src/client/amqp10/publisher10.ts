@@ -9,9 +9,9 @@ import { AMQP10_MODES } from '../protocol.js';
 import type { PublishAnswers } from '../publish-answers.js';
 import { type PublishProtocol, PublishRun } from '../publish-run.js';
 import type { PublisherHooks, PublisherOptions } from '../publisher-options.js';
-import type { PublisherResult } from '../publisher-result.js';
+import type { Amqp10Outcomes, PublisherResult } from '../publisher-result.js';
 import { targetAddress } from './connection.js';
-import { type Amqp10Outcomes, OUTCOME_RULES, OUTCOMES, type Outcome, RejectionTally, rejectionOf } from './outcomes.js';
+import { OUTCOME_RULES, OUTCOMES, type Outcome, RejectionTally, rejectionOf } from './outcomes.js';
 import { dropSession, type SendSession, sendTransport } from './send-session.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { ConfirmChannel, GetMessage } from 'amqplib';
 import { closeWithin, connectAny } from '../../client/amqp091/connect.js';
-import { runConsumer, type FailureAction } from '../../client/amqp091/consumer.js';
+import { runConsumer } from '../../client/amqp091/consumer.js';
+import type { FailureAction } from '../../client/consumer-failures.js';
 import type { ConsumerResult } from '../../client/consumer-result.js';
 import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import { amqpUrl } from '../../config.js';

@@ -2,7 +2,7 @@ import { newRunId, type PublishMode } from '../../client/amqp091/publisher.js';
 import { DEFAULT_PROTOCOL, type Protocol, traitsOf } from '../../client/protocol.js';
 import { clientFor, publisherFor } from '../../client/clients.js';
 import type { PublisherResult } from '../../client/publisher-result.js';
-import type { LeanConsumer, LeanConsumerOptions } from '../../client/amqp091/lean-consumer.js';
+import type { LeanConsumer, LeanConsumerOptions } from '../../client/lean-consumer-options.js';
 import { amqpUrl } from '../../config.js';
 import type { Context } from '../../context.js';
 import { DeadlineError, InterruptedError } from '../../errors.js';

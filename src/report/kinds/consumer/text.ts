@@ -1,7 +1,5 @@
 import type { ConsumerResult, DeliveryRecord } from '../../../client/consumer-result.js';
-import type { FailureAction } from '../../../client/amqp091/failure-actions.js';
-import { failureDescription } from '../../../client/amqp10/consumer-failures10.js';
-import type { FailureAction10 } from '../../../client/amqp10/failure-actions10.js';
+import { type FailureAction, type FailureAction10, failureDescription } from '../../../client/consumer-failures.js';
 import { DEFAULT_PROTOCOL, type Protocol } from '../../../client/protocol.js';
 import { formatMs } from '../../../util/duration.js';
 

@@ -1,6 +1,5 @@
-import type { PublisherResult } from '../../../client/publisher-result.js';
+import type { Amqp10Outcomes, PublisherResult } from '../../../client/publisher-result.js';
 import { MAX_REFUSALS } from '../../../client/refused-resends.js';
-import type { Amqp10Outcomes } from '../../../client/amqp10/outcomes.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { formatMs } from '../../../util/duration.js';
 
