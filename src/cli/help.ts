@@ -162,10 +162,21 @@ function flagName(flags: string): string {
 /**
  * One error line, for commander's messages as for ours: `rmq-bench: <what> (run <command> --help)`.
  * commander's "error: option '-n, --count <n>' argument '0' is invalid. <why>" becomes
- * "-n/--count: <why>", the shape of our own option messages. Pure.
+ * "-n/--count: <why>", the shape of our own option messages; a suggestion stays on the line, and
+ * an unknown command that names a command of a group (`nested`: 'rmq-bench cluster status', ...)
+ * suggests that one. Pure.
  */
-export function usageLine(message: string, command: string): string {
+export function usageLine(message: string, command: string, nested: readonly string[] = []): string {
   let m = message.trim().replace(/^error: /, '');
+  // commander puts its suggestion on a line of its own: "(Did you mean compare?)". One line, ours.
+  const suggested = /^(.*?)\s*\n\(Did you mean (.+?)\?\)$/s.exec(m);
+  if (suggested) m = `${suggested[1]}: did you mean ${suggested[2]}?`;
+  else {
+    // A command that exists under a group (`status` for `cluster status`): commander knows only its own level.
+    const unknown = /^unknown command '(.+)'$/.exec(m);
+    const under = unknown ? nested.filter((p) => p.endsWith(` ${unknown[1]}`)) : [];
+    if (under.length > 0) m = `${m}: did you mean ${under.map((p) => `'${p}'`).join(' or ')}?`;
+  }
   const option = /^option '(.+?)' argument '(.*?)' is invalid\. (.*)$/s.exec(m);
   const argument = /^command-argument value '(.*?)' is invalid for argument '(.+?)'\. (.*)$/s.exec(m);
   // commander's own "Allowed choices are a, b." does not quote the value: say it as our parsers do.

@@ -131,9 +131,12 @@ export function createProgram(dispatch: Dispatch): Command {
   program.helpCommand(true);
   // commander's errors in the shape of ours, one line: `rmq-bench: <what> (run rmq-bench <command> --help)`.
   // It quotes a rejected argument as typed: anything shaped like user:password@ is masked.
+  const nested = everyCommand(program)
+    .filter((c) => c.parent !== null && c.parent !== program)
+    .map(commandPath);
   for (const command of everyCommand(program)) {
     const path = commandPath(command);
-    command.configureOutput({ outputError: (s, write) => write(`${maskCredentialsLoosely(usageLine(s, path))}\n`) });
+    command.configureOutput({ outputError: (s, write) => write(`${maskCredentialsLoosely(usageLine(s, path, nested))}\n`) });
   }
   return program;
 }

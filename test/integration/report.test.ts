@@ -61,7 +61,8 @@ describe('rmq-bench report: one page for demos run on the cluster, opened in hea
 
     const out = path.join(dir, 'index.html');
     const r = await runCli(['report', results, '-o', out, '--json']);
-    expect(r.exitCode, r.stderr).toBe(1);
+    // A malformed input is a data error (65), the page written all the same; the failed verdict is named beside it.
+    expect(r.exitCode, r.stderr).toBe(65);
     const summary = parseJson<Summary>(r);
     expect(summary.ok).toBe(false);
     expect(summary.documents.map((d) => [d.kind, d.status])).toEqual([
@@ -75,8 +76,9 @@ describe('rmq-bench report: one page for demos run on the cluster, opened in hea
     expect(summary.documents[3]!.problem).toMatch(/^not JSON \(/);
     // stderr: a line per document, then the page.
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     expect(lines[4]).toBe(`report: ${out} (4 documents: 1 OK, 1 FAILED, 1 no verdict, 1 malformed)`);
+    expect(lines[5]).toBe(`rmq-bench: 1 of 4 documents could not be read (${path.join(results, '4-truncated.json')}), and 1 FAILED; the page has the rest`);
 
     const page = await openCombined(out, 'combined-report.png');
     expect(page.consoleErrors).toEqual([]);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { report } from '../../src/cli/commands/report.js';
 import type { Context } from '../../src/context.js';
-import { ExitCode, NotFoundError, UsageError, verdictExit } from '../../src/errors.js';
+import { DataError, ExitCode, NotFoundError, UsageError } from '../../src/errors.js';
 import { anchorsFor, classifyInput, renderCombinedReport, reportEntries, reportOk, reportSummary, type ReportEntry } from '../../src/report/combined.js';
 import { countsLine, renderReportLines } from '../../src/report/kinds/report/view.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
@@ -532,12 +532,12 @@ describe('a folder with a good compare document and one whose runs is "not a lis
     expect(page).not.toContain('Cannot read properties');
   });
 
-  it('rmq-bench report returns a failed verdict (exit 1); the field is named on stderr, in the --json document and on the page', async () => {
+  it('rmq-bench report ends in a data error (exit 65) after writing the page; the field is named on stderr, in the --json document and on the page', async () => {
     const logs: string[] = [];
-    const verdict = await report.run({ log: (line: string) => logs.push(line) } as unknown as Context, { json: true, inputs: [folder], output: out });
-    expect(verdict).toEqual({ ok: false });
-    expect(verdictExit(verdict!.ok)).toBe(ExitCode.verdict);
-    expect(ExitCode.verdict).toBe(1);
+    const running = report.run({ log: (line: string) => logs.push(line) } as unknown as Context, { json: true, inputs: [folder], output: out });
+    await expect(running).rejects.toThrow(DataError);
+    await expect(running).rejects.toThrow(`1 of 2 documents could not be read (${brokenFile}); the page has the rest`);
+    expect(ExitCode.dataError).toBe(65);
     expect(logs).toEqual([]);
     const json = JSON.parse(output.stdout.join('')) as { kind: string; ok: boolean; documents: Record<string, unknown>[] };
     expect(json).toMatchObject({ kind: 'report', ok: false, output: out });

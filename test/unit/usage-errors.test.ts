@@ -307,6 +307,11 @@ describe('errors: one prefix and one shape, commander or ours, credentials maske
   it.each([
     { args: ['cluster', 'up', '--bogus'], line: "rmq-bench: unknown option '--bogus' (run rmq-bench cluster up --help)" },
     { args: ['cluster', 'explode'], line: "rmq-bench: unknown command 'explode' (run rmq-bench cluster --help)" },
+    // A suggestion stays on the line; a command of a group is suggested from the top level too.
+    { args: ['compar'], line: "rmq-bench: unknown command 'compar': did you mean compare? (run rmq-bench --help)" },
+    { args: ['status'], line: "rmq-bench: unknown command 'status': did you mean 'rmq-bench cluster status'? (run rmq-bench --help)" },
+    { args: ['cluster', 'stauts'], line: "rmq-bench: unknown command 'stauts': did you mean status? (run rmq-bench cluster --help)" },
+    { args: ['producer', '--cofirms'], line: "rmq-bench: unknown option '--cofirms': did you mean --confirms? (run rmq-bench producer --help)" },
     { args: ['consumer', '-n', '0'], line: "rmq-bench: -n/--count: '0' is not a positive whole number (run rmq-bench consumer --help)" },
     {
       args: ['cluster', 'logs', 'rabbit9'],

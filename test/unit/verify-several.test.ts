@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledgerFiles, queueToDrain, readReport } from '../../src/cli/commands/verify.js';
+import { ledgerFiles, queueToDrain, readLedger } from '../../src/cli/commands/verify.js';
 import { DataError, NotFoundError, UsageError } from '../../src/errors.js';
 import { Ledger, UNEXPECTED_SAMPLE_LIMIT } from '../../src/ledger/ledger.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
@@ -250,7 +250,7 @@ describe('queueToDrain', () => {
   });
 });
 
-describe('ledgerFiles and readReport', () => {
+describe('ledgerFiles and readLedger', () => {
   it("a folder: its *.json files by name, not its other files nor its folders' files", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-verify-'));
     for (const f of ['p2.json', 'p10.json', 'p1.json', 'notes.txt']) await writeFile(path.join(dir, f), '{}');
@@ -263,15 +263,15 @@ describe('ledgerFiles and readReport', () => {
   it('a path that does not exist, or a folder without a *.json file: not found (66), naming it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-verify-'));
     await expect(ledgerFiles([dir])).rejects.toThrow(new NotFoundError(`no ledger in the folder ${dir} (no *.json file in it)`));
-    await expect(ledgerFiles([path.join(dir, 'nope.json')])).rejects.toThrow(`cannot read the report ${path.join(dir, 'nope.json')}: ENOENT`);
+    await expect(ledgerFiles([path.join(dir, 'nope.json')])).rejects.toThrow(`cannot read the ledger ${path.join(dir, 'nope.json')}: no such file or folder`);
   });
 
   it('a *.json file that is not a ledger: a data error (65) naming it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-verify-'));
     const file = path.join(dir, 'settings.json');
     await writeFile(file, '{"kind": "bench"}');
-    await expect(readReport(file)).rejects.toThrow(DataError);
-    await expect(readReport(file)).rejects.toThrow(`${file} is not a producer report (kind 'bench')`);
+    await expect(readLedger(file)).rejects.toThrow(DataError);
+    await expect(readLedger(file)).rejects.toThrow(`${file} is not a producer report (kind 'bench')`);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import path from 'node:path';
-import { UsageError } from '../../errors.js';
+import { DataError, NotFoundError, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
 import { jsonOption, writableFile } from '../options.js';
 
@@ -8,7 +8,8 @@ import { jsonOption, writableFile } from '../options.js';
  * `rmq-bench report <files or folders...> -o index.html`: one self-contained page for a set of
  * --json documents. Its verdict: every document read (JSON, with the fields the report reads of
  * its kind: src/report/doc-shape.ts), and none failed; run() returns it and main.ts makes a
- * false one exit 1, the page written all the same.
+ * false one exit 1, the page written all the same. An input that is not a document it can read
+ * is an error after the page is written: exit 65 (malformed), or 66 (unreadable).
  */
 interface ReportCliOptions {
   json: boolean;
@@ -46,6 +47,13 @@ export const report = defineCommand({
     emit({ json: o.json, broker: null }, 'report', reportSummary(entries, o.output), {
       files: [{ flag: '-o', path: o.output, content: () => renderCombinedReport(entries, o.output) }],
     });
+    // The page is written all the same; an input it could not read is the run's error, not a verdict.
+    const unread = entries.filter((e) => e.status === 'malformed' || e.status === 'unreadable');
+    if (unread.length > 0) {
+      const failed = entries.filter((e) => e.status === 'failed').length;
+      const what = `${unread.length} of ${entries.length} documents could not be read (${unread.map((e) => e.file).join(', ')})${failed > 0 ? `, and ${failed} FAILED` : ''}; the page has the rest`;
+      throw unread.some((e) => e.status === 'malformed') ? new DataError(what) : new NotFoundError(what);
+    }
     return { ok: reportOk(entries) };
   },
 });

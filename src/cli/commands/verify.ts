@@ -20,8 +20,13 @@ interface VerifyCliOptions {
   idleMs: number;
 }
 
-function errnoOf(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? String(err);
+/** Why a path could not be read, in words: the cause people meet, else the system's code. */
+function whyUnreadable(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file or folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'a folder, not a file';
+  return code ?? String(err);
 }
 
 /**
@@ -36,14 +41,14 @@ export async function ledgerFiles(paths: readonly string[]): Promise<string[]> {
     try {
       isFolder = (await stat(p)).isDirectory();
     } catch (err) {
-      throw new NotFoundError(`cannot read the report ${p}: ${errnoOf(err)}`);
+      throw new NotFoundError(`cannot read the ledger ${p}: ${whyUnreadable(err)}`);
     }
     if (!isFolder) {
       files.push(p);
       continue;
     }
     const entries = await readdir(p, { withFileTypes: true }).catch((err: unknown) => {
-      throw new NotFoundError(`cannot read the folder ${p}: ${errnoOf(err)}`);
+      throw new NotFoundError(`cannot read the folder ${p}: ${whyUnreadable(err)}`);
     });
     const found = entries
       .filter((e) => e.isFile() && e.name.endsWith('.json'))
@@ -55,12 +60,12 @@ export async function ledgerFiles(paths: readonly string[]): Promise<string[]> {
   return files;
 }
 
-export async function readReport(file: string): Promise<ProducerReport> {
+export async function readLedger(file: string): Promise<ProducerReport> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new NotFoundError(`cannot read the report ${file}: ${errnoOf(err)}`);
+    throw new NotFoundError(`cannot read the ledger ${file}: ${whyUnreadable(err)}`);
   }
   let doc: unknown;
   try {
@@ -121,7 +126,7 @@ export const verify = defineCommand({
   async run(ctx, o) {
     const files = await ledgerFiles(o.ledgers);
     const reports: { file: string; report: ProducerReport }[] = [];
-    for (const file of files) reports.push({ file, report: await readReport(file) });
+    for (const file of files) reports.push({ file, report: await readLedger(file) });
     const { drainQueue } = await import('../../client/amqp091/drain.js');
     const { Ledger } = await import('../../ledger/ledger.js');
     const { reconcile } = await import('../../ledger/reconcile.js');
