@@ -75,7 +75,39 @@ export async function nodeLeftovers(queue: string): Promise<string[]> {
   return out;
 }
 
-/** Everything a healed fault must not leave behind: a network fault's rules and qdiscs (netLeftovers), and nodeLeftovers. */
+/**
+ * The stream coordinator, where a stream was ever declared (some node runs its member): every node
+ * runs a member, and the members each node's own member reports (ra:members, answered through the
+ * leader) are every node, by rabbitmqctl eval in each container. Empty when nothing is left, or
+ * when no node runs a member.
+ */
+export async function coordinatorLeftovers(): Promise<string[]> {
+  const expr = '{is_pid(whereis(rabbit_stream_coordinator)), catch ra:members({rabbit_stream_coordinator, node()}, 10000)}.';
+  const said = await Promise.all(
+    NODES.map(async (n) => {
+      const r = await execa('docker', ['exec', containerOf(n), 'rabbitmqctl', '-q', 'eval', expr], { reject: false, timeout: 60_000 });
+      if (r.exitCode !== 0) throw new Error(`rabbitmqctl eval on ${n} exited ${r.exitCode}: ${r.stderr || r.stdout}`);
+      return r.stdout.replace(/\s+/g, ' ').trim();
+    }),
+  );
+  if (said.every((s) => s.startsWith('{false,'))) return [];
+  const out: string[] = [];
+  for (const [i, s] of said.entries()) {
+    const n = NODES[i]!;
+    if (!s.startsWith('{true,')) out.push(`${n}: no stream coordinator member running`);
+    else if (!s.includes('{ok,')) out.push(`${n}: its stream coordinator member answers no membership: ${s}`);
+    else {
+      // {true,{ok,[{rabbit_stream_coordinator,rabbit@rabbit2}, ...],{rabbit_stream_coordinator,rabbit@rabbit2}}}: the list, then the leader.
+      const list = /\{ok,\[(.*?)\]/.exec(s)?.[1] ?? '';
+      const members = [...list.matchAll(/rabbit@([\w.-]+)/g)].map((m) => m[1]!);
+      const missing = NODES.filter((m) => !members.includes(m));
+      if (missing.length > 0) out.push(`${n}: the stream coordinator's members lack ${missing.join(', ')} (${s})`);
+    }
+  }
+  return out;
+}
+
+/** Everything a healed fault must not leave behind: a network fault's rules and qdiscs (netLeftovers), nodeLeftovers and coordinatorLeftovers. */
 export async function faultLeftovers(queue: string): Promise<string[]> {
-  return [...(await netLeftovers()), ...(await nodeLeftovers(queue))];
+  return [...(await netLeftovers()), ...(await nodeLeftovers(queue)), ...(await coordinatorLeftovers())];
 }

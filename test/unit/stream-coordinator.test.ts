@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type CoordinatorView, coordinatorState, coordinatorWhole, needsRepair, parseCoordinatorView } from '../../src/cluster/lifecycle/stream-coordinator.js';
+import {
+  type CoordinatorView,
+  coordinatorNudge,
+  coordinatorState,
+  coordinatorWhole,
+  needsRepair,
+  parseCoordinatorView,
+} from '../../src/cluster/lifecycle/stream-coordinator.js';
 
 const all = ['rabbit@rabbit1', 'rabbit@rabbit2', 'rabbit@rabbit3'];
 
@@ -109,5 +116,25 @@ describe('needsRepair and coordinatorWhole', () => {
   ])('%s', (_, v, repair, whole) => {
     expect(needsRepair(coordinatorState(v))).toBe(repair);
     expect(coordinatorWhole(v, all)).toBe(whole);
+  });
+});
+
+describe('coordinatorNudge', () => {
+  it.each([
+    ['whole: none', views(follows(), follows(), leads()), undefined],
+    [
+      'a node left out: the leadership moves to the other running member',
+      views(lost, follows(all.slice(1)), leads(all.slice(1))),
+      { deleteOutside: [], leader: r(3), moveTo: r(2) },
+    ],
+    [
+      'a node left out whose member runs outside: deleted first',
+      views(view('pre_vote', all), follows(all.slice(1)), leads(all.slice(1))),
+      { deleteOutside: [r(1)], leader: r(3), moveTo: r(2) },
+    ],
+    ['no leader (an election under way): none', views(lost, view('candidate', all.slice(1)), view('candidate', all.slice(1))), undefined],
+    ['the leader the only running member: nowhere to move', views(lost, lost, leads(all.slice(1))), { deleteOutside: [], leader: r(3), moveTo: undefined }],
+  ])('%s', (_, v, nudge) => {
+    expect(coordinatorNudge(v, all)).toEqual(nudge);
   });
 });

@@ -145,9 +145,40 @@ export async function coordinatorViews(ctx: ClusterContext, docker: Docker): Pro
 
 /**
  * How long the coordinator's leader may take to add the members back: it adds one node a tick,
- * and its ticks were seen 30 s apart.
+ * its ticks are 30 s apart (stream_tick_interval), and a leader can be moved once on the way
+ * (NUDGE_AFTER_MS).
  */
-const READD_TIMEOUT_MS = 150_000;
+const READD_TIMEOUT_MS = 180_000;
+
+/**
+ * When a node that runs in the cluster is still not a member: two ticks and some. The leader adds
+ * a node from a process it starts at a tick, and starts no other while one runs; a leader whose
+ * adding process hangs (seen under load: a node left out for 150 s) adds nobody again. A new
+ * leader starts afresh.
+ */
+const NUDGE_AFTER_MS = 70_000;
+
+/** What to do for a coordinator that has not added every node by NUDGE_AFTER_MS. */
+export interface CoordinatorNudge {
+  /** Nodes whose member runs outside the coordinator: deleted on their node first. */
+  deleteOutside: string[];
+  /** The current leader, and the running member its leadership moves to (undefined: no other member runs). */
+  leader: string;
+  moveTo: string | undefined;
+}
+
+/**
+ * Whether the coordinator needs a nudge, from each node's view: it has a leader, and some node of
+ * the cluster is not a running member. Undefined when whole, or with no leader (an election is
+ * under way). Pure.
+ */
+export function coordinatorNudge(views: ReadonlyMap<string, CoordinatorView | undefined>, nodes: readonly string[]): CoordinatorNudge | undefined {
+  if (coordinatorWhole(views, nodes)) return undefined;
+  const s = coordinatorState(views);
+  if (s.leader === undefined) return undefined;
+  const moveTo = s.members.filter((n) => n !== s.leader && views.get(n)?.running === true).sort()[0];
+  return { deleteOutside: s.outside, leader: s.leader, moveTo };
+}
 
 /** One expression on one node, by erl_call; what it printed. */
 async function evalOn(ctx: ClusterContext, docker: Docker, nodeName: string, expr: string): Promise<string> {
@@ -225,8 +256,18 @@ export async function repairStreamCoordinator(ctx: ClusterContext, docker: Docke
     }
   }
   const secs = stopwatch();
+  const waitStarted = performance.now();
+  let nudged = false;
   await retryUntil(
-    () => coordinatorViews(ctx, docker),
+    async () => {
+      const views = await coordinatorViews(ctx, docker);
+      if (nudged || performance.now() - waitStarted < NUDGE_AFTER_MS) return views;
+      const nudge = coordinatorNudge(views, nodes);
+      if (nudge === undefined) return views;
+      nudged = true;
+      await nudgeCoordinator(ctx, docker, nudge, coordinatorState(views).members, nodes, say);
+      return coordinatorViews(ctx, docker);
+    },
     (views) => {
       const s = coordinatorState(views);
       ctx.progress.update(
@@ -246,4 +287,31 @@ export async function repairStreamCoordinator(ctx: ClusterContext, docker: Docke
     },
   );
   return done;
+}
+
+/**
+ * A coordinator that left a node out past NUDGE_AFTER_MS: a member running outside it is deleted
+ * on its node, and the leadership moves to another running member
+ * (rabbit_stream_coordinator:transfer_leadership, what a node's drain runs), whose first tick adds
+ * the node.
+ */
+async function nudgeCoordinator(
+  ctx: ClusterContext,
+  docker: Docker,
+  nudge: CoordinatorNudge,
+  members: readonly string[],
+  nodes: readonly string[],
+  say: (line: string) => void,
+): Promise<void> {
+  const missing = nodes.filter((n) => !members.includes(n)).map(shortNodeName);
+  for (const node of nudge.deleteOutside) {
+    say(`the stream coordinator's member on ${shortNodeName(node)} runs outside the coordinator: deleted, for the coordinator to add it afresh`);
+    await evalOn(ctx, docker, node, `io:format("~w~n", [ra:force_delete_server(coordination, ${ID})])`);
+  }
+  if (nudge.moveTo === undefined) return;
+  say(
+    `the stream coordinator's leader on ${shortNodeName(nudge.leader)} had not added ${missing.join(', ') || 'every member'} after ${NUDGE_AFTER_MS / 1000} s: leadership moved to ${shortNodeName(nudge.moveTo)}, which adds it at its first tick`,
+  );
+  const printed = await evalOn(ctx, docker, nudge.leader, `io:format("~w~n", [rabbit_stream_coordinator:transfer_leadership(['${nudge.moveTo}'])])`);
+  if (!printed.startsWith('{ok,')) ctx.log(`the stream coordinator's leadership did not move to ${shortNodeName(nudge.moveTo)}: ${printed}`);
 }
