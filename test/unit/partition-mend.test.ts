@@ -3,6 +3,7 @@ import {
   answerFromOwnView,
   BOOT_MS,
   describeStep,
+  HEALING_MS,
   longOverMemory,
   MAX_RESTARTS_PER_NODE,
   type MendMemory,
@@ -270,7 +271,7 @@ const NODES3 = ['rabbit1', 'rabbit2', 'rabbit3'];
 /** What one node answers: the nodes it sees running and those it lists as partitioned; or no answer. */
 type Says = { sees?: string[]; partitions?: string[] } | 'stopped' | 'booting' | 'other';
 
-function look(says: Record<string, Says>, nodes: readonly string[] = NODES3) {
+function look(says: Record<string, Says>, nodes: readonly string[] = NODES3, healing: readonly string[] = []) {
   const answers = new Map<string, NodeAnswer>();
   for (const n of nodes) {
     const s = says[n] ?? {};
@@ -287,7 +288,7 @@ function look(says: Record<string, Says>, nodes: readonly string[] = NODES3) {
       })),
     });
   }
-  return readViews(answers);
+  return readViews(answers, healing);
 }
 
 const WHOLE: Record<string, Says> = {};
@@ -303,14 +304,15 @@ interface Case {
   cuts?: [string, string][];
   /** The fault long over (cluster up, cluster status): the first look's memory is longOverMemory. */
   longOver?: boolean;
-  looks: { atS: number; says: Record<string, Says>; step: MendStep }[];
+  /** healing: the nodes that say an autoheal round is under way. */
+  looks: { atS: number; says: Record<string, Says>; healing?: string[]; step: MendStep }[];
 }
 
 function run(c: Case): MendStep[] {
   let memory: MendMemory | undefined = c.longOver ? undefined : startMemory(0);
   const steps: MendStep[] = [];
-  for (const { atS, says } of c.looks) {
-    const views = look(says);
+  for (const { atS, says, healing } of c.looks) {
+    const views = look(says, NODES3, healing);
     const now = atS * 1000;
     memory = memory === undefined ? longOverMemory(views, now) : observe(memory, views, now);
     const step = planMend(memory, views, now, { graceMs: c.graceMs ?? 0, nodes: NODES3, faulted: c.faulted, cuts: c.cuts });
@@ -329,10 +331,45 @@ const HALVES: Record<string, Says> = {
 const SETTLED_S = SETTLE_MS / 1000 + 1;
 const STUCK_S = STUCK_MS / 1000;
 const BOOT_S = BOOT_MS / 1000;
+const HEALING_S = HEALING_MS / 1000;
 
 describe('planMend: from what each node reports, and what was done, the next step', () => {
   it.each<Case>([
     { name: 'a whole cluster: done at the first look', looks: [{ atS: 0, says: WHOLE, step: DONE }] },
+    {
+      name: "autoheal: a round under way is left alone, a loser stopped past STUCK_MS too, and a whole cluster waits for the round's end",
+      graceMs: AUTOHEAL_GRACE_MS,
+      faulted: ['rabbit1'],
+      looks: [
+        { atS: 0, says: HALVES, healing: ['rabbit1', 'rabbit3'], step: wait('healing', ['rabbit1', 'rabbit3']) },
+        { atS: 90, says: { ...HALVES, rabbit1: 'stopped' }, healing: ['rabbit3'], step: wait('healing', ['rabbit3']) },
+        { atS: 130, says: WHOLE, healing: ['rabbit1'], step: wait('healing', ['rabbit1']) },
+        { atS: 140, says: WHOLE, step: DONE },
+      ],
+    },
+    {
+      name: `autoheal: a round under way for HEALING_MS is no longer waited for: the smaller side restarted, a whole cluster done`,
+      graceMs: AUTOHEAL_GRACE_MS,
+      faulted: ['rabbit1'],
+      looks: [
+        { atS: 0, says: HALVES, healing: ['rabbit2'], step: wait('healing', ['rabbit2']) },
+        { atS: HEALING_S - 1, says: HALVES, healing: ['rabbit2'], step: wait('healing', ['rabbit2']) },
+        { atS: HEALING_S, says: HALVES, healing: ['rabbit2'], step: restart(['rabbit1'], 'partition') },
+        { atS: HEALING_S + 30, says: WHOLE, healing: ['rabbit2'], step: DONE },
+      ],
+    },
+    {
+      name: 'autoheal: a round that ended and one that starts later: the count starts afresh',
+      graceMs: AUTOHEAL_GRACE_MS,
+      faulted: ['rabbit1'],
+      looks: [
+        { atS: 0, says: HALVES, healing: ['rabbit2'], step: wait('healing', ['rabbit2']) },
+        { atS: 10, says: HALVES, step: wait('grace') },
+        { atS: 20, says: HALVES, healing: ['rabbit2'], step: wait('healing', ['rabbit2']) },
+        { atS: HEALING_S + 19, says: HALVES, healing: ['rabbit2'], step: wait('healing', ['rabbit2']) },
+        { atS: HEALING_S + 20, says: HALVES, healing: ['rabbit2'], step: restart(['rabbit1'], 'partition') },
+      ],
+    },
     {
       name: 'ignore: the cut-off side restarted at once, waited for while it boots and settles, then done',
       faulted: ['rabbit1'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOwnClusterView, parseRabbitState } from '../../src/cluster/mend/rabbit-state.js';
+import { parseAutohealState, parseOwnClusterView, parseRabbitState } from '../../src/cluster/mend/rabbit-state.js';
 
 describe('parseRabbitState: what {rabbit:is_running(), rabbit:is_booting()} printed', () => {
   it.each([
@@ -29,5 +29,22 @@ describe('parseOwnClusterView: what {rabbit_mnesia:cluster_nodes(running), rabbi
     const view = parseOwnClusterView(printed);
     if (running === undefined) expect(view).toBeUndefined();
     else expect(view).toEqual({ running, partitions });
+  });
+});
+
+describe("parseAutohealState: the autoheal field of the node monitor's state", () => {
+  it.each([
+    ['not_healing\n', 'idle'],
+    // rabbitmqctl eval prints the expression's value after what io:format printed
+    ['not_healing\nok\n', 'idle'],
+    ["{winner_waiting,['rabbit@rabbit1'],['rabbit@rabbit1']}\n", 'healing'],
+    ['{leader_waiting,rabbit@rabbit3,[rabbit@rabbit1]}', 'healing'],
+    ['restarting', 'healing'],
+    // 4.3: the node monitor's state has another shape
+    ['unknown\n', undefined],
+    ['', undefined],
+    ['{badrpc,nodedown}', undefined],
+  ] as const)('%j: %s', (printed, state) => {
+    expect(parseAutohealState(printed)).toBe(state);
   });
 });

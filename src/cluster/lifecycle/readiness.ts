@@ -46,8 +46,11 @@ export async function clusterIsReady(ctx: ClusterContext, defs: Definitions): Pr
     if (nodes.filter((n) => n.running).length < ctx.config.nodes.length) return false;
     // A partition the nodes still report (RabbitMQ before 4.3 keeps one with partition handling ignore).
     if (nodes.some((n) => (n.partitions?.length ?? 0) > 0)) return false;
-    // Before 4.3, each node's own view as well: the mend's (what cluster status calls whole).
-    if (mendGraceMs(ctx.config) !== null && !(await nodeViews(ctx.config, ctx.management, docker)).whole) return false;
+    // Before 4.3, each node's own view as well, and no autoheal round under way: the mend's (what cluster status calls whole).
+    if (mendGraceMs(ctx.config) !== null) {
+      const views = await nodeViews(ctx.config, ctx.management, docker);
+      if (!views.whole || views.healing.length > 0) return false;
+    }
     return fullyReplicated(await quorumState(ctx.management, defs), ctx.config.nodes.length);
   } catch {
     return false;

@@ -90,10 +90,10 @@ export async function clusterStatus(ctx: ClusterContext): Promise<StatusResult> 
   if (mendGraceMs(config) !== null) {
     const advice = await mendAdvice(config, management, docker);
     mend = {
-      whole: advice.views.whole,
+      whole: advice.views.whole && advice.views.healing.length === 0,
       restart: advice.step.action === 'restart' ? advice.step.nodes : [],
       why: advice.step.action === 'restart' ? advice.step.why : null,
-      text: advice.step.action === 'wait' ? 'not every node answers and sees every other running yet' : advice.text,
+      text: advice.step.action === 'wait' && advice.step.why !== 'healing' ? 'not every node answers and sees every other running yet' : advice.text,
     };
   }
   const streamCoordinator = coordinatorState(await coordinatorViews(ctx, docker));

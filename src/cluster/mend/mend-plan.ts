@@ -56,10 +56,12 @@ export interface NodeViews {
   booting: string[];
   /** Every node answered and sees every node running, and none reports a partition. */
   whole: boolean;
+  /** Short names of the nodes whose autoheal round is under way, by their own word (autoheal only). */
+  healing: string[];
 }
 
-/** The views from each node's answer (short name → answer; full names are shortened). Pure. */
-export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
+/** The views from each node's answer (short name → answer; full names are shortened), and the nodes autoheal is healing. Pure. */
+export function readViews(answers: ReadonlyMap<string, NodeAnswer>, healing: readonly string[] = []): NodeViews {
   const partitions = new Map<string, string[]>();
   const unseen = new Map<string, string[]>();
   const down: string[] = [];
@@ -82,7 +84,7 @@ export function readViews(answers: ReadonlyMap<string, NodeAnswer>): NodeViews {
     );
   }
   if ([...partitions.values()].some((p) => p.length > 0)) whole = false;
-  return { partitions, unseen, down: down.sort(), booting: booting.sort(), whole };
+  return { partitions, unseen, down: down.sort(), booting: booting.sort(), whole, healing: [...healing].sort() };
 }
 
 /**
@@ -190,6 +192,14 @@ export const BOOT_MS = 150_000;
 /** What the mend gives the nodes, once every restarted node answers, to find each other again before it judges. */
 export const SETTLE_MS = 15_000;
 
+/**
+ * How long autoheal's rounds are left alone: no restart is made while a node says a round is under
+ * way, and the cluster is not whole until none does. Past this, the mend acts as if none did.
+ * Seen on 3.10.8: rounds of about a minute each, one after another while restarts went on beside
+ * them.
+ */
+export const HEALING_MS = 240_000;
+
 /** What the mend has seen and done so far (performance.now() readings; -Infinity: for as long as anyone knows). */
 export interface MendMemory {
   /** When the watch began: the fault's rules removed. -Infinity: the fault is long over (cluster up, cluster status). */
@@ -204,20 +214,27 @@ export interface MendMemory {
   restarts: readonly { nodes: readonly string[]; at: number; why: MendWhy }[];
   /** Node → when it first answered after its last restart (absent: not since). */
   backAt: ReadonlyMap<string, number>;
+  /** Since when some node has said an autoheal round is under way, without a look in between where none did. */
+  healingSince: number | undefined;
 }
 
 /** The memory of a mend that starts watching at `now`. Pure. */
 export function startMemory(now: number): MendMemory {
-  return { startedAt: now, downSince: new Map(), bootingSince: new Map(), splitSince: undefined, restarts: [], backAt: new Map() };
+  return { startedAt: now, downSince: new Map(), bootingSince: new Map(), splitSince: undefined, restarts: [], backAt: new Map(), healingSince: undefined };
 }
 
 /**
  * The memory of a look at a cluster whose fault is long over (`cluster up`, `cluster status`):
  * whatever the nodes show now has been so for as long as anyone knows; but a node that boots may
- * have just been started (`cluster up` starts the nodes), so its boot is timed from this look, `now`. Pure.
+ * have just been started (`cluster up` starts the nodes), so its boot is timed from this look, `now`,
+ * and so is an autoheal round under way. Pure.
  */
 export function longOverMemory(views: NodeViews, now: number): MendMemory {
-  return { ...observe(startMemory(Number.NEGATIVE_INFINITY), views, Number.NEGATIVE_INFINITY), bootingSince: new Map(views.booting.map((n) => [n, now])) };
+  return {
+    ...observe(startMemory(Number.NEGATIVE_INFINITY), views, Number.NEGATIVE_INFINITY),
+    bootingSince: new Map(views.booting.map((n) => [n, now])),
+    healingSince: views.healing.length > 0 ? now : undefined,
+  };
 }
 
 /** Whether some node answers but does not see another running, with no partition reported. */
@@ -233,7 +250,14 @@ export function observe(memory: MendMemory, views: NodeViews, now: number): Mend
   for (const name of views.booting) bootingSince.set(name, memory.bootingSince.get(name) ?? now);
   const backAt = new Map(memory.backAt);
   for (const name of views.partitions.keys()) if (!backAt.has(name)) backAt.set(name, now);
-  return { ...memory, downSince, bootingSince, splitSince: splitUnreported(views) ? (memory.splitSince ?? now) : undefined, backAt };
+  return {
+    ...memory,
+    downSince,
+    bootingSince,
+    splitSince: splitUnreported(views) ? (memory.splitSince ?? now) : undefined,
+    backAt,
+    healingSince: views.healing.length > 0 ? (memory.healingSince ?? now) : undefined,
+  };
 }
 
 /** The memory after the mend restarted `nodes` at `now`: they have not answered since. Pure. */
@@ -271,8 +295,9 @@ export type MendStep =
        * are given SETTLE_MS to find each other. grace: pause_minority or autoheal given their time
        * to end it themselves. watching: nothing to act on yet (a split or a stopped node younger
        * than STUCK_MS, nodes not answering). exhausted: every restart the plan allows was made.
+       * healing: autoheal's round is under way on `nodes` (for up to HEALING_MS).
        */
-      why: 'booting' | 'settling' | 'grace' | 'watching' | 'exhausted';
+      why: 'booting' | 'settling' | 'grace' | 'watching' | 'exhausted' | 'healing';
       /** The nodes waited for (booting, settling). */
       nodes: string[];
     }
@@ -297,7 +322,8 @@ function restartsOf(memory: MendMemory, node: string): number {
 /**
  * The next step. `views` must be the look `memory` last observed. Pure.
  *
- * In order: whole → done; a restarted node that does not answer yet (for up to BOOT_MS) →
+ * In order: whole, with no autoheal round under way → done; a round under way (for up to
+ * HEALING_MS) → wait; a restarted node that does not answer yet (for up to BOOT_MS) →
  * wait; the restarted nodes answer since less than SETTLE_MS → wait; within the grace → wait;
  * then a reported partition restarts the smaller side, or, where every node of that side was
  * restarted already, the nodes that still report it (their entry is stale); a split nobody
@@ -306,7 +332,9 @@ function restartsOf(memory: MendMemory, node: string): number {
  * the step would need more, every node is restarted at once, once.
  */
 export function planMend(memory: MendMemory, views: NodeViews, now: number, settings: MendSettings): MendStep {
-  if (views.whole) return { action: 'done' };
+  const healing = views.healing.length > 0 && now - (memory.healingSince ?? now) < HEALING_MS;
+  if (views.whole && !healing) return { action: 'done' };
+  if (healing) return { action: 'wait', why: 'healing', nodes: [...views.healing] };
   const last = memory.restarts.at(-1);
   if (last) {
     const booting = last.nodes.filter((n) => !memory.backAt.has(n));
@@ -362,6 +390,8 @@ export function describeStep(step: MendStep, views: NodeViews): string {
         return 'every restart the mend makes was made, and the cluster is not whole';
       case 'watching':
         return 'watching the nodes reconnect';
+      case 'healing':
+        return `autoheal's round is under way on ${step.nodes.join(', ')}: leaving it to end the partition`;
     }
   }
   const list = step.nodes.join(', ');

@@ -17,7 +17,7 @@ import {
   restarted,
   startMemory,
 } from './mend-plan.js';
-import { ownClusterView, rabbitState } from './rabbit-state.js';
+import { autohealState, ownClusterView, rabbitState } from './rabbit-state.js';
 
 /**
  * A partition that outlives its network fault. RabbitMQ before 4.3 keeps its metadata in Mnesia,
@@ -90,7 +90,14 @@ export async function nodeViews(config: Config, management: ManagementClient, do
       }
     }),
   );
-  return readViews(answers);
+  // Under autoheal, the nodes whose autoheal round is under way: the broker is ending the partition itself.
+  const healing =
+    config.partitionHandling === 'autoheal' && mendGraceMs(config) !== null
+      ? (await Promise.all(config.nodes.map(async (n) => ((await autohealState(docker, n)) === 'healing' ? n.name : undefined)))).filter(
+          (n): n is string => n !== undefined,
+        )
+      : [];
+  return readViews(answers, healing);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

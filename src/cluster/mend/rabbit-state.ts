@@ -72,3 +72,35 @@ export async function ownClusterView(docker: Docker, node: NodeSpec): Promise<Ow
     return undefined;
   }
 }
+
+/**
+ * Where autoheal stands on a node of RabbitMQ before 4.3, by its own word: the autoheal field of
+ * its node monitor's state (rabbit_autoheal: not_healing, or {winner_waiting, ...},
+ * {leader_waiting, ...}, restarting while a round runs). A round stops the losing side, waits for
+ * every loser to stop, starts them again, and another round can follow at once: a node restarted
+ * in the middle of one makes the next. Seen on 3.10.8: a round decided while every node already
+ * ran and listed no partition restarted one of them 60 s later.
+ */
+type AutohealState = 'idle' | 'healing';
+
+// The node monitor's state is #state{monitors, partitions, subscribers, down_ping_timer,
+// keepalive_timer, autoheal, guid, node_guids} before 4.3; any other shape prints unknown.
+const AUTOHEAL_EXPR =
+  'A = case catch sys:get_state(rabbit_node_monitor, 5000) of {state, _, _, _, _, _, A0, _, _} -> A0; _ -> unknown end, io:format("~w~n", [A])';
+const AUTOHEAL_CALL: NodeCall = { expr: `${AUTOHEAL_EXPR}, ok.`, cli: ['rabbitmqctl', '-q', 'eval', `${AUTOHEAL_EXPR}.`] };
+
+/** The state from what the call printed: `not_healing` is idle, `unknown` or nothing undefined, anything else a round under way. Pure. */
+export function parseAutohealState(printed: string): AutohealState | undefined {
+  const first = printed.trim().split('\n')[0]?.trim() ?? '';
+  if (first === '' || first === 'unknown' || first.startsWith('Error') || first.startsWith('{badrpc')) return undefined;
+  return first === 'not_healing' ? 'idle' : 'healing';
+}
+
+/** The node's autoheal state; undefined when it did not answer within 10 s or could not tell. */
+export async function autohealState(docker: Docker, node: NodeSpec): Promise<AutohealState | undefined> {
+  try {
+    return parseAutohealState(await callNode(docker, node.container, node.nodeName, AUTOHEAL_CALL, 10_000));
+  } catch {
+    return undefined;
+  }
+}
