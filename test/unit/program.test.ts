@@ -439,7 +439,7 @@ describe('compare: argv → options', () => {
     { args: ['--confirms', 'off'], expected: { modes: ['confirms-off'] } },
     { args: ['--confirms', 'both'], expected: { modes: ['confirms-on', 'confirms-off'] } },
     { args: ['--fault', 'none'], expected: { fault: 'none' } },
-    { args: ['--fault', 'pause', '--restore-after', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000 } },
+    { args: ['--fault', 'pause', '--restore-after', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000, reconnectTimeoutMs: 190_000 } },
     { args: ['--fault-at', '0.5', '--runs', '5'], expected: { faultAt: 0.5, runs: 5 } },
     { args: ['--fault-at', '0'], expected: { faultAt: 0 } },
     { args: ['--fault-at', '1'], expected: { faultAt: 1 } },

@@ -3,7 +3,7 @@ import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js
 import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
-import type { CompareOptions } from '../../scenarios/under-faults/compare.js';
+import { type CompareOptions, faultPatienceMs } from '../../scenarios/under-faults/compare.js';
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
 import { PROTOCOLS, type Protocol } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
@@ -142,6 +142,7 @@ export const compare = defineCommand({
         electionTimeoutMs: o.queueType === 'mirrored' ? 150_000 : 60_000,
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,
+        reconnectTimeoutMs: faultPatienceMs(o.restoreAfter),
         urls: o.urls,
         managementUrls: o.managementUrl,
         faultCmd: o.faultCmd,

@@ -40,9 +40,9 @@ export function partitionsOutliveFaults(config: Pick<Config, 'rabbitmq' | 'parti
 /**
  * How long a partition that is still reported after its rules were removed is left to the
  * broker before rmq-bench restarts the smaller side: at once with ignore (the broker never ends
- * it), a minute with pause_minority or autoheal (they end it themselves, and autoheal restarts
- * the losing side; on 3.10 it was seen not to, the partition lasting for good); null on 4.3
- * (Khepri: no such partition). Pure.
+ * it), a minute with pause_minority or autoheal (they end it themselves; autoheal's rounds are
+ * also waited for while one is under way, mend-plan.ts HEALING_MS, and on 3.10 a round was seen
+ * to stall, the partition lasting for good); null on 4.3 (Khepri: no such partition). Pure.
  */
 export function mendGraceMs(config: Pick<Config, 'rabbitmq' | 'partitionHandling'>): number | null {
   if (versionAtLeast(`${config.rabbitmq}.0`, '4.3')) return null;

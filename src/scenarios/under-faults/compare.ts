@@ -27,6 +27,9 @@ import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
  */
 const FAULT_PATIENCE_MS = 180_000;
 
+/** How long compare's producers try to connect again, and wait for credit or an unblocked connection, under a fault held `restoreAfterMs`. */
+export const faultPatienceMs = (restoreAfterMs: number): number => restoreAfterMs + FAULT_PATIENCE_MS;
+
 /**
  * compare: the same producer run with confirms on and with confirms off (over AMQP 0-9-1, AMQP
  * 1.0 or both: compare-modes.ts), each time connected first to the queue's leader, with a fault
@@ -66,6 +69,8 @@ export interface CompareOptions {
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
   drainIdleMs: number;
+  /** How long a producer tries to connect again: the fault's bound (faultPatienceMs of --restore-after). */
+  reconnectTimeoutMs: number;
   /** AMQP URLs of a cluster that is not ours (default: rabbit1..3 on loopback). */
   urls?: string[] | undefined;
 }
@@ -359,8 +364,8 @@ class ProducerUnderFault {
           // A quorum loss or a power cut holds the queue (no node, no credit, a blocked connection)
           // until the restore's nodes have booted: over a minute on a loaded machine. A broker
           // that refuses the first connection still fails at once (NoBrokerError).
-          reconnectTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
-          blockedTimeoutMs: opts.restoreAfterMs + FAULT_PATIENCE_MS,
+          reconnectTimeoutMs: opts.reconnectTimeoutMs,
+          blockedTimeoutMs: faultPatienceMs(opts.restoreAfterMs),
           runId: p.runId,
         },
         ledger,
