@@ -22,13 +22,11 @@ import { maskUrl } from '../../url.js';
 import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
 
 /**
- * How long a producer under a fault waits, beyond --restore-after, to connect again and for credit
- * or an unblocked connection: the restore's own bound. The fault is always undone: wait for it.
+ * How long a producer under a fault held `restoreAfterMs` tries to connect again, and waits for
+ * credit or an unblocked connection: past the restore by its own bound (180 s). The fault is
+ * always undone: wait for it.
  */
-const FAULT_PATIENCE_MS = 180_000;
-
-/** How long compare's producers try to connect again, and wait for credit or an unblocked connection, under a fault held `restoreAfterMs`. */
-export const faultPatienceMs = (restoreAfterMs: number): number => restoreAfterMs + FAULT_PATIENCE_MS;
+export const faultPatienceMs = (restoreAfterMs: number): number => restoreAfterMs + 180_000;
 
 /**
  * compare: the same producer run with confirms on and with confirms off (over AMQP 0-9-1, AMQP
