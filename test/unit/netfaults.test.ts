@@ -10,6 +10,7 @@ import {
   ourRules,
   partitionRules,
   RULE_COMMENT,
+  rulesLeft,
 } from '../../src/cluster/docker/netns.js';
 import { netemFrom, percent } from '../../src/cli/options.js';
 import { UsageError } from '../../src/errors.js';
@@ -52,6 +53,26 @@ describe('ourRules: what iptables -S lists of ours, ready for -D', () => {
   });
   it('an empty table has none', () => {
     expect(ourRules('-P INPUT ACCEPT\n-P OUTPUT ACCEPT\n')).toEqual([]);
+  });
+});
+
+describe('rulesLeft: the rules an undo removed that iptables -S still lists', () => {
+  const [in3, out3] = partitionRules('172.18.0.3') as [string[], string[]];
+  const [in4] = partitionRules('172.18.0.4') as [string[], string[]];
+  const listing = (...lines: string[]): string => ['-P INPUT ACCEPT', '-P OUTPUT ACCEPT', ...lines].join('\n');
+  it.each([
+    ['all removed', listing(), [in3, out3], []],
+    ['one left, listed with /32', listing(`-A INPUT -s 172.18.0.3/32 -m comment --comment ${RULE_COMMENT} -j DROP`), [in3, out3], [in3]],
+    [
+      "a rule of another fault (another peer) is not this undo's",
+      listing(`-A INPUT -s 172.18.0.4/32 -m comment --comment ${RULE_COMMENT} -j DROP`),
+      [in3, out3],
+      [],
+    ],
+    ['a rule without our comment is never ours', listing('-A INPUT -s 172.18.0.3/32 -j DROP'), [in3], []],
+    ['the other peer left', listing(`-A INPUT -s 172.18.0.4/32 -m comment --comment ${RULE_COMMENT} -j DROP`), [in3, in4], [in4]],
+  ])('%s', (_, printed, removed, left) => {
+    expect(rulesLeft(removed, printed)).toEqual(left);
   });
 });
 

@@ -73,6 +73,25 @@ export function ourRules(iptablesS: string): string[][] {
   return out;
 }
 
+/** The rules of `added` (as given to `iptables -I`) that `iptables -S` still lists, where addresses carry /32. Pure. */
+export function rulesLeft(added: readonly (readonly string[])[], iptablesS: string): string[][] {
+  const key = (r: readonly string[]): string => r.join(' ').replace(/\/32(?=\s|$)/g, '');
+  const present = ourRules(iptablesS).map(key);
+  return added.filter((r) => present.includes(key(r))).map((r) => [...r]);
+}
+
+/** An undo checked: none of the rules it removed is still in the container's namespace, else an error naming them. */
+export async function expectRulesGone(run: HostRunner, pid: number, container: string, removed: readonly (readonly string[])[]): Promise<void> {
+  const left = rulesLeft(removed, await inNetns(run, pid, ['iptables', '-w', '-S']));
+  if (left.length > 0)
+    throw new EnvironmentError(
+      `${container}: undoing the fault left ${left.length} iptables rule${left.length === 1 ? '' : 's'}: ${left.map((r) => r.join(' ')).join('; ')}`,
+      {
+        hint: "'rmq-bench cluster up' removes what a fault left behind",
+      },
+    );
+}
+
 /** Interfaces in `ip -o link show` output that carry traffic (everything but loopback). Pure. */
 export function linkNames(ipOLink: string): string[] {
   const names: string[] = [];
@@ -180,7 +199,9 @@ export async function applyPartition(docker: Docker, container: string, run: Hos
     // The container may have been restarted (a new pid, a fresh namespace without our rules).
     const now = await containerPid(docker, container).catch(() => undefined);
     if (now !== pid) return;
+    const removed = [...added];
     for (const rule of added.reverse()) await inNetns(run, pid, ['iptables', '-w', '-D', ...rule]);
+    await expectRulesGone(run, pid, container, removed);
   };
   try {
     for (const p of peers) {
@@ -216,6 +237,16 @@ async function applyRootQdisc(docker: Docker, container: string, run: HostRunner
     const now = await containerPid(docker, container).catch(() => undefined);
     if (now !== pid) return;
     for (const dev of added) await inNetns(run, pid, ['tc', 'qdisc', 'del', 'dev', dev, 'root']);
+    // Checked: a qdisc of ours still on an interface it was added to.
+    const left: string[] = [];
+    for (const dev of added) {
+      const ours = ourRootQdisc(await inNetns(run, pid, ['tc', 'qdisc', 'show', 'dev', dev]));
+      if (ours !== null) left.push(`${ours} on ${dev}`);
+    }
+    if (left.length > 0)
+      throw new EnvironmentError(`${container}: undoing the fault left ${left.join(', ')}`, {
+        hint: "'rmq-bench cluster up' removes what a fault left behind",
+      });
   };
   try {
     for (const dev of links) {

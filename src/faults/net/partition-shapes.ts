@@ -2,7 +2,7 @@ import { EnvironmentError } from '../../errors.js';
 import { seededRandom } from '../../util/random.js';
 import type { Docker } from '../../cluster/docker/engine.js';
 import type { PartitionShape } from '../kinds.js';
-import { containerPid, type HostRunner, inNetns, partitionRules, peerAddresses } from '../../cluster/docker/netns.js';
+import { containerPid, expectRulesGone, type HostRunner, inNetns, partitionRules, peerAddresses } from '../../cluster/docker/netns.js';
 
 /**
  * Partitions of several nodes at once, as Jepsen's nemesis draws them (rabbitmq/jepsen runs
@@ -122,12 +122,18 @@ export async function applyCuts(
   const added: { container: string; pid: number; rule: string[] }[] = [];
   const undo = async (): Promise<void> => {
     const errors: unknown[] = [];
+    const removed = new Map<string, { pid: number; rules: string[][] }>();
     for (const a of added.reverse()) {
       const now = await containerPid(docker, a.container).catch(() => undefined);
       if (now !== a.pid) continue;
       await inNetns(run, a.pid, ['iptables', '-w', '-D', ...a.rule]).catch((err: unknown) => errors.push(err));
+      const entry = removed.get(a.container) ?? { pid: a.pid, rules: [] };
+      entry.rules.push(a.rule);
+      removed.set(a.container, entry);
     }
     if (errors.length > 0) throw errors[0];
+    // Checked on every node touched: none of the rules removed is still there.
+    for (const [container, { pid, rules }] of removed) await expectRulesGone(run, pid, container, rules);
   };
   try {
     for (const [node, cutFrom] of cutsByNode(cuts)) {
