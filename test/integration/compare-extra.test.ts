@@ -3,6 +3,7 @@ import { execa } from 'execa';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  closedPort,
   CONTAINER_PREFIX,
   eventually,
   parseJson,
@@ -161,6 +162,29 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       // Let the cluster heal before the next test.
       const up = await runCli(['cluster', 'up']);
       expect(up.exitCode, up.stderr).toBe(0);
+    }
+  });
+
+  it('a broker named by --management-url that does not answer: one line with its address and the real cause, no hint for our cluster, exit 68', async () => {
+    const [amqpPort, mgmtPort] = [await closedPort(), await closedPort()];
+    for (const command of ['compare', 'chaos'] as const) {
+      const r = await runCli(
+        [command, '--urls', `amqp://${USER}:s3cret@127.0.0.1:${amqpPort}`, '--management-url', `http://${USER}:s3cret@127.0.0.1:${mgmtPort}`],
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      expect(r.exitCode, r.stderr).toBe(68);
+      expect(r.stdout).toBe('');
+      // One error line (chaos says its seed first, a progress line).
+      expect(
+        r.stderr.split('\n').filter((l) => l.startsWith('rmq-bench:')),
+        r.stderr,
+      ).toHaveLength(1);
+      expect(r.stderr).toContain(`127.0.0.1:${mgmtPort}: ECONNREFUSED`);
+      expect(r.stderr).toContain('--management-url');
+      expect(r.stderr).not.toContain('cluster up');
+      expect(r.stdout + r.stderr).not.toContain('s3cret');
     }
   });
 

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import { BrokerUnavailableError, NotFoundError, RmqBenchError, errorMessage } from '../../errors.js';
+import { BrokerUnavailableError, NotFoundError, RmqBenchError } from '../../errors.js';
 import { maskUrl } from '../../url.js';
 import { parseQueueLeadership, type QueueLeadership } from './queue-leadership.js';
 
@@ -19,6 +19,8 @@ export interface ManagementOptions {
   requestTimeoutMs?: number;
   /** A GET not answered within this long is also sent to the next endpoint (request). */
   hedgeAfterMs?: number;
+  /** The endpoints are a broker the user named (--management-url), not rmq-bench's own cluster. */
+  named?: boolean;
 }
 
 export interface NodeInfo {
@@ -39,10 +41,22 @@ export interface NodeInfo {
  * tried in order, starting with the last one that answered; `exclude` skips nodes (a node
  * under a fault).
  */
-function unanswered(method: string, path: string, failures: readonly string[]): BrokerUnavailableError {
+function unanswered(method: string, path: string, failures: readonly string[], named: boolean): BrokerUnavailableError {
   return new BrokerUnavailableError(`no management endpoint answered ${method} ${path} (${failures.join('; ') || 'all excluded'})`, {
-    hint: "is the cluster up? 'rmq-bench cluster up' starts it",
+    hint: named ? 'is the management API of the broker named by --management-url up at that address?' : "is the cluster up? 'rmq-bench cluster up' starts it",
   });
+}
+
+/** 'fetch failed' says nothing: its cause's code (ECONNREFUSED) or message does. */
+export function describeRequestError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as Error & { cause?: unknown }).cause;
+  if (typeof cause === 'object' && cause !== null) {
+    const code = 'code' in cause ? (cause as { code: unknown }).code : undefined;
+    if (typeof code === 'string' && code !== '') return code;
+    if (cause instanceof Error && cause.message !== '') return `${err.message}: ${cause.message}`;
+  }
+  return err.message.split('\n')[0] ?? err.message;
 }
 
 export class ManagementClient {
@@ -50,6 +64,8 @@ export class ManagementClient {
   private readonly auth: string;
   private readonly requestTimeoutMs: number;
   private readonly hedgeAfterMs: number;
+  /** A broker the user named (--management-url), not rmq-bench's own cluster: errors point at the URL. */
+  readonly named: boolean;
 
   constructor(
     readonly endpoints: readonly { node: string; url: string }[],
@@ -62,6 +78,7 @@ export class ManagementClient {
     // A node answers a GET in a few ms (tens under load); one that has not in a second is
     // paused, cut off, or waiting on a stalled peer (in a partition /api/nodes hangs on all).
     this.hedgeAfterMs = Math.min(options.hedgeAfterMs ?? 1_000, this.requestTimeoutMs);
+    this.named = options.named ?? false;
   }
 
   static fromConfig(config: Config, options?: ManagementOptions): ManagementClient {
@@ -93,7 +110,7 @@ export class ManagementClient {
       const url = u.toString().replace(/\/$/, '');
       return { node: u.host, url };
     });
-    return new ManagementClient(endpoints, user, password, options);
+    return new ManagementClient(endpoints, user, password, { ...options, named: true });
   }
 
   /** One request to one endpoint; `cancel` gives it up early (another endpoint answered). */
@@ -141,17 +158,17 @@ export class ManagementClient {
         return result;
       } catch (err) {
         if (err instanceof HttpError && err.status !== 503) throw err;
-        failures.push(`${ep.node}: ${errorMessage(err)}`);
+        failures.push(`${ep.node}: ${describeRequestError(err)}`);
       }
     }
-    throw unanswered(method, path, failures);
+    throw unanswered(method, path, failures, this.named);
   }
 
   /** A GET through the endpoints in turn, the next one starting when the last fails or is slow (request). */
   private hedged(path: string, exclude?: readonly string[]): Promise<unknown> {
     const n = this.endpoints.length;
     const order = Array.from({ length: n }, (_, i) => (this.preferred + i) % n).filter((idx) => !exclude?.includes(this.endpoints[idx]!.node));
-    if (order.length === 0) return Promise.reject(unanswered('GET', path, []));
+    if (order.length === 0) return Promise.reject(unanswered('GET', path, [], this.named));
     const cancel = new AbortController();
     const failures: string[] = [];
     return new Promise((resolve, reject) => {
@@ -179,8 +196,8 @@ export class ManagementClient {
             clearTimeout(hedge);
             if (done) return;
             if (err instanceof HttpError && err.status !== 503) return finish(() => reject(err));
-            failures.push(`${ep.node}: ${errorMessage(err)}`);
-            if (++failed === order.length) return finish(() => reject(unanswered('GET', path, failures)));
+            failures.push(`${ep.node}: ${describeRequestError(err)}`);
+            if (++failed === order.length) return finish(() => reject(unanswered('GET', path, failures, this.named)));
             startNext();
           },
         );

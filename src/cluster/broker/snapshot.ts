@@ -1,5 +1,7 @@
 import { BrokerUnavailableError } from '../../errors.js';
-import { HttpError, type ManagementClient, type NodeInfo } from './management.js';
+import { describeRequestError, HttpError, type ManagementClient, type NodeInfo } from './management.js';
+
+export { describeRequestError };
 
 /**
  * One snapshot of the management API (queues, exchanges, bindings, policies, nodes, overview),
@@ -126,18 +128,6 @@ export interface ReadResult {
   answeredBy: Endpoint;
   /** Endpoints that did not answer when last asked (before the one that answered, or earlier). */
   unanswered: Unanswered[];
-}
-
-/** 'fetch failed' says nothing: its cause's code (ECONNREFUSED) or message does. */
-export function describeRequestError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = (err as Error & { cause?: unknown }).cause;
-  if (typeof cause === 'object' && cause !== null) {
-    const code = 'code' in cause ? (cause as { code: unknown }).code : undefined;
-    if (typeof code === 'string' && code !== '') return code;
-    if (cause instanceof Error && cause.message !== '') return `${err.message}: ${cause.message}`;
-  }
-  return err.message.split('\n')[0] ?? err.message;
 }
 
 export interface ReaderOptions {
