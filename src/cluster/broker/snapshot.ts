@@ -1,8 +1,6 @@
 import { BrokerUnavailableError } from '../../errors.js';
 import { describeRequestError, HttpError, type ManagementClient, type NodeInfo } from './management.js';
 
-export { describeRequestError };
-
 /**
  * One snapshot of the management API (queues, exchanges, bindings, policies, nodes, overview),
  * typed, and the reader that takes it from one node, falling over to the next. Used by the
