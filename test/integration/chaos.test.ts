@@ -84,8 +84,8 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     // node at 10 s, while it publishes until 40 s without confirms: what it had written and the
     // node had not yet taken is gone, and nothing told it. The store lacks exactly that many
     // (chaosAgreesWithTheStore); here, that it is not none. Measured at 150 msg/s: 5 and 6 lost by
-    // this run's options (chaos --json), and 3, 4 and 3 by `compare --confirms off --rate 150 -n
-    // 3000 --runs 3` (the producer's node killed); this test passed 4 runs of 4 in a row.
+    // this run's options (chaos --json), and 2 to 6 in each of 13 runs of `compare --confirms off
+    // --rate 150 --fault kill` (the producer's node killed); never none.
     const controlKill = doc.faults[0]!;
     expect([controlKill.kind, controlKill.reason]).toEqual(['kill', "producer 3's node"]);
     expect(controlKill.issuedAtMs).toBeLessThan(40_000);
@@ -154,6 +154,8 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     expect(r.exitCode, String(r.stderr)).toBe(130);
     // Healed at once, not after the 90 s hold.
     expect((await docker.getContainer(containerOf(paused)).inspect()).State.Paused).toBe(false);
+    // Measured 136 and 313 ms (printed here) against the 90 s hold: 60 s catches a wait for it.
+    process.stderr.write(`chaos: exit ${Date.now() - sentAt} ms after Ctrl+C\n`);
     expect(Date.now() - sentAt).toBeLessThan(60_000);
     const doc = JSON.parse(String(r.stdout)) as ChaosJson;
     expect(doc.interrupted).toBe(true);
