@@ -56,6 +56,8 @@ export interface ChaosLiveSample {
   inFlight: number;
   /** What the nemesis is doing now ("kill rabbit2 (holding)"), "calm", or the stage of the end. */
   phase: string;
+  /** The kind of the fault on now; null in calm. */
+  faultKind: FaultKind | null;
   /** What the control producer wrote; null without --control. */
   controlWritten: number | null;
 }
@@ -312,6 +314,7 @@ class ChaosRun {
       consumed: this.traffic.consumed,
       inFlight: c.inFlight,
       phase: a ? `${a.kind} ${a.nodes.join('+') || '…'} (${a.phase})` : this.stage === 'traffic' ? 'calm' : this.stage,
+      faultKind: a ? a.kind : null,
       controlWritten: this.opts.control ? c.control : null,
     });
   }
