@@ -225,7 +225,6 @@ export const chaos = defineCommand({
     const { runChaos } = await import('../../scenarios/under-faults/chaos.js');
     const { renderChaosLive } = await import('../../report/kinds/chaos/text.js');
     const { emit } = await import('../output.js');
-    ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
     let ledgers: ChaosLedgers | undefined;
     const { withMetricsExport } = await import('../metrics-option.js');
     const { chaosMetrics } = await import('../../measure/metrics-export.js');

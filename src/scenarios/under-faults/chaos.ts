@@ -119,6 +119,8 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions, hooks: Chaos
   await requireCluster(ctx);
   const { progress } = ctx;
   const { kinds, skipped } = await usableFaults(ctx, opts);
+  // Once the cluster answers: an error before it is the one line a failed start prints.
+  progress.info(`chaos: seed ${opts.seed} (replay the same schedule with --seed ${opts.seed})`);
   for (const s of skipped) progress.info(`${s.kind} left out: ${s.why}`);
   const endpoints = await endpointsFor(ctx, opts.urls, opts.heartbeatS);
   const queues = chaosQueues(opts);
