@@ -438,6 +438,12 @@ export function amqpUrl(config: Config, node: NodeSpec): string {
   return `amqp://${encodeURIComponent(config.user)}:${encodeURIComponent(config.password)}@${config.host}:${node.amqpPort}`;
 }
 
+/** The node's native stream protocol URL: rabbitmq-stream://user:password@host:port/vhost. */
+export function streamUrl(config: Config, node: NodeSpec): string {
+  const e = encodeURIComponent;
+  return `rabbitmq-stream://${e(config.user)}:${e(config.password)}@${config.host}:${node.streamPort}/${e(config.vhost)}`;
+}
+
 export function managementUrl(config: Config, node: NodeSpec): string {
   return `http://${config.host}:${node.managementPort}`;
 }
