@@ -42,6 +42,10 @@ interface ProtocolTraits {
   readonly outcomeCounts: boolean;
   /** The only queue type it publishes to, or null (any). */
   readonly onlyQueueType: QueueType | null;
+  /** The producer's result counts what it sent again and what the broker deduplicated (PublisherResult.stream). */
+  readonly dedupCounts: boolean;
+  /** compare's flags that do not go with it, each with why. */
+  readonly refusesFlags: Readonly<Partial<Record<'--urls' | '--exchange', string>>>;
 }
 
 const PROTOCOL_TRAITS = {
@@ -54,6 +58,8 @@ const PROTOCOL_TRAITS = {
     prefetchBoundsAutoAck: false,
     outcomeCounts: false,
     onlyQueueType: null,
+    dedupCounts: false,
+    refusesFlags: {},
   },
   amqp10: {
     name: 'AMQP 1.0',
@@ -64,6 +70,8 @@ const PROTOCOL_TRAITS = {
     prefetchBoundsAutoAck: true,
     outcomeCounts: true,
     onlyQueueType: null,
+    dedupCounts: false,
+    refusesFlags: {},
   },
   stream: {
     name: 'the native stream protocol',
@@ -75,6 +83,11 @@ const PROTOCOL_TRAITS = {
     prefetchBoundsAutoAck: false,
     outcomeCounts: false,
     onlyQueueType: 'stream',
+    dedupCounts: true,
+    refusesFlags: {
+      '--urls': "it connects to the stream ports of this cluster's nodes",
+      '--exchange': 'the native stream protocol publishes to the stream by name',
+    },
   },
 } as const satisfies { readonly [P in AnyProtocol]: ProtocolTraits };
 
@@ -84,6 +97,14 @@ export function queueTypeProblem(protocol: AnyProtocol, queueType: QueueType): s
   return only === null || only === queueType
     ? undefined
     : `--protocol ${protocol} publishes over ${PROTOCOL_TRAITS[protocol].name}, to a ${only} only: give --queue-type ${only} (not ${queueType})`;
+}
+
+/** Why --confirms off does not go with a protocol (it has no unconfirmed publishing), or undefined. Pure. */
+export function confirmsOffProblem(protocol: AnyProtocol): string | undefined {
+  const { name, publishModes } = PROTOCOL_TRAITS[protocol];
+  return (publishModes as readonly PublishMode[]).includes('none')
+    ? undefined
+    : `--confirms off does not go with --protocol ${protocol}: ${name} confirms every message (${publishModes.join(', ')})`;
 }
 
 export function traitsOf(protocol: AnyProtocol): ProtocolTraits {

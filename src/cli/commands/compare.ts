@@ -5,7 +5,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
 import { type CompareOptions, faultPatienceMs } from '../../scenarios/under-faults/compare.js';
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
-import { type AnyProtocol, PUBLISH_PROTOCOLS, queueTypeProblem } from '../../client/protocol.js';
+import { type AnyProtocol, confirmsOffProblem, PUBLISH_PROTOCOLS, queueTypeProblem, traitsOf } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
@@ -116,7 +116,7 @@ export const compare = defineCommand({
       if (o.confirms === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --confirms off');
       const typeProblem = faultProblem(o.queueType, o.fault);
       if (typeProblem) throw new UsageError(typeProblem);
-      if (o.protocol === 'stream') refuseNativeStream(o, given);
+      refuseForProtocol(o, given);
       // A queue type other than quorum without --queue: compare's own queue of that type.
       const ownQueue = o.queueType !== 'quorum' && !given.has('queue');
       const queue = ownQueue ? ownQueueName('compare', o.queueType) : o.queue;
@@ -166,15 +166,10 @@ export const compare = defineCommand({
   },
 });
 
-/**
- * --protocol stream: a producer over RabbitMQ's native stream protocol, which publishes to a stream
- * by name, always confirmed, on the stream ports of this cluster's nodes. What does not go with it
- * is refused with one line.
- */
-function refuseNativeStream(o: RawOptions, given: ReadonlySet<string>): void {
-  const problem = queueTypeProblem('stream', o.queueType);
+/** A protocol that publishes to one queue type only, always confirmed, or without some flags: what does not go with it is refused with one line. */
+function refuseForProtocol(o: RawOptions, given: ReadonlySet<string>): void {
+  if (o.protocol === 'both') return;
+  const problem = queueTypeProblem(o.protocol, o.queueType) ?? (o.confirms === 'off' ? confirmsOffProblem(o.protocol) : undefined);
   if (problem) throw new UsageError(problem);
-  if (o.confirms === 'off') throw new UsageError('--confirms off does not go with --protocol stream: the native stream protocol confirms every publishing id');
-  refuseWith(given, ['--urls'], "does not go with --protocol stream: it connects to the stream ports of this cluster's nodes");
-  refuseWith(given, ['--exchange'], 'does not go with --protocol stream: the native stream protocol publishes to the stream by name');
+  for (const [flag, why] of Object.entries(traitsOf(o.protocol).refusesFlags)) refuseWith(given, [flag], `does not go with --protocol ${o.protocol}: ${why}`);
 }

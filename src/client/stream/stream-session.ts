@@ -61,6 +61,11 @@ function stopHard(client: Client, publisher: Publisher | undefined): void {
   }
 }
 
+/** Where a session starts: past the node of the session just lost (several nodes), else where the loop says. Pure. */
+export function nextStart(startIndex: number, lostIndex: number | undefined, urlCount: number): number {
+  return urlCount > 1 && lostIndex === startIndex ? (startIndex + 1) % urlCount : startIndex;
+}
+
 /** A promise's value within ms, else the error `what` names. */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -116,13 +121,18 @@ async function dial(url: string, stream: string, publisherRef: string, heartbeat
 }
 
 /**
- * The PublishLoop's native stream sessions to `stream`, with the run's publisher reference. The
- * end closes the client (its publisher flushed first) within a deadline.
+ * The PublishLoop's native stream sessions to `stream`, with the run's publisher reference. Any
+ * node locates the leader, so after a lost session the next one starts on the next node: the
+ * node whose connection just closed is likely the one faulted, and a node being killed can take
+ * a connection and answer nothing until the attempt's deadline. The end closes the client (its
+ * publisher flushed first) within a deadline.
  */
 export function streamTransport(stream: string, publisherRef: string): PublishTransport<StreamSession> {
+  let lostIndex: number | undefined;
   return {
     async open(o, events: SessionEvents<StreamSession>) {
-      const c = await connectAnyWith(o.urls, o.startIndex, { heartbeatS: o.heartbeatS, timeoutMs: o.timeoutMs, signal: o.signal }, (url) =>
+      const start = nextStart(o.startIndex, lostIndex, o.urls.length);
+      const c = await connectAnyWith(o.urls, start, { heartbeatS: o.heartbeatS, timeoutMs: o.timeoutMs, signal: o.signal }, (url) =>
         dial(url, stream, publisherRef, o.heartbeatS, o.connectionName),
       );
       const { client, publisher, storedUpTo } = c.connection;
@@ -149,6 +159,7 @@ export function streamTransport(stream: string, publisherRef: string): PublishTr
       const lose = (why: string): void => {
         if (reported) return;
         reported = true;
+        lostIndex = s.index;
         events.onLost(s, why);
         markLost();
       };

@@ -17,8 +17,8 @@ export function protocolTotals(
   mode: CompareMode,
   rs: readonly { producer: Pick<PublisherResult, 'amqp10' | 'stream'> }[],
 ): { outcomes?: OutcomeTotals; stream?: StreamTotals } {
-  const protocol = MODE_RULES[mode].protocol;
-  if (traitsOf(protocol).outcomeCounts) {
+  const traits = traitsOf(MODE_RULES[mode].protocol);
+  if (traits.outcomeCounts) {
     const sum = (f: (o: Amqp10Outcomes) => number): number => rs.reduce((a, r) => a + (r.producer.amqp10 ? f(r.producer.amqp10) : 0), 0);
     return {
       outcomes: {
@@ -31,7 +31,7 @@ export function protocolTotals(
       },
     };
   }
-  if (protocol !== 'stream') return {};
+  if (!traits.dedupCounts) return {};
   const sum = (f: (o: StreamPublishCounts) => number): number => rs.reduce((a, r) => a + (r.producer.stream ? f(r.producer.stream) : 0), 0);
   return {
     stream: {
