@@ -107,11 +107,13 @@ export interface StreamPublishCounts {
   errors: number;
   /** Unconfirmed when their connection was lost: sent again with the same publishing ids. */
   inDoubtResent: number;
+  /** What each new session sent again first (in doubt from the lost one, or late), added up. */
+  resentOnReconnect: number;
   /**
    * Of those, how many the broker had stored already (their id at most the last one it held for
-   * the reference when the next session opened): the copies deduplication drops.
+   * the reference when the session opened): the copies deduplication drops.
    */
-  inDoubtStored: number;
+  storedAlready: number;
   /** No confirm within the confirm timeout: sent again with the same publishing ids. */
   timedOut: number;
   /** Sessions opened (1 + the reconnections). */

@@ -115,7 +115,8 @@ describe("compare's side over the native stream protocol", () => {
     confirms: 0,
     errors: 0,
     inDoubtResent: 0,
-    inDoubtStored: 0,
+    resentOnReconnect: 0,
+    storedAlready: 0,
     timedOut: 0,
     sessions: 1,
     ...o,
@@ -125,8 +126,11 @@ describe("compare's side over the native stream protocol", () => {
     {
       name: 'the stream side sums its runs',
       mode: 'stream-confirms' as const,
-      runs: [{ stream: counts({ confirms: 5_015, inDoubtResent: 15, inDoubtStored: 1, sessions: 2 }) }, { stream: counts({ confirms: 5_000 }) }],
-      totals: { stream: { confirms: 10_015, errors: 0, inDoubtResent: 15, inDoubtStored: 1, timedOut: 0, sessions: 3 } },
+      runs: [
+        { stream: counts({ confirms: 5_015, inDoubtResent: 15, resentOnReconnect: 15, storedAlready: 1, sessions: 2 }) },
+        { stream: counts({ confirms: 5_000 }) },
+      ],
+      totals: { stream: { confirms: 10_015, errors: 0, inDoubtResent: 15, resentOnReconnect: 15, storedAlready: 1, timedOut: 0, sessions: 3 } },
     },
     { name: 'an AMQP 0-9-1 side has neither', mode: 'confirms-on' as const, runs: [{}], totals: {} },
   ])('protocolTotals: $name', ({ mode, runs, totals }) => {
@@ -143,14 +147,15 @@ describe("compare's table and verdict with a stream side", () => {
   const stream = modeTotals('stream-confirms', {
     confirmed: 15_000,
     read: 15_000,
-    stream: { confirms: 15_037, errors: 0, inDoubtResent: 37, inDoubtStored: 1, timedOut: 0, sessions: 4 },
+    stream: { confirms: 15_040, errors: 0, inDoubtResent: 37, resentOnReconnect: 38, storedAlready: 1, timedOut: 3, sessions: 4 },
   });
   const on = modeTotals('confirms-on', { confirmed: 15_000, read: 15_000 });
 
   it.each([
     ['in doubt, sent again', '37', '-'],
+    ['late confirms, sent again', '3', '-'],
+    ['sent again on reconnect', '38', '-'],
     ['of those, stored already', '1', '-'],
-    ['late confirms, sent again', '0', '-'],
   ])('row %s: %s on the stream side, %s on 0-9-1', (label, streamCell, onCell) => {
     const line = renderTotals([stream, on])
       .split('\n')
@@ -164,7 +169,7 @@ describe("compare's table and verdict with a stream side", () => {
 
   it('the verdict says what was sent again and what deduplication dropped', () => {
     expect(modeVerdict(stream)).toBe(
-      'stream confirms: 0 of 15000 confirmed messages lost (37 sent again with the same publishing ids; 1 of the 37 in doubt were stored already, and deduplication dropped their copies).',
+      'stream confirms: 0 of 15000 confirmed messages lost (40 sent again with the same publishing ids; of the 38 a new session sent again, the broker held 1 already and deduplication dropped those copies).',
     );
   });
 });

@@ -42,7 +42,7 @@ class StreamProtocol implements PublishProtocol<StreamSession> {
   readonly #body: Buffer;
   readonly #idPrefix: string;
   readonly #ref: string;
-  readonly #counts = { confirms: 0, errors: 0, inDoubtResent: 0, inDoubtStored: 0, timedOut: 0, sessions: 0 };
+  readonly #counts = { confirms: 0, errors: 0, inDoubtResent: 0, resentOnReconnect: 0, storedAlready: 0, timedOut: 0, sessions: 0 };
 
   constructor(opts: PublisherOptions) {
     this.#opts = opts;
@@ -87,7 +87,9 @@ class StreamProtocol implements PublishProtocol<StreamSession> {
   open(s: StreamSession, channel: number, run: PublishAnswers): void {
     this.#counts.sessions++;
     // What is about to be sent again, and how much of it the broker holds already (deduplication drops those copies).
-    this.#counts.inDoubtStored += coveredByStored(run.book.backlog(), s.storedUpTo);
+    const again = run.book.backlog();
+    this.#counts.resentOnReconnect += again.length;
+    this.#counts.storedAlready += coveredByStored(again, s.storedUpTo);
     s.publisher.on('publish_confirm', (err, ids) => {
       if (s.dropped) return;
       const at = run.clock.now();

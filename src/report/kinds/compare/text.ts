@@ -39,7 +39,7 @@ function outcomesTold(o: NonNullable<ModeTotals['outcomes']>): string {
 function streamTold(o: NonNullable<ModeTotals['stream']>): string {
   const again = o.inDoubtResent + o.timedOut;
   if (again === 0) return '';
-  return ` (${again} sent again with the same publishing ids; ${o.inDoubtStored} of the ${o.inDoubtResent} in doubt were stored already, and deduplication dropped their copies)`;
+  return ` (${again} sent again with the same publishing ids; of the ${o.resentOnReconnect} a new session sent again, the broker held ${o.storedAlready} already and deduplication dropped those copies)`;
 }
 
 export function renderTotals(totals: readonly ModeTotals[]): string {
@@ -78,9 +78,10 @@ function outcomeRows(totals: readonly ModeTotals[]): [string, ...(string | numbe
 }
 
 /**
- * With a native stream protocol side: what it sent again with the same publishing ids after a
- * lost connection, and how many of those the broker held already (its copy dropped by
- * deduplication); then what a confirm timeout sent again ('-' where a side has none).
+ * With a native stream protocol side: what it sent again with the same publishing ids (in doubt
+ * after a lost connection; no confirm in time), what the new sessions sent again first, and how
+ * many of those the broker held already (their copies dropped by deduplication); '-' where a side
+ * has none.
  */
 function streamRows(totals: readonly ModeTotals[]): [string, ...(string | number)[]][] {
   if (!totals.some((t) => t.stream)) return [];
@@ -90,8 +91,9 @@ function streamRows(totals: readonly ModeTotals[]): [string, ...(string | number
   ];
   return [
     row('in doubt, sent again', (o) => o.inDoubtResent),
-    row('of those, stored already', (o) => o.inDoubtStored),
     row('late confirms, sent again', (o) => o.timedOut),
+    row('sent again on reconnect', (o) => o.resentOnReconnect),
+    row('of those, stored already', (o) => o.storedAlready),
   ];
 }
 
