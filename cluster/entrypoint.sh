@@ -1,8 +1,9 @@
 #!/bin/sh
 # rmq-bench node entrypoint: writes the shared Erlang cookie and the node's rabbitmq.conf (the
 # settings in /etc/rmq-bench/rabbitmq.conf, then the peer list of rabbit1..N for
-# RMQ_BENCH_NODES = 3 or 5, what the RabbitMQ line RMQ_BENCH_RABBITMQ accepts beyond those, and
-# RMQ_BENCH_PARTITION_HANDLING when set), then hands over to the image's own entrypoint. Works with the
+# RMQ_BENCH_NODES = 3 or 5, what the RabbitMQ line RMQ_BENCH_RABBITMQ accepts beyond those,
+# RMQ_BENCH_PARTITION_HANDLING when set, and the host port the node's stream listener is published
+# on, from RMQ_BENCH_STREAM_PORT), then hands over to the image's own entrypoint. Works with the
 # official rabbitmq image and with the image rmq-bench builds from Debian packages (both:
 # HOME=/var/lib/rabbitmq, docker-entrypoint.sh drops privileges).
 set -eu
@@ -19,6 +20,18 @@ case "$partition_handling" in
   '' | ignore | pause_minority | autoheal) ;;
   *) echo "rmq-bench entrypoint: RMQ_BENCH_PARTITION_HANDLING=$partition_handling is not ignore, pause_minority or autoheal" >&2; exit 64 ;;
 esac
+stream_base="${RMQ_BENCH_STREAM_PORT:-5552}"
+# rabbitN (the compose service's host name) is node N: its stream port on the host is base + N - 1.
+host="${HOSTNAME:-$(hostname)}"
+index="${host#rabbit}"
+case "$index" in
+  1 | 2 | 3 | 4 | 5) ;;
+  *) echo "rmq-bench entrypoint: host name $host is not rabbit1..rabbit5" >&2; exit 64 ;;
+esac
+case "$stream_base" in
+  '' | *[!0-9]*) echo "rmq-bench entrypoint: RMQ_BENCH_STREAM_PORT=$stream_base is not a port" >&2; exit 64 ;;
+esac
+stream_port=$((stream_base + index - 1))
 mkdir -p "$home"
 rm -f "$home/.erlang.cookie"
 printf '%s' "$cookie" > "$home/.erlang.cookie"
@@ -47,6 +60,10 @@ settings() {
       echo "quorum_queue.continuous_membership_reconciliation.target_group_size = $nodes"
       ;;
   esac
+  echo "# A stream client on the host is sent to a stream's leader or replica by the host and port"
+  echo "# that node advertises: 127.0.0.1 and its published port (RMQ_BENCH_STREAM_PORT + $index - 1)."
+  echo "stream.advertised_host = 127.0.0.1"
+  echo "stream.advertised_port = $stream_port"
   if [ -n "$partition_handling" ]; then
     echo "cluster_partition_handling = $partition_handling"
   fi

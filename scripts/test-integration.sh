@@ -10,8 +10,9 @@
 #   nodes (11672-11676, 21672-21676, 21692), the older versions, rmq-bench-g (3.10) and
 #   rmq-bench-h (4.0) on 12672 and 13672 (management 22672 and 23672), and two of 3 nodes of 4.3
 #   for the long runs of fault claims, rmq-bench-i (10672, 20672, 20692) and rmq-bench-j (26672,
-#   36672, 36692). At its end the heavy clusters
-#   are taken down (their volumes kept), so that they do not idle beside the next default run.
+#   36672, 36692). Each cluster's stream ports are its AMQP ports less 120 (5552-5554 for the
+#   default one, 26552-26554 for j). At its end the heavy clusters are taken down (their volumes
+#   kept), so that they do not idle beside the next default run.
 # Faults stay within a shard's cluster, so the shards never disturb each other; within a shard the
 # files run one at a time. A shard's global setup brings its cluster up (creating its containers,
 # the first time, from the 4.3 image built first, or its version's image) and prints how long
@@ -72,7 +73,7 @@ shard_i=(netfaults chaos producer-crash clone-containers)
 # More of them: every leader fault in turn and a rolling restart under traffic (leader-faults),
 # compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra), the whole
 # cluster killed at once (kill-all), and a stream's writer killed under compare (streams).
-shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams)
+shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams streams-native)
 
 TIER_default=(a b c d e k)
 TIER_heavy=(f g h i j)

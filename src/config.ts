@@ -15,6 +15,8 @@ export interface NodeSpec {
   readonly nodeName: string;
   readonly amqpPort: number;
   readonly managementPort: number;
+  /** The native stream protocol's port on loopback, also what the node advertises to stream clients. */
+  readonly streamPort: number;
 }
 
 export type ImageSource = 'auto' | 'pull' | 'build';
@@ -78,22 +80,41 @@ export const PROJECT_ROOT = path.resolve(here, '..');
 export const DEFAULT_CLUSTER_NAME = 'rmq-bench';
 export const DEFAULT_PORTS = { amqp: 5672, management: 15672, prometheus: 15692 } as const;
 
+/**
+ * Where a cluster's stream ports start when RMQ_BENCH_STREAM_PORT is not set: this far below its
+ * AMQP port (5552 for 5672), so that every cluster's ports stay apart as its AMQP ports are.
+ */
+export const STREAM_PORT_BELOW_AMQP = 120;
+
+/** A cluster's first stream port when none is chosen: its AMQP port less STREAM_PORT_BELOW_AMQP. Pure. */
+export function defaultStreamPort(amqpPort: number): number {
+  return amqpPort - STREAM_PORT_BELOW_AMQP;
+}
+
 /** How many nodes a bench cluster can have: 3 (the default), or 5 (partition rings and bridges, Jepsen's layout). */
 export const NODE_COUNTS = [3, 5] as const;
 export type NodeCount = (typeof NODE_COUNTS)[number];
 export const DEFAULT_NODE_COUNT: NodeCount = 3;
 
 /**
- * The nodes of a cluster: node i listens on amqpPort + i - 1 and managementPort + i - 1 on
- * loopback. The default cluster's containers are rabbit1..N; another cluster's are <name>-rabbit1..N.
+ * The nodes of a cluster: node i listens on amqpPort + i - 1, managementPort + i - 1 and
+ * streamPort + i - 1 on loopback. The default cluster's containers are rabbit1..N; another
+ * cluster's are <name>-rabbit1..N.
  */
-export function nodesFor(clusterName: string, amqpPort: number, managementPort: number, count: NodeCount = DEFAULT_NODE_COUNT): NodeSpec[] {
+export function nodesFor(
+  clusterName: string,
+  amqpPort: number,
+  managementPort: number,
+  count: NodeCount = DEFAULT_NODE_COUNT,
+  streamPort: number = defaultStreamPort(amqpPort),
+): NodeSpec[] {
   return Array.from({ length: count }, (_, k) => k + 1).map((i) => ({
     name: `rabbit${i}`,
     container: clusterName === DEFAULT_CLUSTER_NAME ? `rabbit${i}` : `${clusterName}-rabbit${i}`,
     nodeName: `rabbit@rabbit${i}`,
     amqpPort: amqpPort + i - 1,
     managementPort: managementPort + i - 1,
+    streamPort: streamPort + i - 1,
   }));
 }
 
@@ -200,6 +221,14 @@ function portFrom(name: string, value: string | undefined, fallback: number, spa
   return Number(value);
 }
 
+/** RMQ_BENCH_STREAM_PORT, else the AMQP port less STREAM_PORT_BELOW_AMQP; one that is no port is a UsageError naming the variable to set. */
+function streamPortFrom(value: string | undefined, amqpPort: number, span: number): number {
+  if (value !== undefined && value !== '') return portFrom('RMQ_BENCH_STREAM_PORT', value, 0, span);
+  const derived = defaultStreamPort(amqpPort);
+  if (portProblem(String(derived), span) === undefined) return derived;
+  throw new UsageError(`the stream ports below RMQ_BENCH_AMQP_PORT=${amqpPort} (${derived}) are no ports: set RMQ_BENCH_STREAM_PORT`);
+}
+
 function clusterNameFrom(value: string | undefined): string {
   if (value === undefined || value === '') return DEFAULT_CLUSTER_NAME;
   const problem = clusterNameProblem(value);
@@ -227,6 +256,7 @@ export function partitionHandlingOf(config: Pick<Config, 'rabbitmq' | 'partition
 
 /** The variables docker-compose.yml reads for one cluster's container names and ports. Pure. */
 export function composeEnv(config: Config): Record<string, string> {
+  const first = config.nodes[0]!;
   const env: Record<string, string> = {
     RMQ_BENCH_PROMETHEUS_PORT: String(config.prometheusPort),
     // The nodes' peer list (cluster/entrypoint.sh writes it into rabbitmq.conf).
@@ -236,14 +266,16 @@ export function composeEnv(config: Config): Record<string, string> {
     // The settings of the line (cluster/entrypoint.sh leaves out what an older one does not accept).
     RMQ_BENCH_RABBITMQ: config.rabbitmq,
     RMQ_BENCH_PARTITION_HANDLING: config.partitionHandling ?? '',
+    // rabbitN advertises this + N - 1 to stream clients (cluster/entrypoint.sh).
+    RMQ_BENCH_STREAM_PORT: String(first.streamPort),
   };
   // Every service's names and ports, also of the nodes this cluster does not run: `cluster down`
   // removes all five, and the compose file's defaults would name another cluster's containers.
-  const first = config.nodes[0]!;
-  nodesFor(config.clusterName, first.amqpPort, first.managementPort, NODE_COUNTS[NODE_COUNTS.length - 1]!).forEach((n, i) => {
+  nodesFor(config.clusterName, first.amqpPort, first.managementPort, NODE_COUNTS[NODE_COUNTS.length - 1]!, first.streamPort).forEach((n, i) => {
     env[`RMQ_BENCH_CONTAINER_${i + 1}`] = n.container;
     env[`RMQ_BENCH_AMQP_PORT_${i + 1}`] = String(n.amqpPort);
     env[`RMQ_BENCH_MANAGEMENT_PORT_${i + 1}`] = String(n.managementPort);
+    env[`RMQ_BENCH_STREAM_PORT_${i + 1}`] = String(n.streamPort);
   });
   return env;
 }
@@ -287,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A cluster's ports: the variables, else what `cluster up` recorded for it, else the defaults.
   const amqpPort = portFrom('RMQ_BENCH_AMQP_PORT', env.RMQ_BENCH_AMQP_PORT, recorded.amqpPort ?? DEFAULT_PORTS.amqp, nodeCount);
   const managementPort = portFrom('RMQ_BENCH_MANAGEMENT_PORT', env.RMQ_BENCH_MANAGEMENT_PORT, recorded.managementPort ?? DEFAULT_PORTS.management, nodeCount);
+  const streamPort = streamPortFrom(env.RMQ_BENCH_STREAM_PORT, amqpPort, nodeCount);
   const prometheusPort = portFrom('RMQ_BENCH_PROMETHEUS_PORT', env.RMQ_BENCH_PROMETHEUS_PORT, recorded.prometheusPort ?? DEFAULT_PORTS.prometheus, 1);
   checkComposeProject(env.RMQ_BENCH_COMPOSE_PROJECT, clusterName);
   return {
@@ -309,7 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vhost: '/',
     erlangCookie: env.RMQ_BENCH_ERLANG_COOKIE || 'rmq-bench-erlang-cookie',
     clusterName,
-    nodes: nodesFor(clusterName, amqpPort, managementPort, nodeCount),
+    nodes: nodesFor(clusterName, amqpPort, managementPort, nodeCount, streamPort),
     stateDir,
     prometheusPort,
     waitForBrokerMs: durationFrom('RMQ_BENCH_WAIT_FOR_BROKER', env.RMQ_BENCH_WAIT_FOR_BROKER, 0),
@@ -364,18 +397,16 @@ export function withCluster(config: Config, choice: ClusterChoice): Config {
   const rabbitmq = choice.rabbitmq ?? (same ? config.rabbitmq : (recorded.rabbitmq ?? DEFAULT_RABBITMQ_LINE));
   // Another cluster's own ports, as recorded, unless chosen (a port not recorded: this config's).
   const port = (chosen: number | undefined, own: number, rec: number | undefined): number => chosen ?? (same ? own : (rec ?? own));
+  const amqpPort = port(choice.amqpPort, first.amqpPort, recorded.amqpPort);
+  // The stream ports follow the AMQP ports, unless this cluster's stay as they are.
+  const streamPort = amqpPort === first.amqpPort ? first.streamPort : defaultStreamPort(amqpPort);
   return {
     ...config,
     ...forLine(config, rabbitmq),
     partitionHandling: choice.partitionHandling ?? (same ? config.partitionHandling : recorded.partitionHandling),
     clusterName,
     composeProject: clusterName,
-    nodes: nodesFor(
-      clusterName,
-      port(choice.amqpPort, first.amqpPort, recorded.amqpPort),
-      port(choice.managementPort, first.managementPort, recorded.managementPort),
-      count,
-    ),
+    nodes: nodesFor(clusterName, amqpPort, port(choice.managementPort, first.managementPort, recorded.managementPort), count, streamPort),
     prometheusPort: port(choice.prometheusPort, config.prometheusPort, recorded.prometheusPort),
   };
 }
@@ -405,6 +436,12 @@ export function nodeByName(config: Config, name: string): NodeSpec | undefined {
 
 export function amqpUrl(config: Config, node: NodeSpec): string {
   return `amqp://${encodeURIComponent(config.user)}:${encodeURIComponent(config.password)}@${config.host}:${node.amqpPort}`;
+}
+
+/** The node's native stream protocol URL: rabbitmq-stream://user:password@host:port/vhost. */
+export function streamUrl(config: Config, node: NodeSpec): string {
+  const e = encodeURIComponent;
+  return `rabbitmq-stream://${e(config.user)}:${e(config.password)}@${config.host}:${node.streamPort}/${e(config.vhost)}`;
 }
 
 export function managementUrl(config: Config, node: NodeSpec): string {

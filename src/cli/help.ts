@@ -20,6 +20,10 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
   ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next ones (default: what cluster up recorded, else 5672)"],
   ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next ones (default: what cluster up recorded, else 15672)"],
   ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default: what cluster up recorded, else 15692)"],
+  [
+    'RMQ_BENCH_STREAM_PORT',
+    "the first node's stream protocol port, advertised to stream clients; the others take the next ones (default: the AMQP port - 120)",
+  ],
   ['RMQ_BENCH_USER', 'the broker user (default: demo)'],
   ['RMQ_BENCH_PASSWORD', "that user's password (default: demo)"],
   [

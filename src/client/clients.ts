@@ -13,7 +13,8 @@ import type { ConsumerResult } from './consumer-result.js';
 import type { LeanConsumer, LeanConsumerOptions } from './lean-consumer-options.js';
 import type { PublisherHooks, PublisherOptions } from './publisher-options.js';
 import type { PublisherResult } from './publisher-result.js';
-import type { Protocol } from './protocol.js';
+import type { AnyProtocol, Protocol } from './protocol.js';
+import { runStreamPublisher } from './stream/stream-publisher.js';
 
 /**
  * Each protocol's client: its producer, its consumer and bench's lean consumer, with the same
@@ -53,8 +54,15 @@ export function clientFor(protocol: Protocol): ProtocolClient {
   return CLIENTS[protocol];
 }
 
-export function publisherFor(protocol: Protocol): RunPublisher {
-  return CLIENTS[protocol].publisher;
+/** Each protocol's producer: the AMQP clients' and the native stream protocol's (a producer only). */
+const PUBLISHERS = {
+  amqp091: CLIENTS.amqp091.publisher,
+  amqp10: CLIENTS.amqp10.publisher,
+  stream: runStreamPublisher,
+} satisfies { [P in AnyProtocol]: RunPublisher };
+
+export function publisherFor(protocol: AnyProtocol): RunPublisher {
+  return PUBLISHERS[protocol];
 }
 
 export function consumerFor(protocol: Protocol): RunConsumer {

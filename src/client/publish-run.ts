@@ -99,8 +99,8 @@ export class PublishRun<S extends LoopSession> {
     this.answers = new PublishAnswers(this.book, ledger, hooks, this.tally, this.clock, this.loop);
   }
 
-  /** Publish until every message is confirmed (or written), the run gives up, or Ctrl+C; then close: the result. */
-  async publishAll(amqp10?: () => PublisherResult['amqp10']): Promise<PublisherResult> {
+  /** Publish until every message is confirmed (or written), the run gives up, or Ctrl+C; then close: the result, with what the protocol adds (extra). */
+  async publishAll(extra?: () => Pick<PublisherResult, 'amqp10' | 'stream'>): Promise<PublisherResult> {
     const { hooks, tally, book } = this;
     hooks.onStart?.(() => ({
       written: tally.written,
@@ -136,13 +136,12 @@ export class PublishRun<S extends LoopSession> {
         },
       });
     }
-    const extra = amqp10?.();
     return tally.result(this.opts, this.ledger, this.loop, {
       flush,
       completed: this.#done(),
       refusedGivenUp: this.answers.refusals.givenUp,
       inFlight: book.inFlight,
-      ...(extra ? { amqp10: extra } : {}),
+      ...extra?.(),
     });
   }
 

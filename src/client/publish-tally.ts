@@ -4,7 +4,7 @@ import { AdaptiveSamples } from '../measure/samples.js';
 import type { Clock } from '../util/retry.js';
 import type { FlushOutcome, PublishLoop } from './publish-loop.js';
 import type { PublisherOptions } from './publisher-options.js';
-import { type Amqp10Outcomes, countFlags, type PublisherResult, type PublisherSample } from './publisher-result.js';
+import { countFlags, type PublisherResult, type PublisherSample } from './publisher-result.js';
 
 /**
  * What a producer measures as it goes, whatever its protocol: messages written, confirms and
@@ -63,7 +63,7 @@ export class PublishTally {
     opts: PublisherOptions,
     ledger: Ledger,
     loop: Pick<PublishLoop<never>, 'reconnects' | 'blocks' | 'blockedMs' | 'gaveUp' | 'interrupted' | 'events' | 'connectedTo'>,
-    o: { flush: FlushOutcome | undefined; completed: boolean; refusedGivenUp: number; inFlight: number; amqp10?: Amqp10Outcomes },
+    o: { flush: FlushOutcome | undefined; completed: boolean; refusedGivenUp: number; inFlight: number } & Pick<PublisherResult, 'amqp10' | 'stream'>,
   ): PublisherResult {
     this.samples.push(this.sample(o.inFlight));
     const durationMs = this.#clock.now() - this.t0;
@@ -97,6 +97,7 @@ export class PublishTally {
       connectedTo: loop.connectedTo,
       samples: this.samples.samples,
       ...(o.amqp10 ? { amqp10: o.amqp10 } : {}),
+      ...(o.stream ? { stream: o.stream } : {}),
       refusedGivenUp: o.refusedGivenUp,
     };
   }

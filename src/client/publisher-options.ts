@@ -5,6 +5,8 @@ import type { PublishMode } from './publish-rules.js';
 
 export interface PublisherOptions {
   urls: readonly string[];
+  /** The same nodes' native stream protocol URLs (rabbitmq-stream://), index for index: the stream protocol's producer connects to these. */
+  streamUrls?: readonly string[] | undefined;
   /** Index in urls to connect to first (compare: the queue leader's node). */
   startIndex: number;
   exchange: string;

@@ -51,6 +51,8 @@ export interface PublisherResult {
   samples: PublisherSample[];
   /** AMQP 1.0 runs only: the outcomes the broker gave (absent over 0-9-1). */
   amqp10?: Amqp10Outcomes;
+  /** Native stream protocol runs only: the confirms, and what deduplication was asked to drop. */
+  stream?: StreamPublishCounts;
   /**
    * Messages the broker refused (0-9-1 nack; AMQP 1.0 rejected or modified) MAX_REFUSALS times
    * (refused-resends.ts), each time sent again after a growing backoff, then not sent again: they
@@ -90,6 +92,32 @@ export interface Amqp10Outcomes {
   timedOut: number;
   /** Rejections by the broker's condition and description, most frequent first. */
   rejections: (Rejection & { count: number })[];
+}
+
+/**
+ * What one native stream protocol publisher run saw: sends, not messages (a message sent again is
+ * confirmed again, whether the broker stored the copy or dropped it as a duplicate).
+ */
+export interface StreamPublishCounts {
+  /** The run's publisher reference: the broker deduplicates publishing ids under it. */
+  publisherRef: string;
+  /** Publishing ids the broker confirmed (a dropped duplicate is confirmed too). */
+  confirms: number;
+  /** Publishing ids the broker answered with a publish error (sent again after a backoff). */
+  errors: number;
+  /** Unconfirmed when their connection was lost: sent again with the same publishing ids. */
+  inDoubtResent: number;
+  /** What each new session sent again first (in doubt from the lost one, or late), added up. */
+  resentOnReconnect: number;
+  /**
+   * Of those, how many the broker had stored already (their id at most the last one it held for
+   * the reference when the session opened): the copies deduplication drops.
+   */
+  storedAlready: number;
+  /** No confirm within the confirm timeout: sent again with the same publishing ids. */
+  timedOut: number;
+  /** Sessions opened (1 + the reconnections). */
+  sessions: number;
 }
 
 /** How many of the ledger's attempted sequences carry each flag (one sequence can carry several). */

@@ -54,7 +54,29 @@ describe('loadConfig: the cluster name and ports', () => {
       RMQ_BENCH_PROMETHEUS_PORT: '16692',
       RMQ_BENCH_RABBITMQ: '4.3',
       RMQ_BENCH_PARTITION_HANDLING: '',
+      // The stream ports: 120 below the AMQP ports; rabbitN advertises RMQ_BENCH_STREAM_PORT + N - 1.
+      RMQ_BENCH_STREAM_PORT: '6552',
+      RMQ_BENCH_STREAM_PORT_1: '6552',
+      RMQ_BENCH_STREAM_PORT_2: '6553',
+      RMQ_BENCH_STREAM_PORT_3: '6554',
+      RMQ_BENCH_STREAM_PORT_4: '6555',
+      RMQ_BENCH_STREAM_PORT_5: '6556',
     });
+  });
+
+  it.each([
+    [{}, [5552, 5553, 5554]],
+    [{ RMQ_BENCH_AMQP_PORT: '26672' }, [26552, 26553, 26554]],
+    [{ RMQ_BENCH_AMQP_PORT: '11672', RMQ_BENCH_NODES: '5' }, [11552, 11553, 11554, 11555, 11556]],
+    [{ RMQ_BENCH_AMQP_PORT: '28672', RMQ_BENCH_STREAM_PORT: '40000' }, [40000, 40001, 40002]],
+  ])('%o: the stream ports of the nodes', (env, ports) => {
+    expect(loadConfig({ RMQ_BENCH_STATE_DIR: '/nonexistent', ...env }).nodes.map((n) => n.streamPort)).toEqual(ports);
+  });
+
+  it('--amqp-port moves the stream ports with it; the same AMQP port keeps them', () => {
+    const c = loadConfig({ RMQ_BENCH_STATE_DIR: '/nonexistent', RMQ_BENCH_STREAM_PORT: '40000' });
+    expect(withCluster(c, { name: 'x', amqpPort: 7672 }).nodes[0]!.streamPort).toBe(7552);
+    expect(withCluster(c, { name: 'x', amqpPort: 5672 }).nodes[0]!.streamPort).toBe(40000);
   });
 
   it('RMQ_BENCH_COMPOSE_PROJECT is refused unless it says what RMQ_BENCH_NAME says (a project apart from the containers cannot start)', () => {
@@ -75,6 +97,8 @@ describe('loadConfig: the cluster name and ports', () => {
     [{ RMQ_BENCH_MANAGEMENT_PORT: '0' }, 'RMQ_BENCH_MANAGEMENT_PORT=0 is not a port'],
     [{ RMQ_BENCH_PROMETHEUS_PORT: '70000' }, 'RMQ_BENCH_PROMETHEUS_PORT=70000 is not a port from 1 to 65535'],
     [{ RMQ_BENCH_AMQP_PORT: '5672.5' }, 'is not a port'],
+    [{ RMQ_BENCH_STREAM_PORT: '65534' }, 'RMQ_BENCH_STREAM_PORT=65534 is not a port from 1 to 65533'],
+    [{ RMQ_BENCH_AMQP_PORT: '100' }, 'the stream ports below RMQ_BENCH_AMQP_PORT=100 (-20) are no ports: set RMQ_BENCH_STREAM_PORT'],
   ])('%o: one line, a UsageError', (env, message) => {
     expect(() => loadConfig(env)).toThrow(UsageError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -219,6 +219,23 @@ describe('contradicting combinations: refused with one line, exit 2, never silen
       args: ['compare', '--fault', 'none', '--restore-after', '5s'],
       line: 'rmq-bench: --restore-after does nothing with --fault none (run rmq-bench compare --help)',
     },
+    // The native stream protocol publishes to a stream only, always confirmed, on this cluster's stream ports.
+    {
+      args: ['compare', '--protocol', 'stream'],
+      line: 'rmq-bench: --protocol stream publishes over the native stream protocol, to a stream only: give --queue-type stream (not quorum) (run rmq-bench compare --help)',
+    },
+    {
+      args: ['compare', '--protocol', 'stream', '--queue-type', 'stream', '--confirms', 'off'],
+      line: 'rmq-bench: --confirms off does not go with --protocol stream: the native stream protocol confirms every message (async) (run rmq-bench compare --help)',
+    },
+    {
+      args: ['compare', '--protocol', 'stream', '--queue-type', 'stream', '--urls', 'amqp://demo:demo@127.0.0.1:5672'],
+      line: "rmq-bench: --urls does not go with --protocol stream: it connects to the stream ports of this cluster's nodes (run rmq-bench compare --help)",
+    },
+    {
+      args: ['compare', '--protocol', 'stream', '--queue-type', 'stream', '--exchange', 'x'],
+      line: 'rmq-bench: --exchange does not go with --protocol stream: the native stream protocol publishes to the stream by name (run rmq-bench compare --help)',
+    },
     {
       args: ['compare', '--confirms', 'off', '--window', '64'],
       line: 'rmq-bench: --window does nothing with --confirms off (run rmq-bench compare --help)',

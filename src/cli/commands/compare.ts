@@ -5,7 +5,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
 import { type CompareOptions, faultPatienceMs } from '../../scenarios/under-faults/compare.js';
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
-import { PROTOCOLS, type Protocol } from '../../client/protocol.js';
+import { type AnyProtocol, confirmsOffProblem, PUBLISH_PROTOCOLS, queueTypeProblem, traitsOf } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
@@ -55,7 +55,7 @@ interface RawOptions {
   restoreAfter: number;
   runs: number;
   confirms: 'on' | 'off' | 'both';
-  protocol: Protocol | 'both';
+  protocol: AnyProtocol | 'both';
   window: number;
   queue: string;
   queueType: QueueType;
@@ -91,7 +91,10 @@ export const compare = defineCommand({
         .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
         .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
         .addOption(
-          protocolOption('amqp10: AMQP 1.0 outcomes vs pre-settled; both: the four sides (0-9-1 and 1.0, confirms on and off)', [...PROTOCOLS, 'both']),
+          protocolOption(
+            'amqp10: AMQP 1.0 outcomes vs pre-settled; stream: the native stream protocol, confirmed and deduplicated (--queue-type stream); both: the four AMQP sides',
+            [...PUBLISH_PROTOCOLS, 'both'],
+          ),
         )
         .addOption(windowOption('confirms on: async window'))
         .addOption(queueOption('the queue; messages are routed to it with its name as routing key'))
@@ -113,6 +116,7 @@ export const compare = defineCommand({
       if (o.confirms === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --confirms off');
       const typeProblem = faultProblem(o.queueType, o.fault);
       if (typeProblem) throw new UsageError(typeProblem);
+      refuseForProtocol(o, given);
       // A queue type other than quorum without --queue: compare's own queue of that type.
       const ownQueue = o.queueType !== 'quorum' && !given.has('queue');
       const queue = ownQueue ? ownQueueName('compare', o.queueType) : o.queue;
@@ -161,3 +165,11 @@ export const compare = defineCommand({
     return { ok: r.ok };
   },
 });
+
+/** A protocol that publishes to one queue type only, always confirmed, or without some flags: what does not go with it is refused with one line. */
+function refuseForProtocol(o: RawOptions, given: ReadonlySet<string>): void {
+  if (o.protocol === 'both') return;
+  const problem = queueTypeProblem(o.protocol, o.queueType) ?? (o.confirms === 'off' ? confirmsOffProblem(o.protocol) : undefined);
+  if (problem) throw new UsageError(problem);
+  for (const [flag, why] of Object.entries(traitsOf(o.protocol).refusesFlags)) refuseWith(given, [flag], `does not go with --protocol ${o.protocol}: ${why}`);
+}

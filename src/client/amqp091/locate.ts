@@ -1,7 +1,7 @@
 import type { ChannelModel } from 'amqplib';
 import type { Context } from '../../context.js';
 import { errorMessage } from '../../errors.js';
-import { amqpUrl } from '../../config.js';
+import { amqpUrl, streamUrl } from '../../config.js';
 import { retryUntil } from '../../util/retry.js';
 import { closeWithin, connectAny } from './connect.js';
 
@@ -50,12 +50,17 @@ async function nodeOfEachUrl(ctx: Context, urls: readonly string[], options: { h
 export interface Endpoints {
   urls: string[];
   nodes: (string | undefined)[];
+  /** The same nodes' native stream protocol URLs (our cluster's; none for the user's --urls). */
+  streamUrls?: string[];
 }
 
 /** Our cluster's URLs (rabbit1..3), or the user's --urls with the node each reaches. */
 export async function endpointsFor(ctx: Context, urls: string[] | undefined, heartbeatS: number): Promise<Endpoints> {
   const { config } = ctx;
-  if (!urls) return { urls: config.nodes.map((n) => amqpUrl(config, n)), nodes: config.nodes.map((n) => n.nodeName) };
+  if (!urls) {
+    const { nodes } = config;
+    return { urls: nodes.map((n) => amqpUrl(config, n)), nodes: nodes.map((n) => n.nodeName), streamUrls: nodes.map((n) => streamUrl(config, n)) };
+  }
   ctx.progress.start(`finding which node each of the ${urls.length} URLs reaches`);
   const nodes = await nodeOfEachUrl(ctx, urls, { heartbeatS });
   ctx.progress.succeed(`URLs reach: ${nodes.map((n) => n ?? '?').join(', ')}`);

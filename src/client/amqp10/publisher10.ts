@@ -37,7 +37,7 @@ export async function runPublisher10(opts: PublisherOptions, ledger: Ledger, hoo
   // rhea on the first run, not at import: the CLI's option parsing must stay cheap.
   const { default: rhea } = await import('rhea');
   const link = new LinkProtocol(opts, rhea.message.data_section(Buffer.alloc(opts.sizeBytes, 0x61)));
-  return new PublishRun(opts, ledger, hooks, link).publishAll(() => link.outcomes());
+  return new PublishRun(opts, ledger, hooks, link).publishAll(() => ({ amqp10: link.outcomes() }));
 }
 
 /** The run's AMQP 1.0 side: a sender link, its transfers, the outcomes the broker settles them with, and their counts. */

@@ -91,7 +91,7 @@ class ExecaComposeClient implements ComposeClient {
     const output = String(r.all ?? '');
     const port = portTakenIn(output);
     if (port !== null) {
-      const node = this.config.nodes.find((n) => n.amqpPort === port || n.managementPort === port);
+      const node = this.config.nodes.find((n) => n.amqpPort === port || n.managementPort === port || n.streamPort === port);
       throw new PortTakenError(port, node ? `${node.name}` : 'the cluster');
     }
     const lastLine = output.trim().split('\n').filter(Boolean).pop() ?? `exit code ${r.exitCode}`;

@@ -14,8 +14,8 @@ export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
 
 /**
  * Throw PortTakenError for the first port the cluster needs that another process holds (the
- * ports of our own running or paused containers are fine): AMQP and management per node, and
- * Prometheus on the first node.
+ * ports of our own running or paused containers are fine): AMQP, management and stream per node,
+ * and Prometheus on the first node.
  */
 export async function checkPorts(ctx: ClusterContext, cs: ContainerInfo[]): Promise<void> {
   for (const node of ctx.config.nodes) {
@@ -24,6 +24,7 @@ export async function checkPorts(ctx: ClusterContext, cs: ContainerInfo[]): Prom
     const ports: [number, string][] = [
       [node.amqpPort, `${node.name} AMQP`],
       [node.managementPort, `${node.name} management`],
+      [node.streamPort, `${node.name} stream`],
     ];
     if (node.name === ctx.config.nodes[0]?.name) ports.push([ctx.config.prometheusPort, `${node.name} prometheus`]);
     for (const [port, purpose] of ports) {

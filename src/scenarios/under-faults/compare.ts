@@ -2,9 +2,9 @@ import { drainQueue, type DrainResult } from '../../client/amqp091/drain.js';
 import { type Endpoints, endpointsFor } from '../../client/amqp091/locate.js';
 import { newRunId, type PublishMode } from '../../client/amqp091/publisher.js';
 import { publisherFor } from '../../client/clients.js';
-import { traitsOf } from '../../client/protocol.js';
 import { MODE_RULES, type CompareMode } from './compare-modes.js';
-import type { Amqp10Outcomes, PublisherResult } from '../../client/publisher-result.js';
+import type { PublisherResult } from '../../client/publisher-result.js';
+import { type OutcomeTotals, protocolTotals, type StreamTotals } from './compare-protocol-totals.js';
 import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import type { FaultKind } from '../../faults/kinds.js';
 import type { NetemSpec } from '../../faults/net/netem.js';
@@ -29,17 +29,16 @@ import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
 export const faultPatienceMs = (restoreAfterMs: number): number => restoreAfterMs + 180_000;
 
 /**
- * compare: the same producer run with confirms on and with confirms off (over AMQP 0-9-1, AMQP
- * 1.0 or both: compare-modes.ts), each time connected first to the queue's leader, with a fault
- * applied to that leader part-way through. Then the queue is drained (over 0-9-1) and every
- * message reconciled. Returns data; never prints.
+ * compare: the same producer with confirms on and off (AMQP 0-9-1, 1.0, or the native stream
+ * protocol: compare-modes.ts), connected first to the queue's leader, which is faulted part-way
+ * through. Then the queue is drained (over 0-9-1), every message reconciled. Returns data.
  */
 
 export type { CompareMode } from './compare-modes.js';
 
 export interface CompareOptions {
   queue: string;
-  /** quorum, mirrored (RabbitMQ before 4.0) or classic: what the leader fault runs against. */
+  /** quorum, mirrored (RabbitMQ before 4.0), classic or stream: what the leader fault runs against. */
   queueType: QueueType;
   /** compare declares the queue itself (of queueType) and deletes it at the end: no --queue was given for a type other than quorum. */
   ownQueue: boolean;
@@ -143,7 +142,9 @@ export interface ModeTotals {
   /** Runs with at least one lost or silently lost message. */
   runsWithLoss: number;
   /** AMQP 1.0 sides only: the broker's outcomes over all runs (transfers: a message sent twice can count twice). */
-  outcomes?: Omit<Amqp10Outcomes, 'settlement' | 'rejections'>;
+  outcomes?: OutcomeTotals;
+  /** Native stream protocol sides only: sent again with the same publishing ids, and what of it the broker held already (deduplicated). */
+  stream?: StreamTotals;
 }
 
 export interface CompareResult {
@@ -232,19 +233,7 @@ export function totalsFor(mode: CompareMode, runs: readonly CompareRun[]): ModeT
     resurfaced: sum((r) => r.resurfacedCount ?? 0),
     maxStallMs: rs.reduce((a, r) => Math.max(a, r.producer.longestStallMs), 0),
     runsWithLoss: rs.filter((r) => r.reconciliation.lost + r.reconciliation.silentlyLost > 0).length,
-    ...(traitsOf(MODE_RULES[mode].protocol).outcomeCounts ? { outcomes: outcomeTotals(rs) } : {}),
-  };
-}
-
-function outcomeTotals(rs: readonly CompareRun[]): NonNullable<ModeTotals['outcomes']> {
-  const sum = (f: (o: Amqp10Outcomes) => number): number => rs.reduce((a, r) => a + (r.producer.amqp10 ? f(r.producer.amqp10) : 0), 0);
-  return {
-    accepted: sum((o) => o.accepted),
-    released: sum((o) => o.released),
-    rejected: sum((o) => o.rejected),
-    modified: sum((o) => o.modified),
-    inDoubt: sum((o) => o.inDoubt),
-    timedOut: sum((o) => o.timedOut),
+    ...protocolTotals(mode, rs),
   };
 }
 
@@ -274,7 +263,7 @@ async function oneRun(
   const publishMode: PublishMode = MODE_RULES[mode].publishMode;
 
   const faulted = new ProducerUnderFault(ctx, opts, { mode, label, ref, leaderNode });
-  const { producer, timeline } = await faulted.publish({ urls, startIndex, runId, publishMode }, ledger);
+  const { producer, timeline } = await faulted.publish({ urls, streamUrls: endpoints.streamUrls, startIndex, runId, publishMode }, ledger);
   if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault: timeline });
 
   await ctx.checkpoint({ name: 'before-drain', queue: opts.queue, vhost: opts.vhost, mode, run });
@@ -330,7 +319,7 @@ class ProducerUnderFault {
   ) {}
 
   async publish(
-    p: { urls: readonly string[]; startIndex: number; runId: string; publishMode: PublishMode },
+    p: { urls: readonly string[]; streamUrls: readonly string[] | undefined; startIndex: number; runId: string; publishMode: PublishMode },
     ledger: Ledger,
   ): Promise<{ producer: PublisherResult; timeline: FaultTimeline | null }> {
     const { ctx, opts } = this;
@@ -346,6 +335,7 @@ class ProducerUnderFault {
       producer = await publisherFor(MODE_RULES[this.info.mode].protocol)(
         {
           urls: p.urls,
+          streamUrls: p.streamUrls,
           startIndex: p.startIndex,
           exchange: opts.exchange,
           routingKey: opts.routingKey,

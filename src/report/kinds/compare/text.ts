@@ -19,7 +19,7 @@ export function modeVerdict(t: ModeTotals): string {
   }
   const dup = t.duplicated > 0 ? `; ${t.duplicated} delivered twice (at-least-once: make consumers idempotent)` : '';
   const what = t.outcomes ? 'accepted' : 'confirmed';
-  const told = t.outcomes ? outcomesTold(t.outcomes) : '';
+  const told = t.outcomes ? outcomesTold(t.outcomes) : t.stream ? streamTold(t.stream) : '';
   if (t.lost === 0) return `${label}: 0 of ${t.confirmed} ${what} messages lost${runs}${told}${dup}.`;
   return `${label}: ${t.lost} ${what} messages LOST${runs}: the broker ${what} them and they were never read${told}${dup}.`;
 }
@@ -35,6 +35,13 @@ function outcomesTold(o: NonNullable<ModeTotals['outcomes']>): string {
   return parts.length === 0 ? '' : ` (the producer was told: ${parts.join(', ')}; sent again where it could be)`;
 }
 
+/** What the stream side sent again and what deduplication was asked to drop, as a clause; '' when nothing was sent again. */
+function streamTold(o: NonNullable<ModeTotals['stream']>): string {
+  const again = o.inDoubtResent + o.timedOut;
+  if (again === 0) return '';
+  return ` (${again} sent again with the same publishing ids; of the ${o.resentOnReconnect} a new session sent again, the broker held ${o.storedAlready} already and deduplication dropped those copies)`;
+}
+
 export function renderTotals(totals: readonly ModeTotals[]): string {
   const rows: [string, ...(string | number)[]][] = [
     ['runs', ...totals.map((t) => t.runs)],
@@ -42,6 +49,7 @@ export function renderTotals(totals: readonly ModeTotals[]): string {
     ['reported sent', ...totals.map((t) => t.reportedSent)],
     ['confirmed', ...totals.map((t) => (isConfirmingMode(t.mode) ? t.confirmed : '-'))],
     ...outcomeRows(totals),
+    ...streamRows(totals),
     ['read', ...totals.map((t) => t.read)],
     ['lost', ...totals.map((t) => (isConfirmingMode(t.mode) ? t.lost : '-'))],
     ['silently lost', ...totals.map((t) => t.silentlyLost)],
@@ -66,6 +74,26 @@ function outcomeRows(totals: readonly ModeTotals[]): [string, ...(string | numbe
     row('1.0 rejected', (o) => o.rejected),
     row('1.0 modified', (o) => o.modified),
     row('1.0 in doubt', (o) => o.inDoubt + o.timedOut),
+  ];
+}
+
+/**
+ * With a native stream protocol side: what it sent again with the same publishing ids (in doubt
+ * after a lost connection; no confirm in time), what the new sessions sent again first, and how
+ * many of those the broker held already (their copies dropped by deduplication); '-' where a side
+ * has none.
+ */
+function streamRows(totals: readonly ModeTotals[]): [string, ...(string | number)[]][] {
+  if (!totals.some((t) => t.stream)) return [];
+  const row = (name: string, f: (o: NonNullable<ModeTotals['stream']>) => number): [string, ...(string | number)[]] => [
+    name,
+    ...totals.map((t) => (t.stream ? f(t.stream) : '-')),
+  ];
+  return [
+    row('in doubt, sent again', (o) => o.inDoubtResent),
+    row('late confirms, sent again', (o) => o.timedOut),
+    row('sent again on reconnect', (o) => o.resentOnReconnect),
+    row('of those, stored already', (o) => o.storedAlready),
   ];
 }
 
