@@ -49,7 +49,7 @@ shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo
 # last to the one that ends first: a run prints each shard's time and each file's, and
 # `node bench/test-cost.mjs` each file's CPU.
 shard_d=(audit alarm consumer-amqp10 html-report dlq-strategy bench)
-shard_e=(failover watch report refusals verify-many outbox)
+shard_e=(failover watch report refusals verify-many outbox error-document)
 
 # The heavy tier.
 # A 5-node cluster (rmq-bench-f-rabbit1..5 on 11672-11676, management 21672-21676): what only five

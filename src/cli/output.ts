@@ -4,6 +4,7 @@ import { renderHtmlReport } from '../report/html.js';
 import type { BrokerInfo } from '../cluster/broker/broker-info.js';
 import { toJsonDocument } from '../report/json.js';
 import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
+import { stdoutDocument } from './error-document.js';
 
 /**
  * stdout holds the result: the report (tables, verdict), or with --json the document alone (the
@@ -57,6 +58,7 @@ export function emit<K extends Kind>(
   if (options.json) {
     process.stderr.write(`${text}\n`);
     process.stdout.write(`${toJsonDocument(kind, data, options.broker)}\n`);
+    stdoutDocument.written = true;
   } else process.stdout.write(`${text}\n`);
   const html = options.html;
   writeOutputs([

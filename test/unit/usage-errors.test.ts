@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FAULT_KINDS } from '../../src/faults/kinds.js';
+import { SCHEMA_VERSION } from '../../src/schema-version.js';
 import { captureOutput } from './program-harness.js';
 
 /**
@@ -35,12 +36,18 @@ async function runMain(args: string[]): Promise<{ exitCode: number; stderr: stri
   return { exitCode: code ?? 0, stderr: stderr.join(''), stdout: stdout.join('') };
 }
 
-/** A usage error: exit 2, the one line on stderr, nothing on stdout. */
+/** A usage error: exit 2, the one line on stderr, nothing on stdout (with --json: the error document, saying what the line says). */
 async function refusedWithOneLine({ args, line }: { args: string[]; line: string }): Promise<void> {
   const r = await runMain(args);
   expect(r.exitCode).toBe(2);
   expect(r.stderr.trim().split('\n')).toEqual([line]);
-  expect(r.stdout).toBe('');
+  if (!args.includes('--json')) {
+    expect(r.stdout).toBe('');
+    return;
+  }
+  const doc = JSON.parse(r.stdout) as { kind: string; schemaVersion: number; exitCode: number; message: string; hint: string | null };
+  expect(doc).toMatchObject({ kind: 'error', schemaVersion: SCHEMA_VERSION, exitCode: 2 });
+  expect(`rmq-bench: ${doc.message} (${doc.hint})`).toBe(line);
 }
 
 const outbox = path.join(os.tmpdir(), 'rmq-bench-usage-errors.sqlite');
@@ -150,6 +157,8 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
   ];
 
   it.each(cases)('$args', refusedWithOneLine);
+  // The same refusals under --json: stdout holds the error document, stderr the same line.
+  it.each(cases.filter((c) => !c.args.includes('--json')).map((c) => ({ ...c, args: [...c.args, '--json'] })))('$args', refusedWithOneLine);
 });
 
 describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
