@@ -38,7 +38,7 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
   ['RMQ_BENCH_PROJECT_ROOT', 'where docker-compose.yml and cluster/ are (default: the package)'],
   ['RMQ_BENCH_QUIET', '1: no progress on stderr (0, false, no, off or empty: progress)'],
   ['RMQ_BENCH_DEBUG', '1: a stack trace after an internal error (0, false, no, off or empty: none)'],
-  ['NO_COLOR', 'not empty: no colour anywhere, spinners included'],
+  ['NO_COLOR', 'not empty: no colour anywhere, spinners included; else colour on a terminal only, or anywhere with FORCE_COLOR (0: never)'],
 ];
 
 /** The meaning of each exit code, in the README's words (its "Exit codes" table). */

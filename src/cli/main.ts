@@ -5,6 +5,8 @@ import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
 import { commandPath } from './help.js';
 import { commandOf, createProgram, type Invocation } from './program.js';
+import { PLAIN, type Palette } from '../report/palette.js';
+import { paintLine, paletteFor } from './colour.js';
 import { errorDocument, jsonRequested, stdoutDocument } from './error-document.js';
 import { takeGlobalFlags } from './global-flags.js';
 import { renameFlags } from './renamed-flags.js';
@@ -164,6 +166,8 @@ export async function main(argv: string[]): Promise<void> {
   process.on('unhandledRejection', onCrash);
   process.on('uncaughtException', onCrash);
   let code: number = ExitCode.ok;
+  /** stderr's colours (error lines red, notices yellow), once the global flags are in the environment. */
+  let palette: Palette = PLAIN;
   /** While a command checks its options (before it runs): the command whose --help a usage error points to. */
   let helpFor: string | undefined;
   const program = createProgram(
@@ -171,8 +175,11 @@ export async function main(argv: string[]): Promise<void> {
       helpFor = undefined;
       code = await run(invocation, controller.signal);
     },
-    (usage) => {
-      said = { exitCode: ExitCode.usage, ...usage };
+    {
+      onUsageError: (usage) => {
+        said = { exitCode: ExitCode.usage, ...usage };
+      },
+      paintError: (line) => palette.error(line),
     },
   );
   program.hook('preAction', (_root, action) => {
@@ -183,12 +190,13 @@ export async function main(argv: string[]): Promise<void> {
     // this process and the ones it starts), a renamed flag's old spelling is rewritten.
     const global = takeGlobalFlags(argv.slice(2));
     Object.assign(process.env, global.env);
+    palette = paletteFor(process.stderr);
     const renamed = renameFlags(global.args);
     json = jsonRequested(renamed.args);
-    for (const notice of renamed.notices) process.stderr.write(`${notice}\n`);
+    for (const notice of renamed.notices) process.stderr.write(`${palette.warning(notice)}\n`);
     await program.parseAsync([...argv.slice(0, 2), ...renamed.args]);
   } catch (err) {
-    const write = (s: string): void => void process.stderr.write(s);
+    const write = (s: string): void => void process.stderr.write(paintLine(palette.error, s));
     code = controller.signal.aborted ? ExitCode.interrupted : reportError(err, write, helpFor);
     if (controller.signal.aborted && err instanceof RmqBenchError && err.exitCode !== ExitCode.interrupted) reportError(err);
     if (!controller.signal.aborted && !(err instanceof CommanderError && said?.exitCode === ExitCode.usage)) said = describeError(err, helpFor);

@@ -103,11 +103,15 @@ function addEntry(program: Command, entry: CommandDef | CommandGroup, dispatch: 
 /** Every command under (and including) `c`. */
 const everyCommand = (c: Command): Command[] => [c, ...c.commands.flatMap(everyCommand)];
 
-/**
- * `onUsageError`: told each usage error commander reports (its line's parts, credentials masked),
- * after the line is on stderr: main.ts puts it in the --json error document.
- */
-export function createProgram(dispatch: Dispatch, onUsageError?: (said: { message: string; hint: string }) => void): Command {
+/** What main.ts adds to the usage errors commander reports. */
+export interface UsageErrorHooks {
+  /** Told each one (its line's parts, credentials masked) once its line is on stderr: the --json error document says it too. */
+  onUsageError?(said: { message: string; hint: string }): void;
+  /** The line's colour (red on a terminal); none when not given. */
+  paintError?(line: string): string;
+}
+
+export function createProgram(dispatch: Dispatch, hooks: UsageErrorHooks = {}): Command {
   const program = new Command('rmq-bench')
     .description('Shows, with numbers from a real 3-node RabbitMQ cluster, where messages get lost and what prevents it.')
     .version(version, '-v, --version', 'print the version')
@@ -144,8 +148,9 @@ export function createProgram(dispatch: Dispatch, onUsageError?: (said: { messag
       outputError: (s, write) => {
         const said = usageParts(s, path, nested);
         const masked = { message: maskCredentialsLoosely(said.message), hint: maskCredentialsLoosely(said.hint) };
-        write(`rmq-bench: ${masked.message} (${masked.hint})\n`);
-        onUsageError?.(masked);
+        const line = `rmq-bench: ${masked.message} (${masked.hint})`;
+        write(`${hooks.paintError?.(line) ?? line}\n`);
+        hooks.onUsageError?.(masked);
       },
     });
   }
