@@ -23,12 +23,12 @@ export const PLAIN: Palette = { ok: same, failed: same, error: same, warning: sa
 
 /**
  * The paint for a verdict line of a report (`verdict: OK (...)`, `verdict: FAILED: ...`, audit's
- * `verdict: PASS with warnings`), or undefined for any other line.
+ * `verdict: PASS with warnings`, `thresholds: FAILED (...)`), or undefined for any other line.
  */
 function verdictPaint(line: string, palette: Palette): Paint | undefined {
   if (/^verdict: PASS with warnings\b/.test(line)) return palette.warning;
-  if (/^verdict: (OK|PASS)\b/.test(line)) return palette.ok;
-  if (/^verdict: (FAILED|FAIL)\b/.test(line)) return palette.failed;
+  if (/^(verdict|thresholds): (OK|PASS)\b/.test(line)) return palette.ok;
+  if (/^(verdict|thresholds): (FAILED|FAIL)\b/.test(line)) return palette.failed;
   return undefined;
 }
 

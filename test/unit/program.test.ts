@@ -21,6 +21,7 @@ const failoverDefaults = {
   rejoinTimeoutMs: 180_000,
   netem: undefined,
   bandwidth: undefined,
+  verdict: { thresholds: {} },
 } as const;
 
 const producerDefaults: ProducerCliOptions = {
@@ -138,7 +139,22 @@ describe('createProgram: argv → invocation', () => {
       },
     },
     {
-      args: ['failover', '--queue', 'bench.q1', '--vhost', 'bench', '--fault', 'disconnect', '--election-timeout', '30s', '--rejoin-timeout', '5m', '--json'],
+      args: [
+        'failover',
+        '--queue',
+        'bench.q1',
+        '--vhost',
+        'bench',
+        '--fault',
+        'disconnect',
+        '--election-timeout',
+        '30s',
+        '--rejoin-timeout',
+        '5m',
+        '--json',
+        '--max-election',
+        '5s',
+      ],
       expected: {
         command: 'failover',
         options: {
@@ -154,6 +170,7 @@ describe('createProgram: argv → invocation', () => {
           rejoinTimeoutMs: 300_000,
           netem: undefined,
           bandwidth: undefined,
+          verdict: { thresholds: { election: 5_000 } },
         },
       },
     },
@@ -453,6 +470,12 @@ describe('compare: argv → options', () => {
     { args: ['--fault', 'partition'], expected: { fault: 'partition' } },
     { args: ['--fault', 'latency', '--loss', '5%'], expected: { fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 5 } } },
     { args: ['--fault', 'slow-link', '--bandwidth', '100kbit'], expected: { fault: 'slow-link', bandwidth: '100kbit' } },
+    // Thresholds: counts and durations, validated here; those not given are absent.
+    { args: ['--max-lost', '0'], expected: { verdict: { thresholds: { lost: 0 } } } },
+    {
+      args: ['--max-lost', '12', '--max-duplicates', '3', '--max-stall', '1m30s', '--max-election', '500ms'],
+      expected: { verdict: { thresholds: { lost: 12, duplicates: 3, stall: 90_000, election: 500 } } },
+    },
     // Another queue type without --queue: compare's own queue of that type, through the default exchange.
     {
       args: ['--queue-type', 'mirrored'],

@@ -310,6 +310,20 @@ describe('failureReasons: why, from what the document says', () => {
       },
       reasons: ['queue q: classic'],
     },
+    {
+      kind: 'failover',
+      doc: {
+        ok: false,
+        thresholds: {
+          ok: false,
+          checks: [
+            { name: 'election', ok: false, message: 'election 12s > --max-election 5s' },
+            { name: 'lost', ok: true, message: 'lost 0 <= --max-lost 0' },
+          ],
+        },
+      },
+      reasons: ['election 12s > --max-election 5s'],
+    },
     { kind: 'bench', doc: { ok: false }, reasons: [] },
     { kind: 'x', doc: { problems: ['a', 'a', 3] }, reasons: ['a'] },
   ];

@@ -138,6 +138,11 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       args: ['failover', '--fault', 'slow-link', '--bandwidth', '1kbit'],
       line: "rmq-bench: --bandwidth: '1kbit' is not a rate of at least 8kbit in tc's units (256kbit, 2mbit, 1gbit) (run rmq-bench failover --help)",
     },
+    { args: ['compare', '--max-lost', '-1'], line: "rmq-bench: --max-lost: '-1' is not a whole number >= 0 (run rmq-bench compare --help)" },
+    { args: ['chaos', '--max-stall', '5'], line: "rmq-bench: --max-stall: '5' has no unit: write 5ms or 5s (run rmq-bench chaos --help)" },
+    // A threshold on a figure the command does not measure: not one of its options.
+    { args: ['failover', '--max-lost', '0'], line: "rmq-bench: unknown option '--max-lost' (run rmq-bench failover --help)" },
+    { args: ['chaos', '--max-election', '5s'], line: "rmq-bench: unknown option '--max-election' (run rmq-bench chaos --help)" },
     { args: ['dlq', 'replay', '--limit', '0'], line: "rmq-bench: --limit: '0' is not a positive whole number (run rmq-bench dlq replay --help)" },
     { args: ['report', '-o', 'index.html'], line: "rmq-bench: missing required argument 'files-or-folders' (run rmq-bench report --help)" },
     { args: ['report', 'smoke-results'], line: "rmq-bench: required option '-o, --output <file>' not specified (run rmq-bench report --help)" },
