@@ -21,7 +21,7 @@ const failoverDefaults = {
   rejoinTimeoutMs: 180_000,
   netem: undefined,
   bandwidth: undefined,
-  verdict: { thresholds: {} },
+  verdict: { thresholds: {}, junit: undefined },
 } as const;
 
 const producerDefaults: ProducerCliOptions = {
@@ -170,7 +170,7 @@ describe('createProgram: argv → invocation', () => {
           rejoinTimeoutMs: 300_000,
           netem: undefined,
           bandwidth: undefined,
-          verdict: { thresholds: { election: 5_000 } },
+          verdict: { thresholds: { election: 5_000 }, junit: undefined },
         },
       },
     },
@@ -471,10 +471,11 @@ describe('compare: argv → options', () => {
     { args: ['--fault', 'latency', '--loss', '5%'], expected: { fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 5 } } },
     { args: ['--fault', 'slow-link', '--bandwidth', '100kbit'], expected: { fault: 'slow-link', bandwidth: '100kbit' } },
     // Thresholds: counts and durations, validated here; those not given are absent.
-    { args: ['--max-lost', '0'], expected: { verdict: { thresholds: { lost: 0 } } } },
+    { args: ['--max-lost', '0'], expected: { verdict: { thresholds: { lost: 0 }, junit: undefined } } },
+    { args: ['--junit', 'out.xml'], expected: { verdict: { thresholds: {}, junit: 'out.xml' } } },
     {
       args: ['--max-lost', '12', '--max-duplicates', '3', '--max-stall', '1m30s', '--max-election', '500ms'],
-      expected: { verdict: { thresholds: { lost: 12, duplicates: 3, stall: 90_000, election: 500 } } },
+      expected: { verdict: { thresholds: { lost: 12, duplicates: 3, stall: 90_000, election: 500 }, junit: undefined } },
     },
     // Another queue type without --queue: compare's own queue of that type, through the default exchange.
     {

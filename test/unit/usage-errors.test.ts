@@ -138,6 +138,10 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       args: ['failover', '--fault', 'slow-link', '--bandwidth', '1kbit'],
       line: "rmq-bench: --bandwidth: '1kbit' is not a rate of at least 8kbit in tc's units (256kbit, 2mbit, 1gbit) (run rmq-bench failover --help)",
     },
+    {
+      args: ['failover', '--junit', '/no/such/dir/out.xml'],
+      line: "rmq-bench: --junit: cannot write '/no/such/dir/out.xml': directory '/no/such/dir' does not exist or is not writable (run rmq-bench failover --help)",
+    },
     { args: ['compare', '--max-lost', '-1'], line: "rmq-bench: --max-lost: '-1' is not a whole number >= 0 (run rmq-bench compare --help)" },
     { args: ['chaos', '--max-stall', '5'], line: "rmq-bench: --max-stall: '5' has no unit: write 5ms or 5s (run rmq-bench chaos --help)" },
     // A threshold on a figure the command does not measure: not one of its options.
