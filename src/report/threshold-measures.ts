@@ -41,7 +41,25 @@ const failover: MeasuresOf<ResultOf<'failover'>> = {
   measure: (r) => ({ election: r.electionMs }),
 };
 
-export const THRESHOLD_KINDS = { compare, chaos, failover } as const;
+/** producer-crash: both modes (naive restarts lose by design, as confirms off does in compare). */
+const producerCrash: MeasuresOf<ResultOf<'producer-crash'>> = {
+  names: ['lost', 'duplicates'],
+  measure: (r) => ({ lost: r.totals.reduce((a, t) => a + t.lost, 0), duplicates: r.totals.reduce((a, t) => a + t.duplicated, 0) }),
+};
+
+/** consumer-crash: lost is confirmed and never processed; a duplicate, processed twice. */
+const consumerCrash: MeasuresOf<ResultOf<'consumer-crash'>> = {
+  names: ['lost', 'duplicates'],
+  measure: (r) => ({ lost: r.runs.reduce((a, x) => a + x.lost, 0), duplicates: r.runs.reduce((a, x) => a + x.processedTwice, 0) }),
+};
+
+/** verify: over every ledger it reconciled. */
+const verify: MeasuresOf<ResultOf<'verify'>> = {
+  names: ['lost', 'duplicates'],
+  measure: (r) => ({ lost: r.total ? r.total.lost + r.total.silentlyLost : null, duplicates: r.total ? r.total.duplicated : null }),
+};
+
+export const THRESHOLD_KINDS = { compare, chaos, failover, 'producer-crash': producerCrash, 'consumer-crash': consumerCrash, verify } as const;
 
 export type ThresholdKind = keyof typeof THRESHOLD_KINDS;
 

@@ -8,6 +8,9 @@ import { PRODUCER_CRASH_CLI_DEFAULTS } from './fixtures/producer-crash.js';
 import { COMPARE_CLI_DEFAULTS } from './fixtures/runs.js';
 import { captureOutput, invocationOf, leaves, parse, recorder } from './program-harness.js';
 
+/** A verdict command given no threshold and no --junit. */
+const NO_VERDICT = { thresholds: {}, junit: undefined };
+
 const failoverDefaults = {
   json: false,
   html: undefined,
@@ -428,17 +431,38 @@ describe('verify: argv → options', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     {
       args: ['verify', '--ledger', 'r.json', '--queue', 'q', '--idle', '500ms'],
-      expected: { command: 'verify', options: { json: false, html: undefined, ledgers: ['r.json'], queue: 'q', urls: undefined, idleMs: 500 } },
+      expected: {
+        command: 'verify',
+        options: { json: false, html: undefined, ledgers: ['r.json'], queue: 'q', urls: undefined, idleMs: 500, verdict: NO_VERDICT },
+      },
     },
     {
       args: ['verify', '--ledger', 'r.json'],
-      expected: { command: 'verify', options: { json: false, html: undefined, ledgers: ['r.json'], queue: undefined, urls: undefined, idleMs: 2_000 } },
+      expected: {
+        command: 'verify',
+        options: { json: false, html: undefined, ledgers: ['r.json'], queue: undefined, urls: undefined, idleMs: 2_000, verdict: NO_VERDICT },
+      },
+    },
+    {
+      args: ['verify', '--ledger', 'r.json', '--max-lost', '0', '--max-duplicates', '10', '--junit', 'verify.xml'],
+      expected: {
+        command: 'verify',
+        options: {
+          json: false,
+          html: undefined,
+          ledgers: ['r.json'],
+          queue: undefined,
+          urls: undefined,
+          idleMs: 2_000,
+          verdict: { thresholds: { lost: 0, duplicates: 10 }, junit: 'verify.xml' },
+        },
+      },
     },
     {
       args: ['verify', '--ledger', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
       expected: {
         command: 'verify',
-        options: { json: true, html: undefined, ledgers: ['r.json'], queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 },
+        options: { json: true, html: undefined, ledgers: ['r.json'], queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000, verdict: NO_VERDICT },
       },
     },
   ];

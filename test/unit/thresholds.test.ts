@@ -80,6 +80,28 @@ describe('measuresOf: the figures each verdict command holds to its thresholds',
     });
     expect(measuresOf('chaos', r)).toMatchObject({ lost: r.totals.lost + r.totals.silentlyLost, duplicates: r.totals.duplicated, stall: 4_200 });
   });
+  it('producer-crash, consumer-crash and verify: lost and duplicates summed', () => {
+    type Of<K extends 'producer-crash' | 'consumer-crash' | 'verify'> = Parameters<typeof measuresOf<K>>[1];
+    const producerCrash = {
+      totals: [
+        { lost: 3, duplicated: 1 },
+        { lost: 0, duplicated: 4 },
+      ],
+    } as unknown as Of<'producer-crash'>;
+    expect(measuresOf('producer-crash', producerCrash)).toEqual({ lost: 3, duplicates: 5 });
+    const consumerCrash = {
+      runs: [
+        { lost: 7, processedTwice: 2 },
+        { lost: 0, processedTwice: 0 },
+        { lost: 0, processedTwice: 1 },
+      ],
+    } as unknown as Of<'consumer-crash'>;
+    expect(measuresOf('consumer-crash', consumerCrash)).toEqual({ lost: 7, duplicates: 3 });
+    const verify = { total: { lost: 2, silentlyLost: 5, duplicated: 1 } } as unknown as Of<'verify'>;
+    expect(measuresOf('verify', verify)).toEqual({ lost: 7, duplicates: 1 });
+    // A document without its total (read back by `report`): not measured.
+    expect(measuresOf('verify', {} as Of<'verify'>)).toEqual({ lost: null, duplicates: null });
+  });
   it('failover: its election, or null when none was awaited', () => {
     expect(measuresOf('failover', { electionMs: 2_500 } as Parameters<typeof measuresOf<'failover'>>[1])).toEqual({ election: 2_500 });
     expect(measuresOf('failover', { electionMs: null } as Parameters<typeof measuresOf<'failover'>>[1])).toEqual({ election: null });
