@@ -1,5 +1,5 @@
 import { ExitCode } from '../errors.js';
-import { toJsonDocument } from '../report/json.js';
+import { ERROR_KIND, toJsonDocument } from '../report/json.js';
 
 /**
  * Under --json an error is a document too: when a command ends with a non-zero exit and has not
@@ -44,5 +44,5 @@ function fallbackMessage(exitCode: number): string {
 /** The error document for an exit code and what was said of the error (if anything was), one JSON text. */
 export function errorDocument(exitCode: number, said?: { message?: string | undefined; hint?: string | undefined }): string {
   const doc: ErrorDocument = { exitCode, message: said?.message ?? fallbackMessage(exitCode), hint: said?.hint ?? null };
-  return toJsonDocument('error', doc, null);
+  return toJsonDocument(ERROR_KIND, doc, null);
 }

@@ -1,4 +1,5 @@
 import { asResult } from './doc-shape.js';
+import { ERROR_KIND } from './json.js';
 import { type J, isNum, isObj, n, objs, s, strings } from './figure-text.js';
 import { KIND_VIEWS, type Kind, isKind } from './kinds.js';
 
@@ -55,6 +56,7 @@ export function keyFigures(kind: string, doc: Readonly<Record<string, unknown>>)
 export function failureReasons(kind: string, doc: Readonly<Record<string, unknown>>): string[] {
   const d: J = doc;
   const out: string[] = [...strings(d.problems), ...strings(d.reasons)];
+  if (kind === ERROR_KIND && typeof d.message === 'string') out.push(`exit ${s(d.exitCode)}: ${d.message}`);
   const notHeld = (checks: unknown, label = ''): string[] =>
     objs(checks)
       .filter((c) => c.held === false)
@@ -77,8 +79,10 @@ export function failureReasons(kind: string, doc: Readonly<Record<string, unknow
   return [...new Set(out)];
 }
 
-/** The verdict a document carries: its `ok`, or its kind's (verify: its reconciliation's); null when it has none. */
+/** The verdict a document carries: its `ok`, or its kind's (verify: its reconciliation's; an error document's: failed); null when it has none. */
 export function verdictOf(kind: string, d: Readonly<J>): boolean | null {
   if (typeof d.ok === 'boolean') return d.ok;
+  // A command that failed before its result (--json's error document): failed.
+  if (kind === ERROR_KIND) return false;
   return isKind(kind) ? verdictOfKind(kind, d) : null;
 }
