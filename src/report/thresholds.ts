@@ -9,7 +9,7 @@ import { formatDuration } from '../util/duration.js';
 export const THRESHOLDS = {
   lost: { flag: '--max-lost', unit: 'count', help: 'messages written and never read, confirmed or not (lost + silently lost)' },
   duplicates: { flag: '--max-duplicates', unit: 'count', help: 'messages read more than once' },
-  stall: { flag: '--max-stall', unit: 'ms', help: 'the longest stretch a producer waited with no confirm' },
+  stall: { flag: '--max-stall', unit: 'ms', help: 'the longest stretch a producer made no progress (no message written, no confirm)' },
   election: { flag: '--max-election', unit: 'ms', help: 'the longest time from the fault to a new leader' },
 } as const;
 
