@@ -2,10 +2,10 @@
 # The integration tests of one tier, in shards at once, each against its own cluster.
 #   bash scripts/test-integration.sh [default|heavy]
 # default (the contributor's loop, the README's test command): the headline claims on the default
-#   RabbitMQ 4.3 of 3 nodes, in five shards: the default cluster (rabbit1..3 on 5672-5674 /
-#   15672-15674 / 15692) and four more of 3 nodes beside it, rmq-bench-b to -e
+#   RabbitMQ 4.3 of 3 nodes, in six shards: the default cluster (rabbit1..3 on 5672-5674 /
+#   15672-15674 / 15692) and five more of 3 nodes beside it, rmq-bench-b to -e
 #   (rmq-bench-X-rabbit1..3 on 6672, 7672, 8672 and 9672 and the two ports above each; management
-#   on 16672 to 19672; Prometheus on 16692 to 19692).
+#   on 16672 to 19672; Prometheus on 16692 to 19692) and rmq-bench-k (27672, 37672, 37692).
 # heavy (`scripts/test.sh --all` runs it after the default tier; CI runs both): rmq-bench-f of 5
 #   nodes (11672-11676, 21672-21676, 21692), the older versions, rmq-bench-g (3.10) and
 #   rmq-bench-h (4.0) on 12672 and 13672 (management 22672 and 23672), and two of 3 nodes of 4.3
@@ -50,6 +50,10 @@ shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo
 # `node bench/test-cost.mjs` each file's CPU.
 shard_d=(audit alarm consumer-amqp10 html-report dlq-strategy bench)
 shard_e=(failover watch report refusals verify-many outbox error-document)
+# The README's fault table under traffic, one witnessed compare per row of 3 nodes (about 25 s
+# each, mostly waiting on elections and heals: little CPU), on a cluster of its own so that its
+# partitions and cuts run beside the workshop.
+shard_k=(fault-table)
 
 # The heavy tier.
 # A 5-node cluster (rmq-bench-f-rabbit1..5 on 11672-11676, management 21672-21676): what only five
@@ -68,17 +72,17 @@ shard_i=(netfaults chaos producer-crash clone-containers)
 # More of them: every leader fault in turn and a rolling restart under traffic (leader-faults),
 # compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra), the whole
 # cluster killed at once (kill-all), and a stream's writer killed under compare (streams).
-shard_j=(leader-faults compare-extra fault-table amqp10-faults kill-all stream-coordinator streams thresholds-junit)
+shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams thresholds-junit)
 
-TIER_default=(a b c d e)
+TIER_default=(a b c d e k)
 TIER_heavy=(f g h i j)
-declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e [f]=rmq-bench-f [g]=rmq-bench-g [h]=rmq-bench-h [i]=rmq-bench-i [j]=rmq-bench-j)
-declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672 [f]=11672 [g]=12672 [h]=13672 [i]=10672 [j]=26672)
-declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672 [f]=21672 [g]=22672 [h]=23672 [i]=20672 [j]=36672)
-declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692 [f]=21692 [g]=22692 [h]=23692 [i]=20692 [j]=36692)
-declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]= [f]= [g]= [h]= [i]= [j]=)
-declare -A NODE_COUNT=([a]=3 [b]=3 [c]=3 [d]=3 [e]=3 [f]=5 [g]=3 [h]=3 [i]=3 [j]=3)
-declare -A RABBITMQ=([a]=4.3 [b]=4.3 [c]=4.3 [d]=4.3 [e]=4.3 [f]=4.3 [g]=3.10 [h]=4.0 [i]=4.3 [j]=4.3)
+declare -A NAME=([a]=rmq-bench [b]=rmq-bench-b [c]=rmq-bench-c [d]=rmq-bench-d [e]=rmq-bench-e [f]=rmq-bench-f [g]=rmq-bench-g [h]=rmq-bench-h [i]=rmq-bench-i [j]=rmq-bench-j [k]=rmq-bench-k)
+declare -A AMQP=([a]=5672 [b]=6672 [c]=7672 [d]=8672 [e]=9672 [f]=11672 [g]=12672 [h]=13672 [i]=10672 [j]=26672 [k]=27672)
+declare -A MGMT=([a]=15672 [b]=16672 [c]=17672 [d]=18672 [e]=19672 [f]=21672 [g]=22672 [h]=23672 [i]=20672 [j]=36672 [k]=37672)
+declare -A PROM=([a]=15692 [b]=16692 [c]=17692 [d]=18692 [e]=19692 [f]=21692 [g]=22692 [h]=23692 [i]=20692 [j]=36692 [k]=37692)
+declare -A PART=([a]=1 [b]=2 [c]=3 [d]= [e]= [f]= [g]= [h]= [i]= [j]= [k]=)
+declare -A NODE_COUNT=([a]=3 [b]=3 [c]=3 [d]=3 [e]=3 [f]=5 [g]=3 [h]=3 [i]=3 [j]=3 [k]=3)
+declare -A RABBITMQ=([a]=4.3 [b]=4.3 [c]=4.3 [d]=4.3 [e]=4.3 [f]=4.3 [g]=3.10 [h]=4.0 [i]=4.3 [j]=4.3 [k]=4.3)
 
 case "$tier" in
   default) SHARDS=("${TIER_default[@]}") ;;

@@ -4,7 +4,7 @@
 # against real clusters, and the HTML reports opened in headless Chromium (Debian's package,
 # installed when missing).
 #   bash scripts/test.sh          the contributor's loop: the default tier, the headline claims on
-#                                 the default RabbitMQ 4.3 of 3 nodes (five clusters side by side)
+#                                 the default RabbitMQ 4.3 of 3 nodes (six clusters side by side)
 #   bash scripts/test.sh --all    the default tier, then the heavy one: 5 nodes, 3.10, 4.0 and the
 #                                 long fault runs (what CI runs: .ci/run)
 #   bash scripts/test.sh --heavy  the heavy tier alone

@@ -143,6 +143,63 @@ describe('bench', { timeout: 180_000 }, () => {
     expect(await queueExists(run.queue)).toBe(false);
   });
 
+  it('--metrics-port 0: a Prometheus scrape during the run parses, and its counts never pass what the run then reports', async () => {
+    const child = execa(
+      'node',
+      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--mode', 'async', '-z', '6s', '-r', '300', '--metrics-port', '0', '--json'],
+      {
+        cwd: ROOT,
+        env: { RMQ_BENCH_QUIET: '0' },
+        reject: false,
+        stdin: 'ignore',
+        timeout: 120_000,
+      },
+    );
+    // The exporter's address, from stderr.
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        seen += String(chunk);
+        const m = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(seen);
+        if (m) resolve(m[1]!);
+      });
+      void child.then(() => reject(new Error(`bench ended before its metrics address:\n${seen}`)));
+    });
+    // Scraped while publishing goes on, read by this test's own parser of the text format: every
+    // line a comment (# HELP, # TYPE) or `name{labels} value`.
+    const published = 'rmq_bench_published_messages_total{run="async/256"}';
+    const scrape = async (): Promise<Map<string, number>> => {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+      const lines = (await res.text()).split('\n').filter((l) => l !== '');
+      const bad = lines.filter(
+        (l) =>
+          !/^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .+$/.test(l) &&
+          !/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})? -?[0-9.e+-]+$|^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (NaN|[+-]Inf)$/.test(l),
+      );
+      expect(bad).toEqual([]);
+      return new Map(lines.filter((l) => !l.startsWith('#')).map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]));
+    };
+    const during = await eventually(
+      async () => {
+        const m = await scrape();
+        expect(m.get(published) ?? 0).toBeGreaterThan(0);
+        return m;
+      },
+      30_000,
+      250,
+    );
+    expect(during.get('rmq_bench_process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect([...during.keys()].some((k) => k.startsWith('rmq_bench_confirm_latency_seconds{run="async/256",quantile="0.99"}'))).toBe(true);
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const run = (JSON.parse(String(r.stdout)) as BenchResult).runs[0]!;
+    expect(during.get(published)!).toBeLessThanOrEqual(run.published);
+    expect(during.get('rmq_bench_confirmed_messages_total{run="async/256"}') ?? 0).toBeLessThanOrEqual(run.confirmed);
+    // The exporter closed with the run.
+    await expect(fetch(url, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+  });
+
   it('--queues 3 -x 3 -y 3: three queues led by three nodes and a consumer on each (the broker says); counts add up; queues gone', {
     timeout: 20_000,
   }, async () => {

@@ -24,8 +24,8 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
         'chaos',
         // Exactly three faults (--fault-count), the first at 10 s, then 12 s after each one began
         // (or at once, if healing it took longer); traffic until 40 s and the third is healed.
-        // Seed 14 over kill and pause: every target, and one node restart (4 to 6 CPU-s of the
-        // machine each; stop runs in leader-faults.test.ts).
+        // Seed 10 over kill and pause: every target, and one node restart (4 to 6 CPU-s of the
+        // machine each; stop runs in leader-faults.test.ts), the control producer's node's.
         '--duration',
         '40s',
         '--interval',
@@ -37,7 +37,7 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
         '--faults',
         'kill,pause',
         '--seed',
-        '14',
+        '10',
         '--producers',
         '2',
         '--consumers',
@@ -63,11 +63,11 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     // The drain ended with every queue empty (nothing held unacknowledged, nothing left over).
     expect(doc.drain).toEqual({ ended: 'empty', waitedMs: expect.any(Number), left: [] });
 
-    // Seed 14 over kill and pause and the default targets: this schedule, written out.
+    // Seed 10 over kill and pause and the default targets: this schedule, written out.
     expect(doc.faults.map((f) => [f.index, f.kind, f.target])).toEqual([
-      [1, 'pause', 'random'],
-      [2, 'kill', 'leader'],
-      [3, 'pause', 'producer'],
+      [1, 'kill', 'producer'],
+      [2, 'pause', 'random'],
+      [3, 'pause', 'leader'],
     ]);
     for (const f of doc.faults) {
       expect(f.error).toBeNull();
@@ -80,6 +80,16 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     expect(doc.availability.map((a) => a.index)).toEqual([1, 2, 3]);
 
     await chaosAgreesWithTheStore(doc, { store, ledgerFile }, { confirming: 2, controlQueue: `${prefix}.control` });
+    // The first fault (its draw picks the third of three producers) kills the control producer's
+    // node at 10 s, while it publishes until 40 s without confirms: what it had written and the
+    // node had not yet taken is gone, and nothing told it. The store lacks exactly that many
+    // (chaosAgreesWithTheStore); here, that it is not none. Measured at 150 msg/s: 5 and 6 lost by
+    // this run's options (chaos --json), and 2 to 6 in each of 13 runs of `compare --confirms off
+    // --rate 150 --fault kill` (the producer's node killed); never none.
+    const controlKill = doc.faults[0]!;
+    expect([controlKill.kind, controlKill.reason]).toEqual(['kill', "producer 3's node"]);
+    expect(controlKill.issuedAtMs).toBeLessThan(40_000);
+    expect(doc.control!.silentlyLost, 'the control producer, its node killed while it published').toBeGreaterThan(0);
     // Confirm latency in calm and under at least one fault kind.
     expect(doc.latency.find((l) => l.phase === 'calm')?.summary.count).toBeGreaterThan(0);
     expect(doc.latency.some((l) => ['kill', 'pause'].includes(l.phase) && l.summary.count > 0)).toBe(true);
@@ -144,6 +154,8 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     expect(r.exitCode, String(r.stderr)).toBe(130);
     // Healed at once, not after the 90 s hold.
     expect((await docker.getContainer(containerOf(paused)).inspect()).State.Paused).toBe(false);
+    // Measured 136 and 313 ms (printed here) against the 90 s hold: 60 s catches a wait for it.
+    process.stderr.write(`chaos: exit ${Date.now() - sentAt} ms after Ctrl+C\n`);
     expect(Date.now() - sentAt).toBeLessThan(60_000);
     const doc = JSON.parse(String(r.stdout)) as ChaosJson;
     expect(doc.interrupted).toBe(true);

@@ -189,6 +189,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     expect(r.stderr).toContain("'rmq-bench cluster up'");
     expect(r.stderr).not.toContain('s3cret');
     // Not a wait that ends on a deadline (the reconnect loop's is 60 s): the first refusal ends it.
+    // Measured 1.7 to 3.1 s for the whole process on a loaded machine (most of it Node's start).
     expect(elapsedMs).toBeLessThan(10_000);
   });
 

@@ -35,6 +35,8 @@ describe('bench: argv → options', () => {
     },
     { args: ['--urls', 'amqp://u:p@h:5672,amqp://u:p@h:5673'], expected: { urls: ['amqp://u:p@h:5672', 'amqp://u:p@h:5673'] } },
     { args: ['--csv', 'out.csv', '--json'], expected: { csvFile: 'out.csv', json: true } },
+    { args: ['--metrics-port', '9464'], expected: { metricsPort: 9464 } },
+    { args: ['--metrics-port', '0'], expected: { metricsPort: 0 } },
   ];
 
   it.each(cases)('$args', async ({ args, expected }) => {

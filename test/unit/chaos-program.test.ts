@@ -42,6 +42,7 @@ const defaults: ChaosCliOptions = {
   drainIdleMs: 5_000,
   storeFile: undefined,
   ledgerFile: undefined,
+  metricsPort: undefined,
   protocol: 'amqp091',
   managementUrls: undefined,
   faultCmd: undefined,

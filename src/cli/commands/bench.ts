@@ -24,6 +24,7 @@ import {
   urlsOption,
   writableFile,
 } from '../options.js';
+import { metricsPortOption } from '../metrics-option.js';
 
 /** `rmq-bench bench`: the same workload in each publishing mode, side by side. */
 export interface BenchCliOptions extends BenchOptions {
@@ -32,6 +33,8 @@ export interface BenchCliOptions extends BenchOptions {
   html: string | undefined;
   /** One row per second per mode. */
   csvFile: string | undefined;
+  /** --metrics-port: the live figures for Prometheus while the run goes on. */
+  metricsPort: number | undefined;
 }
 
 /** 'bench-async256-k3x9q (leader rabbit1)', or with several: 'bench-async256-k3x9q-1..3 (leaders rabbit1, rabbit2, rabbit3)'. */
@@ -100,6 +103,7 @@ interface RawOptions {
   heartbeat: number;
   urls?: string[];
   csv?: string;
+  metricsPort?: number;
   html?: string;
 }
 
@@ -143,6 +147,7 @@ export const bench = defineCommand({
       .addOption(heartbeatOption())
       .addOption(urlsOption('comma-separated AMQP URLs (default: rabbit1..3 with user demo)'))
       .addOption(new Option('--csv <file>', 'also write one row per second per mode to this CSV file').argParser(writableFile))
+      .addOption(metricsPortOption())
       .addOption(jsonOption())
       .addOption(htmlOption())
       .action(function (this: Command, o: RawOptions) {
@@ -164,6 +169,7 @@ export const bench = defineCommand({
           json: o.json,
           html: o.html,
           csvFile: o.csv,
+          metricsPort: o.metricsPort,
           modes: o.mode,
           windows: o.window,
           batchSize: o.batchSize,
@@ -185,16 +191,24 @@ export const bench = defineCommand({
         });
       }),
   async run(ctx, o) {
-    const { json, html, csvFile, ...opts } = o;
+    const { json, html, csvFile, metricsPort, ...opts } = o;
     const { requireProtocols } = await import('../require-protocol.js');
     await requireProtocols(ctx, opts.protocols, `--protocol ${opts.protocols.length > 1 ? 'both' : opts.protocols[0]}`);
     const { runBench } = await import('../../scenarios/traffic/bench.js');
     const { renderCsv, renderSampleLine } = await import('../../report/kinds/bench/text.js');
     const { emit } = await import('../output.js');
     const { progress } = ctx;
-    const r = await runBench(ctx, opts, {
-      onRunStart: (spec, queues, leaders) => progress.info(`${spec.label}: publishing into ${queuesText(queues, leaders)}`),
-      onSample: (spec, s) => progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none')),
+    const { withMetricsExport } = await import('../metrics-option.js');
+    const { benchMetrics } = await import('../../measure/metrics-export.js');
+    const r = await withMetricsExport(progress, metricsPort, (registry) => {
+      const feed = registry ? benchMetrics(registry) : undefined;
+      return runBench(ctx, opts, {
+        onRunStart: (spec, queues, leaders) => progress.info(`${spec.label}: publishing into ${queuesText(queues, leaders)}`),
+        onSample: (spec, s) => {
+          feed?.(spec.label, s);
+          progress.info(renderSampleLine(spec.label, s, spec.mode !== 'none'));
+        },
+      });
     });
     emit({ json, html, broker: await ctx.broker() }, 'bench', r, {
       files: csvFile === undefined ? [] : [{ flag: '--csv', path: csvFile, content: () => renderCsv(r.runs) }],

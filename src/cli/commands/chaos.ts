@@ -38,6 +38,7 @@ import {
   windowOption,
   writableFile,
 } from '../options.js';
+import { metricsPortOption } from '../metrics-option.js';
 
 /** `rmq-bench chaos`: a long run under a nemesis, every message reconciled (issue #13). */
 export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'>, ReportAndClusterOptions {
@@ -45,6 +46,8 @@ export interface ChaosCliOptions extends Omit<ChaosRunOptions, 'seed'>, ReportAn
   seed: number | undefined;
   /** --ledger: where every producer's ledger is written after the run. */
   ledgerFile: string | undefined;
+  /** --metrics-port: the live figures for Prometheus while the run goes on. */
+  metricsPort: number | undefined;
   /** --max-lost and the other thresholds. */
   verdict: VerdictOptions;
 }
@@ -78,6 +81,7 @@ interface RawOptions {
   bandwidth?: string;
   store?: string;
   ledger?: string;
+  metricsPort?: number;
   protocol: Protocol;
   urls?: string[];
   managementUrl?: string[];
@@ -128,6 +132,7 @@ function chaosOptions(o: RawOptions): ChaosCliOptions {
     drainIdleMs: 5_000,
     storeFile: o.store,
     ledgerFile: o.ledger,
+    metricsPort: o.metricsPort,
     protocol: o.protocol,
     managementUrls: o.managementUrl,
     faultCmd: o.faultCmd,
@@ -215,25 +220,33 @@ export const chaos = defineCommand({
           .addOption(lossOption())
           .addOption(bandwidthOption())
           .addOption(new Option('--store <file>', "the consumers' idempotent SQLite store (default: a temporary file)").argParser(writableFile))
-          .addOption(new Option('--ledger <file>', "write every producer's per-message ledger here (JSON: flags per message id)").argParser(writableFile)),
+          .addOption(new Option('--ledger <file>', "write every producer's per-message ledger here (JSON: flags per message id)").argParser(writableFile))
+          .addOption(metricsPortOption()),
       ),
       'chaos',
     ).action((o: RawOptions, command: Command) => dispatch(chaosOptions(o.profile ? applyProfile(o.profile, o, givenOptions(command)) : o))),
   overrides: otherClusterOverride,
   async run(ctx, o) {
-    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ledgerFile, verdict, ...rest } = o;
+    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, seed, ledgerFile, metricsPort, verdict, ...rest } = o;
     const { requireProtocols } = await import('../require-protocol.js');
     if (o.protocol !== undefined) await requireProtocols(ctx, [o.protocol], `--protocol ${o.protocol}`);
     const options: ChaosRunOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runChaos } = await import('../../scenarios/under-faults/chaos.js');
     const { renderChaosLive } = await import('../../report/kinds/chaos/text.js');
-    ctx.progress.info(`chaos: seed ${options.seed} (replay the same schedule with --seed ${options.seed})`);
     let ledgers: ChaosLedgers | undefined;
-    const r = await runChaos(ctx, options, {
-      onLive: (live) => ctx.progress.update(renderChaosLive(live)),
-      onLedgers: (l) => {
-        ledgers = l;
-      },
+    const { withMetricsExport } = await import('../metrics-option.js');
+    const { chaosMetrics } = await import('../../measure/metrics-export.js');
+    const r = await withMetricsExport(ctx.progress, metricsPort, (registry) => {
+      const feed = registry ? chaosMetrics(registry) : undefined;
+      return runChaos(ctx, options, {
+        onLive: (live) => {
+          feed?.(live);
+          ctx.progress.update(renderChaosLive(live));
+        },
+        onLedgers: (l) => {
+          ledgers = l;
+        },
+      });
     });
     // Written after the result is printed: a write that fails costs the file, not the result (exit 74).
     const files: OutputFile[] =

@@ -212,9 +212,9 @@ export class ChaosTraffic {
     );
   }
 
-  /** The confirming producers' nodes now, for the nemesis's producer target. */
+  /** Every producer's node now, the control producer's last, for the nemesis's producer target. */
   producerNodes(): (string | undefined)[] {
-    return this.nodeOf.slice(0, this.opts.producers);
+    return [...this.nodeOf];
   }
 
   counters(): TrafficCounters {

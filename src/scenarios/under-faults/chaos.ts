@@ -56,6 +56,8 @@ export interface ChaosLiveSample {
   inFlight: number;
   /** What the nemesis is doing now ("kill rabbit2 (holding)"), "calm", or the stage of the end. */
   phase: string;
+  /** The kind of the fault on now; null in calm. */
+  faultKind: FaultKind | null;
   /** What the control producer wrote; null without --control. */
   controlWritten: number | null;
 }
@@ -117,6 +119,8 @@ export async function runChaos(ctx: Context, opts: ChaosRunOptions, hooks: Chaos
   await requireCluster(ctx);
   const { progress } = ctx;
   const { kinds, skipped } = await usableFaults(ctx, opts);
+  // Once the cluster answers: an error before it is the one line a failed start prints.
+  progress.info(`chaos: seed ${opts.seed} (replay the same schedule with --seed ${opts.seed})`);
   for (const s of skipped) progress.info(`${s.kind} left out: ${s.why}`);
   const endpoints = await endpointsFor(ctx, opts.urls, opts.heartbeatS);
   const queues = chaosQueues(opts);
@@ -312,6 +316,7 @@ class ChaosRun {
       consumed: this.traffic.consumed,
       inFlight: c.inFlight,
       phase: a ? `${a.kind} ${a.nodes.join('+') || '…'} (${a.phase})` : this.stage === 'traffic' ? 'calm' : this.stage,
+      faultKind: a ? a.kind : null,
       controlWritten: this.opts.control ? c.control : null,
     });
   }
