@@ -50,7 +50,7 @@ shard_c=(workshop-3 delayed-retry-demo consumer-timeout-demo delivery-limit-demo
 # last to the one that ends first: a run prints each shard's time and each file's, and
 # `node bench/test-cost.mjs` each file's CPU.
 shard_d=(audit alarm consumer-amqp10 html-report dlq-strategy bench)
-shard_e=(failover watch report refusals verify-many outbox)
+shard_e=(failover watch report refusals verify-many outbox error-document)
 # The README's fault table under traffic, one witnessed compare per row of 3 nodes (about 25 s
 # each, mostly waiting on elections and heals: little CPU), on a cluster of its own so that its
 # partitions and cuts run beside the workshop.
@@ -73,7 +73,7 @@ shard_i=(netfaults chaos producer-crash clone-containers)
 # More of them: every leader fault in turn and a rolling restart under traffic (leader-faults),
 # compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra), the whole
 # cluster killed at once (kill-all), and a stream's writer killed under compare (streams).
-shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams streams-native)
+shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams streams-native thresholds-junit)
 
 TIER_default=(a b c d e k)
 TIER_heavy=(f g h i j)

@@ -42,7 +42,7 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
   ['RMQ_BENCH_PROJECT_ROOT', 'where docker-compose.yml and cluster/ are (default: the package)'],
   ['RMQ_BENCH_QUIET', '1: no progress on stderr (0, false, no, off or empty: progress)'],
   ['RMQ_BENCH_DEBUG', '1: a stack trace after an internal error (0, false, no, off or empty: none)'],
-  ['NO_COLOR', 'not empty: no colour anywhere, spinners included'],
+  ['NO_COLOR', 'not empty: no colour anywhere, spinners included; else colour on a terminal only, or anywhere with FORCE_COLOR (0: never)'],
 ];
 
 /** The meaning of each exit code, in the README's words (its "Exit codes" table). */
@@ -142,7 +142,7 @@ export function rootHelpText(width = 80): string {
   const help = layoutFor(width);
   const notes = [
     'Durations take a unit: 500ms, 5s, 1m30s, 1h (a bare number is refused; 0 is 0).',
-    'The report (tables, verdict) goes to stdout, progress and hints to stderr; with --json, stdout holds the one JSON document and the report goes to stderr.',
+    'The report (tables, verdict) goes to stdout, progress and hints to stderr; with --json, stdout holds the one JSON document (on a failure, one of kind error) and the report goes to stderr.',
   ];
   return `${examplesText(['cluster up', 'compare -n 5000 --html compare.html', 'producer -n 200 --confirms=false'])}
 ${notes.map((n) => help.boxWrap(n, width)).join('\n')}
@@ -164,13 +164,13 @@ function flagName(flags: string): string {
 }
 
 /**
- * One error line, for commander's messages as for ours: `rmq-bench: <what> (run <command> --help)`.
+ * One error line's parts, for commander's messages as for ours: `rmq-bench: <what> (run <command> --help)`.
  * commander's "error: option '-n, --count <n>' argument '0' is invalid. <why>" becomes
  * "-n/--count: <why>", the shape of our own option messages; a suggestion stays on the line, and
  * an unknown command that names a command of a group (`nested`: 'rmq-bench cluster status', ...)
  * suggests that one. Pure.
  */
-export function usageLine(message: string, command: string, nested: readonly string[] = []): string {
+export function usageParts(message: string, command: string, nested: readonly string[] = []): { message: string; hint: string } {
   let m = message.trim().replace(/^error: /, '');
   // commander puts its suggestion on a line of its own: "(Did you mean compare?)". One line, ours.
   const suggested = /^(.*?)\s*\n\(Did you mean (.+?)\?\)$/s.exec(m);
@@ -187,7 +187,7 @@ export function usageLine(message: string, command: string, nested: readonly str
   const why = (value: string, reason: string): string => reason.replace(/^Allowed choices are (.*?)\.?$/s, `'${value}' is not one of $1`);
   if (option) m = `${flagName(option[1]!)}: ${why(option[2]!, option[3]!)}`;
   else if (argument) m = `<${argument[2]}>: ${why(argument[1]!, argument[3]!)}`;
-  return `rmq-bench: ${m} (run ${command} --help)`;
+  return { message: m, hint: `run ${command} --help` };
 }
 
 /** 'rmq-bench cluster up' for the `up` command under `cluster`. */

@@ -5,6 +5,9 @@ import { ExitCode, RmqBenchError, UsageError, verdictExit } from '../errors.js';
 import { maskUrlsIn } from '../url.js';
 import { commandPath } from './help.js';
 import { commandOf, createProgram, type Invocation } from './program.js';
+import { PLAIN, type Palette } from '../report/palette.js';
+import { paintLine, paletteFor } from './colour.js';
+import { errorDocument, jsonRequested, stdoutDocument } from './error-document.js';
 import { takeGlobalFlags } from './global-flags.js';
 import { renameFlags } from './renamed-flags.js';
 
@@ -32,28 +35,48 @@ async function run(invocation: Invocation, signal: AbortSignal): Promise<number>
 }
 
 /**
- * One line on stderr for an error; the exit code it maps to. The only place that knows exit codes.
- * Every line has one shape, `rmq-bench: <what> (<hint>)`, commander's (printed by the program,
- * see createProgram) as ours; a usage error's hint, when it has none of its own, is the command's
- * help (`helpFor`: 'rmq-bench producer').
+ * What is said of an error: its exit code, and its line's parts (what, the hint), credentials
+ * masked; no message when commander has said it already (or printed help). Pure.
  */
-export function reportError(err: unknown, write: (s: string) => void = (s) => process.stderr.write(s), helpFor?: string): number {
+export interface ErrorSaid {
+  readonly exitCode: number;
+  readonly message?: string;
+  readonly hint?: string;
+}
+
+/**
+ * What to say of an error, and the exit code it maps to. The only place that knows exit codes.
+ * A usage error's hint, when it has none of its own, is the command's help (`helpFor`:
+ * 'rmq-bench producer').
+ */
+export function describeError(err: unknown, helpFor?: string): ErrorSaid {
   if (err instanceof CommanderError) {
     // commander has already printed its message (and help when asked).
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.ok;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return { exitCode: ExitCode.ok };
     // `rmq-bench cluster` alone: its help on stderr, then 1, as git does (`rmq-bench help cluster` is 0).
-    if (err.code === 'commander.help') return err.exitCode === 0 ? ExitCode.ok : ExitCode.noSubcommand;
-    return ExitCode.usage;
+    if (err.code === 'commander.help')
+      return err.exitCode === 0 ? { exitCode: ExitCode.ok } : { exitCode: ExitCode.noSubcommand, message: 'no subcommand given' };
+    return { exitCode: ExitCode.usage };
   }
   if (err instanceof RmqBenchError) {
     const hint = err.hint ?? (err instanceof UsageError && helpFor !== undefined ? `run ${helpFor} --help` : undefined);
-    write(`rmq-bench: ${maskUrlsIn(err.message)}${hint ? ` (${maskUrlsIn(hint)})` : ''}\n`);
-    return err.exitCode;
+    return { exitCode: err.exitCode, message: maskUrlsIn(err.message), ...(hint ? { hint: maskUrlsIn(hint) } : {}) };
   }
   const message = err instanceof Error ? err.message : String(err);
-  write(`rmq-bench: internal error: ${maskUrlsIn(message.split('\n')[0] ?? message)}\n`);
-  if (envFlag(process.env.RMQ_BENCH_DEBUG) && err instanceof Error && err.stack) write(`${maskUrlsIn(err.stack)}\n`);
-  return ExitCode.internal;
+  return { exitCode: ExitCode.internal, message: `internal error: ${maskUrlsIn(message.split('\n')[0] ?? message)}` };
+}
+
+/**
+ * One line on stderr for an error; the exit code it maps to. Every line has one shape,
+ * `rmq-bench: <what> (<hint>)`, commander's (printed by the program, see createProgram) as ours.
+ */
+export function reportError(err: unknown, write: (s: string) => void = (s) => process.stderr.write(s), helpFor?: string): number {
+  const said = describeError(err, helpFor);
+  // commander's own line is out already; `rmq-bench cluster` alone has printed its help.
+  if (said.message !== undefined && !(err instanceof CommanderError)) write(`rmq-bench: ${said.message}${said.hint ? ` (${said.hint})` : ''}\n`);
+  if (!(err instanceof RmqBenchError) && !(err instanceof CommanderError) && envFlag(process.env.RMQ_BENCH_DEBUG) && err instanceof Error && err.stack)
+    write(`${maskUrlsIn(err.stack)}\n`);
+  return said.exitCode;
 }
 
 /** After an internal error: how long the clean-up (undoing faults) may take before the process exits. */
@@ -85,6 +108,17 @@ function endQuietlyOnClosedPipe(): void {
 
 export async function main(argv: string[]): Promise<void> {
   endQuietlyOnClosedPipe();
+  stdoutDocument.written = false;
+  /** --json on the command line: a failure puts an error document on stdout (see endJson). */
+  let json = false;
+  /** What was said of the error the run ends with (the stderr line's parts), for the error document. */
+  let said: ErrorSaid | undefined;
+  /** Under --json, a non-zero exit without the command's own document: the error document, once. */
+  const endJson = (exitCode: number): void => {
+    if (!json || exitCode === ExitCode.ok || exitCode === ExitCode.closedPipe || stdoutDocument.written) return;
+    stdoutDocument.written = true;
+    process.stdout.write(`${errorDocument(exitCode, said?.exitCode === exitCode ? said : undefined)}\n`);
+  };
   const controller = new AbortController();
   let interrupts = 0;
   /** The first signal: Ctrl+C ends with 130, SIGTERM with 143, a closed pipe with 141, as shells report them. */
@@ -119,21 +153,35 @@ export async function main(argv: string[]): Promise<void> {
   const onCrash = (err: unknown): void => {
     if (crashed) return;
     crashed = true;
+    said = describeError(err);
     reportError(err);
     process.stderr.write('rmq-bench: undoing faults and cleaning up after the internal error\n');
     controller.abort();
     // The clean-up has a deadline too.
-    setTimeout(() => process.exit(ExitCode.internal), CRASH_CLEANUP_MS).unref();
+    setTimeout(() => {
+      endJson(ExitCode.internal);
+      process.exit(ExitCode.internal);
+    }, CRASH_CLEANUP_MS).unref();
   };
   process.on('unhandledRejection', onCrash);
   process.on('uncaughtException', onCrash);
   let code: number = ExitCode.ok;
+  /** stderr's colours (error lines red, notices yellow), once the global flags are in the environment. */
+  let palette: Palette = PLAIN;
   /** While a command checks its options (before it runs): the command whose --help a usage error points to. */
   let helpFor: string | undefined;
-  const program = createProgram(async (invocation) => {
-    helpFor = undefined;
-    code = await run(invocation, controller.signal);
-  });
+  const program = createProgram(
+    async (invocation) => {
+      helpFor = undefined;
+      code = await run(invocation, controller.signal);
+    },
+    {
+      onUsageError: (usage) => {
+        said = { exitCode: ExitCode.usage, ...usage };
+      },
+      paintError: (line) => palette.error(line),
+    },
+  );
   program.hook('preAction', (_root, action) => {
     helpFor = commandPath(action);
   });
@@ -142,13 +190,16 @@ export async function main(argv: string[]): Promise<void> {
     // this process and the ones it starts), a renamed flag's old spelling is rewritten.
     const global = takeGlobalFlags(argv.slice(2));
     Object.assign(process.env, global.env);
+    palette = paletteFor(process.stderr);
     const renamed = renameFlags(global.args);
-    for (const notice of renamed.notices) process.stderr.write(`${notice}\n`);
+    json = jsonRequested(renamed.args);
+    for (const notice of renamed.notices) process.stderr.write(`${palette.warning(notice)}\n`);
     await program.parseAsync([...argv.slice(0, 2), ...renamed.args]);
   } catch (err) {
-    const write = (s: string): void => void process.stderr.write(s);
+    const write = (s: string): void => void process.stderr.write(paintLine(palette.error, s));
     code = controller.signal.aborted ? ExitCode.interrupted : reportError(err, write, helpFor);
     if (controller.signal.aborted && err instanceof RmqBenchError && err.exitCode !== ExitCode.interrupted) reportError(err);
+    if (!controller.signal.aborted && !(err instanceof CommanderError && said?.exitCode === ExitCode.usage)) said = describeError(err, helpFor);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
@@ -158,4 +209,5 @@ export async function main(argv: string[]): Promise<void> {
     process.off('uncaughtException', onCrash);
   }
   process.exitCode = crashed ? ExitCode.internal : code === ExitCode.interrupted || signalled === 'SIGPIPE' ? signalExit() : code;
+  endJson(process.exitCode);
 }

@@ -4,6 +4,9 @@ import { renderHtmlReport } from '../report/html.js';
 import type { BrokerInfo } from '../cluster/broker/broker-info.js';
 import { toJsonDocument } from '../report/json.js';
 import { KIND_VIEWS, type Kind, type ResultOf } from '../report/kinds.js';
+import { paintReport } from '../report/palette.js';
+import { paletteFor } from './colour.js';
+import { stdoutDocument } from './error-document.js';
 
 /**
  * stdout holds the result: the report (tables, verdict), or with --json the document alone (the
@@ -54,10 +57,12 @@ export function emit<K extends Kind>(
   data: ResultOf<K>,
   { text = KIND_VIEWS[kind].text(data), files = [] }: { text?: string; files?: readonly OutputFile[] } = {},
 ): void {
+  // Painted for the terminal it goes to (verdicts green or red); the HTML page gets it plain.
   if (options.json) {
-    process.stderr.write(`${text}\n`);
+    process.stderr.write(`${paintReport(text, paletteFor(process.stderr))}\n`);
     process.stdout.write(`${toJsonDocument(kind, data, options.broker)}\n`);
-  } else process.stdout.write(`${text}\n`);
+    stdoutDocument.written = true;
+  } else process.stdout.write(`${paintReport(text, paletteFor(process.stdout))}\n`);
   const html = options.html;
   writeOutputs([
     ...(html === undefined

@@ -24,7 +24,7 @@ import { report } from './commands/report.js';
 import { retryDemo } from './commands/retry-demo.js';
 import { verify } from './commands/verify.js';
 import { watch } from './commands/watch.js';
-import { commandPath, examplesText, HELP_LAYOUT, helpWidth, rootHelpText, usageLine } from './help.js';
+import { commandPath, examplesText, HELP_LAYOUT, helpWidth, rootHelpText, usageParts } from './help.js';
 import { maskCredentialsLoosely, waitForBrokerOption } from './options.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 
@@ -103,7 +103,15 @@ function addEntry(program: Command, entry: CommandDef | CommandGroup, dispatch: 
 /** Every command under (and including) `c`. */
 const everyCommand = (c: Command): Command[] => [c, ...c.commands.flatMap(everyCommand)];
 
-export function createProgram(dispatch: Dispatch): Command {
+/** What main.ts adds to the usage errors commander reports. */
+export interface UsageErrorHooks {
+  /** Told each one (its line's parts, credentials masked) once its line is on stderr: the --json error document says it too. */
+  onUsageError?(said: { message: string; hint: string }): void;
+  /** The line's colour (red on a terminal); none when not given. */
+  paintError?(line: string): string;
+}
+
+export function createProgram(dispatch: Dispatch, hooks: UsageErrorHooks = {}): Command {
   const program = new Command('rmq-bench')
     .description('Shows, with numbers from a real 3-node RabbitMQ cluster, where messages get lost and what prevents it.')
     .version(version, '-v, --version', 'print the version')
@@ -136,7 +144,15 @@ export function createProgram(dispatch: Dispatch): Command {
     .map(commandPath);
   for (const command of everyCommand(program)) {
     const path = commandPath(command);
-    command.configureOutput({ outputError: (s, write) => write(`${maskCredentialsLoosely(usageLine(s, path, nested))}\n`) });
+    command.configureOutput({
+      outputError: (s, write) => {
+        const said = usageParts(s, path, nested);
+        const masked = { message: maskCredentialsLoosely(said.message), hint: maskCredentialsLoosely(said.hint) };
+        const line = `rmq-bench: ${masked.message} (${masked.hint})`;
+        write(`${hooks.paintError?.(line) ?? line}\n`);
+        hooks.onUsageError?.(masked);
+      },
+    });
   }
   return program;
 }

@@ -1,5 +1,6 @@
 import type { Ora } from 'ora';
 import { silentProgress, type Progress } from '../progress.js';
+import { colourWanted } from './colour.js';
 
 /**
  * The terminal's Progress (see src/progress.ts), on stderr. On a TTY: an ora spinner. Elsewhere
@@ -20,17 +21,6 @@ export const MIN_SPINNER_COLUMNS = 20;
 /** Whether a spinner can be drawn on this stream now: a TTY, a usable width, a terminal that moves the cursor. Pure. */
 export function spinnerSafe(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv = process.env): boolean {
   return stream.isTTY === true && (stream.columns ?? 0) >= MIN_SPINNER_COLUMNS && env.TERM !== 'dumb';
-}
-
-/**
- * Whether the spinner may colour (its frame, its ✔ ✖ ℹ ⚠): NO_COLOR set and not empty says never
- * (no-color.org; chalk, which ora colours with, does not read it), FORCE_COLOR=0 too; otherwise
- * the stream's own answer (Node's hasColors: a TTY that can). Pure.
- */
-export function colorsAllowed(stream: { isTTY?: boolean; hasColors?: (env?: NodeJS.ProcessEnv) => boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
-  return stream.isTTY === true && (stream.hasColors?.(env) ?? false);
 }
 
 /** The persisted lines' marks, uncoloured (ora's own come from log-symbols, coloured at import). */
@@ -187,5 +177,5 @@ export function createProgress(
   const stream = options.stream ?? process.stderr;
   const env = options.env ?? process.env;
   const factory = options.ora ?? ora;
-  return spinnerSafe(stream, env) && factory ? new SpinnerProgress(stream, factory, colorsAllowed(stream, env)) : new PlainProgress(stream);
+  return spinnerSafe(stream, env) && factory ? new SpinnerProgress(stream, factory, colourWanted(stream, env)) : new PlainProgress(stream);
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ERROR_KIND } from './json.js';
 import { failureReasons, keyFiguresOrThrow, verdictOf } from './doc-figures.js';
 import { asResult, mismatchesText, shapeMismatches } from './doc-shape.js';
 import { isNum, isObj } from './figure-text.js';
@@ -100,7 +101,8 @@ export function classifyInput(input: ReportInput, readers: DocumentReaders = DOC
   if (typeof parsed.kind !== 'string' || parsed.kind.trim() === '')
     return bad(file, 'malformed', `kind is not a name (${oneLine(JSON.stringify(parsed.kind))})`, text);
   const kind = parsed.kind;
-  const knownKind = isKind(kind);
+  // An error document (a run that failed before its result) is one rmq-bench prints, with no charts.
+  const knownKind = isKind(kind) || kind === ERROR_KIND;
   if (v > SCHEMA_VERSION)
     return {
       file,
@@ -126,7 +128,7 @@ export function classifyInput(input: ReportInput, readers: DocumentReaders = DOC
     step = 'why it failed could not be read from it';
     const reasons = ok === false ? readers.reasons(kind, parsed) : [];
     step = 'its charts could not be drawn from it';
-    const charts = knownKind ? readers.charts(kind, parsed) : [];
+    const charts = isKind(kind) ? readers.charts(kind, parsed) : [];
     return {
       file,
       status: ok === null ? 'no-verdict' : ok ? 'ok' : 'failed',

@@ -1,5 +1,6 @@
 import { asResult } from './doc-shape.js';
-import { type J, isNum, n, objs, s, strings } from './figure-text.js';
+import { ERROR_KIND } from './json.js';
+import { type J, isNum, isObj, n, objs, s, strings } from './figure-text.js';
 import { KIND_VIEWS, type Kind, isKind } from './kinds.js';
 
 /**
@@ -49,17 +50,25 @@ export function keyFigures(kind: string, doc: Readonly<Record<string, unknown>>)
 
 /**
  * Why a document failed, in its own words: `problems` and `reasons` (top level, and each run's or
- * result's, labelled), the claims not held, then what its kind adds (a failed audit's items,
+ * result's, labelled), the claims not held, the thresholds passed, then what its kind adds (a failed audit's items,
  * compare's and verify's reconciliation verdicts). Empty when the document says nothing. Pure.
  */
 export function failureReasons(kind: string, doc: Readonly<Record<string, unknown>>): string[] {
   const d: J = doc;
   const out: string[] = [...strings(d.problems), ...strings(d.reasons)];
+  if (kind === ERROR_KIND && typeof d.message === 'string') out.push(`exit ${s(d.exitCode)}: ${d.message}`);
   const notHeld = (checks: unknown, label = ''): string[] =>
     objs(checks)
       .filter((c) => c.held === false)
       .map((c) => `${label}claim not held: ${s(c.claim)}${typeof c.measured === 'string' ? ` (measured: ${c.measured})` : ''}`);
   out.push(...notHeld(d.checks));
+  // A threshold the run went past (--max-lost...): its message names it and the value.
+  if (isObj(d.thresholds))
+    out.push(
+      ...objs(d.thresholds.checks)
+        .filter((c) => c.ok === false)
+        .map((c) => s(c.message)),
+    );
   for (const x of [...objs(d.runs), ...objs(d.results)]) {
     const label =
       typeof x.via === 'string' ? x.via : typeof x.reason === 'string' ? x.reason : typeof x.mode === 'string' ? `${x.mode} run ${s(x.run)}` : 'run';
@@ -70,8 +79,10 @@ export function failureReasons(kind: string, doc: Readonly<Record<string, unknow
   return [...new Set(out)];
 }
 
-/** The verdict a document carries: its `ok`, or its kind's (verify: its reconciliation's); null when it has none. */
+/** The verdict a document carries: its `ok`, or its kind's (verify: its reconciliation's; an error document's: failed); null when it has none. */
 export function verdictOf(kind: string, d: Readonly<J>): boolean | null {
   if (typeof d.ok === 'boolean') return d.ok;
+  // A command that failed before its result (--json's error document): failed.
+  if (kind === ERROR_KIND) return false;
   return isKind(kind) ? verdictOfKind(kind, d) : null;
 }

@@ -12,3 +12,6 @@ export function toJsonDocument(kind: string, data: object, broker: BrokerInfo | 
   const doc = Object.assign({ ...head }, data, head);
   return JSON.stringify(doc, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v), 2);
 }
+
+/** The kind of the document a command prints under --json when it fails before its own (src/cli/error-document.ts). */
+export const ERROR_KIND = 'error';

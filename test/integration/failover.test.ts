@@ -1,3 +1,6 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NODES, containerOf, eventually, mgmtGet, parseJson, queueRecords, runCli, uniqueName } from './cli.js';
 import { ELECTION_WITHIN_MS, newLeaderElected } from './compare-checks.js';
@@ -13,6 +16,9 @@ interface FailoverJson {
   restored: boolean;
   membersAfter: string[];
   onlineAfter: string[];
+  /** With a threshold given: the verdict, and the checks. */
+  ok?: boolean;
+  thresholds?: { ok: boolean; checks: { name: string; flag: string; limit: number; value: number | null; ok: boolean; message: string }[] };
 }
 
 const queue = uniqueName('failover');
@@ -26,9 +32,26 @@ describe('failover: leader faults through dockerode', { timeout: 300_000 }, () =
   for (const fault of ['disconnect'] as const) {
     it(`${fault}: a different node becomes leader, and after the restore all 3 nodes run with 3 online members`, async () => {
       const before = await mgmtGet<{ leader: string; online: string[] }>(`/api/queues/%2F/${encodeURIComponent(queue)}`);
-      const r = await runCli(['failover', '--queue', queue, '--fault', fault, '--json']);
+      // Held to the bound below as a threshold too, with a JUnit file: the check passes, and names its figure.
+      const junit = path.join(await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-failover-')), 'failover.xml');
+      const bound = `${ELECTION_WITHIN_MS[fault]!}ms`;
+      const r = await runCli(['failover', '--queue', queue, '--fault', fault, '--max-election', bound, '--junit', junit, '--json']);
       expect(r.exitCode, r.stderr).toBe(0);
       const f = parseJson<FailoverJson>(r);
+      expect(f.ok).toBe(true);
+      expect(f.thresholds?.checks).toEqual([
+        {
+          name: 'election',
+          flag: '--max-election',
+          limit: ELECTION_WITHIN_MS[fault],
+          value: f.electionMs,
+          ok: true,
+          message: expect.stringContaining('<= --max-election'),
+        },
+      ]);
+      const xml = await readFile(junit, 'utf8');
+      expect(xml).toContain('<testsuite name="rmq-bench failover" tests="1" failures="0" errors="0" skipped="0">');
+      expect(xml).toContain('<testcase classname="rmq-bench.failover" name="--max-election"/>');
       expect(f.kind).toBe('failover');
       expect(f.fault).toBe(fault);
       expect(`rabbit@${f.oldLeader}`).toBe(before.leader);

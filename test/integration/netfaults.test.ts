@@ -174,7 +174,8 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
         // This machine's kernel has no sch_netem (checked above the same way): one line, exit 69, nothing applied.
         const r = await running;
         expect(r.exitCode).toBe(69);
-        expect(r.stdout).toBe('');
+        // --json: the error document on stdout, the one line on stderr.
+        expect(parseJson(r)).toMatchObject({ kind: 'error', exitCode: 69 });
         expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining("'latency' needs the kernel's netem queueing discipline")]);
         expect(await netLeftovers()).toEqual([]);
         expect(await leaderOf(queue)).toBe(leader);

@@ -1,7 +1,9 @@
 import { execa } from 'execa';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ROOT } from './cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, uniqueName, withChannel } from './cli.js';
 
 const ESC = String.fromCharCode(27);
 /** Cursor up (ESC [ n A) and erase line (ESC [ 0 K): what a spinner redraws with. */
@@ -18,11 +20,18 @@ const ERASE_LINE = `${ESC}[0K`;
 const MARK = `it.pty-${process.pid}`;
 const COMMAND = `node ${path.join(ROOT, 'bin', 'rmq-bench.js')} producer -n 3 --queue ${MARK} --urls amqp://u:p@127.0.0.1:1 --wait-for-broker 1s`;
 
-async function inPty(cols: number): Promise<{ exitCode: number | undefined; timedOut: boolean; output: string }> {
+async function inPty(
+  cols: number,
+  command = COMMAND,
+  extraEnv: Record<string, string> = {},
+): Promise<{ exitCode: number | undefined; timedOut: boolean; output: string }> {
   const env = { ...process.env };
   delete env.CI;
   delete env.RMQ_BENCH_QUIET;
-  const r = await execa('script', ['-qec', `stty cols ${cols}; ${COMMAND}; echo "EXIT=$?"`, '/dev/null'], {
+  delete env.NO_COLOR;
+  delete env.FORCE_COLOR;
+  Object.assign(env, extraEnv);
+  const r = await execa('script', ['-qec', `stty cols ${cols}; ${command}; echo "EXIT=$?"`, '/dev/null'], {
     env,
     extendEnv: false,
     reject: false,
@@ -50,5 +59,45 @@ describe('progress in a pseudo-terminal', { timeout: 60_000 }, () => {
     expect(r.timedOut).toBe(false);
     expect(r.output).toContain('EXIT=68');
     expect(r.output).toContain(ERASE_LINE);
+  });
+});
+
+/** SGR colour codes: ESC [ 3x m (a foreground colour), which no cursor movement uses. */
+const COLOUR_CODE = new RegExp(`${ESC}\\[3\\dm`);
+const RED = `${ESC}[31m`;
+const GREEN = `${ESC}[32m`;
+
+describe('colour in a pseudo-terminal, and none when asked not to', { timeout: 60_000 }, () => {
+  it('the error line is red; NO_COLOR=1 and --no-color leave every colour out', async () => {
+    const coloured = await inPty(80);
+    expect(coloured.output).toContain('EXIT=68');
+    expect(coloured.output).toContain(`${RED}rmq-bench: no broker at amqp://u:***@127.0.0.1:1`);
+    for (const r of [await inPty(80, COMMAND, { NO_COLOR: '1' }), await inPty(80, `${COMMAND} --no-color`)]) {
+      expect(r.output).toContain('EXIT=68');
+      expect(r.output).toContain('rmq-bench: no broker at amqp://u:***@127.0.0.1:1');
+      expect(r.output).not.toMatch(COLOUR_CODE);
+    }
+  });
+
+  const dir = mkdtemp(path.join(os.tmpdir(), 'rmq-bench-pty-'));
+  const queue = uniqueName('pty-colour');
+  afterAll(async () => {
+    await withChannel((ch) => ch.deleteQueue(queue)).catch(() => undefined);
+    await rm(await dir, { recursive: true, force: true });
+  });
+
+  it('a verdict is green on the terminal; piped (not a TTY) it is plain', async () => {
+    await withChannel((ch) => ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } }));
+    const ledger = path.join(await dir, 'ledger.json');
+    const bin = `node ${path.join(ROOT, 'bin', 'rmq-bench.js')}`;
+    const produce = `${bin} producer -n 3 --rate 0 --queue ${queue} --exchange '' --ledger ${ledger}`;
+    const r = await inPty(80, `${produce} && ${bin} verify --ledger ${ledger} --idle 300ms`);
+    expect(r.output).toContain('EXIT=0');
+    expect(r.output).toContain(`${GREEN}verdict: OK`);
+    // Piped: the same verdict line, no codes.
+    const piped = await inPty(80, `${produce} && ${bin} verify --ledger ${ledger} --idle 300ms | cat`);
+    expect(piped.output).toContain('EXIT=0');
+    expect(piped.output).toMatch(/^verdict: OK/m);
+    expect(piped.output).not.toContain(`${GREEN}verdict`);
   });
 });

@@ -117,10 +117,10 @@ describe('watch', { timeout: 180_000 }, () => {
     expect((stdout.match(summary) ?? []).length).toBeGreaterThanOrEqual(3);
   });
 
-  it('bad input: --json without --once is a usage error (exit 2, one line)', async () => {
+  it('bad input: --json without --once is a usage error (exit 2, one line; stdout: the error document --json asks for)', async () => {
     const r = await runCli(['watch', '--json']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --json needs --once (one snapshot, one JSON document) (run rmq-bench watch --help)']);
-    expect(r.stdout).toBe('');
+    expect(parseJson(r)).toMatchObject({ kind: 'error', exitCode: 2, message: '--json needs --once (one snapshot, one JSON document)' });
   });
 });

@@ -49,6 +49,7 @@ const defaults: ChaosCliOptions = {
   restoreCmd: undefined,
   json: false,
   html: undefined,
+  verdict: { thresholds: {}, junit: undefined },
 };
 
 describe('chaos: argv → options', () => {
@@ -56,6 +57,7 @@ describe('chaos: argv → options', () => {
     { args: [], expected: {} },
     { args: ['--duration', '10m', '--interval', '15s', '--hold', '5s'], expected: { durationMs: 600_000, intervalMs: 15_000, holdMs: 5_000 } },
     { args: ['--fault-count', '3'], expected: { faultCount: 3 } },
+    { args: ['--max-lost', '0', '--max-stall', '10s'], expected: { verdict: { thresholds: { lost: 0, stall: 10_000 }, junit: undefined } } },
     // Naming the faults: a kind this host cannot apply is then refused, not left out.
     { args: ['--faults', 'kill,partition'], expected: { faults: ['kill', 'partition'], faultsGiven: true, netem: undefined, bandwidth: undefined } },
     {

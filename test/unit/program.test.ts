@@ -8,6 +8,9 @@ import { PRODUCER_CRASH_CLI_DEFAULTS } from './fixtures/producer-crash.js';
 import { COMPARE_CLI_DEFAULTS } from './fixtures/runs.js';
 import { captureOutput, invocationOf, leaves, parse, recorder } from './program-harness.js';
 
+/** A verdict command given no threshold and no --junit. */
+const NO_VERDICT = { thresholds: {}, junit: undefined };
+
 const failoverDefaults = {
   json: false,
   html: undefined,
@@ -21,6 +24,7 @@ const failoverDefaults = {
   rejoinTimeoutMs: 180_000,
   netem: undefined,
   bandwidth: undefined,
+  verdict: { thresholds: {}, junit: undefined },
 } as const;
 
 const producerDefaults: ProducerCliOptions = {
@@ -138,7 +142,22 @@ describe('createProgram: argv → invocation', () => {
       },
     },
     {
-      args: ['failover', '--queue', 'bench.q1', '--vhost', 'bench', '--fault', 'disconnect', '--election-timeout', '30s', '--rejoin-timeout', '5m', '--json'],
+      args: [
+        'failover',
+        '--queue',
+        'bench.q1',
+        '--vhost',
+        'bench',
+        '--fault',
+        'disconnect',
+        '--election-timeout',
+        '30s',
+        '--rejoin-timeout',
+        '5m',
+        '--json',
+        '--max-election',
+        '5s',
+      ],
       expected: {
         command: 'failover',
         options: {
@@ -154,6 +173,7 @@ describe('createProgram: argv → invocation', () => {
           rejoinTimeoutMs: 300_000,
           netem: undefined,
           bandwidth: undefined,
+          verdict: { thresholds: { election: 5_000 }, junit: undefined },
         },
       },
     },
@@ -411,17 +431,38 @@ describe('verify: argv → options', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     {
       args: ['verify', '--ledger', 'r.json', '--queue', 'q', '--idle', '500ms'],
-      expected: { command: 'verify', options: { json: false, html: undefined, ledgers: ['r.json'], queue: 'q', urls: undefined, idleMs: 500 } },
+      expected: {
+        command: 'verify',
+        options: { json: false, html: undefined, ledgers: ['r.json'], queue: 'q', urls: undefined, idleMs: 500, verdict: NO_VERDICT },
+      },
     },
     {
       args: ['verify', '--ledger', 'r.json'],
-      expected: { command: 'verify', options: { json: false, html: undefined, ledgers: ['r.json'], queue: undefined, urls: undefined, idleMs: 2_000 } },
+      expected: {
+        command: 'verify',
+        options: { json: false, html: undefined, ledgers: ['r.json'], queue: undefined, urls: undefined, idleMs: 2_000, verdict: NO_VERDICT },
+      },
+    },
+    {
+      args: ['verify', '--ledger', 'r.json', '--max-lost', '0', '--max-duplicates', '10', '--junit', 'verify.xml'],
+      expected: {
+        command: 'verify',
+        options: {
+          json: false,
+          html: undefined,
+          ledgers: ['r.json'],
+          queue: undefined,
+          urls: undefined,
+          idleMs: 2_000,
+          verdict: { thresholds: { lost: 0, duplicates: 10 }, junit: 'verify.xml' },
+        },
+      },
     },
     {
       args: ['verify', '--ledger', 'r.json', '--urls', 'amqps://u:p@h:5671', '--json'],
       expected: {
         command: 'verify',
-        options: { json: true, html: undefined, ledgers: ['r.json'], queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000 },
+        options: { json: true, html: undefined, ledgers: ['r.json'], queue: undefined, urls: ['amqps://u:p@h:5671'], idleMs: 2_000, verdict: NO_VERDICT },
       },
     },
   ];
@@ -453,6 +494,13 @@ describe('compare: argv → options', () => {
     { args: ['--fault', 'partition'], expected: { fault: 'partition' } },
     { args: ['--fault', 'latency', '--loss', '5%'], expected: { fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 5 } } },
     { args: ['--fault', 'slow-link', '--bandwidth', '100kbit'], expected: { fault: 'slow-link', bandwidth: '100kbit' } },
+    // Thresholds: counts and durations, validated here; those not given are absent.
+    { args: ['--max-lost', '0'], expected: { verdict: { thresholds: { lost: 0 }, junit: undefined } } },
+    { args: ['--junit', 'out.xml'], expected: { verdict: { thresholds: {}, junit: 'out.xml' } } },
+    {
+      args: ['--max-lost', '12', '--max-duplicates', '3', '--max-stall', '1m30s', '--max-election', '500ms'],
+      expected: { verdict: { thresholds: { lost: 12, duplicates: 3, stall: 90_000, election: 500 }, junit: undefined } },
+    },
     // Another queue type without --queue: compare's own queue of that type, through the default exchange.
     {
       args: ['--queue-type', 'mirrored'],

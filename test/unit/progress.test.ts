@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { colorsAllowed, createProgress, MIN_SPINNER_COLUMNS, spinnerSafe } from '../../src/cli/progress.js';
+import { colourWanted } from '../../src/cli/colour.js';
+import { createProgress, MIN_SPINNER_COLUMNS, spinnerSafe } from '../../src/cli/progress.js';
 
 describe('spinnerSafe: a spinner only where it can be drawn', () => {
   it.each([
@@ -29,8 +30,13 @@ describe('NO_COLOR: honoured by everything, spinners included', () => {
     [{ isTTY: true, hasColors: () => true }, { FORCE_COLOR: '0' }, false],
     [{ isTTY: true, hasColors: () => false }, {}, false],
     [{ isTTY: false, hasColors: () => true }, {}, false],
+    // FORCE_COLOR: colour off a TTY too (a pipe into less -R), unless NO_COLOR or --no-color says never.
+    [{ isTTY: false }, { FORCE_COLOR: '1' }, true],
+    [{}, { FORCE_COLOR: '' }, true],
+    [{ isTTY: false }, { FORCE_COLOR: 'false' }, false],
+    [{ isTTY: true, hasColors: () => true }, { FORCE_COLOR: '1', NO_COLOR: '1' }, false],
   ])('%o with %o → colours %s', (stream, env, allowed) => {
-    expect(colorsAllowed(stream, env)).toBe(allowed);
+    expect(colourWanted(stream, env)).toBe(allowed);
   });
 
   /** A terminal 80 columns wide that says it has colours, recording what is written. */

@@ -7,6 +7,7 @@ import type { Context } from '../../src/context.js';
 import { DataError, ExitCode, NotFoundError, UsageError } from '../../src/errors.js';
 import { anchorsFor, classifyInput, renderCombinedReport, reportEntries, reportOk, reportSummary, type ReportEntry } from '../../src/report/combined.js';
 import { countsLine, renderReportLines } from '../../src/report/kinds/report/view.js';
+import { errorDocument } from '../../src/cli/error-document.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { type CompareResult, totalsFor } from '../../src/scenarios/under-faults/compare.js';
@@ -51,6 +52,14 @@ describe('classifyInput: one row of the summary per input', () => {
       text: 'OK',
       kind: 'frobnicate',
       knownKind: false,
+    },
+    {
+      name: "--json's error document: failed, a kind rmq-bench prints",
+      input: { file: 'x.json', text: errorDocument(68, { message: 'no broker at amqp://u:***@h:5672', hint: 'is the cluster up?' }) },
+      status: 'failed',
+      text: 'FAILED',
+      kind: 'error',
+      knownKind: true,
     },
     {
       name: 'newer schema',
@@ -310,6 +319,22 @@ describe('failureReasons: why, from what the document says', () => {
       },
       reasons: ['queue q: classic'],
     },
+    {
+      kind: 'failover',
+      doc: {
+        ok: false,
+        thresholds: {
+          ok: false,
+          checks: [
+            { name: 'election', ok: false, message: 'election 12s > --max-election 5s' },
+            { name: 'lost', ok: true, message: 'lost 0 <= --max-lost 0' },
+          ],
+        },
+      },
+      reasons: ['election 12s > --max-election 5s'],
+    },
+    // --json's error document: a run that failed before its result.
+    { kind: 'error', doc: { exitCode: 68, message: 'no broker at amqp://u:***@h:5672', hint: null }, reasons: ['exit 68: no broker at amqp://u:***@h:5672'] },
     { kind: 'bench', doc: { ok: false }, reasons: [] },
     { kind: 'x', doc: { problems: ['a', 'a', 3] }, reasons: ['a'] },
   ];

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FAULT_KINDS } from '../../src/faults/kinds.js';
+import { SCHEMA_VERSION } from '../../src/schema-version.js';
 import { captureOutput } from './program-harness.js';
 
 /**
@@ -35,12 +36,18 @@ async function runMain(args: string[]): Promise<{ exitCode: number; stderr: stri
   return { exitCode: code ?? 0, stderr: stderr.join(''), stdout: stdout.join('') };
 }
 
-/** A usage error: exit 2, the one line on stderr, nothing on stdout. */
+/** A usage error: exit 2, the one line on stderr, nothing on stdout (with --json: the error document, saying what the line says). */
 async function refusedWithOneLine({ args, line }: { args: string[]; line: string }): Promise<void> {
   const r = await runMain(args);
   expect(r.exitCode).toBe(2);
   expect(r.stderr.trim().split('\n')).toEqual([line]);
-  expect(r.stdout).toBe('');
+  if (!args.includes('--json')) {
+    expect(r.stdout).toBe('');
+    return;
+  }
+  const doc = JSON.parse(r.stdout) as { kind: string; schemaVersion: number; exitCode: number; message: string; hint: string | null };
+  expect(doc).toMatchObject({ kind: 'error', schemaVersion: SCHEMA_VERSION, exitCode: 2 });
+  expect(`rmq-bench: ${doc.message} (${doc.hint})`).toBe(line);
 }
 
 const outbox = path.join(os.tmpdir(), 'rmq-bench-usage-errors.sqlite');
@@ -131,6 +138,15 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
       args: ['failover', '--fault', 'slow-link', '--bandwidth', '1kbit'],
       line: "rmq-bench: --bandwidth: '1kbit' is not a rate of at least 8kbit in tc's units (256kbit, 2mbit, 1gbit) (run rmq-bench failover --help)",
     },
+    {
+      args: ['failover', '--junit', '/no/such/dir/out.xml'],
+      line: "rmq-bench: --junit: cannot write '/no/such/dir/out.xml': directory '/no/such/dir' does not exist or is not writable (run rmq-bench failover --help)",
+    },
+    { args: ['compare', '--max-lost', '-1'], line: "rmq-bench: --max-lost: '-1' is not a whole number >= 0 (run rmq-bench compare --help)" },
+    { args: ['chaos', '--max-stall', '5'], line: "rmq-bench: --max-stall: '5' has no unit: write 5ms or 5s (run rmq-bench chaos --help)" },
+    // A threshold on a figure the command does not measure: not one of its options.
+    { args: ['failover', '--max-lost', '0'], line: "rmq-bench: unknown option '--max-lost' (run rmq-bench failover --help)" },
+    { args: ['chaos', '--max-election', '5s'], line: "rmq-bench: unknown option '--max-election' (run rmq-bench chaos --help)" },
     { args: ['dlq', 'replay', '--limit', '0'], line: "rmq-bench: --limit: '0' is not a positive whole number (run rmq-bench dlq replay --help)" },
     { args: ['report', '-o', 'index.html'], line: "rmq-bench: missing required argument 'files-or-folders' (run rmq-bench report --help)" },
     { args: ['report', 'smoke-results'], line: "rmq-bench: required option '-o, --output <file>' not specified (run rmq-bench report --help)" },
@@ -150,6 +166,8 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
   ];
 
   it.each(cases)('$args', refusedWithOneLine);
+  // The same refusals under --json: stdout holds the error document, stderr the same line.
+  it.each(cases.filter((c) => !c.args.includes('--json')).map((c) => ({ ...c, args: [...c.args, '--json'] })))('$args', refusedWithOneLine);
 });
 
 describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {

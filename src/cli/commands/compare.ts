@@ -7,6 +7,7 @@ import { type CompareOptions, faultPatienceMs } from '../../scenarios/under-faul
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
 import { type AnyProtocol, confirmsOffProblem, PUBLISH_PROTOCOLS, queueTypeProblem, traitsOf } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
+import { addVerdictOptions, emitVerdict, type VerdictOptions, verdictOptions } from '../verdict-options.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
 import {
@@ -38,6 +39,8 @@ import {
 export interface CompareCliOptions extends Omit<CompareOptions, 'routingKey'>, ReportAndClusterOptions {
   /** --checkpoint-cmd: the user's command before each run's drain. */
   checkpointCmd: string | undefined;
+  /** --max-lost and the other thresholds. */
+  verdict: VerdictOptions;
 }
 
 interface RawOptions {
@@ -74,42 +77,47 @@ export const compare = defineCommand({
   name: 'compare',
   examples: ['compare -n 5000', 'compare --runs 5 --fault pause --restore-after 10s --json'],
   register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
-    addReportAndClusterOptions(
-      command
-        .summary('the main demo: confirms on vs off under a fault')
-        .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
-        .addOption(countOption('messages per run', 20_000))
-        .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
-        .addOption(new Option('--fault <kind>', 'fault applied to the leader (each one under Faults, below)').choices([...FAULT_KINDS, 'none']).default('kill'))
-        .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))
-        .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault: 0.3 or 30%').argParser(share).default(0.3))
-        .addOption(latencyOption())
-        .addOption(jitterOption())
-        .addOption(lossOption())
-        .addOption(bandwidthOption())
-        .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
-        .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
-        .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
-        .addOption(
-          protocolOption(
-            'amqp10: AMQP 1.0 outcomes vs pre-settled; stream: the native stream protocol, confirmed and deduplicated (--queue-type stream); both: the four AMQP sides',
-            [...PUBLISH_PROTOCOLS, 'both'],
-          ),
-        )
-        .addOption(windowOption('confirms on: async window'))
-        .addOption(queueOption('the queue; messages are routed to it with its name as routing key'))
-        .addOption(
-          queueTypeOption(
-            'compare',
-            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x), classic or stream (declared afresh for each run, read from its first message); without --queue, compare declares rmq-bench.compare.<type> and deletes it after',
-          ),
-        )
-        .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
-        .addOption(vhostOption())
-        .addOption(sizeOption())
-        .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
-        .addOption(heartbeatOption())
-        .addOption(checkpointCmdOption('before each run drains the queue (the producer done, the fault healed)')),
+    addVerdictOptions(
+      addReportAndClusterOptions(
+        command
+          .summary('the main demo: confirms on vs off under a fault')
+          .description('the main demo: confirms on vs off, each under a fault on the queue leader, every message counted')
+          .addOption(countOption('messages per run', 20_000))
+          .addOption(rateOption('messages per second; 0 = as fast as possible', 0))
+          .addOption(
+            new Option('--fault <kind>', 'fault applied to the leader (each one under Faults, below)').choices([...FAULT_KINDS, 'none']).default('kill'),
+          )
+          .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))
+          .addOption(new Option('--fault-at <share>', 'share of the messages written before the fault: 0.3 or 30%').argParser(share).default(0.3))
+          .addOption(latencyOption())
+          .addOption(jitterOption())
+          .addOption(lossOption())
+          .addOption(bandwidthOption())
+          .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
+          .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
+          .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
+          .addOption(
+            protocolOption(
+              'amqp10: AMQP 1.0 outcomes vs pre-settled; stream: the native stream protocol, confirmed and deduplicated (--queue-type stream); both: the four AMQP sides',
+              [...PUBLISH_PROTOCOLS, 'both'],
+            ),
+          )
+          .addOption(windowOption('confirms on: async window'))
+          .addOption(queueOption('the queue; messages are routed to it with its name as routing key'))
+          .addOption(
+            queueTypeOption(
+              'compare',
+              'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x), classic or stream (declared afresh for each run, read from its first message); without --queue, compare declares rmq-bench.compare.<type> and deletes it after',
+            ),
+          )
+          .option('--exchange <name>', "exchange to publish to (default: demo.orders for demo.orders, else the default exchange '')")
+          .addOption(vhostOption())
+          .addOption(sizeOption())
+          .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
+          .addOption(heartbeatOption())
+          .addOption(checkpointCmdOption('before each run drains the queue (the producer done, the fault healed)')),
+      ),
+      'compare',
     ).action((o: RawOptions, command: Command) => {
       const given = givenOptions(command);
       if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
@@ -152,17 +160,17 @@ export const compare = defineCommand({
         faultCmd: o.faultCmd,
         restoreCmd: o.restoreCmd,
         checkpointCmd: o.checkpointCmd,
+        verdict: verdictOptions(o, 'compare'),
       });
     }),
   overrides: async (o, config) => ({ ...(await otherClusterOverride(o, config)), ...checkpointOverride(o.checkpointCmd) }),
   async run(ctx, o) {
-    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, checkpointCmd: _c, ...rest } = o;
+    const { json, html, managementUrls: _m, faultCmd: _f, restoreCmd: _r, checkpointCmd: _c, verdict, ...rest } = o;
     const { runCompare } = await import('../../scenarios/under-faults/compare.js');
-    const { emit } = await import('../output.js');
     const r = await runCompare(ctx, { ...rest, routingKey: rest.queue });
-    emit({ json, html, broker: await ctx.broker() }, 'compare', r);
+    const ok = await emitVerdict({ json, html, broker: await ctx.broker() }, verdict, 'compare', r);
     if (r.interrupted) throw new InterruptedError('interrupted: the figures above are what was measured until Ctrl+C');
-    return { ok: r.ok };
+    return { ok };
   },
 });
 

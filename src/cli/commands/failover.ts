@@ -4,6 +4,7 @@ import type { NetemSpec } from '../../faults/net/netem.js';
 import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
 import { UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import { addVerdictOptions, emitVerdict, type VerdictOptions, verdictOptions } from '../verdict-options.js';
 import { faultsHelpText, helpWidth } from '../help.js';
 import {
   durationOption,
@@ -39,6 +40,8 @@ interface FailoverCliOptions {
   rejoinTimeoutMs: number;
   netem: NetemSpec | undefined;
   bandwidth: string | undefined;
+  /** --max-election. */
+  verdict: VerdictOptions;
 }
 
 interface RawOptions {
@@ -66,32 +69,35 @@ export const failover = defineCommand({
     'failover --fault latency --latency 300ms --loss 1% --json',
   ],
   register: (command, dispatch: (o: FailoverCliOptions) => Promise<void>) =>
-    command
-      .summary("fault the queue's leader, time the election")
-      .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")
-      .addOption(queueOption('the queue whose leader is faulted'))
-      .addOption(
-        queueTypeOption(
-          'failover',
-          'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x: its master is faulted), classic or stream (its writer is faulted); without --queue, failover declares rmq-bench.failover.<type> and deletes it after',
-        ),
-      )
-      .addOption(vhostOption())
-      .addOption(new Option('--fault <kind>', 'the fault applied to the leader (each one under Faults, below)').choices(FAULT_KINDS).default('kill'))
-      .addOption(
-        durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts(
-          'restore',
-        ),
-      )
-      .addOption(latencyOption())
-      .addOption(jitterOption())
-      .addOption(lossOption())
-      .addOption(bandwidthOption())
-      .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
-      .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader (default: 60s; 150s for --queue-type mirrored)'))
-      .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
-      .addOption(jsonOption())
-      .addOption(htmlOption())
+    addVerdictOptions(
+      command
+        .summary("fault the queue's leader, time the election")
+        .description("fault the queue's leader node, measure the election, restore the node and wait until it is back")
+        .addOption(queueOption('the queue whose leader is faulted'))
+        .addOption(
+          queueTypeOption(
+            'failover',
+            'quorum, mirrored (a classic queue with ha-mode all, RabbitMQ 3.x: its master is faulted), classic or stream (its writer is faulted); without --queue, failover declares rmq-bench.failover.<type> and deletes it after',
+          ),
+        )
+        .addOption(vhostOption())
+        .addOption(new Option('--fault <kind>', 'the fault applied to the leader (each one under Faults, below)').choices(FAULT_KINDS).default('kill'))
+        .addOption(
+          durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts(
+            'restore',
+          ),
+        )
+        .addOption(latencyOption())
+        .addOption(jitterOption())
+        .addOption(lossOption())
+        .addOption(bandwidthOption())
+        .option('--no-restore', 'leave the node faulted (the article’s failover.sh does; rmq-bench restores by default)')
+        .addOption(timeoutOption('--election-timeout <duration>', 'deadline for a new leader (default: 60s; 150s for --queue-type mirrored)'))
+        .addOption(timeoutOption('--rejoin-timeout <duration>', 'deadline for the node to be back after the restore', '3m'))
+        .addOption(jsonOption())
+        .addOption(htmlOption()),
+      'failover',
+    )
       .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))
       .action((o: RawOptions, command: Command) => {
         const given = givenOptions(command);
@@ -113,14 +119,15 @@ export const failover = defineCommand({
           rejoinTimeoutMs: o.rejoinTimeout,
           netem: netemFrom(o.fault, o),
           bandwidth: bandwidthFrom([o.fault], o.bandwidth),
+          verdict: verdictOptions(o, 'failover'),
         });
       }),
   async run(ctx, o) {
     const { requireCluster } = await import('../../cluster/lifecycle/readiness.js');
     const { runFailover } = await import('../../scenarios/under-faults/failover.js');
-    const { emit } = await import('../output.js');
     await requireCluster(ctx);
     const r = await runFailover(ctx, o);
-    emit({ ...o, broker: await ctx.broker() }, 'failover', r);
+    // No verdict of its own: with --max-election, the threshold's.
+    return { ok: await emitVerdict({ json: o.json, html: o.html, broker: await ctx.broker() }, o.verdict, 'failover', r) };
   },
 });

@@ -6,6 +6,7 @@ import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/cr
 import { maxKills } from '../../scenarios/crashes/producer-crash-plan.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { defineCommand } from '../command.js';
+import { addVerdictOptions, emitVerdict, type VerdictOptions, verdictOptions } from '../verdict-options.js';
 import {
   choiceList,
   countOption,
@@ -32,6 +33,8 @@ export interface ProducerCrashCliOptions extends Omit<ProducerCrashOptions, 'see
   seed: number | undefined;
   /** --checkpoint-cmd: the user's command before each run's drain. */
   checkpointCmd: string | undefined;
+  /** --max-lost, --max-duplicates, --junit. */
+  verdict: VerdictOptions;
 }
 
 interface RawOptions {
@@ -70,6 +73,7 @@ function producerCrashOptions(o: RawOptions, given: ReadonlySet<string>): Produc
     electionTimeoutMs: 60_000,
     rejoinTimeoutMs: 180_000,
     drainIdleMs: 3_000,
+    verdict: verdictOptions(o, 'producer-crash'),
   };
 }
 
@@ -77,43 +81,43 @@ export const producerCrash = defineCommand({
   name: 'producer-crash',
   examples: ['producer-crash --runs 5', 'producer-crash --modes outbox --kills 5 --seed 3 --fault kill'],
   register: (command, dispatch: (o: ProducerCrashCliOptions) => Promise<void>) =>
-    command
-      .summary('SIGKILL a producer: naive restart vs outbox')
-      .description('SIGKILL a producer mid-run, several times: naive restart (events in memory) vs the outbox pattern, every event reconciled')
-      .addOption(countOption('events the application means to send, per run and mode', 2_000))
-      .addOption(new Option('--kills <k>', `SIGKILLs of the producer per run, at random points (at most ${MAX_KILLS})`).argParser(positiveInt).default(3))
-      .addOption(runsOption('repeat each mode K times (where a kill falls changes the outcome)'))
-      .addOption(
-        new Option('--modes <list>', 'comma-separated: naive, outbox')
-          .argParser((v) => [...new Set(choiceList(v, PRODUCER_CRASH_MODES))])
-          .default([...PRODUCER_CRASH_MODES], 'both'),
-      )
-      .addOption(rateOption('events the application produces per second; 0 = as fast as it can (a full confirm window in flight)', 0))
-      .addOption(
-        new Option('--print-every <n>', 'naive: the producer logs `sent <n>` every N messages; a restart resumes after the last one')
-          .argParser(positiveInt)
-          .default(100),
-      )
-      .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seedValue))
-      .addOption(
-        new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)')
-          .choices([...FAULT_KINDS, 'none'])
-          .default('none'),
-      )
-      .addOption(checkpointCmdOption("before each run's queue is drained (the producer's last life over, a fault healed)"))
-      .addOption(jsonOption())
-      .addOption(htmlOption())
-      .action((o: RawOptions, command: Command) => dispatch(producerCrashOptions(o, givenOptions(command)))),
+    addVerdictOptions(
+      command
+        .summary('SIGKILL a producer: naive restart vs outbox')
+        .description('SIGKILL a producer mid-run, several times: naive restart (events in memory) vs the outbox pattern, every event reconciled')
+        .addOption(countOption('events the application means to send, per run and mode', 2_000))
+        .addOption(new Option('--kills <k>', `SIGKILLs of the producer per run, at random points (at most ${MAX_KILLS})`).argParser(positiveInt).default(3))
+        .addOption(runsOption('repeat each mode K times (where a kill falls changes the outcome)'))
+        .addOption(
+          new Option('--modes <list>', 'comma-separated: naive, outbox')
+            .argParser((v) => [...new Set(choiceList(v, PRODUCER_CRASH_MODES))])
+            .default([...PRODUCER_CRASH_MODES], 'both'),
+        )
+        .addOption(rateOption('events the application produces per second; 0 = as fast as it can (a full confirm window in flight)', 0))
+        .addOption(
+          new Option('--print-every <n>', 'naive: the producer logs `sent <n>` every N messages; a restart resumes after the last one')
+            .argParser(positiveInt)
+            .default(100),
+        )
+        .addOption(new Option('--seed <n>', 'seed of the kill points (and fault point): the same seed, the same plan').argParser(seedValue))
+        .addOption(
+          new Option('--fault <kind>', 'also fault the queue leader during each run (restored before the drain)')
+            .choices([...FAULT_KINDS, 'none'])
+            .default('none'),
+        )
+        .addOption(checkpointCmdOption("before each run's queue is drained (the producer's last life over, a fault healed)"))
+        .addOption(jsonOption())
+        .addOption(htmlOption()),
+      'producer-crash',
+    ).action((o: RawOptions, command: Command) => dispatch(producerCrashOptions(o, givenOptions(command)))),
   overrides: async (o) => checkpointOverride(o.checkpointCmd),
   async run(ctx, o) {
-    const { json, html, seed, checkpointCmd: _c, ...rest } = o;
+    const { json, html, seed, checkpointCmd: _c, verdict, ...rest } = o;
     // No --seed: a random one, shown in the report so that the same kill points can be replayed.
     const options: ProducerCrashOptions = { ...rest, seed: seed ?? randomSeed() };
     const { runProducerCrash } = await import('../../scenarios/crashes/producer-crash.js');
-    const { emit } = await import('../output.js');
     ctx.progress.info(`producer-crash: seed ${options.seed} (rerun the same kill points with --seed ${options.seed})`);
     const r = await runProducerCrash(ctx, options);
-    emit({ json, html, broker: await ctx.broker() }, 'producer-crash', r);
-    return { ok: r.ok };
+    return { ok: await emitVerdict({ json, html, broker: await ctx.broker() }, verdict, 'producer-crash', r) };
   },
 });

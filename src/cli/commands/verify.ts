@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DataError, NotFoundError, UsageError } from '../../errors.js';
 import { defineCommand } from '../command.js';
+import { addVerdictOptions, emitVerdict, type VerdictOptions, verdictOptions } from '../verdict-options.js';
 import { durationOption, htmlOption, jsonOption, urlsOption, urlsOrDefault } from '../options.js';
 import type { ProducerReport } from '../../scenarios/traffic/producer.js';
 
@@ -18,6 +19,8 @@ interface VerifyCliOptions {
   queue: string | undefined;
   urls: string[] | undefined;
   idleMs: number;
+  /** --max-lost, --max-duplicates, --junit. */
+  verdict: VerdictOptions;
 }
 
 /** Why a path could not be read, in words: the cause people meet, else the system's code. */
@@ -105,24 +108,26 @@ export const verify = defineCommand({
   name: 'verify',
   examples: ['verify --ledger run.json', 'verify --ledger p1.json --ledger p2.json --json', 'verify --ledger ledgers/ --idle 500ms'],
   register: (command, dispatch: (o: VerifyCliOptions) => Promise<void>) =>
-    command
-      .summary("reconcile the queue with producers' ledgers")
-      .description(
-        'drain the queue once and reconcile it with one producer ledger or several (one per process): lost, silently lost, duplicated, recovered, unexpected; per ledger and in total',
-      )
-      .requiredOption(
-        '--ledger <file>',
-        'a ledger `rmq-bench producer --ledger` wrote, or a folder of them (its *.json files); repeat for several processes',
-        collect,
-      )
-      .option('--queue <name>', 'queue to drain (default: the one the ledgers name)')
-      .addOption(urlsOption())
-      .addOption(durationOption('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
-      .addOption(jsonOption())
-      .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; ledger: string[]; queue?: string; urls?: string[]; idle: number }) =>
-        dispatch({ json: o.json, html: o.html, ledgers: o.ledger, queue: o.queue, urls: o.urls, idleMs: o.idle }),
-      ),
+    addVerdictOptions(
+      command
+        .summary("reconcile the queue with producers' ledgers")
+        .description(
+          'drain the queue once and reconcile it with one producer ledger or several (one per process): lost, silently lost, duplicated, recovered, unexpected; per ledger and in total',
+        )
+        .requiredOption(
+          '--ledger <file>',
+          'a ledger `rmq-bench producer --ledger` wrote, or a folder of them (its *.json files); repeat for several processes',
+          collect,
+        )
+        .option('--queue <name>', 'queue to drain (default: the one the ledgers name)')
+        .addOption(urlsOption())
+        .addOption(durationOption('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
+        .addOption(jsonOption())
+        .addOption(htmlOption()),
+      'verify',
+    ).action((o: { json: boolean; html?: string; ledger: string[]; queue?: string; urls?: string[]; idle: number }) =>
+      dispatch({ json: o.json, html: o.html, ledgers: o.ledger, queue: o.queue, urls: o.urls, idleMs: o.idle, verdict: verdictOptions(o, 'verify') }),
+    ),
   async run(ctx, o) {
     const files = await ledgerFiles(o.ledgers);
     const reports: { file: string; report: ProducerReport }[] = [];
@@ -131,7 +136,6 @@ export const verify = defineCommand({
     const { Ledger } = await import('../../ledger/ledger.js');
     const { reconcile } = await import('../../ledger/reconcile.js');
     const { duplicateRunIds, LedgerRouter, totalOf } = await import('../../ledger/several.js');
-    const { emit } = await import('../output.js');
     const entries = reports.map(({ file, report }) => ({ file, queue: report.queue, ledger: Ledger.fromJSON(report.ledger, file) }));
     const twice = duplicateRunIds(entries.map((e) => ({ file: e.file, runId: e.ledger.runId })))[0];
     if (twice !== undefined) {
@@ -156,7 +160,7 @@ export const verify = defineCommand({
     const total = totalOf(ledgers, router.foreign);
     // One ledger: its reconciliation stays at the top level, where a single-ledger document has it.
     const one = ledgers.length === 1 ? { reconciliation: ledgers[0]!.reconciliation } : {};
-    emit({ ...o, broker: await ctx.broker() }, 'verify', { queue, drain, ok: total.verdict.ok, ...one, ledgers, total });
-    return { ok: total.verdict.ok };
+    const result = { queue, drain, ok: total.verdict.ok, ...one, ledgers, total };
+    return { ok: await emitVerdict({ json: o.json, html: o.html, broker: await ctx.broker() }, o.verdict, 'verify', result) };
   },
 });
