@@ -6,6 +6,7 @@ import type { PublisherResult } from '../../src/client/publisher-result.js';
 import { ALARM_COMMANDS } from '../../src/cluster/broker/alarms.js';
 import { callNode } from '../../src/cluster/broker/erl-call.js';
 import { AMQP_URLS, CONTAINERS, NODES, ROOT, alarmsOf, eventually, mgmtGet, runCli, uniqueName, withChannel } from './cli.js';
+import { schemaChecked } from './schema.js';
 
 /*
  * Resource alarms against the real cluster: rmq-bench's producer on a connection the broker
@@ -64,7 +65,7 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
     expect(r.stderr).toMatch(
       /rmq-bench: the producer gave up after \d+ of 200 messages: the broker blocked the connection to .* \(low on memory\) for 2\.\d s, past the blocked timeout \(2000 ms\)/,
     );
-    const d = JSON.parse(r.stdout) as PublisherResult;
+    const d = schemaChecked(JSON.parse(r.stdout)) as PublisherResult;
     expect(d.blocks).toBe(1);
     expect(d.confirmed).toBe(0);
     expect(d.written).toBeGreaterThan(0);
@@ -101,7 +102,7 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
     await clear();
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(0);
-    const d = JSON.parse(String(r.stdout)) as PublisherResult;
+    const d = schemaChecked(JSON.parse(String(r.stdout))) as PublisherResult;
     expect(d.completed).toBe(true);
     expect(d.confirmed).toBe(300);
     expect(d.indeterminate).toBe(0);
@@ -137,7 +138,7 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
     const r = await child;
     expect(r.timedOut).toBe(false);
     expect(r.exitCode, String(r.stderr)).toBe(143);
-    const d = JSON.parse(String(r.stdout)) as PublisherResult;
+    const d = schemaChecked(JSON.parse(String(r.stdout))) as PublisherResult;
     expect(d.interrupted).toBe(true);
     expect(d.flush).toMatchObject({ channel: 'timeout', blockedBy: 'low on memory' });
     expect(String(r.stderr)).toContain('not flushed: the broker did not confirm reading everything (the connection was blocked by the broker (low on memory))');

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchModeResult, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { eventually, MGMT, mgmtGet, parseJson, PASSWORD, ROOT, runCli, USER, withChannel } from './cli.js';
+import { schemaChecked } from './schema.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -131,7 +132,7 @@ describe('bench', { timeout: 180_000 }, () => {
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
-    const b = JSON.parse(String(r.stdout)) as BenchResult;
+    const b = schemaChecked(JSON.parse(String(r.stdout))) as BenchResult;
     expect(b.interrupted).toBe(true);
     expect(b.runs.map((x) => x.label)).toEqual(['async/256']);
     const run = b.runs[0]!;
@@ -193,7 +194,7 @@ describe('bench', { timeout: 180_000 }, () => {
     expect([...during.keys()].some((k) => k.startsWith('rmq_bench_confirm_latency_seconds{run="async/256",quantile="0.99"}'))).toBe(true);
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(0);
-    const run = (JSON.parse(String(r.stdout)) as BenchResult).runs[0]!;
+    const run = (schemaChecked(JSON.parse(String(r.stdout))) as BenchResult).runs[0]!;
     expect(during.get(published)!).toBeLessThanOrEqual(run.published);
     expect(during.get('rmq_bench_confirmed_messages_total{run="async/256"}') ?? 0).toBeLessThanOrEqual(run.confirmed);
     // The exporter closed with the run.
@@ -242,7 +243,7 @@ describe('bench', { timeout: 180_000 }, () => {
     }, 3_000);
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(0);
-    const b = JSON.parse(String(r.stdout)) as BenchResult;
+    const b = schemaChecked(JSON.parse(String(r.stdout))) as BenchResult;
     expect(b.options.queues).toBe(3);
     const run = b.runs[0]!;
     const what = JSON.stringify({ ...run, samples: undefined });

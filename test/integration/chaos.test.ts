@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventually, mgmtGet, parseJson, ROOT, runCli, uniqueName, NODES, containerOf, MGMT } from './cli.js';
+import { schemaChecked } from './schema.js';
 import { type ChaosJson, chaosAgreesWithTheStore } from './chaos-checks.js';
 
 const docker = new Docker();
@@ -157,7 +158,7 @@ describe('chaos: traffic both ways under a nemesis, every message reconciled', {
     // Measured 136 and 313 ms (printed here) against the 90 s hold: 60 s catches a wait for it.
     process.stderr.write(`chaos: exit ${Date.now() - sentAt} ms after Ctrl+C\n`);
     expect(Date.now() - sentAt).toBeLessThan(60_000);
-    const doc = JSON.parse(String(r.stdout)) as ChaosJson;
+    const doc = schemaChecked(JSON.parse(String(r.stdout))) as ChaosJson;
     expect(doc.interrupted).toBe(true);
     expect(doc.faults.length).toBe(1);
     expect(doc.faults[0]!.nodes).toEqual([paused]);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { clusterAlarms, type RaisedAlarm } from '../../src/cluster/broker/alarms.js';
 import { ManagementClient } from '../../src/cluster/broker/management.js';
 import { loadConfig } from '../../src/config.js';
+import { schemaChecked } from './schema.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin', 'rmq-bench.js');
@@ -29,11 +30,13 @@ export async function runCli(args: string[], options: { env?: Record<string, str
 }
 
 export function parseJson<T>(r: CliResult): T {
+  let doc: T;
   try {
-    return JSON.parse(r.stdout) as T;
+    doc = JSON.parse(r.stdout) as T;
   } catch {
     throw new Error(`stdout is not one JSON document (exit ${r.exitCode}).\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   }
+  return schemaChecked(doc);
 }
 
 export const USER = 'demo';

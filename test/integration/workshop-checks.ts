@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { schemaChecked } from './schema.js';
 import { ROOT } from './cli.js';
 import type { ConsumerTimeoutDemoResult } from '../../src/scenarios/demos/consumer-timeout-plan.js';
 import { brokerMissesOnly } from './consumer-timeout-checks.js';
@@ -170,7 +171,7 @@ export function describeWorkshopPart(n: number): void {
       const line = c.args.join(' ');
       const o = await workshopOutcome(line);
       expect(o.doc, `${line}: stdout is not one JSON document`).not.toBeNull();
-      const doc = o.doc as Doc;
+      const doc = schemaChecked(o.doc as Doc);
       // RabbitMQ's consumer timeout that did not fire fails the demo's verdict, rightly; that and
       // nothing else (consumer-timeout-checks.ts).
       const brokerMissed = line === 'consumer-timeout-demo' && brokerMissesOnly(doc as unknown as ConsumerTimeoutDemoResult).length > 0;

@@ -2,7 +2,7 @@ import { formatMs } from '../../../util/duration.js';
 import { type KindView, none } from '../../kind-view.js';
 
 /** `rmq-bench cluster down`: the containers removed (and with --volumes their data). */
-interface ClusterDownResult {
+export interface ClusterDownResult {
   readonly elapsedMs: number;
   readonly volumes: boolean;
 }

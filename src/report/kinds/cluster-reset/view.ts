@@ -5,7 +5,7 @@ import { renderUp } from '../cluster-up/text.js';
 import { renderReset } from './text.js';
 
 /** `rmq-bench cluster reset`: a clean state (ResetResult); with --hard, the cluster removed and started afresh. */
-type ClusterResetResult = ResetResult | { readonly hard: true; readonly elapsedMs: number; readonly up: UpResult };
+export type ClusterResetResult = ResetResult | { readonly hard: true; readonly elapsedMs: number; readonly up: UpResult };
 
 export const clusterReset: KindView<ClusterResetResult> = {
   shape: null,

@@ -9,7 +9,7 @@ import { renderConsumer } from './text.js';
  * `rmq-bench consumer`: one consumer's counts, the --store file it kept (null: none), and the
  * protocol it consumed with (a document without it was consumed over amqp091).
  */
-type ConsumerDocument = ConsumerResult & { readonly storeFile: string | null; readonly protocol?: Protocol };
+export type ConsumerDocument = ConsumerResult & { readonly storeFile: string | null; readonly protocol?: Protocol };
 
 export const consumer: KindView<ConsumerDocument> = {
   shape: obj<ConsumerDocument>({

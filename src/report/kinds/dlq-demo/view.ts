@@ -11,7 +11,7 @@ import { renderDlqDemo, renderDlxStrategy } from './text.js';
  * `rmq-bench dlq-demo`: each dead-letter reason, one queue each (DlqDemoResult); with --strategy,
  * at-most-once against at-least-once dead lettering under a fault (DlxStrategyResult, mode "strategy").
  */
-type DlqDemoDocument = DlqDemoResult | DlxStrategyResult;
+export type DlqDemoDocument = DlqDemoResult | DlxStrategyResult;
 
 const isStrategy = (r: DlqDemoDocument): r is DlxStrategyResult => 'mode' in r && r.mode === 'strategy';
 

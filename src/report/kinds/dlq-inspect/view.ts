@@ -5,7 +5,7 @@ import { num, obj, opt, str } from '../../shape-check.js';
 import { renderDlqInspect } from './text.js';
 
 /** `rmq-bench dlq inspect`: the dead letters in a queue, left in place. */
-interface DlqInspectResult {
+export interface DlqInspectResult {
   readonly queue: string;
   readonly rows: DeadLetterRow[];
   readonly total: number;

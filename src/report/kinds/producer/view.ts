@@ -5,7 +5,7 @@ import { num, obj, opt } from '../../shape-check.js';
 import { renderProducer } from './text.js';
 
 /** `rmq-bench producer`: one publisher's counts, and the --ledger file it wrote (null: none). */
-type ProducerDocument = PublisherResult & { readonly reportFile: string | null };
+export type ProducerDocument = PublisherResult & { readonly reportFile: string | null };
 
 export const producer: KindView<ProducerDocument> = {
   shape: obj<PublisherResult>({ written: opt(num), confirmed: opt(num), nacked: opt(num), indeterminate: opt(num) }),

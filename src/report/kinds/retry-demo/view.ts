@@ -10,7 +10,7 @@ import { renderRetryDemo, renderRetryLadder } from './text.js';
  * `rmq-bench retry-demo`: one message retried through a TTL queue (RetryDemoResult); with
  * --backoff, a ladder of delay queues (RetryLadderResult, mode "ladder").
  */
-type RetryDemoDocument = RetryDemoResult | RetryLadderResult;
+export type RetryDemoDocument = RetryDemoResult | RetryLadderResult;
 
 const isLadder = (r: RetryDemoDocument): r is RetryLadderResult => 'mode' in r;
 

@@ -14,7 +14,7 @@ import { ledgersTable, otherUnreadNote, renderLedgers, renderReconciliation } fr
  * `rmq-bench verify`: a queue drained once and reconciled with one producer's --ledger or several.
  * verify writes every field; a document `rmq-bench report` reads may lack the optional ones.
  */
-interface VerifyResult {
+export interface VerifyResult {
   readonly queue: string;
   readonly drain: DrainResult;
   /** total.verdict.ok: every ledger's verdict ok, and nothing read of none of them. */
