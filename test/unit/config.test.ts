@@ -54,6 +54,7 @@ describe('loadConfig: the cluster name and ports', () => {
       RMQ_BENCH_PROMETHEUS_PORT: '16692',
       RMQ_BENCH_RABBITMQ: '4.3',
       RMQ_BENCH_PARTITION_HANDLING: '',
+      RMQ_BENCH_FEATURE_FLAGS: 'stable',
     });
   });
 
