@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkFeatureFlags } from '../../src/cluster/lifecycle/record.js';
+import { nonVoterMembersWarning } from '../../src/cluster/lifecycle/up.js';
 import { composeEnv, loadConfig, withCluster } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import { flagsText } from '../../src/faults/applied.js';
@@ -175,5 +176,18 @@ describe('flagsText: what the fault reports of each flag', () => {
     ],
   ])('%o → %s', (flags, text) => {
     expect(flagsText(flags)).toBe(text);
+  });
+});
+
+describe('nonVoterMembersWarning: where quorum_queue_non_voters is a stable flag left disabled', () => {
+  it.each([
+    ['3.10.8', false],
+    ['4.0.5', true],
+    ['4.2.1', true],
+    ['4.3.6', false],
+  ])('RabbitMQ %s: warned %s', (version, warned) => {
+    const w = nonVoterMembersWarning(version);
+    expect(w !== undefined).toBe(warned);
+    if (warned) expect(w).toContain(`RabbitMQ ${version} made the members grown as the nodes joined`);
   });
 });

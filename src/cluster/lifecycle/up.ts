@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { requireFeature } from '../../broker-versions.js';
+import { requireFeature, versionAtLeast } from '../../broker-versions.js';
 import { amqpUrl, type FeatureFlagSet, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../../config.js';
 import { maskUrl } from '../../url.js';
 import type { ClusterContext } from '../cluster-ctx.js';
@@ -78,6 +78,18 @@ export async function chooseNodeCount(ctx: ClusterContext, asked: NodeCount | un
     return asked;
   }
   return (NODE_COUNTS as readonly number[]).includes(existing) ? (existing as NodeCount) : (ctx.config.nodes.length as NodeCount);
+}
+
+/**
+ * What a cluster with only the required feature flags does to the quorum queues grown as its
+ * nodes join, where quorum_queue_non_voters is a stable flag (4.0 to 4.2; 4.3 requires it), or
+ * undefined. Measured on 4.0.5: the new members start as non-voters (quorum_status: promotable)
+ * while the leader adds them as voters; a consumer on their nodes is delivered nothing, and when
+ * the leader's node fails no leader is elected, also once the flags are enabled. Pure.
+ */
+export function nonVoterMembersWarning(version: string): string | undefined {
+  if (!versionAtLeast(version, '4.0') || versionAtLeast(version, '4.3')) return undefined;
+  return `with quorum_queue_non_voters disabled, RabbitMQ ${version} made the members grown as the nodes joined (the definitions' quorum queues) followers that count themselves non-voters: a consumer on their nodes is delivered nothing, and no leader is elected when the leader's node fails. Measure on a quorum queue declared now that the cluster is whole (compare --queue <it>)`;
 }
 
 /** rabbit1..3, rabbit1..5. */
@@ -171,6 +183,8 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const repaired = await repairStreamCoordinator(ctx, docker);
   const version = await versionOf(ctx);
   await writeClusterRecord(config);
+  const warning = config.featureFlags === 'required' && version !== undefined ? nonVoterMembersWarning(version) : undefined;
+  if (warning !== undefined) progress.warn(warning);
   progress.succeed(
     `cluster up: ${config.nodes.length} nodes, RabbitMQ ${version ?? '?'}${config.partitionHandling ? `, partition handling ${config.partitionHandling}` : ''}${config.featureFlags === 'required' ? ', only the required feature flags enabled' : ''}, in ${Math.round((performance.now() - started) / 1000)} s`,
   );
