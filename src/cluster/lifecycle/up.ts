@@ -123,6 +123,10 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   // Containers made from another checkout's files, or from files deleted since: made again from ours.
   const foreign = foreignFiles(existing, path.join(config.projectRoot, 'cluster'), existsSync);
   if (foreign !== undefined) progress.info(`${foreign}: making the cluster's containers again from ${config.projectRoot} (the data volumes stay)`);
+  if (existing.count > 0 && existing.featureFlags === 'required' && config.featureFlags === 'stable')
+    progress.info(
+      "the nodes keep the feature flags they booted with (the required ones, and those enabled since): 'rabbitmqctl enable_feature_flag all' enables the rest",
+    );
   // Another partition handling than the containers were made with: compose makes them again (the data volumes stay).
   const settingsChanged =
     foreign !== undefined ||
