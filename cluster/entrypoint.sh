@@ -2,8 +2,9 @@
 # rmq-bench node entrypoint: writes the shared Erlang cookie and the node's rabbitmq.conf (the
 # settings in /etc/rmq-bench/rabbitmq.conf, then the peer list of rabbit1..N for
 # RMQ_BENCH_NODES = 3 or 5, what the RabbitMQ line RMQ_BENCH_RABBITMQ accepts beyond those,
-# RMQ_BENCH_PARTITION_HANDLING when set, and the host port the node's stream listener is published
-# on, from RMQ_BENCH_STREAM_PORT), then hands over to the image's own entrypoint. Works with the
+# RMQ_BENCH_PARTITION_HANDLING when set, the host port the node's stream listener is published
+# on, from RMQ_BENCH_STREAM_PORT; with RMQ_BENCH_FEATURE_FLAGS=required, an empty
+# RABBITMQ_FEATURE_FLAGS), then hands over to the image's own entrypoint. Works with the
 # official rabbitmq image and with the image rmq-bench builds from Debian packages (both:
 # HOME=/var/lib/rabbitmq, docker-entrypoint.sh drops privileges).
 set -eu
@@ -32,6 +33,14 @@ case "$stream_base" in
   '' | *[!0-9]*) echo "rmq-bench entrypoint: RMQ_BENCH_STREAM_PORT=$stream_base is not a port" >&2; exit 64 ;;
 esac
 stream_port=$((stream_base + index - 1))
+feature_flags="${RMQ_BENCH_FEATURE_FLAGS:-stable}"
+case "$feature_flags" in
+  stable) ;;
+  # Set and empty: on a node's first boot RabbitMQ enables no feature flag but the required ones
+  # (it reads the variable on that boot only; a node that has booted keeps its flags).
+  required) export RABBITMQ_FEATURE_FLAGS= ;;
+  *) echo "rmq-bench entrypoint: RMQ_BENCH_FEATURE_FLAGS=$feature_flags is not stable or required" >&2; exit 64 ;;
+esac
 mkdir -p "$home"
 rm -f "$home/.erlang.cookie"
 printf '%s' "$cookie" > "$home/.erlang.cookie"

@@ -63,9 +63,11 @@ shard_k=(fault-table)
 shard_f=(five-nodes cluster-up-exits)
 # The older versions, each a 3-node cluster of its own (its image built from its Debian suite the
 # first time): RabbitMQ 3.10 (rmq-bench-g on 12672, mirrored queues, partition handling ignore)
-# and 4.0 (rmq-bench-h on 13672: the delivery limit and consumer timeouts before 4.3).
+# and 4.0 (rmq-bench-h on 13672: the delivery limit and consumer timeouts before 4.3; the stable
+# feature flags enabled under traffic, on the cluster made afresh with only the required ones
+# and made afresh again after).
 shard_g=(versions-310)
-shard_h=(versions-40)
+shard_h=(versions-40 feature-flags)
 # The long runs of fault claims on 4.3, the files that cost the most CPU: a partition's election
 # and heal (netfaults), the chaos schedule, producers killed mid-run, and a cluster made again
 # from another clone's files (clone-containers: every node restarted twice).

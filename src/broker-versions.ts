@@ -105,6 +105,11 @@ export const BROKER_FEATURES = {
     until: '4.0',
     source: 'RabbitMQ 4.0 release notes: classic queue mirroring removed',
   },
+  'required-feature-flags': {
+    what: 'required feature flags (a node enables them itself, whatever RABBITMQ_FEATURE_FLAGS leaves out)',
+    since: '3.11',
+    source: 'RabbitMQ 3.11.0 release notes: required feature flags',
+  },
   'partition-handling': {
     what: 'partition handling strategies (cluster_partition_handling)',
     until: '4.3',

@@ -49,6 +49,11 @@ export interface Config {
    * else what `cluster up --partition-handling` recorded, else undefined (the broker's default, ignore).
    */
   readonly partitionHandling: PartitionHandling | undefined;
+  /**
+   * Which feature flags a node enables on its first boot: RMQ_BENCH_FEATURE_FLAGS, else what
+   * `cluster up --feature-flags` recorded, else 'stable' (the broker's default).
+   */
+  readonly featureFlags: FeatureFlagSet;
   readonly host: string;
   readonly user: string;
   readonly password: string;
@@ -72,6 +77,16 @@ export interface Config {
 /** What a node does when it finds itself in a partition (RabbitMQ's cluster_partition_handling, before 4.3). */
 export const PARTITION_HANDLINGS = ['ignore', 'pause_minority', 'autoheal'] as const;
 export type PartitionHandling = (typeof PARTITION_HANDLINGS)[number];
+
+/**
+ * Which feature flags a node enables on its first boot (RabbitMQ decides it then, once: a node
+ * that has booted keeps its flags). stable: every stable flag, the broker's default. required:
+ * only the flags the broker requires (RabbitMQ 3.11 and later mark them), the stable ones left
+ * disabled, for `--fault feature-flags` to enable under traffic (the nodes get an empty
+ * RABBITMQ_FEATURE_FLAGS: cluster/entrypoint.sh).
+ */
+export const FEATURE_FLAG_SETS = ['stable', 'required'] as const;
+export type FeatureFlagSet = (typeof FEATURE_FLAG_SETS)[number];
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/config.js and src/config.ts both sit one level below the project root. */
@@ -135,6 +150,7 @@ export interface ClusterRecord {
   nodes?: NodeCount;
   rabbitmq?: RabbitmqLine;
   partitionHandling?: PartitionHandling;
+  featureFlags?: FeatureFlagSet;
   /** Its first ports, as `cluster up` brought it up. */
   amqpPort?: number;
   managementPort?: number;
@@ -144,7 +160,15 @@ export interface ClusterRecord {
 /** What `cluster up` recorded for this cluster ({} when nothing is, or the file is unreadable). */
 export function recordedCluster(stateDir: string | undefined, clusterName: string): ClusterRecord {
   if (stateDir === undefined) return {};
-  let doc: { nodes?: unknown; rabbitmq?: unknown; partitionHandling?: unknown; amqpPort?: unknown; managementPort?: unknown; prometheusPort?: unknown };
+  let doc: {
+    nodes?: unknown;
+    rabbitmq?: unknown;
+    partitionHandling?: unknown;
+    featureFlags?: unknown;
+    amqpPort?: unknown;
+    managementPort?: unknown;
+    prometheusPort?: unknown;
+  };
   try {
     doc = JSON.parse(readFileSync(clusterRecordFile(stateDir, clusterName), 'utf8'));
   } catch {
@@ -154,12 +178,14 @@ export function recordedCluster(stateDir: string | undefined, clusterName: strin
   const nodes = among(NODE_COUNTS, doc.nodes);
   const rabbitmq = typeof doc.rabbitmq === 'string' && lineProblem(doc.rabbitmq) === undefined ? (doc.rabbitmq as RabbitmqLine) : undefined;
   const partitionHandling = among(PARTITION_HANDLINGS, doc.partitionHandling);
+  const featureFlags = among(FEATURE_FLAG_SETS, doc.featureFlags);
   const port = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 65_536 ? v : undefined);
   const ports = { amqpPort: port(doc.amqpPort), managementPort: port(doc.managementPort), prometheusPort: port(doc.prometheusPort) };
   return {
     ...(nodes ? { nodes } : {}),
     ...(rabbitmq ? { rabbitmq } : {}),
     ...(partitionHandling ? { partitionHandling } : {}),
+    ...(featureFlags ? { featureFlags } : {}),
     ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)),
   };
 }
@@ -187,6 +213,11 @@ function lineFrom(value: string | undefined, recorded: ClusterRecord): RabbitmqL
 function partitionHandlingFrom(value: string | undefined, recorded: ClusterRecord): PartitionHandling | undefined {
   if (value === undefined || value === '') return recorded.partitionHandling;
   return oneOf('RMQ_BENCH_PARTITION_HANDLING', value, PARTITION_HANDLINGS, 'ignore');
+}
+
+function featureFlagsFrom(value: string | undefined, recorded: ClusterRecord): FeatureFlagSet {
+  if (value === undefined || value === '') return recorded.featureFlags ?? 'stable';
+  return oneOf('RMQ_BENCH_FEATURE_FLAGS', value, FEATURE_FLAG_SETS, 'stable');
 }
 
 function nodeCountFrom(value: string | undefined, stateDir: string | undefined, clusterName: string): NodeCount {
@@ -268,6 +299,7 @@ export function composeEnv(config: Config): Record<string, string> {
     RMQ_BENCH_PARTITION_HANDLING: config.partitionHandling ?? '',
     // rabbitN advertises this + N - 1 to stream clients (cluster/entrypoint.sh).
     RMQ_BENCH_STREAM_PORT: String(first.streamPort),
+    RMQ_BENCH_FEATURE_FLAGS: config.featureFlags,
   };
   // Every service's names and ports, also of the nodes this cluster does not run: `cluster down`
   // removes all five, and the compose file's defaults would name another cluster's containers.
@@ -336,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     debianSuite: env.RMQ_BENCH_DEBIAN_SUITE || line.debianSuite,
     rabbitmq,
     partitionHandling: partitionHandlingFrom(env.RMQ_BENCH_PARTITION_HANDLING, recorded),
+    featureFlags: featureFlagsFrom(env.RMQ_BENCH_FEATURE_FLAGS, recorded),
     host: '127.0.0.1',
     user: env.RMQ_BENCH_USER || 'demo',
     password: env.RMQ_BENCH_PASSWORD || 'demo',
@@ -361,6 +394,8 @@ export interface ClusterChoice {
   readonly rabbitmq?: RabbitmqLine | undefined;
   /** `cluster up --partition-handling` (else the one recorded for the cluster chosen). */
   readonly partitionHandling?: PartitionHandling | undefined;
+  /** `cluster up --feature-flags` (else the one recorded for the cluster chosen, else stable). */
+  readonly featureFlags?: FeatureFlagSet | undefined;
 }
 
 /** The config's images and suite for another line, keeping what a variable set apart from the line. Pure. */
@@ -384,7 +419,8 @@ export function withCluster(config: Config, choice: ClusterChoice): Config {
     choice.prometheusPort === undefined &&
     (choice.nodes === undefined || choice.nodes === config.nodes.length) &&
     (choice.rabbitmq === undefined || choice.rabbitmq === config.rabbitmq) &&
-    (choice.partitionHandling === undefined || choice.partitionHandling === config.partitionHandling)
+    (choice.partitionHandling === undefined || choice.partitionHandling === config.partitionHandling) &&
+    (choice.featureFlags === undefined || choice.featureFlags === config.featureFlags)
   ) {
     return config;
   }
@@ -404,6 +440,7 @@ export function withCluster(config: Config, choice: ClusterChoice): Config {
     ...config,
     ...forLine(config, rabbitmq),
     partitionHandling: choice.partitionHandling ?? (same ? config.partitionHandling : recorded.partitionHandling),
+    featureFlags: choice.featureFlags ?? (same ? config.featureFlags : (recorded.featureFlags ?? 'stable')),
     clusterName,
     composeProject: clusterName,
     nodes: nodesFor(clusterName, amqpPort, port(choice.managementPort, first.managementPort, recorded.managementPort), count, streamPort),

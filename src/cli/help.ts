@@ -17,6 +17,10 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
     'RMQ_BENCH_PARTITION_HANDLING',
     "ignore, pause_minority or autoheal on the nodes, before 4.3 (default: what cluster up --partition-handling recorded, else the broker's: ignore)",
   ],
+  [
+    'RMQ_BENCH_FEATURE_FLAGS',
+    'stable or required: the feature flags a node enables on its first boot (default: what cluster up --feature-flags recorded, else stable)',
+  ],
   ['RMQ_BENCH_AMQP_PORT', "the first node's AMQP port on 127.0.0.1; the others take the next ones (default: what cluster up recorded, else 5672)"],
   ['RMQ_BENCH_MANAGEMENT_PORT', "the first node's management port; the others take the next ones (default: what cluster up recorded, else 15672)"],
   ['RMQ_BENCH_PROMETHEUS_PORT', "the first node's Prometheus port (default: what cluster up recorded, else 15692)"],

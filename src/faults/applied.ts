@@ -1,5 +1,6 @@
 import type { ClusterContext } from '../cluster/cluster-ctx.js';
 import { errorMessage } from '../errors.js';
+import { formatMs } from '../util/duration.js';
 import type { FaultKind } from './kinds.js';
 import type { NetemSpec } from './net/netem.js';
 
@@ -15,6 +16,18 @@ export interface FaultOptions {
   pick?: number;
 }
 
+/** A feature flag the feature-flags fault enabled: how long its `rabbitmqctl enable_feature_flag` took (the CLI's start included), or why it failed. */
+export interface EnabledFlag {
+  readonly name: string;
+  readonly ms: number;
+  readonly error?: string;
+}
+
+/** What the flags' calls came to, for an error: "a 0.81 s, b failed (…)". Pure. */
+export function flagsText(flags: readonly EnabledFlag[]): string {
+  return flags.map((f) => `${f.name} ${f.error === undefined ? formatMs(f.ms) : `failed after ${formatMs(f.ms)} (${f.error})`}`).join(', ');
+}
+
 /** A fault as applied; restore() undoes it (the fault's heal), once. */
 export interface AppliedFault {
   readonly kind: FaultKind;
@@ -28,6 +41,8 @@ export interface AppliedFault {
   readonly appliedAtIso: string;
   /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); absent for the other faults. */
   readonly shape?: string;
+  /** feature-flags: each flag it enabled, in turn; absent for the other faults. */
+  readonly enabledFlags?: readonly EnabledFlag[];
   restored: boolean;
   restore(): Promise<void>;
 }

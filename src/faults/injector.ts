@@ -84,6 +84,7 @@ export function dockerInjector(config: Config, docker: () => Promise<Docker>, ma
     async check(kind) {
       checkFaultFitsCluster(kind, config.nodes.length);
       await checkFaultSupported(await docker(), config.nodes[0]!.container, kind);
+      await FAULTS[kind].check?.({ docker: await docker(), config });
     },
   };
 }
@@ -110,6 +111,7 @@ export function commandInjector(faultCmd: string, restoreCmd: string | undefined
     check: async (kind) => {
       if (FAULTS[kind].needs.ownContainers)
         throw new EnvironmentError(`'${kind}' faults several of this project's containers; with --fault-cmd, fault one node at a time (kill, stop, …)`);
+      if (FAULTS[kind].needs.ctl) throw new EnvironmentError(`'${kind}' runs rabbitmqctl in this project's containers; a --fault-cmd cannot apply it`);
     },
   };
 }

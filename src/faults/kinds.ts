@@ -12,6 +12,11 @@ interface FaultAbout {
   readonly description: string;
   /** About a quorum queue's members or its majority: refused on the other queue types. */
   readonly quorumOnly?: true;
+  /**
+   * It changes the cluster for good, with nothing to undo (feature-flags: a flag is never disabled
+   * again): applied once per cluster. Refused where a command would apply it more than once.
+   */
+  readonly oneShot?: true;
 }
 
 export const FAULT_ABOUT = {
@@ -38,12 +43,20 @@ export const FAULT_ABOUT = {
     quorumOnly: true,
   },
   'kill-all': { description: 'SIGKILL every node at once, then start them all again (a power cut of the whole rack)' },
+  'feature-flags': {
+    description:
+      'enable, one by one, every stable feature flag the cluster left disabled (cluster up --feature-flags required), as an upgrade ends; nothing to undo, so once per cluster',
+    oneShot: true,
+  },
 } as const satisfies Record<string, FaultAbout>;
 
 export type FaultKind = keyof typeof FAULT_ABOUT;
 
 /** Every fault's name, in the order the help and chaos's default list give them. */
 export const FAULT_KINDS = Object.keys(FAULT_ABOUT) as readonly FaultKind[];
+
+/** The faults that can be applied again and again (all but the one-shot ones): chaos's default list. */
+export const REPEATABLE_FAULT_KINDS = FAULT_KINDS.filter((k) => !('oneShot' in FAULT_ABOUT[k]));
 
 /** What a fault does, in one line. */
 export function faultDescription(kind: FaultKind): string {
@@ -54,6 +67,17 @@ export function faultDescription(kind: FaultKind): string {
 export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string | undefined {
   if (type === 'quorum' || fault === 'none' || !('quorumOnly' in FAULT_ABOUT[fault])) return undefined;
   return `--fault ${fault} is about a quorum queue's members; it is not applied to a ${type} queue (use kill, stop, pause, disconnect or a partition)`;
+}
+
+/**
+ * Why a one-shot fault is refused where `how` would apply it `times` times (compare: its runs
+ * times its sides; chaos: again and again, Infinity), or undefined; `instead` says what applies it
+ * once. Pure.
+ */
+export function oneShotProblem(fault: FaultKind | 'none', times: number, how: string, instead: string): string | undefined {
+  if (fault === 'none' || !('oneShot' in FAULT_ABOUT[fault]) || times <= 1) return undefined;
+  const often = Number.isFinite(times) ? `${times} times` : 'again and again';
+  return `--fault ${fault} changes the cluster for good and is applied once per cluster; ${how} would apply it ${often} (${instead})`;
 }
 
 /** The partitions of several nodes at once (net/partition-shapes.ts draws them). */

@@ -2,7 +2,7 @@ import { InterruptedError, errorMessage } from '../errors.js';
 import { systemClock, type Clock } from '../util/retry.js';
 import { type Election, waitForNewLeader } from './election.js';
 import { faultLeader, type LeaderFault } from './at-leader.js';
-import { type FaultContext, type FaultOptions, shapeOf } from './applied.js';
+import { type EnabledFlag, type FaultContext, type FaultOptions, shapeOf } from './applied.js';
 import type { FaultKind } from './kinds.js';
 import { awaitsElection } from './registry.js';
 import type { QueueRef } from '../cluster/broker/queue-leader-lookup.js';
@@ -32,6 +32,8 @@ export interface LeaderFaultTimeline {
   alsoFaulted: string[];
   /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
   shape: string | null;
+  /** feature-flags: each flag it enabled and how long its call took; null for the other faults. */
+  enabledFlags: EnabledFlag[] | null;
   membersBefore: string[] | null;
   /** When the fault call was issued and when it returned (a stop waits for the clean shutdown). */
   issuedAt: number | null;
@@ -135,6 +137,7 @@ function emptyTimeline(kind: FaultKind): LeaderFaultTimeline {
     node: null,
     alsoFaulted: [],
     shape: null,
+    enabledFlags: null,
     membersBefore: null,
     issuedAt: null,
     appliedAt: null,
@@ -195,6 +198,7 @@ export function startLeaderFault(ctx: FaultContext, ref: QueueRef, kind: FaultKi
       t.node = lf.oldLeader;
       t.alsoFaulted = lf.alsoFaulted;
       t.shape = shapeOf(lf.fault);
+      t.enabledFlags = lf.fault.enabledFlags ? [...lf.fault.enabledFlags] : null;
       t.membersBefore = lf.before.members;
       t.issuedAt = lf.fault.issuedAt;
       t.appliedAt = lf.fault.appliedAt;

@@ -1,4 +1,5 @@
 import { disconnect } from './disconnect.js';
+import { featureFlags } from './feature-flags.js';
 import { kill } from './kill.js';
 import { killAll } from './kill-all.js';
 import type { FaultKind } from './kinds.js';
@@ -32,6 +33,7 @@ export const FAULTS = {
   'rolling-restart': rollingRestart,
   membership,
   'kill-all': killAll,
+  'feature-flags': featureFlags,
 } as const satisfies { [K in FaultKind]: FaultSpec<K> };
 
 /** Whether a new leader is awaited while the fault is on (the leader's node gone, a majority left to elect one). */

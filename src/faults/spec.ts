@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { Docker } from '../cluster/docker/engine.js';
 import type { Leftover } from '../cluster/lifecycle/heal.js';
 import type { AppliedFault, FaultContext, FaultOptions } from './applied.js';
@@ -40,6 +41,8 @@ interface FaultNeeds {
    * quorum-loss, membership): a --fault-cmd, which faults one node at a time, cannot apply it.
    */
   readonly ownContainers?: true;
+  /** It runs rabbitmqctl in this project's containers (docker exec): a --fault-cmd cannot apply it. */
+  readonly ctl?: true;
 }
 
 /** The node a fault is aimed at, and what it may need to know of the queue around it. */
@@ -98,6 +101,11 @@ export interface FaultSpec<K extends FaultKind = FaultKind> {
    * runs the user's command instead). Absent for a fault made of others (quorum-loss: two kills).
    */
   readonly onContainer?: (target: ContainerTarget, options: FaultOptions) => Promise<ContainerFault>;
+  /**
+   * What the cluster must be for it, checked before a run starts; throws the one-line refusal
+   * (feature-flags: a stable flag left disabled). Absent: nothing beyond needs.
+   */
+  readonly check?: (cluster: { docker: Docker; config: Config }) => Promise<void>;
   /** Apply it to the cluster, aimed at target.node; the fault's restore() is its heal. */
   apply(ctx: FaultContext, target: FaultTarget): Promise<FaultApplied>;
 }

@@ -75,6 +75,7 @@ describe('the version-gated features, on each line', () => {
     'uncounted-returns': { '3.10.8': false, '4.0.5': false, '4.3.6': true },
     'mirrored-queues': { '3.10.8': true, '4.0.5': false, '4.3.6': false },
     'partition-handling': { '3.10.8': true, '4.0.5': true, '4.3.6': false },
+    'required-feature-flags': { '3.10.8': false, '4.0.5': true, '4.3.6': true },
   };
   it('covers every feature', () => {
     expect(Object.keys(expected).sort()).toEqual(Object.keys(BROKER_FEATURES).sort());

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { ChaosCliOptions } from '../../src/cli/commands/chaos.js';
-import { FAULT_KINDS } from '../../src/faults/kinds.js';
+import { REPEATABLE_FAULT_KINDS } from '../../src/faults/kinds.js';
 import { UsageError } from '../../src/errors.js';
 import { captureOutput, parse } from './program-harness.js';
 
@@ -17,7 +17,7 @@ const defaults: ChaosCliOptions = {
   intervalMs: 20_000,
   holdMs: 8_000,
   faultCount: undefined,
-  faults: [...FAULT_KINDS],
+  faults: [...REPEATABLE_FAULT_KINDS],
   faultsGiven: false,
   targets: ['leader', 'random', 'producer'],
   seed: undefined,

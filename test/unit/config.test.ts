@@ -61,6 +61,7 @@ describe('loadConfig: the cluster name and ports', () => {
       RMQ_BENCH_STREAM_PORT_3: '6554',
       RMQ_BENCH_STREAM_PORT_4: '6555',
       RMQ_BENCH_STREAM_PORT_5: '6556',
+      RMQ_BENCH_FEATURE_FLAGS: 'stable',
     });
   });
 

@@ -194,7 +194,8 @@ describe('the node count: 3 or 5, recorded per cluster', () => {
     [5, 5672, 31672, true],
   ] as const)('%i containers publishing AMQP on %s, port %i asked: refused %s', (count, published, wanted, refused) => {
     const config = loadConfig({ RMQ_BENCH_NAME: 'legacy', RMQ_BENCH_AMQP_PORT: String(wanted) });
-    const call = () => checkPublishedPorts({ count, amqpPort: published, rabbitmq: '4.3', partitionHandling: undefined, filesFrom: [] }, config);
+    const call = () =>
+      checkPublishedPorts({ count, amqpPort: published, rabbitmq: '4.3', partitionHandling: undefined, featureFlags: undefined, filesFrom: [] }, config);
     if (refused) expect(call).toThrow(`the cluster legacy publishes AMQP on ${published}, not ${wanted}`);
     else expect(call).not.toThrow();
   });

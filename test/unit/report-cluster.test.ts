@@ -273,6 +273,7 @@ const up: UpResult = {
   image: { image: 'rmq-bench/rabbitmq:4.3', how: 'built', elapsedMs: 72_000 },
   composeTool: 'docker compose 2.40.3',
   rabbitmq: '4.3',
+  featureFlags: 'stable',
   version: '4.3.6',
   partitionHandling: null,
   nodes: [

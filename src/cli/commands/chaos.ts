@@ -1,6 +1,6 @@
 import type { QueueType } from '../../cluster/broker/queue-types.js';
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
+import { FAULT_KINDS, type FaultKind, REPEATABLE_FAULT_KINDS } from '../../faults/kinds.js';
 import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { ChaosLedgers, ChaosRunOptions } from '../../scenarios/under-faults/chaos.js';
@@ -98,7 +98,7 @@ function chaosOptions(o: RawOptions): ChaosCliOptions {
   if (o.hold >= o.interval) throw new UsageError(`--hold ${d(o.hold)} must be shorter than --interval ${d(o.interval)}`);
   if (o.interval > o.duration) throw new UsageError(`--interval ${d(o.interval)} is longer than --duration ${d(o.duration)}: no fault would run`);
   if (o.consumers < o.queues) throw new UsageError(`--consumers ${o.consumers} leaves some of the ${o.queues} queues without a consumer`);
-  const faults = o.faults ?? [...FAULT_KINDS];
+  const faults = o.faults ?? [...REPEATABLE_FAULT_KINDS];
   const netemKind = faults.includes('latency') ? 'latency' : 'none';
   if (netemKind === 'none' && (o.latency !== undefined || o.jitter !== undefined || o.loss !== undefined))
     throw new UsageError('--latency, --jitter and --loss are for the latency fault, which --faults leaves out');
@@ -171,7 +171,7 @@ export const chaos = defineCommand({
           .addOption(
             new Option(
               '--faults <list>',
-              `comma-separated fault kinds, picked in seeded rounds (default: all of ${FAULT_KINDS.join(', ')} this host can apply)`,
+              `comma-separated fault kinds, picked in seeded rounds (default: all of ${REPEATABLE_FAULT_KINDS.join(', ')} this host can apply)`,
             ).argParser(listOf(FAULT_KINDS)),
           )
           .addHelpText('after', ({ command, error }) => faultsHelpText(helpWidth(command, error)))

@@ -3,6 +3,7 @@ import { DEFAULT_RABBITMQ_LINE, LINE_SPECS, lineProblem, RABBITMQ_LINES, type Ra
 import {
   type ClusterChoice,
   clusterNameProblem,
+  FEATURE_FLAG_SETS,
   NODE_COUNTS,
   type NodeCount,
   nodeCountProblem,
@@ -51,6 +52,12 @@ const partitionHandlingOption = (): Option =>
     '--partition-handling <mode>',
     "cluster_partition_handling on every node, RabbitMQ before 4.3 (default: the cluster's, else the broker's: ignore); recorded",
   ).choices(PARTITION_HANDLINGS);
+/** --feature-flags: up and reset --hard. */
+const featureFlagsOption = (): Option =>
+  new Option(
+    '--feature-flags <which>',
+    "the feature flags a node enables on its first boot: stable (every stable one, the broker's default) or required (only those the broker requires, the others left disabled for --fault feature-flags; RabbitMQ 3.11 and later); a cluster whose nodes have booted keeps its flags (default: the cluster's, else stable); recorded",
+  ).choices(FEATURE_FLAG_SETS);
 const firstPort =
   (span: number) =>
   (value: string): number => {
@@ -90,6 +97,7 @@ const choiceOf = (o: ClusterChoice): ClusterChoice => ({
   nodes: o.nodes,
   rabbitmq: o.rabbitmq,
   partitionHandling: o.partitionHandling,
+  featureFlags: o.featureFlags,
 });
 
 /** The context for the chosen cluster: the command's own when nothing was chosen. */
@@ -112,7 +120,7 @@ type UpOptions = { json: boolean; timeoutMs: number } & ClusterChoice;
 
 const up = defineCommand({
   name: 'cluster up',
-  examples: ['cluster up', 'cluster up --nodes 5', 'cluster up --rabbitmq 3.10 --name legacy --amqp-port 6672'],
+  examples: ['cluster up', 'cluster up --nodes 5', 'cluster up --rabbitmq 3.10 --name legacy --amqp-port 6672', 'cluster up --feature-flags required'],
   register: (command, dispatch: (o: UpOptions) => Promise<void>) =>
     clusterOptions(
       command
@@ -122,6 +130,7 @@ const up = defineCommand({
       .addOption(nodesOption())
       .addOption(rabbitmqOption())
       .addOption(partitionHandlingOption())
+      .addOption(featureFlagsOption())
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the nodes to be healthy and clustered', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; timeout: number } & ClusterChoice) => dispatch({ json: o.json, timeoutMs: o.timeout, ...choiceOf(o) })),
@@ -155,7 +164,7 @@ const down = defineCommand({
 
 const reset = defineCommand({
   name: 'cluster reset',
-  examples: ['cluster reset', 'cluster reset --hard', 'cluster reset --hard --nodes 5', 'cluster reset --hard --rabbitmq 4.0'],
+  examples: ['cluster reset', 'cluster reset --hard', 'cluster reset --hard --nodes 5', 'cluster reset --hard --rabbitmq 4.0 --feature-flags required'],
   register: (command, dispatch: (o: { json: boolean; hard: boolean; timeoutMs: number } & ClusterChoice) => Promise<void>) =>
     clusterOptions(
       command
@@ -168,6 +177,7 @@ const reset = defineCommand({
       .addOption(nodesOption())
       .addOption(rabbitmqOption())
       .addOption(partitionHandlingOption())
+      .addOption(featureFlagsOption())
       .addOption(timeoutOption('--timeout <duration>', 'deadline for the cluster to be ready again', '3m'))
       .addOption(jsonOption())
       .action((o: { json: boolean; hard: boolean; timeout: number } & ClusterChoice) => {
@@ -175,6 +185,7 @@ const reset = defineCommand({
         if (o.rabbitmq !== undefined && !o.hard) throw new UsageError('--rabbitmq needs --hard: a cluster is not changed to another version in place');
         if (o.partitionHandling !== undefined && !o.hard)
           throw new UsageError("--partition-handling needs --hard here ('cluster up --partition-handling' changes it and keeps the data)");
+        if (o.featureFlags !== undefined && !o.hard) throw new UsageError("--feature-flags needs --hard: a node's feature flags are chosen on its first boot");
         return dispatch({ json: o.json, hard: o.hard, timeoutMs: o.timeout, ...choiceOf(o) });
       }),
   async run(commandCtx, o) {
@@ -184,9 +195,9 @@ const reset = defineCommand({
     const { emit } = await import('../output.js');
     if (o.hard) {
       // Every node goes, whatever the count and version; the fresh cluster has the count and version asked for (else the same).
-      const ctx = await forCluster(commandCtx, { ...o, nodes: undefined, rabbitmq: undefined, partitionHandling: undefined });
+      const ctx = await forCluster(commandCtx, { ...o, nodes: undefined, rabbitmq: undefined, partitionHandling: undefined, featureFlags: undefined });
       const d = await clusterDown(ctx, { volumes: true });
-      const fresh = await forCluster(ctx, { nodes: o.nodes, rabbitmq: o.rabbitmq, partitionHandling: o.partitionHandling });
+      const fresh = await forCluster(ctx, { nodes: o.nodes, rabbitmq: o.rabbitmq, partitionHandling: o.partitionHandling, featureFlags: o.featureFlags });
       const u = await clusterUp(fresh, { timeoutMs: o.timeoutMs });
       emit({ ...o, broker: await fresh.broker() }, 'cluster-reset', { hard: true, elapsedMs: d.elapsedMs + u.elapsedMs, up: u });
       return;

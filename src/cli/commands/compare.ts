@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind, faultProblem } from '../../faults/kinds.js';
+import { FAULT_KINDS, type FaultKind, faultProblem, oneShotProblem } from '../../faults/kinds.js';
 import { faultsHelpText, helpWidth } from '../help.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { ownQueueName, type QueueType } from '../../cluster/broker/queue-types.js';
@@ -125,6 +125,10 @@ export const compare = defineCommand({
       const typeProblem = faultProblem(o.queueType, o.fault);
       if (typeProblem) throw new UsageError(typeProblem);
       refuseForProtocol(o, given);
+      const modes = compareModes(o.protocol, o.confirms);
+      const how = `--runs ${o.runs} of ${modes.length} side${modes.length === 1 ? '' : 's'}`;
+      const once = oneShotProblem(o.fault, o.runs * modes.length, how, 'once: --runs 1 --confirms on');
+      if (once) throw new UsageError(once);
       // A queue type other than quorum without --queue: compare's own queue of that type.
       const ownQueue = o.queueType !== 'quorum' && !given.has('queue');
       const queue = ownQueue ? ownQueueName('compare', o.queueType) : o.queue;
@@ -148,7 +152,7 @@ export const compare = defineCommand({
         bandwidth: bandwidthFrom([o.fault], o.bandwidth),
         restoreAfterMs: o.restoreAfter,
         runs: o.runs,
-        modes: compareModes(o.protocol, o.confirms),
+        modes,
         // A mirrored queue's master is replaced once its peers see it down: after 45 to 75 s of a
         // partition (net_ticktime 60 s), where a quorum queue elects within about 10 s.
         electionTimeoutMs: o.queueType === 'mirrored' ? 150_000 : 60_000,

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { FAULT_KINDS, type FaultKind } from '../../faults/kinds.js';
+import { FAULT_KINDS, type FaultKind, oneShotProblem } from '../../faults/kinds.js';
 import { UsageError } from '../../errors.js';
 import type { ProducerCrashOptions } from '../../scenarios/crashes/producer-crash-result.js';
 import { PRODUCER_CRASH_MODES, type ProducerCrashMode } from '../../scenarios/crashes/producer-crash-modes.js';
@@ -57,6 +57,9 @@ function producerCrashOptions(o: RawOptions, given: ReadonlySet<string>): Produc
   if (!o.modes.includes('naive')) refuseWith(given, ['--print-every'], 'is for the naive mode, which --modes leaves out');
   if (o.kills > MAX_KILLS) throw new UsageError(`--kills ${o.kills} is more than ${MAX_KILLS}`);
   if (o.kills > maxKills(o.count)) throw new UsageError(`--kills ${o.kills} does not fit in -n ${o.count}: at most ${maxKills(o.count)} distinct kill points`);
+  const how = `--runs ${o.runs} of ${o.modes.length} mode${o.modes.length === 1 ? '' : 's'}`;
+  const once = oneShotProblem(o.fault, o.runs * o.modes.length, how, 'once: --runs 1 and one of --modes');
+  if (once) throw new UsageError(once);
   return {
     json: o.json,
     html: o.html,

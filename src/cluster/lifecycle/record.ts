@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_RABBITMQ_LINE, type RabbitmqLine } from '../../broker-versions.js';
-import { clusterRecordFile, type Config, DEFAULT_CLUSTER_NAME, NODE_COUNTS, type NodeCount, nodesFor } from '../../config.js';
+import { clusterRecordFile, type Config, DEFAULT_CLUSTER_NAME, type FeatureFlagSet, NODE_COUNTS, type NodeCount, nodesFor } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { type ContainerInfo, inspectContainer, type Docker } from '../docker/engine.js';
 
@@ -25,6 +25,7 @@ export async function writeClusterRecord(config: Config): Promise<void> {
     managementPort: first.managementPort,
     prometheusPort: config.prometheusPort,
     ...(config.partitionHandling ? { partitionHandling: config.partitionHandling } : {}),
+    ...(config.featureFlags === 'stable' ? {} : { featureFlags: config.featureFlags }),
   };
   await writeFile(file, `${JSON.stringify(doc, null, 2)}\n`);
 }
@@ -34,13 +35,15 @@ export async function removeClusterRecord(config: Config): Promise<void> {
   await rm(clusterRecordFile(config.stateDir, config.clusterName), { force: true });
 }
 
-/** What the cluster's containers were created with: how many exist (0: a cluster not created yet), the RabbitMQ line and the partition handling. */
+/** What the cluster's containers were created with: how many exist (0: a cluster not created yet), the RabbitMQ line, the partition handling and the feature flags. */
 interface ExistingCluster {
   count: number;
   /** The line its containers run (RMQ_BENCH_RABBITMQ in their environment; 4.3 for containers made before it was set); undefined when none exists. */
   rabbitmq: string | undefined;
   /** RMQ_BENCH_PARTITION_HANDLING in their environment ('' or absent: the broker's default). */
   partitionHandling: string | undefined;
+  /** RMQ_BENCH_FEATURE_FLAGS in their environment ('' or absent: stable, the broker's default). */
+  featureFlags: string | undefined;
   /** The host port the first node publishes AMQP on; undefined when none exists or it publishes none. */
   amqpPort: number | undefined;
   /** Per container, the host folder its cluster files (/etc/rmq-bench) are mounted from. */
@@ -61,14 +64,22 @@ export async function existingCluster(docker: Docker, config: Config): Promise<E
   const most = nodesFor(config.clusterName, 1, 1, NODE_COUNTS[NODE_COUNTS.length - 1]!);
   const cs: ContainerInfo[] = (await Promise.all(most.map((n) => inspectContainer(docker, n.container)))).filter((c) => c.state !== 'missing');
   const first = cs[0];
-  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, amqpPort: undefined, filesFrom: [] };
+  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, featureFlags: undefined, amqpPort: undefined, filesFrom: [] };
   return {
     count: cs.length,
     filesFrom: cs.map((c) => ({ container: c.name, source: c.binds.find((b) => b.destination === CLUSTER_FILES_MOUNT)?.source })),
     amqpPort: first.hostPorts['5672/tcp'],
     rabbitmq: envValue(first.env, 'RMQ_BENCH_RABBITMQ') ?? DEFAULT_RABBITMQ_LINE,
     partitionHandling: envValue(first.env, 'RMQ_BENCH_PARTITION_HANDLING') || undefined,
+    featureFlags: envValue(first.env, 'RMQ_BENCH_FEATURE_FLAGS') || undefined,
   };
+}
+
+/** Whether compose kept the first node's data volume of this cluster (a `cluster down` without --volumes): its node has booted. */
+export async function dataVolumeKept(docker: Docker, config: Config): Promise<boolean> {
+  const labels = [`com.docker.compose.project=${config.composeProject}`, 'com.docker.compose.volume=rabbit1-data'];
+  const r = await docker.listVolumes({ filters: { label: labels } });
+  return (r.Volumes ?? []).length > 0;
 }
 
 /** How many of the cluster's possible nodes have a container now (0: none, a cluster not created yet). */
@@ -104,6 +115,31 @@ export function checkLine(existing: ExistingCluster, wanted: RabbitmqLine, clust
   throw new UsageError(`the cluster${name ? ` ${clusterName}` : ''} runs RabbitMQ ${existing.rabbitmq}, not ${wanted}: it is not changed in place`, {
     hint: `'rmq-bench cluster reset --hard --rabbitmq ${wanted}${name}' makes a fresh ${wanted} cluster (its data is removed), or another --name and ports keep this one`,
   });
+}
+
+/**
+ * Feature flags are decided on a node's first boot, once (RABBITMQ_FEATURE_FLAGS is read then
+ * only): asking for the required flags alone of a cluster whose nodes have booted (its containers,
+ * or data volumes a `cluster down` kept) would change nothing, so it is refused with the way to a
+ * fresh cluster. The stable set asked of a cluster made with the required one is let through: the
+ * containers are made again (the data stays), and the nodes keep the flags they have. Pure.
+ */
+export function checkFeatureFlags(
+  existing: Pick<ExistingCluster, 'count' | 'featureFlags'>,
+  volumesKept: boolean,
+  wanted: FeatureFlagSet,
+  clusterName: string,
+): void {
+  if (wanted !== 'required') return;
+  if (existing.count > 0 ? existing.featureFlags === 'required' : !volumesKept) return;
+  const name = clusterName === DEFAULT_CLUSTER_NAME ? '' : ` --name ${clusterName}`;
+  const what = existing.count > 0 ? 'was made with every stable feature flag enabled' : 'kept its data volumes: its nodes have booted';
+  throw new UsageError(
+    `feature flags are chosen on a node's first boot, and the cluster${name ? ` ${clusterName}` : ''} ${what}: --feature-flags required changes nothing there`,
+    {
+      hint: `'rmq-bench cluster reset --hard --feature-flags required${name}' makes a fresh cluster with only the required flags enabled (its data is removed)`,
+    },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { requireFeature } from '../../broker-versions.js';
-import { amqpUrl, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../../config.js';
+import { requireFeature, versionAtLeast } from '../../broker-versions.js';
+import { amqpUrl, type FeatureFlagSet, managementUrl, NODE_COUNTS, type NodeCount, type PartitionHandling } from '../../config.js';
 import { maskUrl } from '../../url.js';
 import type { ClusterContext } from '../cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
@@ -9,7 +9,17 @@ import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
 import { ensureImage, type ImageResult } from '../docker/image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
-import { checkLine, checkNodeCount, checkPublishedPorts, existingCluster, existingNodeCount, foreignFiles, writeClusterRecord } from './record.js';
+import {
+  checkFeatureFlags,
+  checkLine,
+  checkNodeCount,
+  checkPublishedPorts,
+  dataVolumeKept,
+  existingCluster,
+  existingNodeCount,
+  foreignFiles,
+  writeClusterRecord,
+} from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
 import { repairStreamCoordinator } from './stream-coordinator.js';
 import type { WaitOptions } from './wait.js';
@@ -33,6 +43,8 @@ export interface UpResult {
   version: string | undefined;
   /** cluster_partition_handling as configured (null: the broker's default). */
   partitionHandling: PartitionHandling | null;
+  /** Which feature flags the nodes enabled on their first boot (config.ts, FEATURE_FLAG_SETS). */
+  featureFlags: FeatureFlagSet;
   nodes: NodeEndpoint[];
   prometheusUrl: string;
   /** What was done to make the stream coordinator whole again, a line each (stream-coordinator.ts); empty: nothing. */
@@ -68,6 +80,18 @@ export async function chooseNodeCount(ctx: ClusterContext, asked: NodeCount | un
   return (NODE_COUNTS as readonly number[]).includes(existing) ? (existing as NodeCount) : (ctx.config.nodes.length as NodeCount);
 }
 
+/**
+ * What a cluster with only the required feature flags does to the quorum queues grown as its
+ * nodes join, where quorum_queue_non_voters is a stable flag (4.0 to 4.2; 4.3 requires it), or
+ * undefined. Measured on 4.0.5: the new members start as non-voters (quorum_status: promotable)
+ * while the leader adds them as voters; a consumer on their nodes is delivered nothing, and when
+ * the leader's node fails no leader is elected, also once the flags are enabled. Pure.
+ */
+export function nonVoterMembersWarning(version: string): string | undefined {
+  if (!versionAtLeast(version, '4.0') || versionAtLeast(version, '4.3')) return undefined;
+  return `with quorum_queue_non_voters disabled, RabbitMQ ${version} made the members grown as the nodes joined (the definitions' quorum queues) followers that count themselves non-voters: a consumer on their nodes is delivered nothing, and no leader is elected when the leader's node fails. Measure on a quorum queue declared now that the cluster is whole (compare --queue <it>)`;
+}
+
 /** rabbit1..3, rabbit1..5. */
 const nodeRange = (ctx: ClusterContext): string => `rabbit1..${ctx.config.nodes.length}`;
 
@@ -85,19 +109,34 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const defs = await loadDefinitions(config.definitionsFile);
   progress.update('connecting to the Docker engine');
   if (config.partitionHandling !== undefined) requireFeature(config.rabbitmq, 'partition-handling', '--partition-handling', 'the cluster is RabbitMQ');
+  if (config.featureFlags === 'required') requireFeature(config.rabbitmq, 'required-feature-flags', '--feature-flags required', 'the cluster is RabbitMQ');
   const docker = await ctx.docker();
   const existing = await existingCluster(docker, config);
   checkLine(existing, config.rabbitmq, config.clusterName);
+  checkFeatureFlags(
+    existing,
+    existing.count === 0 && config.featureFlags === 'required' && (await dataVolumeKept(docker, config)),
+    config.featureFlags,
+    config.clusterName,
+  );
   checkPublishedPorts(existing, config);
   // Containers made from another checkout's files, or from files deleted since: made again from ours.
   const foreign = foreignFiles(existing, path.join(config.projectRoot, 'cluster'), existsSync);
   if (foreign !== undefined) progress.info(`${foreign}: making the cluster's containers again from ${config.projectRoot} (the data volumes stay)`);
+  if (existing.count > 0 && existing.featureFlags === 'required' && config.featureFlags === 'stable')
+    progress.info(
+      "the nodes keep the feature flags they booted with (the required ones, and those enabled since): 'rabbitmqctl enable_feature_flag all' enables the rest",
+    );
   // Another partition handling than the containers were made with: compose makes them again (the data volumes stay).
-  const settingsChanged = foreign !== undefined || (existing.count > 0 && (existing.partitionHandling ?? '') !== (config.partitionHandling ?? ''));
+  const settingsChanged =
+    foreign !== undefined ||
+    (existing.count > 0 &&
+      ((existing.partitionHandling ?? '') !== (config.partitionHandling ?? '') || (existing.featureFlags ?? 'stable') !== config.featureFlags));
   const base = {
     nodeCount: config.nodes.length,
     rabbitmq: config.rabbitmq,
     partitionHandling: config.partitionHandling ?? null,
+    featureFlags: config.featureFlags,
     nodes: endpoints(ctx),
     prometheusUrl: `http://${config.host}:${config.prometheusPort}/metrics`,
   };
@@ -148,8 +187,10 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const repaired = await repairStreamCoordinator(ctx, docker);
   const version = await versionOf(ctx);
   await writeClusterRecord(config);
+  const warning = config.featureFlags === 'required' && version !== undefined ? nonVoterMembersWarning(version) : undefined;
+  if (warning !== undefined) progress.warn(warning);
   progress.succeed(
-    `cluster up: ${config.nodes.length} nodes, RabbitMQ ${version ?? '?'}${config.partitionHandling ? `, partition handling ${config.partitionHandling}` : ''}, in ${Math.round((performance.now() - started) / 1000)} s`,
+    `cluster up: ${config.nodes.length} nodes, RabbitMQ ${version ?? '?'}${config.partitionHandling ? `, partition handling ${config.partitionHandling}` : ''}${config.featureFlags === 'required' ? ', only the required feature flags enabled' : ''}, in ${Math.round((performance.now() - started) / 1000)} s`,
   );
   return {
     alreadyUp: false,

@@ -1,5 +1,5 @@
 import { requireBrokerFeature } from '../../cluster/broker/broker-info.js';
-import { type FaultKind, faultProblem } from '../../faults/kinds.js';
+import { type FaultKind, faultProblem, oneShotProblem } from '../../faults/kinds.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -81,8 +81,8 @@ async function usableFaults(ctx: Context, opts: ChaosRunOptions): Promise<{ kind
   const kinds: FaultKind[] = [];
   const skipped: ChaosResult['skippedKinds'] = [];
   for (const kind of opts.faults) {
-    // A fault about a quorum queue's members on another queue type: left out of a default list, refused in a given one.
-    const typeProblem = faultProblem(opts.queueType, kind);
+    // A fault about a quorum queue's members on another queue type, or one applied once per cluster: left out of a default list, refused in a given one.
+    const typeProblem = faultProblem(opts.queueType, kind) ?? oneShotProblem(kind, Infinity, 'chaos', `once: 'compare --fault ${kind} --runs 1 --confirms on'`);
     if (typeProblem !== undefined) {
       if (opts.faultsGiven) throw new UsageError(typeProblem);
       skipped.push({ kind, why: typeProblem });

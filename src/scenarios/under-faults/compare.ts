@@ -9,6 +9,7 @@ import { requireCluster } from '../../cluster/lifecycle/readiness.js';
 import type { FaultKind } from '../../faults/kinds.js';
 import type { NetemSpec } from '../../faults/net/netem.js';
 import { type FaultPhase, startLeaderFault, type LeaderFaultHandle, type LeaderFaultTimeline } from '../../faults/leader-fault-run.js';
+import { type FaultTimeline, relativeTimeline } from './fault-timeline.js';
 import { currentLeader, type QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
 import { purgeQueue, queueForRun } from '../../cluster/broker/own-queue.js';
 import { ELECTS_A_LEADER, QUEUE_TYPE_TRAITS, type QueueType } from '../../cluster/broker/queue-types.js';
@@ -35,6 +36,7 @@ export const faultPatienceMs = (restoreAfterMs: number): number => restoreAfterM
  */
 
 export type { CompareMode } from './compare-modes.js';
+export { type FaultTimeline, relativeTimeline } from './fault-timeline.js';
 
 export interface CompareOptions {
   queue: string;
@@ -70,26 +72,6 @@ export interface CompareOptions {
   reconnectTimeoutMs: number;
   /** AMQP URLs of a cluster that is not ours (default: rabbit1..3 on loopback). */
   urls?: string[] | undefined;
-}
-
-export interface FaultTimeline {
-  kind: FaultKind;
-  node: string;
-  newLeader: string | null;
-  /** Other nodes faulted with it (quorum-loss: a follower killed too). */
-  alsoFaulted: string[];
-  /** A partition shape's groups ("rabbit2 rabbit4 | rabbit1 rabbit3 rabbit5"); null for the other faults. */
-  shape: string | null;
-  /** All times in ms since the producer started. Fault issued, and the fault call returned. */
-  faultAtMs: number;
-  appliedAtMs: number | null;
-  electedAtMs: number | null;
-  electionMs: number | null;
-  restoredAtMs: number | null;
-  rejoinedAtMs: number | null;
-  /** First connection the producer got back after losing one, if it lost one. */
-  producerResumedAtMs: number | null;
-  error: string | null;
 }
 
 export interface CompareRun {
@@ -422,29 +404,6 @@ class ProducerUnderFault {
     const { fault } = this;
     return fault !== undefined && !['rejoined', 'left-faulted', 'failed'].includes(fault.timeline.phase);
   }
-}
-
-/** The fault's timeline in ms since the producer started, with when the producer got a connection back. */
-export function relativeTimeline(t: LeaderFaultTimeline, t0: number, leaderNode: string, producer: Pick<PublisherResult, 'events'>): FaultTimeline {
-  const rel = (at: number | null): number | null => (at === null ? null : at - t0);
-  // The producer may reconnect before the kill call has even returned: take it from its events.
-  const lostAt = producer.events.find((e) => e.type === 'connection-lost')?.atMs;
-  const resumed = lostAt === undefined ? undefined : producer.events.find((e) => e.type === 'connected' && e.atMs > lostAt);
-  return {
-    kind: t.kind,
-    node: t.node ?? leaderNode,
-    newLeader: t.newLeader,
-    alsoFaulted: t.alsoFaulted,
-    shape: t.shape,
-    faultAtMs: rel(t.issuedAt ?? t.failedAt) ?? 0,
-    appliedAtMs: rel(t.appliedAt),
-    electedAtMs: rel(t.electedAt),
-    electionMs: t.electionMs,
-    restoredAtMs: rel(t.restoredAt),
-    rejoinedAtMs: rel(t.rejoinedAt),
-    producerResumedAtMs: resumed?.atMs ?? null,
-    error: t.error,
-  };
 }
 
 class RunInterrupted extends Error {

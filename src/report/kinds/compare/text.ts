@@ -1,4 +1,5 @@
 import type { CompareResult, CompareRun, ModeTotals } from '../../../scenarios/under-faults/compare.js';
+import { flagsText } from '../../../faults/applied.js';
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
 import { latencyLine } from '../producer/text.js';
@@ -107,6 +108,7 @@ function timeline(r: CompareRun): string {
     f.electedAtMs === null && f.error === null && f.restoredAtMs !== null
       ? 'no new leader while faulted'
       : `new leader ${f.newLeader ?? '?'} at ${at(f.electedAtMs)}${f.electionMs === null ? '' : ` (election ${formatMs(f.electionMs)})`}`,
+    ...(f.enabledFlags ? [`flags enabled in turn: ${flagsText(f.enabledFlags)}, done at ${at(f.appliedAtMs)}`] : []),
     `producer resumed at ${at(f.producerResumedAtMs)}`,
     `restored at ${at(f.restoredAtMs)}, back at ${at(f.rejoinedAtMs)}`,
   ];
