@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFaultFitsCluster, FaultNeedsNodesError } from '../../src/faults/injector.js';
 import { awaitsElection } from '../../src/faults/registry.js';
 import { cutsByNode, planShape, planShapeFrom } from '../../src/faults/net/partition-shapes.js';
-import { checkNodeCount, checkPublishedPorts, foreignFiles } from '../../src/cluster/lifecycle/record.js';
+import { checkNodeCount, checkPublishedPorts, foreignFiles, staleContainers } from '../../src/cluster/lifecycle/record.js';
 import { composeEnv, loadConfig, nodeCountProblem, recordedNodeCount } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
 import { seededRandom } from '../../src/util/random.js';
@@ -195,7 +195,10 @@ describe('the node count: 3 or 5, recorded per cluster', () => {
   ] as const)('%i containers publishing AMQP on %s, port %i asked: refused %s', (count, published, wanted, refused) => {
     const config = loadConfig({ RMQ_BENCH_NAME: 'legacy', RMQ_BENCH_AMQP_PORT: String(wanted) });
     const call = () =>
-      checkPublishedPorts({ count, amqpPort: published, rabbitmq: '4.3', partitionHandling: undefined, featureFlags: undefined, filesFrom: [] }, config);
+      checkPublishedPorts(
+        { count, amqpPort: published, rabbitmq: '4.3', partitionHandling: undefined, featureFlags: undefined, filesFrom: [], madeWith: [] },
+        config,
+      );
     if (refused) expect(call).toThrow(`the cluster legacy publishes AMQP on ${published}, not ${wanted}`);
     else expect(call).not.toThrow();
   });
@@ -230,5 +233,48 @@ describe("a clone never trusts another clone's containers: where their cluster f
     { name: 'made without the mount (by hand)', filesFrom: [{ container: 'rabbit1', source: undefined }], reason: 'rabbit1 mounts no cluster files' },
   ])('$name', ({ filesFrom, reason }) => {
     expect(foreignFiles({ filesFrom }, here, exists)).toBe(reason);
+  });
+});
+
+describe('containers older than what this rmq-bench makes are made again, never trusted as up', () => {
+  const tag = 'rmq-bench/rabbitmq:4.3';
+  const made = (over: Partial<{ image: string | undefined; imageId: string | undefined; streamPort: string | undefined }> = {}) => ({
+    container: 'rabbit1',
+    image: tag,
+    imageId: 'sha256:new',
+    streamPort: '5552',
+    ...over,
+  });
+  const now = (id: string | undefined, stale?: string) => () => ({ id, stale });
+  it.each([
+    { name: 'no containers', madeWith: [], tagNow: now('sha256:new'), reason: undefined },
+    { name: 'as they would be made now', madeWith: [made()], tagNow: now('sha256:new'), reason: undefined },
+    {
+      name: 'made before the stream port',
+      madeWith: [made({ streamPort: undefined })],
+      tagNow: now('sha256:new'),
+      reason: 'rabbit1 was made without the stream port 5552',
+    },
+    {
+      name: 'another stream port',
+      madeWith: [made({ streamPort: '6552' })],
+      tagNow: now('sha256:new'),
+      reason: 'rabbit1 was made without the stream port 5552',
+    },
+    {
+      name: 'the image built again since',
+      madeWith: [made({ imageId: 'sha256:old' })],
+      tagNow: now('sha256:new'),
+      reason: `rabbit1 runs an older build of ${tag}`,
+    },
+    {
+      name: 'the image itself lacks a plugin now enabled',
+      madeWith: [made()],
+      tagNow: now('sha256:new', 'it lacks rabbitmq_stream (cluster/enabled_plugins)'),
+      reason: `rabbit1 runs ${tag}, and it lacks rabbitmq_stream (cluster/enabled_plugins)`,
+    },
+    { name: 'an image no longer on this machine: nothing to compare', madeWith: [made({ imageId: 'sha256:old' })], tagNow: now(undefined), reason: undefined },
+  ])('$name', ({ madeWith, tagNow, reason }) => {
+    expect(staleContainers({ madeWith }, 5552, tagNow)).toBe(reason);
   });
 });

@@ -45,6 +45,16 @@ export async function imageExists(docker: Docker, name: string): Promise<boolean
   return (await imageLabels(docker, name)) !== undefined;
 }
 
+/** The id an image name points at now (sha256:...), or undefined when it is not on this machine. */
+export async function imageId(docker: Docker, name: string): Promise<string | undefined> {
+  try {
+    return ((await docker.getImage(name).inspect()) as { Id?: string }).Id;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return undefined;
+    throw err;
+  }
+}
+
 /** An image's labels, or undefined when the image is not on this machine. */
 export async function imageLabels(docker: Docker, name: string): Promise<Record<string, string> | undefined> {
   try {
@@ -64,6 +74,8 @@ export interface ContainerInfo {
   /** Docker healthcheck status, when the container has one. */
   health: 'healthy' | 'unhealthy' | 'starting' | 'none';
   image: string | undefined;
+  /** The id of the image it was made from (sha256:...): a tag rebuilt since points elsewhere. */
+  imageId: string | undefined;
   startedAt: string | undefined;
   /** The container's environment (NAME=value), as it was created; empty for a missing one. */
   env: readonly string[];
@@ -85,10 +97,10 @@ export async function inspectContainer(docker: Docker, name: string): Promise<Co
       if (Number.isInteger(host) && host > 0) hostPorts[port] = host;
     }
     const binds = (info.Mounts ?? []).filter((m) => m.Type === 'bind').map((m) => ({ source: m.Source, destination: m.Destination }));
-    return { name, state, health, image: info.Config.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [], hostPorts, binds };
+    return { name, state, health, image: info.Config.Image, imageId: info.Image, startedAt: s.StartedAt, env: info.Config.Env ?? [], hostPorts, binds };
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) {
-      return { name, state: 'missing', health: 'none', image: undefined, startedAt: undefined, env: [], hostPorts: {}, binds: [] };
+      return { name, state: 'missing', health: 'none', image: undefined, imageId: undefined, startedAt: undefined, env: [], hostPorts: {}, binds: [] };
     }
     throw err;
   }

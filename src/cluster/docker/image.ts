@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import { EnvironmentError, errorMessage } from '../../errors.js';
 import type { Progress } from '../../progress.js';
 import { withDeadline } from '../../util/retry.js';
-import { type Docker, imageExists, imageLabels } from './engine.js';
+import { type Docker, imageExists, imageId, imageLabels } from './engine.js';
 import { hostDebianMirror } from '../broker/mirror.js';
 
 export interface ImageResult {
@@ -98,6 +98,13 @@ export function builtImageStale(labels: Readonly<Record<string, string>>, enable
   const absent = enabled.filter((p) => !kept.has(p));
   if (absent.length > 0) return `it lacks ${absent.join(', ')} (cluster/enabled_plugins)`;
   return undefined;
+}
+
+/** What a tag names now: its id, and for the image rmq-bench builds, why it should be built again (builtImageStale). */
+export async function imageNow(docker: Docker, config: Config, tag: string): Promise<{ id: string | undefined; stale: string | undefined }> {
+  const id = await imageId(docker, tag);
+  if (id === undefined || tag !== config.builtImage) return { id, stale: undefined };
+  return { id, stale: builtImageStale((await imageLabels(docker, tag)) ?? {}, await enabledPlugins(config)) };
 }
 
 async function enabledPlugins(config: Config): Promise<string[]> {

@@ -48,6 +48,8 @@ interface ExistingCluster {
   amqpPort: number | undefined;
   /** Per container, the host folder its cluster files (/etc/rmq-bench) are mounted from. */
   filesFrom: readonly { container: string; source: string | undefined }[];
+  /** Per container, the image it was made from (its tag and id) and RMQ_BENCH_STREAM_PORT in its environment. */
+  madeWith: readonly { container: string; image: string | undefined; imageId: string | undefined; streamPort: string | undefined }[];
 }
 
 /** Where a node finds the cluster's files (docker-compose.yml mounts ./cluster there). */
@@ -64,9 +66,10 @@ export async function existingCluster(docker: Docker, config: Config): Promise<E
   const most = nodesFor(config.clusterName, 1, 1, NODE_COUNTS[NODE_COUNTS.length - 1]!);
   const cs: ContainerInfo[] = (await Promise.all(most.map((n) => inspectContainer(docker, n.container)))).filter((c) => c.state !== 'missing');
   const first = cs[0];
-  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, featureFlags: undefined, amqpPort: undefined, filesFrom: [] };
+  if (!first) return { count: 0, rabbitmq: undefined, partitionHandling: undefined, featureFlags: undefined, amqpPort: undefined, filesFrom: [], madeWith: [] };
   return {
     count: cs.length,
+    madeWith: cs.map((c) => ({ container: c.name, image: c.image, imageId: c.imageId, streamPort: envValue(c.env, 'RMQ_BENCH_STREAM_PORT') })),
     filesFrom: cs.map((c) => ({ container: c.name, source: c.binds.find((b) => b.destination === CLUSTER_FILES_MOUNT)?.source })),
     amqpPort: first.hostPorts['5672/tcp'],
     rabbitmq: envValue(first.env, 'RMQ_BENCH_RABBITMQ') ?? DEFAULT_RABBITMQ_LINE,
@@ -153,6 +156,30 @@ export function checkNodeCount(existing: number, wanted: NodeCount, clusterName:
   throw new UsageError(`the cluster${name ? ` ${clusterName}` : ''} has ${existing} nodes, not ${wanted}: it is not resized in place`, {
     hint: `'rmq-bench cluster reset --hard --nodes ${wanted}${name}' makes a fresh ${wanted}-node cluster (its data is removed), or leave --nodes out`,
   });
+}
+
+/**
+ * Why the cluster's containers are older than what this rmq-bench makes, so that a restart would
+ * boot them against cluster files they cannot run (a plugin their image lacks): one was made
+ * without the stream port the node advertises now, from an image its tag no longer names (built
+ * again since), or from a built image that lacks what cluster/enabled_plugins asks now.
+ * undefined when each is as it would be made now. Such containers are made again (the image
+ * rebuilt first when stale; the data volumes stay), never trusted as "already up". Pure:
+ * `tagNow` tells what a tag names now.
+ */
+export function staleContainers(
+  existing: Pick<ExistingCluster, 'madeWith'>,
+  streamPort: number,
+  tagNow: (tag: string) => { id: string | undefined; stale: string | undefined },
+): string | undefined {
+  for (const c of existing.madeWith) {
+    if (c.streamPort !== String(streamPort)) return `${c.container} was made without the stream port ${streamPort}`;
+    if (c.image === undefined) continue;
+    const now = tagNow(c.image);
+    if (now.stale !== undefined) return `${c.container} runs ${c.image}, and ${now.stale}`;
+    if (now.id !== undefined && c.imageId !== undefined && now.id !== c.imageId) return `${c.container} runs an older build of ${c.image}`;
+  }
+  return undefined;
 }
 
 /**

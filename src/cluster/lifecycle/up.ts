@@ -6,7 +6,7 @@ import { maskUrl } from '../../url.js';
 import type { ClusterContext } from '../cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
 import { clearAlarmsLeftBehind, healFaultsLeftBehind } from './heal.js';
-import { ensureImage, type ImageResult } from '../docker/image.js';
+import { ensureImage, type ImageResult, imageNow } from '../docker/image.js';
 import { checkPorts } from './ports.js';
 import { clusterIsReady, nodeContainers, waitForHealthyAndClustered } from './readiness.js';
 import {
@@ -18,6 +18,7 @@ import {
   existingCluster,
   existingNodeCount,
   foreignFiles,
+  staleContainers,
   writeClusterRecord,
 } from './record.js';
 import { ensureReplicated, waitForReplicated } from './replication.js';
@@ -121,7 +122,11 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   );
   checkPublishedPorts(existing, config);
   // Containers made from another checkout's files, or from files deleted since: made again from ours.
-  const foreign = foreignFiles(existing, path.join(config.projectRoot, 'cluster'), existsSync);
+  const tags = new Map<string, Awaited<ReturnType<typeof imageNow>>>();
+  for (const c of existing.madeWith) if (c.image !== undefined && !tags.has(c.image)) tags.set(c.image, await imageNow(docker, config, c.image));
+  const foreign =
+    foreignFiles(existing, path.join(config.projectRoot, 'cluster'), existsSync) ??
+    staleContainers(existing, config.nodes[0]!.streamPort, (tag) => tags.get(tag) ?? { id: undefined, stale: undefined });
   if (foreign !== undefined) progress.info(`${foreign}: making the cluster's containers again from ${config.projectRoot} (the data volumes stay)`);
   if (existing.count > 0 && existing.featureFlags === 'required' && config.featureFlags === 'stable')
     progress.info(

@@ -89,8 +89,9 @@ type VerdictKind = 'compare' | 'chaos' | 'failover' | 'producer-crash' | 'consum
 /** Compiles only while VerdictKind names the kinds of threshold-measures.ts. */
 export type VerdictKindsMatch = Holds<Same<VerdictKind, ThresholdKind>>;
 
-/** What a verdict command adds with thresholds given (cli/verdict-options.ts). */
+/** What a verdict command adds with thresholds given (cli/verdict-options.ts): the checks, and the verdict with them (failover has none of its own). */
 interface WithThresholds {
+  ok?: boolean;
   thresholds?: ThresholdReport;
 }
 
