@@ -1,19 +1,13 @@
 import { ExitCode } from '../errors.js';
-import { ERROR_KIND, toJsonDocument } from '../report/json.js';
+import { ERROR_KIND, type ErrorDocument, toJsonDocument } from '../report/json.js';
 
-/**
+/*
  * Under --json an error is a document too: when a command ends with a non-zero exit and has not
  * printed its own document, stdout gets this one, and stderr still gets the one line. Its kind is
  * 'error'; like every document it carries schemaVersion and broker (null: no result from one).
- * Pure.
+ * Pure. Its type is report/json.ts's ErrorDocument.
  */
-export interface ErrorDocument {
-  readonly exitCode: number;
-  /** The stderr line's what, without `rmq-bench: ` and the hint. */
-  readonly message: string;
-  /** The line's hint (what to do about it), or null. */
-  readonly hint: string | null;
-}
+export type { ErrorDocument } from '../report/json.js';
 
 /**
  * Whether this run has put its --json document on stdout (emit sets it): main.ts then prints no

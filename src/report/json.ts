@@ -15,3 +15,12 @@ export function toJsonDocument(kind: string, data: object, broker: BrokerInfo | 
 
 /** The kind of the document a command prints under --json when it fails before its own (src/cli/error-document.ts). */
 export const ERROR_KIND = 'error';
+
+/** What the error document says besides its head (src/cli/error-document.ts builds it). */
+export interface ErrorDocument {
+  readonly exitCode: number;
+  /** The stderr line's what, without `rmq-bench: ` and the hint. */
+  readonly message: string;
+  /** The line's hint (what to do about it), or null. */
+  readonly hint: string | null;
+}

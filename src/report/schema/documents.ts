@@ -19,7 +19,7 @@ import type { WatchView } from '../../scenarios/traffic/watch.js';
 import type { ChaosResult } from '../../scenarios/under-faults/chaos-plan.js';
 import type { CompareResult } from '../../scenarios/under-faults/compare.js';
 import type { FailoverResult } from '../../scenarios/under-faults/failover.js';
-import type { ErrorDocument } from '../../cli/error-document.js';
+import type { ErrorDocument } from '../json.js';
 import type { Kind, ResultOf } from '../kinds.js';
 import type { ThresholdKind } from '../threshold-measures.js';
 import type { ThresholdReport } from '../thresholds.js';
