@@ -74,9 +74,17 @@ export const MGMT_URLS = MGMT_PORTS.map((p) => `http://${USER}:${PASSWORD}@127.0
 
 /** A GET of the management API of `node` (rabbit1 unless named: another when rabbit1 may be out). */
 export async function mgmtGet<T>(p: string, node: string = NODES[0]!): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${MGMT_PORTS[NODES.indexOf(node)]}${p}`, {
-    headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
-    signal: AbortSignal.timeout(10_000),
+  const get = () =>
+    fetch(`http://127.0.0.1:${MGMT_PORTS[NODES.indexOf(node)]}${p}`, {
+      headers: { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+  // A kept-alive connection the node closed as idle just as fetch reused it fails with "other side
+  // closed" (UND_ERR_SOCKET) before the request reached the node: that GET is sent once more, on a
+  // new connection. Any other failure, or a second one, is the test's.
+  const res = await get().catch((err: unknown) => {
+    if ((err as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET') return get();
+    throw err;
   });
   if (!res.ok) throw new Error(`GET ${p}: HTTP ${res.status}`);
   return (await res.json()) as T;
