@@ -138,7 +138,7 @@ describe('verify: three producers, one queue, one reconciliation, under a leader
     expect(v.stderr).toMatch(/^total\s+3 ledgers\s+9000\s/m);
   });
 
-  it('refuses, in one line before reading the queue: a run given twice (65), a folder file that is no ledger (65), two queues without --queue (2)', async () => {
+  it('refuses, in one line before reading the queue: a run given twice (65), a folder file that is no ledger (65), two queues without --queue (2), a queue that does not exist (66)', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rmq-bench-it-many-'));
     const p1 = path.join(dir, 'p1.json');
     const p2 = path.join(dir, 'other', 'p2.json');
@@ -165,6 +165,10 @@ describe('verify: three producers, one queue, one reconciliation, under a leader
     const stranger = await runCli(['verify', '--ledger', dir, '--queue', queue]);
     expect(stranger.exitCode).toBe(65);
     expect(oneLine(stranger)).toContain(`${path.join(dir, 'notes.json')} is not a producer report (kind 'bench')`);
+    // A queue that does not exist: the user's to fix (66), named, not an internal error.
+    const missing = await runCli(['verify', '--ledger', p1, '--queue', `${queue}.missing`]);
+    expect(missing.exitCode, missing.stderr).toBe(66);
+    expect(oneLine(missing)).toContain(`the queue ${queue}.missing does not exist`);
     // Nothing was read: the 5 messages of p1 are still in the queue for the next drain.
     await withChannel(async (ch) => {
       expect((await ch.checkQueue(queue)).messageCount).toBe(10);

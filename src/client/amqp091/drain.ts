@@ -1,6 +1,6 @@
 import type { ChannelModel } from 'amqplib';
 import type { ReadRecorder } from '../../ledger/ledger.js';
-import { BrokerUnavailableError, InterruptedError, errorMessage } from '../../errors.js';
+import { BrokerUnavailableError, InterruptedError, NotFoundError, errorMessage } from '../../errors.js';
 import { systemClock } from '../../util/retry.js';
 import { closeChannelWithin, closeWithin, connectAny, withConnection } from './connect.js';
 
@@ -41,6 +41,15 @@ export async function drainQueue(ledger: ReadRecorder, opts: DrainOptions): Prom
   return withConnection(opts.urls, { heartbeatS: opts.heartbeatS, timeoutMs: 30_000, signal: opts.signal }, async ({ connection }) => {
     const ch = await connection.createChannel();
     ch.on('error', () => undefined);
+    // A queue that does not exist is the user's to fix (exit 66), not an internal error.
+    await ch.checkQueue(opts.queue).catch((err: unknown) => {
+      if ((err as { code?: number }).code === 404) {
+        throw new NotFoundError(`the queue ${opts.queue} does not exist`, {
+          hint: 'give the queue the producer published to (--queue), or check the vhost of --urls',
+        });
+      }
+      throw err;
+    });
     await ch.prefetch(2_000);
     let deliveries = 0;
     let last = performance.now();
