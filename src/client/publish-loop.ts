@@ -39,6 +39,18 @@ export interface LoopSession {
   blockedAt: number;
 }
 
+/**
+ * A new session's part of LoopSession: connected to urls[index], not lost, no backpressure, not
+ * blocked; and `markLost`, which resolves its lostPromise (the protocol's session sets `lost`).
+ */
+export function freshLoopSession(url: string, index: number): { base: LoopSession; markLost: () => void } {
+  let markLost!: () => void;
+  const lostPromise = new Promise<void>((resolve) => {
+    markLost = resolve;
+  });
+  return { base: { url, index, lost: false, lostPromise, needDrain: false, blockedBy: null, blockedAt: 0 }, markLost };
+}
+
 /** What a session reports to the loop, once it is open. */
 export interface SessionEvents<S extends LoopSession> {
   /** Once: the connection, channel or link closed. */

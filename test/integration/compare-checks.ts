@@ -169,6 +169,29 @@ export interface CompareRun {
 }
 
 /** The argv of that run, for runCli. */
+/** compare's own stream (`--queue-type stream` names no --queue), declared afresh for each run. */
+export const COMPARE_STREAM = 'rmq-bench.compare.stream';
+
+/** `compare --queue-type stream --protocol <protocol>` of `n` at 250/s under a kill of the writer, the witness reading the stream from its first offset into `witnessOut`. */
+export function streamCompareArgv(protocol: string, n: number, witnessOut: string): string[] {
+  return [
+    'compare',
+    '--queue-type',
+    'stream',
+    '--protocol',
+    protocol,
+    '-n',
+    String(n),
+    '--rate',
+    '250',
+    '--fault',
+    'kill',
+    '--checkpoint-cmd',
+    witnessCommand(witnessOut, { stream: true, queue: COMPARE_STREAM }),
+    '--json',
+  ];
+}
+
 export function compareArgv(o: CompareRun): string[] {
   return [
     'compare',

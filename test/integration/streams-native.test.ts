@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mgmtGet, parseJson, runCli } from './cli.js';
-import { type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker } from './compare-checks.js';
-import { distinct, newWitnessFile, seqsOf, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { COMPARE_STREAM, type CompareJson, type CompareRunJson, confirmedKept, confirmedKeptByTheBroker, streamCompareArgv } from './compare-checks.js';
+import { distinct, newWitnessFile, seqsOf, witnessAt, witnessLines } from './witness.js';
 
 /*
  * A stream under a kill of its writer, published over RabbitMQ's native stream protocol:
@@ -16,7 +16,7 @@ import { distinct, newWitnessFile, seqsOf, witnessAt, witnessCommand, witnessLin
  */
 
 const N = 3000;
-const STREAM = 'rmq-bench.compare.stream';
+const STREAM = COMPARE_STREAM;
 
 interface StreamRunJson extends CompareRunJson {
   producer: CompareRunJson['producer'] & {
@@ -37,25 +37,7 @@ interface StreamRunJson extends CompareRunJson {
 describe('streams over the native protocol: compare --protocol stream under a kill of the writer (witnessed)', { timeout: 900_000 }, () => {
   it('a new writer found through the advertised ports; no confirmed message lost; no copy of any in the stream; the stream removed after', async () => {
     const out = await newWitnessFile();
-    const r = await runCli(
-      [
-        'compare',
-        '--queue-type',
-        'stream',
-        '--protocol',
-        'stream',
-        '-n',
-        String(N),
-        '--rate',
-        '250',
-        '--fault',
-        'kill',
-        '--checkpoint-cmd',
-        witnessCommand(out, { stream: true, queue: STREAM }),
-        '--json',
-      ],
-      { timeoutMs: 420_000 },
-    );
+    const r = await runCli(streamCompareArgv('stream', N, out), { timeoutMs: 420_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     const c = parseJson<CompareJson & { runs: StreamRunJson[] }>(r);
     expect(c.runs.map((x) => x.mode)).toEqual(['stream-confirms']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mgmtGet, parseJson, runCli } from './cli.js';
-import { type CompareJson, confirmedKept, confirmedKeptByTheBroker } from './compare-checks.js';
-import { distinct, newWitnessFile, seqsOf, witnessAt, witnessCommand, witnessLines } from './witness.js';
+import { COMPARE_STREAM, type CompareJson, confirmedKept, confirmedKeptByTheBroker, streamCompareArgv } from './compare-checks.js';
+import { distinct, newWitnessFile, seqsOf, witnessAt, witnessLines } from './witness.js';
 
 /*
  * A stream under a kill of its writer (the leader): `compare --queue-type stream` over AMQP 0-9-1
@@ -13,7 +13,7 @@ import { distinct, newWitnessFile, seqsOf, witnessAt, witnessCommand, witnessLin
  */
 
 const N = 3000;
-const STREAM = 'rmq-bench.compare.stream';
+const STREAM = COMPARE_STREAM;
 
 describe('streams: compare --queue-type stream under a kill of the writer (witnessed)', { timeout: 900_000 }, () => {
   it.each([
@@ -23,25 +23,7 @@ describe('streams: compare --queue-type stream under a kill of the writer (witne
     '$protocol: a new writer elected; no confirmed message lost by the broker; the unconfirmed side loses exactly what the broker never held; the stream removed after',
     async ({ protocol, modes }) => {
       const out = await newWitnessFile();
-      const r = await runCli(
-        [
-          'compare',
-          '--queue-type',
-          'stream',
-          '--protocol',
-          protocol,
-          '-n',
-          String(N),
-          '--rate',
-          '250',
-          '--fault',
-          'kill',
-          '--checkpoint-cmd',
-          witnessCommand(out, { stream: true, queue: STREAM }),
-          '--json',
-        ],
-        { timeoutMs: 420_000 },
-      );
+      const r = await runCli(streamCompareArgv(protocol, N, out), { timeoutMs: 420_000 });
       expect(r.exitCode, r.stderr).toBe(0);
       const c = parseJson<CompareJson>(r);
       expect(c.runs.map((x) => x.mode)).toEqual(modes);

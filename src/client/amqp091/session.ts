@@ -1,6 +1,6 @@
 import type { Channel, ChannelModel } from 'amqplib';
 import { errorMessage } from '../../errors.js';
-import type { FlushOutcome, PublishTransport } from '../publish-loop.js';
+import { type FlushOutcome, freshLoopSession, type PublishTransport } from '../publish-loop.js';
 import { closeChannelWithin, closeWithin, connectAny } from './connect.js';
 
 /** A publishing connection and its channel, as a producer's loop sees them. */
@@ -53,19 +53,8 @@ async function openPublishSession<C extends Channel, E extends object>(
     throw err;
   }
   channel.on('error', () => undefined);
-  let resolveLost!: () => void;
-  const s = {
-    ...extra,
-    connection,
-    channel,
-    url: c.url,
-    index: c.index,
-    lost: false,
-    lostPromise: new Promise<void>((r) => (resolveLost = r)),
-    needDrain: false,
-    blockedBy: null as string | null,
-    blockedAt: 0,
-  };
+  const { base, markLost: resolveLost } = freshLoopSession(c.url, c.index);
+  const s = { ...extra, ...base, connection, channel };
   const onClose = (err?: Error): void => {
     hooks.onLost(s, err ? errorMessage(err) : 'closed');
     resolveLost();

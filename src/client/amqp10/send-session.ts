@@ -1,6 +1,6 @@
 import type { Connection, EventContext, Sender } from 'rhea';
 import { NotFoundError, errorMessage } from '../../errors.js';
-import type { FlushOutcome, LoopSession, PublishTransport, SessionEvents } from '../publish-loop.js';
+import { type FlushOutcome, freshLoopSession, type LoopSession, type PublishTransport, type SessionEvents } from '../publish-loop.js';
 import { closeWithin10, connectAny10 } from './connection.js';
 
 /**
@@ -42,23 +42,9 @@ async function openSendSession(o: OpenSendOptions, events: SessionEvents<SendSes
     // rhea's own option (untyped): a modified outcome is counted as modified, not as released.
     ...{ treat_modified_as_released: false },
   });
-  let markLost!: () => void;
-  const s: SendSession = {
-    connection: c.connection,
-    sender,
-    url: c.url,
-    index: c.index,
-    lost: false,
-    lostPromise: new Promise<void>((resolve) => {
-      markLost = resolve;
-    }),
-    // AMQP 1.0 has no connection.blocked: a broker that takes nothing grants no credit.
-    needDrain: false,
-    blockedBy: null,
-    blockedAt: 0,
-    sent: 0,
-    dropped: false,
-  };
+  // AMQP 1.0 has no connection.blocked (blockedBy stays null): a broker that takes nothing grants no credit.
+  const { base, markLost } = freshLoopSession(c.url, c.index);
+  const s: SendSession = { ...base, connection: c.connection, sender, sent: 0, dropped: false };
   // Once; the loop marks the session lost (it may have already: then it ignores this).
   let reported = false;
   const lose = (why: string): void => {

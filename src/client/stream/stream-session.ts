@@ -1,7 +1,7 @@
 import type { Client, Publisher } from 'rabbitmq-stream-js-client';
 import { errorMessage } from '../../errors.js';
 import { connectAnyWith } from '../connect-any.js';
-import type { FlushOutcome, LoopSession, PublishTransport, SessionEvents } from '../publish-loop.js';
+import { type FlushOutcome, freshLoopSession, type LoopSession, type PublishTransport, type SessionEvents } from '../publish-loop.js';
 import { parseStreamUrl } from './stream-ids.js';
 
 /**
@@ -136,25 +136,9 @@ export function streamTransport(stream: string, publisherRef: string): PublishTr
         dial(url, stream, publisherRef, o.heartbeatS, o.connectionName),
       );
       const { client, publisher, storedUpTo } = c.connection;
-      let markLost!: () => void;
-      const s: StreamSession = {
-        client,
-        publisher,
-        storedUpTo,
-        tags: new Map(),
-        url: c.url,
-        index: c.index,
-        lost: false,
-        lostPromise: new Promise<void>((resolve) => {
-          markLost = resolve;
-        }),
-        // The stream protocol has no connection.blocked; the window bounds what awaits a confirm.
-        needDrain: false,
-        blockedBy: null,
-        blockedAt: 0,
-        sent: 0,
-        dropped: false,
-      };
+      // The stream protocol has no connection.blocked (blockedBy stays null); the window bounds what awaits a confirm.
+      const { base, markLost } = freshLoopSession(c.url, c.index);
+      const s: StreamSession = { ...base, client, publisher, storedUpTo, tags: new Map(), sent: 0, dropped: false };
       let reported = false;
       const lose = (why: string): void => {
         if (reported) return;
