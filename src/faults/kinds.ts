@@ -2,16 +2,16 @@ import type { QueueType } from '../cluster/broker/queue-types.js';
 
 /**
  * The faults rmq-bench can apply, by name, with what the CLI needs of each before anything else
- * is loaded: its one-line description (the help and the reports print it) and whether it only
- * means something for a quorum queue. No imports at run time (a type only): the commands declare
+ * is loaded: its one-line description (the help and the reports print it) and the queue types it
+ * means something for. No imports at run time (a type only): the commands declare
  * their options with it, and `rmq-bench --help` loads commander and nothing else. Everything
  * else a fault is (what it needs, what it does to the leader, its apply and heal, its leftovers,
  * its colour) is in its own file, src/faults/<kind>.ts, registered in registry.ts.
  */
 interface FaultAbout {
   readonly description: string;
-  /** About a quorum queue's members or its majority: refused on the other queue types. */
-  readonly quorumOnly?: true;
+  /** About a replicated queue's members or its majority: refused on the other queue types. */
+  readonly onlyOn?: readonly QueueType[];
   /**
    * It changes the cluster for good, with nothing to undo (feature-flags: a flag is never disabled
    * again): applied once per cluster. Refused where a command would apply it more than once.
@@ -34,13 +34,17 @@ export const FAULT_ABOUT = {
   'partition-bridge': { description: 'two halves that cannot reach each other, joined by one node that reaches both; the node in a half (iptables)' },
   latency: { description: 'delay (and optionally drop) everything the node sends (tc netem in its network namespace)' },
   'slow-link': { description: 'limit the bandwidth of everything the node sends, to its peers and its clients (tc tbf in its network namespace)' },
-  'quorum-loss': { description: 'SIGKILL the leader and one follower: the queue has no majority until both are back', quorumOnly: true },
+  'quorum-loss': {
+    description: 'SIGKILL the leader and one follower: the queue (or stream) has no majority until both are back',
+    // A stream's writer also needs a majority of its replicas to confirm.
+    onlyOn: ['quorum', 'stream'],
+  },
   'rolling-restart': {
     description: 'stop and start every node in turn (highest ordinal first), each once the cluster is whole again, as an upgrade does',
   },
   membership: {
     description: 'remove the node from the cluster (stop_app, forget_cluster_node: its queue members go) and join it again, reset, with its members grown back',
-    quorumOnly: true,
+    onlyOn: ['quorum'],
   },
   'kill-all': { description: 'SIGKILL every node at once, then start them all again (a power cut of the whole rack)' },
   'feature-flags': {
@@ -65,8 +69,11 @@ export function faultDescription(kind: FaultKind): string {
 
 /** Why a fault is refused on a queue type, or undefined. Pure. */
 export function faultProblem(type: QueueType, fault: FaultKind | 'none'): string | undefined {
-  if (type === 'quorum' || fault === 'none' || !('quorumOnly' in FAULT_ABOUT[fault])) return undefined;
-  return `--fault ${fault} is about a quorum queue's members; it is not applied to a ${type} queue (use kill, stop, pause, disconnect or a partition)`;
+  if (fault === 'none') return undefined;
+  const about: FaultAbout = FAULT_ABOUT[fault];
+  if (about.onlyOn === undefined || about.onlyOn.includes(type)) return undefined;
+  const on = about.onlyOn.map((t) => `a ${t} ${t === 'stream' ? '' : 'queue'}`.trimEnd()).join(' or ');
+  return `--fault ${fault} is about the members of ${on}; it is not applied to a ${type} queue (use kill, stop, pause, disconnect or a partition)`;
 }
 
 /**

@@ -173,7 +173,7 @@ export interface CompareRun {
 export const COMPARE_STREAM = 'rmq-bench.compare.stream';
 
 /** `compare --queue-type stream --protocol <protocol>` of `n` at 250/s under a kill of the writer, the witness reading the stream from its first offset into `witnessOut`. */
-export function streamCompareArgv(protocol: string, n: number, witnessOut: string): string[] {
+export function streamCompareArgv(protocol: string, n: number, witnessOut: string, fault = 'kill'): string[] {
   return [
     'compare',
     '--queue-type',
@@ -185,7 +185,7 @@ export function streamCompareArgv(protocol: string, n: number, witnessOut: strin
     '--rate',
     '250',
     '--fault',
-    'kill',
+    fault,
     '--checkpoint-cmd',
     witnessCommand(witnessOut, { stream: true, queue: COMPARE_STREAM }),
     '--json',

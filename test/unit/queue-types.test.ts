@@ -14,7 +14,7 @@ import {
 
 describe('queue types and the faults they take', () => {
   it.each(QUEUE_TYPES.flatMap((type) => FAULT_KINDS.map((fault) => ({ type, fault }))))('$type under $fault', ({ type, fault }) => {
-    const refused = type !== 'quorum' && (fault === 'quorum-loss' || fault === 'membership');
+    const refused = (fault === 'quorum-loss' && (type === 'mirrored' || type === 'classic')) || (fault === 'membership' && type !== 'quorum');
     expect(faultProblem(type, fault) !== undefined).toBe(refused);
   });
   it.each([

@@ -70,7 +70,7 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     // A fault about a quorum queue's members on another queue type.
     {
       args: ['compare', '--queue-type', 'mirrored', '--fault', 'quorum-loss'],
-      line: "rmq-bench: --fault quorum-loss is about a quorum queue's members; it is not applied to a mirrored queue (use kill, stop, pause, disconnect or a partition) (run rmq-bench compare --help)",
+      line: 'rmq-bench: --fault quorum-loss is about the members of a quorum queue or a stream; it is not applied to a mirrored queue (use kill, stop, pause, disconnect or a partition) (run rmq-bench compare --help)',
     },
     // Changing a cluster's version, size or partition handling in place.
     {
