@@ -281,7 +281,7 @@ describe('alarm-demo options', () => {
     deadline: 3000,
     flushTimeout: 2000,
     backlog: 300,
-    idle: 3000,
+    idleTimeout: 3000,
     tolerance: 2000,
   };
   it('defaults: a memory alarm on rabbit1 for 8 s, the children stopped half-way', async () => {

@@ -25,7 +25,7 @@ interface RawOptions {
   killAfter?: number;
   flushTimeout: number;
   backlog: number;
-  idle: number;
+  idleTimeout: number;
   tolerance: number;
 }
 
@@ -55,7 +55,7 @@ export function alarmDemoOptions(o: RawOptions): AlarmDemoCliOptions {
     killAfterMs,
     flushTimeoutMs: o.flushTimeout,
     backlog: o.backlog,
-    quietMs: o.idle,
+    quietMs: o.idleTimeout,
     toleranceMs: o.tolerance,
   };
 }
@@ -78,7 +78,7 @@ export const alarmDemo = defineCommand({
       .addOption(durationOption('--kill-after <duration>', 'when the two producer children are stopped, into the alarm (default: half of --hold)'))
       .addOption(durationOption('--flush-timeout <duration>', "the SIGTERM child's --flush-timeout", '2s'))
       .addOption(new Option('--backlog <n>', 'confirmed messages in the queue before the alarm, for the consumer').argParser(nonNegativeInt).default(300))
-      .addOption(durationOption('--idle <duration>', 'the end: no delivery for this long', '3s'))
+      .addOption(durationOption('--idle-timeout <duration>', 'the end: no delivery for this long', '3s'))
       .addOption(durationOption('--tolerance <duration>', 'accepted lateness of a give-up past its deadline, and of an unblock past the clear', '2s'))
       .addOption(autoOption())
       .addOption(jsonOption())
