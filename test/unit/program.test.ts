@@ -479,6 +479,13 @@ describe('compare: argv → options', () => {
     { args: ['--confirms', 'on'], expected: { modes: ['confirms-on'] } },
     { args: ['--confirms', 'off'], expected: { modes: ['confirms-off'] } },
     { args: ['--confirms', 'both'], expected: { modes: ['confirms-on', 'confirms-off'] } },
+    // What producer's --confirms takes means the same here: false is off, true and the bare flag on.
+    { args: ['--confirms=false'], expected: { modes: ['confirms-off'] } },
+    { args: ['--confirms', 'no'], expected: { modes: ['confirms-off'] } },
+    { args: ['--no-confirms'], expected: { modes: ['confirms-off'] } },
+    { args: ['--confirms=true'], expected: { modes: ['confirms-on'] } },
+    { args: ['--confirms', '-n', '100'], expected: { modes: ['confirms-on'], count: 100 } },
+    { args: ['--confirms', 'BOTH'], expected: { modes: ['confirms-on', 'confirms-off'] } },
     { args: ['--fault', 'none'], expected: { fault: 'none' } },
     { args: ['--fault', 'pause', '--hold', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000, reconnectTimeoutMs: 190_000 } },
     { args: ['--fault-at', '0.5', '--runs', '5'], expected: { faultAt: 0.5, runs: 5 } },

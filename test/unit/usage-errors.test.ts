@@ -382,4 +382,26 @@ describe('a renamed flag in its old spelling: a one-line notice, then the comman
     ]);
     expect(r.stdout).toBe('');
   });
+
+  it.each([
+    { args: ['dlq', 'inspect', '-n', '0', '--json'], notice: '-n is now --limit', error: "--limit: '0' is not a positive whole number" },
+    {
+      args: ['report', 'a.json', '--output', '/no/such/dir/i.html', '--json'],
+      notice: '--output is now --html',
+      error: "--html: cannot write '/no/such/dir/i.html'",
+    },
+    {
+      args: ['consumer-timeout-demo', '--timeout', '50ms', '--json'],
+      notice: '--timeout is now --consumer-timeout',
+      error: '--consumer-timeout 50ms is too short',
+    },
+    { args: ['bench', '--time', '0', '--json'], notice: '--time is now --duration', error: "--duration: '0' is not a duration above zero" },
+  ])('$args: the notice on stderr, the error document alone on stdout', async ({ args, notice, error }) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe(`rmq-bench: ${notice} (the old name goes in a later release)`);
+    expect(lines.slice(1).join('\n')).toContain(error);
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'error', exitCode: 2, message: expect.stringContaining(error) });
+  });
 });
