@@ -9,7 +9,8 @@ export const RENAMED_FLAGS: Readonly<Record<string, Readonly<Record<string, stri
   producer: { '--report': '--ledger' },
   // --idle is a timeout like every other "stop after this long": --idle-timeout, as consumer's.
   verify: { '--report': '--ledger', '--idle': '--idle-timeout' },
-  'alarm-demo': { '--idle': '--idle-timeout' },
+  // alarm-demo's --deadline is its deadline publisher's --blocked-timeout: producer's name for it.
+  'alarm-demo': { '--idle': '--idle-timeout', '--deadline': '--blocked-timeout' },
   // --mode and -z/--time: bench's publish modes are producer's --confirm-mode, and how long traffic flows is chaos's --duration.
   bench: { '--mode': '--confirm-mode', '--time': '--duration' },
   // compare's --mode chose the confirms side; how long a fault stays on is --hold (chaos, dlq-demo, alarm-demo).

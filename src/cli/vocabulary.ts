@@ -26,6 +26,7 @@ export const VOCABULARY = {
   hold: { flag: '--hold', value: '<duration>', synonyms: ['--restore-after', '--fault-duration', '--hold-for'] },
   idleTimeout: { flag: '--idle-timeout', value: '<duration>', synonyms: ['--idle', '--quiet-timeout'] },
   timeout: { flag: '--timeout', value: '<duration>', synonyms: [], means: /^deadline\b/ },
+  blockedTimeout: { flag: '--blocked-timeout', value: '<duration>', synonyms: ['--deadline', '--block-timeout'] },
   consumerTimeout: { flag: '--consumer-timeout', value: '<duration>', synonyms: [] },
   confirmMode: { flag: '--confirm-mode', value: '<mode>', sweep: '<list>', synonyms: ['--mode', '--confirm-modes', '--publish-mode'] },
   confirms: { flag: '--confirms', value: '[bool]', sweep: '[side]', synonyms: ['--confirm', '--publisher-confirms'] },

@@ -114,8 +114,8 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50 (run rmq-bench producer-crash --help)' },
     { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10 (run rmq-bench producer --help)' },
     {
-      args: ['alarm-demo', '--hold', '2s', '--deadline', '3s'],
-      line: 'rmq-bench: --deadline 3s is not shorter than --hold 2s: the deadline publisher would never give up (run rmq-bench alarm-demo --help)',
+      args: ['alarm-demo', '--hold', '2s', '--blocked-timeout', '3s'],
+      line: 'rmq-bench: --blocked-timeout 3s is not shorter than --hold 2s: the deadline publisher would never give up (run rmq-bench alarm-demo --help)',
     },
     { args: ['alarm-demo', '--alarm', 'cpu'], line: "rmq-bench: --alarm: 'cpu' is not one of memory, disk (run rmq-bench alarm-demo --help)" },
     {
