@@ -34,7 +34,7 @@ export const VOCABULARY = {
   limit: { flag: '--limit', value: '<n>', synonyms: ['--max-messages'] },
   urls: { flag: '--urls', value: '<list>', synonyms: ['--url', '--uri', '--uris'] },
   managementUrls: { flag: '--management-urls', value: '<list>', synonyms: ['--management-url', '--management-uri', '--mgmt-url'] },
-  html: { flag: '--html', value: '<file>', synonyms: ['--output', '--html-file', '--page'] },
+  html: { flag: '--html', value: '<file>', synonyms: ['--output', '-o', '--html-file', '--page'] },
   ledger: { flag: '--ledger', value: '<file>', synonyms: ['--report', '--ledger-file'] },
   rate: { flag: '--rate', short: '-r', value: '<n>', synonyms: ['--publish-rate'] },
   size: { flag: '--size', short: '-s', value: '<bytes>', synonyms: ['--body-size', '--message-size'] },

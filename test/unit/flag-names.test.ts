@@ -109,6 +109,12 @@ describe('one name per concept, across every command', () => {
 });
 
 describe('renamed flags: the new name declared, the old one not, anywhere the table says', () => {
+  it('every old spelling is in the vocabulary: a synonym no command declares, or the flag of another concept', () => {
+    const known = new Set(Object.values(VOCABULARY).flatMap((c: Concept) => [c.flag, ...(c.short ? [c.short] : []), ...c.synonyms]));
+    const olds = Object.values(RENAMED_FLAGS).flatMap((table) => Object.keys(table));
+    expect(olds.filter((old) => !known.has(old))).toEqual([]);
+  });
+
   const byCommand = new Map<string, Declared[]>();
   for (const d of DECLARED) byCommand.set(d.command, [...(byCommand.get(d.command) ?? []), d]);
   it.each(Object.entries(RENAMED_FLAGS).flatMap(([command, table]) => Object.entries(table).map(([old, renamed]) => ({ command, old, renamed }))))(
