@@ -5,14 +5,14 @@
 //       [--window 256] [--rss-count 1000000] [--table-time 10s] [--no-table]
 // (--rounds 0 skips the ratios, --rss-count 0 the RSS run, --no-table the table.)
 // 1. (unless --no-table) `rmq-bench bench` with every mode, -z --table-time: its table.
-// 2. --rounds times, alternating which goes first: `rmq-bench bench --mode async --window W -C N`
+// 2. --rounds times, alternating which goes first: `rmq-bench bench --confirm-mode async --window W -C N`
 //    and bench/plain-amqplib.mjs with the same workload (one producer, one consumer, prefetch 100,
 //    ack each, 100-byte persistent messages into a fresh quorum queue), both on the cluster
 //    rmq-bench's settings name (RMQ_BENCH_AMQP_PORT...). Each is its own process and measures
 //    itself the same way (rate: first publish .. last confirm; CPU: process.cpuUsage() from the
 //    first publish to the last delivery). Targets: throughput ratio >= 0.95, CPU per message
 //    ratio <= 1.2 (medians).
-// 3. (unless --rss-count 0) one `rmq-bench bench --mode async --window W -C 1000000`: its peak
+// 3. (unless --rss-count 0) one `rmq-bench bench --confirm-mode async --window W -C 1000000`: its peak
 //    RSS (sampled once a second, and the process's getrusage high-water mark) against 150 MB.
 import { execa } from 'execa';
 import path from 'node:path';
@@ -57,7 +57,7 @@ async function benchCli(args) {
 
 async function ours() {
   const { doc } = await benchCli([
-    '--mode',
+    '--confirm-mode',
     'async',
     '--window',
     window,
@@ -138,7 +138,7 @@ if (rounds > 0) {
 if (rssCount > 0) {
   log(`\n== ${rssCount} messages, async confirms, window ${window}: peak RSS ==`);
   const t0 = performance.now();
-  const { doc } = await benchCli(['--mode', 'async', '--window', window, '-C', String(rssCount)]);
+  const { doc } = await benchCli(['--confirm-mode', 'async', '--window', window, '-C', String(rssCount)]);
   const run = doc.runs[0];
   const peak = Math.max(run.peakRssBytes, doc.processPeakRssBytes);
   log(

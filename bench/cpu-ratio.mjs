@@ -12,7 +12,7 @@
 // RMQ_BENCH_USER and RMQ_BENCH_PASSWORD, as src/config.ts reads them (the default cluster when
 // unset); both publishers connect to its first node. --url names another broker for both.
 // Each run is its own process, with one fresh quorum queue and no consumer:
-//   rmq-bench, 0-9-1: node bin/rmq-bench.js bench --mode async --window W -C N -x 1 -y 0 -s S --json
+//   rmq-bench, 0-9-1: node bin/rmq-bench.js bench --confirm-mode async --window W -C N -x 1 -y 0 -s S --json
 //   bare amqplib:     node bench/plain-amqplib.mjs --consumers 0 --count N --window W --size S --same-properties
 //                     and the same with --reuse-headers (one headers object, as rmq-bench's publisher)
 //   rmq-bench, 1.0:   the same bench command with --protocol amqp10
@@ -100,7 +100,7 @@ function ours(protocol) {
     'bench',
     '--protocol',
     protocol,
-    '--mode',
+    '--confirm-mode',
     'async',
     '--window',
     window,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Does the 3.10 mend end every split, on a loaded machine? For each partition handling mode, a
 // RabbitMQ 3.10 cluster of its own is brought up with that mode, and its queue leader is
-// partitioned and healed again and again (`rmq-bench failover --fault <shape> --restore-after`,
+// partitioned and healed again and again (`rmq-bench failover --fault <shape> --hold`,
 // the shapes taken in turn), while another process keeps the CPU busy: by default `rmq-bench
 // bench` publishing to the default 4.3 cluster (the load the test suite puts beside a shard).
 // After each run this script asks every node itself, with plain HTTP that shares no code with
@@ -85,7 +85,7 @@ function startLoad() {
   let child;
   const loop = (async () => {
     while (!stopped) {
-      child = execa('node', [BIN, 'bench', '--mode', 'async', '-z', '120s', '-y', '1', '--json'], { reject: false, env: { RMQ_BENCH_QUIET: '1' } });
+      child = execa('node', [BIN, 'bench', '--confirm-mode', 'async', '-z', '120s', '-y', '1', '--json'], { reject: false, env: { RMQ_BENCH_QUIET: '1' } });
       await child;
     }
   })();
@@ -100,7 +100,7 @@ function startLoad() {
 
 const results = [];
 const load = startLoad();
-say(`load beside the runs: ${values.load === 'none' ? 'none' : "'rmq-bench bench --mode async' on the default cluster, again and again"}`);
+say(`load beside the runs: ${values.load === 'none' ? 'none' : "'rmq-bench bench --confirm-mode async' on the default cluster, again and again"}`);
 try {
   for (const mode of values.modes.split(',')) {
     say(`cluster up ${NAME}: RabbitMQ 3.10, partition handling ${mode}`);
@@ -119,7 +119,7 @@ try {
       const shape = shapes[i % shapes.length];
       const started = performance.now();
       const load1 = os.loadavg()[0].toFixed(1);
-      const r = await execa('node', [BIN, 'failover', '--fault', shape, '--restore-after', values.hold, '--json'], {
+      const r = await execa('node', [BIN, 'failover', '--fault', shape, '--hold', values.hold, '--json'], {
         reject: false,
         env: ENV,
         timeout: 1_200_000,

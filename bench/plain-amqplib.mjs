@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The baseline for `rmq-bench bench --mode async`: the same workload written as a plain amqplib
+// The baseline for `rmq-bench bench --confirm-mode async`: the same workload written as a plain amqplib
 // script, with nothing of rmq-bench in it (no ledger, no histograms, no retries). Not a test: it
 // prints one JSON line of figures, measured the way bench measures them.
 //   node bench/plain-amqplib.mjs [--count 100000] [--window 256] [--size 100] [--prefetch 100]

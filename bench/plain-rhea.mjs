@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The baseline for `rmq-bench bench --protocol amqp10 --mode async -y 0`: the same publishing over
+// The baseline for `rmq-bench bench --protocol amqp10 --confirm-mode async -y 0`: the same publishing over
 // AMQP 1.0 written as a bare rhea sender, with nothing of rmq-bench in it (no ledger, no
 // histograms, no retries). Not a test: it prints one JSON line of figures, measured the way bench
 // measures them.

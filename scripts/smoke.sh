@@ -19,7 +19,7 @@ write_index() {
   if [ "${#ran[@]}" -gt 0 ]; then
     local rc=0 said
     # Its per-document lines would repeat the steps' own; only its error is shown.
-    said=$(node bin/rmq-bench.js report "${ran[@]}" -o "$out/index.html" 2>&1 >/dev/null) || rc=$?
+    said=$(node bin/rmq-bench.js report "${ran[@]}" --html "$out/index.html" 2>&1 >/dev/null) || rc=$?
     # 0, 1 (a failed document), 65 and 66 (a malformed or unreadable one): the page is written.
     if [ "$rc" -le 1 ] || [ "$rc" -eq 65 ] || [ "$rc" -eq 66 ]; then
       echo "smoke: the steps that ran, in one page: $out/index.html" >&2

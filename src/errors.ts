@@ -23,7 +23,7 @@ export const ExitCode = {
   internal: 70,
   /** A resource is taken: a port another process holds. */
   resourceTaken: 73,
-  /** An output file (--html, --ledger, --csv, report -o) could not be written at the end; the result was printed first. */
+  /** An output file (--html, --ledger, --csv) could not be written at the end; the result was printed first. */
   outputFailed: 74,
   /** A wait passed its deadline. */
   timeout: 75,

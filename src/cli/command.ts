@@ -49,7 +49,7 @@ export function defineGroup<D extends CommandDef>(group: CommandGroup<D>): Comma
   return group;
 }
 
-/** --management-url given: the context asks that API instead of our cluster's. */
+/** --management-urls given: the context asks that API instead of our cluster's. */
 export async function managementOverride(urls: string[] | undefined, config: Config): Promise<ContextOverrides> {
   if (!urls) return {};
   const { ManagementClient } = await import('../cluster/broker/management.js');

@@ -59,7 +59,7 @@ export interface ReportAndClusterOptions {
 
 /**
  * The options behind ReportAndClusterOptions, last on the command in this order (--help lists
- * them so): --urls, --management-url, --fault-cmd, --restore-cmd, --json, --html.
+ * them so): --urls, --management-urls, --fault-cmd, --restore-cmd, --json, --html.
  */
 export function addReportAndClusterOptions(command: Command): Command {
   return command

@@ -41,7 +41,7 @@ export function urlsOrDefault(urls: string[] | undefined, config: Config): strin
 
 export const managementUrlOption = (
   description = 'management API to ask, any cluster (http://user:pass@host:15672, comma-separated: the next is asked when one does not answer)',
-): Option => new Option('--management-url <list>', description).argParser(httpUrlList);
+): Option => new Option('--management-urls <list>', description).argParser(httpUrlList);
 
 export const vhostOption = (): Option => new Option('--vhost <name>', 'virtual host').default('/');
 
@@ -276,6 +276,30 @@ export function booleanValue(value: string): boolean {
   throw new InvalidArgumentError(`'${value}' is not true or false`);
 }
 
+/** compare's side of confirms: on, off, or both (each run once with and once without). */
+export type ConfirmsSide = 'on' | 'off' | 'both';
+
+/**
+ * compare's --confirms: on, off or both; alone, on. It takes what producer's --confirms takes
+ * (true, false, yes, no, 1, 0) with the obvious meaning, so --confirms=false is off in both.
+ */
+export const confirmsSideOption = (): Option =>
+  new Option('--confirms [side]', 'confirms on, off (or true, false), or both side by side')
+    // The choices for --help and completion; the parser after them takes true and false too.
+    .choices(['on', 'off', 'both'])
+    .argParser(confirmsSide)
+    .preset('on')
+    .default('both');
+
+export function confirmsSide(value: string): ConfirmsSide {
+  if (value.trim().toLowerCase() === 'both') return 'both';
+  try {
+    return booleanValue(value) ? 'on' : 'off';
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not on, off or both (true and false say on and off)`);
+  }
+}
+
 /** A share between 0 and 1 (both ends included), as a fraction (0.3) or a percentage (30%). */
 export function share(value: string): number {
   const v = value.trim();
@@ -303,7 +327,7 @@ export function prefetchCount(value: string): number {
   return Number(value);
 }
 
-/** --management-url: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
+/** --management-urls: comma-separated http(s) URLs. The message never quotes a URL (it may hold a password). */
 function httpUrlList(value: string): string[] {
   const list = value
     .split(',')

@@ -87,7 +87,7 @@ export interface LeaderFaultPlan {
   rejoinTimeoutMs: number;
   /** Called on entering each phase (progress lines). */
   onPhase?: (phase: FaultPhase, timeline: Readonly<LeaderFaultTimeline>) => void;
-  /** For tests: the clock of the --restore-after wait. */
+  /** For tests: the clock of the --hold wait. */
   clock?: Clock;
   /** For tests: the steps. Default: the real ones on ctx (dockerode or --fault-cmd). */
   driver?: LeaderFaultDriver;

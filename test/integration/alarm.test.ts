@@ -162,10 +162,14 @@ describe('a resource alarm, as rmq-bench sees it', { timeout: 180_000 }, () => {
   });
 
   it('alarm-demo, Ctrl+C during the alarm: exit 130, the alarm cleared, the queue deleted, no child left', async () => {
-    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'alarm-demo', '--auto', '--hold', '60s', '--deadline', '3s', '--kill-after', '30s'], {
-      reject: false,
-      env: { RMQ_BENCH_QUIET: '0' },
-    });
+    const child = execa(
+      'node',
+      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'alarm-demo', '--auto', '--hold', '60s', '--blocked-timeout', '3s', '--kill-after', '30s'],
+      {
+        reject: false,
+        env: { RMQ_BENCH_QUIET: '0' },
+      },
+    );
     let stderr = '';
     child.stderr?.on('data', (c: Buffer) => {
       stderr += String(c);

@@ -261,18 +261,18 @@ describe('audit of the stock cluster', { timeout: 180_000 }, () => {
 
   it('bad input: an unreachable management URL is one line on stderr and exit 68; the password never shows', async () => {
     const port = await closedPort();
-    const r = await runCli(['audit', '--management-url', `http://demo:s3cret@127.0.0.1:${port}`], { timeoutMs: 60_000 });
+    const r = await runCli(['audit', '--management-urls', `http://demo:s3cret@127.0.0.1:${port}`], { timeoutMs: 60_000 });
     expect(r.exitCode).toBe(68);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^rmq-bench: no management endpoint answered \(127\.0\.0\.1:\d+ http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\)/);
     expect(r.stdout + r.stderr).not.toContain('s3cret');
-    const bad = await runCli(['audit', '--management-url', 'localhost:15672']);
+    const bad = await runCli(['audit', '--management-urls', 'localhost:15672']);
     expect(bad.exitCode).toBe(2);
   });
 
-  it('--management-url: credentials from the URL, the next endpoint when one does not answer, masked everywhere', async () => {
+  it('--management-urls: credentials from the URL, the next endpoint when one does not answer, masked everywhere', async () => {
     const port = await closedPort();
-    const r = await runCli(['audit', '--json', '--management-url', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:${MGMT_PORTS[2]}`], {
+    const r = await runCli(['audit', '--json', '--management-urls', `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:${MGMT_PORTS[2]}`], {
       timeoutMs: 60_000,
     });
     const doc = parseJson<AuditJson>(r);

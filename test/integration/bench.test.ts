@@ -94,7 +94,7 @@ describe('bench', { timeout: 180_000 }, () => {
   it('-z bounds each mode and --rate caps it; the open transaction and outstanding confirms still complete; no consumers', async () => {
     const seconds = 2;
     const rate = 100;
-    const r = await runCli(['bench', '--mode', 'tx,batch,async', '--batch-size', '30', '-z', `${seconds}s`, '-r', String(rate), '-y', '0', '--json']);
+    const r = await runCli(['bench', '--confirm-mode', 'tx,batch,async', '--batch-size', '30', '-z', `${seconds}s`, '-r', String(rate), '-y', '0', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const b = parseJson<BenchResult>(r);
     expect(b.runs.map((x) => x.label)).toEqual(['tx/30', 'batch/30', 'async/256']);
@@ -113,7 +113,7 @@ describe('bench', { timeout: 180_000 }, () => {
   });
 
   it('Ctrl+C: stops publishing, prints what was measured, deletes the queue, exit 130', async () => {
-    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--mode', 'async,sync', '-z', '60s', '-r', '200', '--json'], {
+    const child = execa('node', [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--confirm-mode', 'async,sync', '-z', '60s', '-r', '200', '--json'], {
       cwd: ROOT,
       env: { RMQ_BENCH_QUIET: '0' },
       reject: false,
@@ -147,7 +147,7 @@ describe('bench', { timeout: 180_000 }, () => {
   it('--metrics-port 0: a Prometheus scrape during the run parses, and its counts never pass what the run then reports', async () => {
     const child = execa(
       'node',
-      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--mode', 'async', '-z', '6s', '-r', '300', '--metrics-port', '0', '--json'],
+      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--confirm-mode', 'async', '-z', '6s', '-r', '300', '--metrics-port', '0', '--json'],
       {
         cwd: ROOT,
         env: { RMQ_BENCH_QUIET: '0' },
@@ -206,7 +206,7 @@ describe('bench', { timeout: 180_000 }, () => {
   }, async () => {
     const child = execa(
       'node',
-      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--queues', '3', '-x', '3', '-y', '3', '-z', '3s', '--mode', 'async', '--json'],
+      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'bench', '--queues', '3', '-x', '3', '-y', '3', '-z', '3s', '--confirm-mode', 'async', '--json'],
       {
         cwd: ROOT,
         env: { RMQ_BENCH_QUIET: '0' },
@@ -273,7 +273,7 @@ describe('bench', { timeout: 180_000 }, () => {
   });
 
   it('--csv where nothing can be written: one line, exit 2, before anything runs', async () => {
-    const r = await runCli(['bench', '--mode', 'async', '-C', '10', '--csv', path.join(dir, 'no-such-dir', 'x.csv')]);
+    const r = await runCli(['bench', '--confirm-mode', 'async', '-C', '10', '--csv', path.join(dir, 'no-such-dir', 'x.csv')]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     // Checked at parse time, as every output path is: one line, and no file or folder created.
@@ -282,8 +282,8 @@ describe('bench', { timeout: 180_000 }, () => {
   });
 
   it('--window without async: one line, exit 2', async () => {
-    const r = await runCli(['bench', '--mode', 'sync', '--window', '64']);
+    const r = await runCli(['bench', '--confirm-mode', 'sync', '--window', '64']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --window applies to async confirms: add async to --mode (run rmq-bench bench --help)']);
+    expect(r.stderr.trim().split('\n')).toEqual(['rmq-bench: --window applies to async confirms: add async to --confirm-mode (run rmq-bench bench --help)']);
   });
 });

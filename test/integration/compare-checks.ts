@@ -163,7 +163,7 @@ export interface CompareRun {
   protocol?: 'amqp10';
   rate?: number;
   faultAt?: number;
-  restoreAfter?: string;
+  hold?: string;
   /** The witness's output file: the broker's count of the queue, peeked at each checkpoint. */
   witnessOut?: string;
 }
@@ -204,7 +204,7 @@ export function compareArgv(o: CompareRun): string[] {
     '--fault',
     o.fault,
     ...(o.faultAt === undefined ? [] : ['--fault-at', String(o.faultAt)]),
-    ...(o.restoreAfter === undefined ? [] : ['--restore-after', o.restoreAfter]),
+    ...(o.hold === undefined ? [] : ['--hold', o.hold]),
     ...(o.witnessOut === undefined ? [] : ['--checkpoint-cmd', witnessCommand(o.witnessOut, { peek: true, queue: o.queue })]),
     '--json',
   ];

@@ -26,7 +26,7 @@ const queue = uniqueName('compare-extra');
 const docker = new Docker();
 
 /** compare --confirms on at 500 msg/s on this file's queue, faulting the leader after 1%: a child to interrupt. */
-function compareChild(fault: string, restoreAfter: string) {
+function compareChild(fault: string, hold: string) {
   return execa(
     'node',
     [
@@ -44,8 +44,8 @@ function compareChild(fault: string, restoreAfter: string) {
       fault,
       '--fault-at',
       '0.01',
-      '--restore-after',
-      restoreAfter,
+      '--hold',
+      hold,
       '--json',
     ],
     // Progress lines on (stderr is not a TTY: plain lines), so that a failure shows where the child was.
@@ -99,7 +99,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     await withChannel((ch) => ch.purgeQueue(queue));
   });
 
-  it('Ctrl+C during compare --restore-after 30s, after the election: the node is started again at once, not after the hold', async () => {
+  it('Ctrl+C during compare --hold 30s, after the election: the node is started again at once, not after the hold', async () => {
     const child = compareChild('kill', '30s');
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -108,7 +108,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     try {
       // The fault is on: one node's container has stopped running.
       const killed = await faultedNode((st) => !st.Running, 'killed');
-      // The election is over: the hold (--restore-after) is what keeps the node down now.
+      // The election is over: the hold (--hold) is what keeps the node down now.
       // Asked of a survivor's management API (the killed node's own does not answer).
       const survivor = NODES.find((n) => n !== killed)!;
       const port = MGMT_PORTS[NODES.indexOf(survivor)];
@@ -167,11 +167,11 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
     }
   });
 
-  it('a broker named by --management-url that does not answer: one line with its address and the real cause, no hint for our cluster, exit 68', async () => {
+  it('a broker named by --management-urls that does not answer: one line with its address and the real cause, no hint for our cluster, exit 68', async () => {
     const [amqpPort, mgmtPort] = [await closedPort(), await closedPort()];
     for (const command of ['compare', 'chaos'] as const) {
       const r = await runCli(
-        [command, '--urls', `amqp://${USER}:s3cret@127.0.0.1:${amqpPort}`, '--management-url', `http://${USER}:s3cret@127.0.0.1:${mgmtPort}`],
+        [command, '--urls', `amqp://${USER}:s3cret@127.0.0.1:${amqpPort}`, '--management-urls', `http://${USER}:s3cret@127.0.0.1:${mgmtPort}`],
         // Progress lines shown: chaos says its seed only once the cluster answers.
         { timeoutMs: 60_000, env: { RMQ_BENCH_QUIET: '0' } },
       );
@@ -180,13 +180,13 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       // One line, the error's.
       expect(r.stderr.trim().split('\n'), r.stderr).toEqual([expect.stringMatching(/^rmq-bench: /)]);
       expect(r.stderr).toContain(`127.0.0.1:${mgmtPort}: ECONNREFUSED`);
-      expect(r.stderr).toContain('--management-url');
+      expect(r.stderr).toContain('--management-urls');
       expect(r.stderr).not.toContain('cluster up');
       expect(r.stdout + r.stderr).not.toContain('s3cret');
     }
   });
 
-  it('--urls, --management-url and --fault-cmd run the same experiment without dockerode', async () => {
+  it('--urls, --management-urls and --fault-cmd run the same experiment without dockerode', async () => {
     const urls = AMQP_URLS.join(',');
     const mgmt = MGMT_URLS.join(',');
     const r = await runCli([
@@ -201,7 +201,7 @@ describe('compare: Ctrl+C and clusters that are not ours', { timeout: 300_000 },
       'kill',
       '--urls',
       urls,
-      '--management-url',
+      '--management-urls',
       mgmt,
       '--fault-cmd',
       // This shard's containers only ({host} is rabbit1..3; the second cluster's are prefixed).

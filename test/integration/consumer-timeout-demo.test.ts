@@ -129,7 +129,7 @@ describe('consumer-timeout-demo (RabbitMQ 4.3 quorum queue consumer timeouts)', 
   it('Ctrl+C while the slow message is held: exit 130, the queues and the temporary policy are gone', async () => {
     const child = execa(
       'node',
-      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer-timeout-demo', '--via', 'policy', '--timeout', '20s', '--slow-work', '30s', '--auto'],
+      [path.join(ROOT, 'bin', 'rmq-bench.js'), 'consumer-timeout-demo', '--via', 'policy', '--consumer-timeout', '20s', '--slow-work', '30s', '--auto'],
       { cwd: ROOT, reject: false, stdin: 'ignore', env: { RMQ_BENCH_QUIET: '1' } },
     );
     // The consumers are running once the naive queue shows a consumer holding a message.

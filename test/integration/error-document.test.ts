@@ -18,7 +18,7 @@ interface ErrorDoc {
 describe('--json: a failure is an error document on stdout, the line on stderr', { timeout: 60_000 }, () => {
   it('compare against a management API that does not answer: exit 68, its document', async () => {
     const port = await closedPort();
-    const r = await runCli(['compare', '--json', '--management-url', `http://127.0.0.1:${port}`]);
+    const r = await runCli(['compare', '--json', '--management-urls', `http://127.0.0.1:${port}`]);
     expect(r.exitCode, r.stderr).toBe(68);
     const doc = parseJson<ErrorDoc>(r);
     expect(doc).toMatchObject({ kind: 'error', schemaVersion: 1, exitCode: 68 });

@@ -77,7 +77,7 @@ describe('a 5-node cluster', { timeout: 300_000 }, () => {
   it('partition-ring: every node cut from exactly the two that are not its neighbours, so each reaches a majority and no two the same one; all of it removed at the restore', async () => {
     // Held 20 s: the rules are read while they stand, five containers in turn, which on a loaded
     // machine took longer than a 1 s hold (the reads then saw half a ring, or its removal).
-    const running = runCli(['failover', '--queue', queue, '--fault', 'partition-ring', '--restore-after', '20s', '--json']);
+    const running = runCli(['failover', '--queue', queue, '--fault', 'partition-ring', '--hold', '20s', '--json']);
     const cuts = await eventually(
       async () => {
         const c = await cutFrom();

@@ -59,7 +59,7 @@ describe('--html: a self-contained report, opened in headless Chromium', { timeo
 
   it('bench: throughput and latency percentiles per mode as bars', async () => {
     const file = path.join(dir, 'bench.html');
-    const r = await runCli(['bench', '--mode', 'sync,async', '-C', '300', '--html', file]);
+    const r = await runCli(['bench', '--confirm-mode', 'sync,async', '-C', '300', '--html', file]);
     expect(r.exitCode, r.stderr).toBe(0);
     const page = await openReport(file, 'bench-report.png');
     expect(page.consoleErrors).toEqual([]);

@@ -14,7 +14,7 @@ type KillAllRun = CompareRunJson & {
 };
 
 const queue = uniqueName('kill-all');
-/** --restore-after: how long every node is held down. */
+/** --hold: how long every node is held down. */
 const HOLD_MS = 10_000;
 
 /*
@@ -38,7 +38,7 @@ describe('kill-all: every node killed at once, then all started again', { timeou
     // runs with the cut 0.7 s after the declaration. That is not what this test is about.
     // Every node stays down HOLD_MS after the kills were issued; then the restore starts them and
     // waits until the cluster is whole (so restoredAtMs comes after the nodes are back).
-    const r = await runCli(compareArgv({ queue, n: 3000, rate: 500, fault: 'kill-all', faultAt: 0.5, restoreAfter: `${HOLD_MS}ms`, witnessOut: out }));
+    const r = await runCli(compareArgv({ queue, n: 3000, rate: 500, fault: 'kill-all', faultAt: 0.5, hold: `${HOLD_MS}ms`, witnessOut: out }));
     expect(r.exitCode, r.stderr).toBe(0);
     const c = parseJson<{ ok: boolean; runs: KillAllRun[] }>(r);
     expect(c.ok).toBe(true);

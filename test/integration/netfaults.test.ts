@@ -109,7 +109,7 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
         closed = err?.message ?? 'closed';
       });
       try {
-        const running = runCli(['failover', '--queue', queue, '--fault', 'partition', '--restore-after', '12s', '--json']);
+        const running = runCli(['failover', '--queue', queue, '--fault', 'partition', '--hold', '12s', '--json']);
         // While it holds: our rules are in the leader's namespace, and nowhere else.
         await eventually(async () => expect((await inNetns(leader, ['iptables', '-S'])).match(/rmq-bench/g)?.length ?? 0).toBe(4), 30_000, 200);
         for (const n of NODES.filter((x) => x !== leader)) expect(await inNetns(n, ['iptables', '-S'])).not.toContain('rmq-bench');
@@ -138,7 +138,7 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
   it.skipIf(!ROOT_ON_LINUX)(
     `compare under a partition (${PARTITION_BRANCH}): the producer gives up its live but silent connection to the partitioned leader and gets confirms from the healthy side while the partition lasts`,
     async () => {
-      const r = await runCli(compareArgv({ queue, n: 4000, rate: 200, fault: 'partition', faultAt: 0.05, restoreAfter: '40s' }));
+      const r = await runCli(compareArgv({ queue, n: 4000, rate: 200, fault: 'partition', faultAt: 0.05, hold: '40s' }));
       expect(r.exitCode, r.stderr).toBe(0);
       const c = parseJson<{
         ok: boolean;
@@ -223,7 +223,7 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
       const leader = await leaderOf(queue);
       // Held 12 s: the checks below (the qdisc, 600 KB through it, the kernel's count) run while it
       // stands; on a loaded machine they took longer than a short hold.
-      const running = runCli(['failover', '--queue', queue, '--fault', 'slow-link', '--bandwidth', '256kbit', '--restore-after', '12s', '--json']);
+      const running = runCli(['failover', '--queue', queue, '--fault', 'slow-link', '--bandwidth', '256kbit', '--hold', '12s', '--json']);
       await eventually(async () => expect(await inNetns(leader, ['tc', 'qdisc', 'show'])).toMatch(/qdisc tbf \S+ (dev \S+ )?root .*rate 256Kbit/), 30_000, 200);
       for (const n of NODES.filter((x) => x !== leader)) expect(await inNetns(n, ['tc', 'qdisc', 'show'])).not.toContain('tbf');
       // 600 KB published into the queue: its leader replicates it to two followers through the limit.
@@ -266,7 +266,7 @@ describe(`network faults: partition (${PARTITION_BRANCH}), latency (${LATENCY_BR
       expect(ring.stderr.trim().split('\n')).toEqual([expect.stringContaining("'partition-ring' needs a cluster of 5 nodes; this one has 3")]);
       const leader = await leaderOf(queue);
       // Held 8 s: the rules are read while they stand (three containers in turn; slow when the machine is loaded).
-      const running = runCli(['failover', '--queue', queue, '--fault', 'partition-bridge', '--restore-after', '8s', '--json']);
+      const running = runCli(['failover', '--queue', queue, '--fault', 'partition-bridge', '--hold', '8s', '--json']);
       // While it holds: two rules (in and out) at each end of the one cut link, none on the bridge.
       const cut = await eventually(
         async () => {

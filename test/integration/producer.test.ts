@@ -118,7 +118,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     const p = parseJson<{ returned: number; confirmed: number; written: number }>(r);
     expect(p.written).toBe(50);
     expect(p.returned).toBe(50);
-    const v = await runCli(['verify', '--ledger', report, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', report, '--idle-timeout', '500ms', '--json']);
     expect(v.exitCode, v.stderr).toBe(0);
     const rec = parseJson<{ reconciliation: Recon }>(v).reconciliation;
     expect(rec.counts.returned).toBe(50);
@@ -151,7 +151,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     expect(p.mode).toBe('tx');
     expect(p.written).toBe(250);
     expect(p.confirmed).toBe(250);
-    const v = await runCli(['verify', '--ledger', report, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', report, '--idle-timeout', '500ms', '--json']);
     expect(v.exitCode, v.stderr).toBe(0);
     expect(parseJson<{ reconciliation: Recon }>(v).reconciliation.counts.readDistinct).toBe(250);
   });
@@ -164,7 +164,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     expect(p.confirmed).toBe(2000);
     expect(p.maxInFlight).toBeLessThanOrEqual(8);
     expect(p.maxInFlight).toBeGreaterThan(1);
-    await runCli(['verify', '--ledger', report, '--idle', '500ms']);
+    await runCli(['verify', '--ledger', report, '--idle-timeout', '500ms']);
   });
 
   it('verify fails (exit 1) when confirmed messages are gone from the queue', async () => {
@@ -172,7 +172,7 @@ describe('producer and verify', { timeout: 180_000 }, () => {
     const r = await runCli(['producer', '-n', '20', '--rate', '0', '--queue', q, '--exchange', '', '--ledger', report]);
     expect(r.exitCode, r.stderr).toBe(0);
     await withChannel((ch) => ch.purgeQueue(q));
-    const v = await runCli(['verify', '--ledger', report, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', report, '--idle-timeout', '500ms', '--json']);
     expect(v.exitCode).toBe(1);
     const rec = parseJson<{ reconciliation: Recon }>(v).reconciliation;
     expect(rec.lost).toBe(20);

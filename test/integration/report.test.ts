@@ -60,7 +60,7 @@ describe('rmq-bench report: one page for demos run on the cluster, opened in hea
     writeFileSync(path.join(results, '4-truncated.json'), docs['1-prefetch-demo']!.slice(0, 200));
 
     const out = path.join(dir, 'index.html');
-    const r = await runCli(['report', results, '-o', out, '--json']);
+    const r = await runCli(['report', results, '--html', out, '--json']);
     // A malformed input is a data error (65), the page written all the same; the failed verdict is named beside it.
     expect(r.exitCode, r.stderr).toBe(65);
     const summary = parseJson<Summary>(r);
@@ -96,7 +96,7 @@ describe('rmq-bench report: one page for demos run on the cluster, opened in hea
 
   it('an input path that does not exist: exit 66, and no page written', async () => {
     const out = path.join(dir, 'none.html');
-    const r = await runCli(['report', path.join(dir, 'nope'), '-o', out]);
+    const r = await runCli(['report', path.join(dir, 'nope'), '--html', out]);
     expect(r.exitCode).toBe(66);
     expect(r.stderr.trim()).toBe(`rmq-bench: no such file or folder: ${path.join(dir, 'nope')}`);
     expect(() => statSync(out)).toThrow();

@@ -91,11 +91,11 @@ describe('colour in a pseudo-terminal, and none when asked not to', { timeout: 6
     const ledger = path.join(await dir, 'ledger.json');
     const bin = `node ${path.join(ROOT, 'bin', 'rmq-bench.js')}`;
     const produce = `${bin} producer -n 3 --rate 0 --queue ${queue} --exchange '' --ledger ${ledger}`;
-    const r = await inPty(80, `${produce} && ${bin} verify --ledger ${ledger} --idle 300ms`);
+    const r = await inPty(80, `${produce} && ${bin} verify --ledger ${ledger} --idle-timeout 300ms`);
     expect(r.output).toContain('EXIT=0');
     expect(r.output).toContain(`${GREEN}verdict: OK`);
     // Piped: the same verdict line, no codes.
-    const piped = await inPty(80, `${produce} && ${bin} verify --ledger ${ledger} --idle 300ms | cat`);
+    const piped = await inPty(80, `${produce} && ${bin} verify --ledger ${ledger} --idle-timeout 300ms | cat`);
     expect(piped.output).toContain('EXIT=0');
     expect(piped.output).toMatch(/^verdict: OK/m);
     expect(piped.output).not.toContain(`${GREEN}verdict`);

@@ -100,7 +100,7 @@ describe('verify: three producers, one queue, one reconciliation, under a leader
     await eventually(() => expectClusterWhole(queue), 60_000, 1_000);
     const held = await brokerCount();
 
-    const v = await runCli(['verify', '--ledger', dir, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', dir, '--idle-timeout', '500ms', '--json']);
     expect(v.exitCode, v.stderr).toBe(0);
     const doc = parseJson<VerifyJson>(v);
     expect(doc.ok).toBe(true);
@@ -205,7 +205,7 @@ describe('order, read without a peek: a reorder the test plants is counted as on
     // Counted without a peek: nothing is delivered, so no read after it is flagged redelivered.
     expect(await brokerCount(planted)).toBe(n);
 
-    const v = await runCli(['verify', '--ledger', ledger, '--idle', '500ms', '--json']);
+    const v = await runCli(['verify', '--ledger', ledger, '--idle-timeout', '500ms', '--json']);
     const doc = parseJson<{
       queue: string;
       reconciliation: {

@@ -63,7 +63,7 @@ async function compareWithWitness(
  * ignore), paused itself (pause_minority), or awaits the heal (autoheal). Released earlier, the
  * cut-off side may not have noticed, and the run measures the release, not the partition.
  */
-const HOLD = ['--restore-after', '100s'];
+const HOLD = ['--hold', '100s'];
 
 /**
  * The run's accounting by the broker's count: rmq-bench's drain read exactly what the queue held,

@@ -78,7 +78,7 @@ describe('watch', { timeout: 180_000 }, () => {
       '--json',
       '--match',
       match,
-      '--management-url',
+      '--management-urls',
       `http://${USER}:${PASSWORD}@127.0.0.1:${port},http://127.0.0.1:${MGMT_PORTS[1]}`,
     ]);
     expect(r.exitCode, r.stderr).toBe(0);

@@ -278,10 +278,10 @@ describe('alarm-demo options', () => {
     after: 2000,
     rate: 100,
     size: 100,
-    deadline: 3000,
+    blockedTimeout: 3000,
     flushTimeout: 2000,
     backlog: 300,
-    idle: 3000,
+    idleTimeout: 3000,
     tolerance: 2000,
   };
   it('defaults: a memory alarm on rabbit1 for 8 s, the children stopped half-way', async () => {
@@ -292,7 +292,7 @@ describe('alarm-demo options', () => {
   });
   it.each([
     [{ rate: 0 }, '--rate must be above 0'],
-    [{ deadline: 8000 }, '--deadline 8s is not shorter than --hold 8s'],
+    [{ blockedTimeout: 8000 }, '--blocked-timeout 8s is not shorter than --hold 8s'],
     [{ killAfter: 9000 }, '--kill-after 9s is not within the alarm (--hold 8s)'],
     [{ killAfter: 6500 }, '--kill-after 6.5s + --flush-timeout 2s reach past --hold 8s'],
   ])('refuses %o', (over, message) => {

@@ -15,12 +15,12 @@ describe('audit and watch argv → options', () => {
   it.each([
     [['audit'], { command: 'audit', options: { json: false, managementUrls: undefined, maxUnacked: 1_000, all: false } }],
     [
-      ['audit', '--json', '--all', '--max-unacked', '50', '--management-url', 'http://u:p@h1:15672, https://h2'],
+      ['audit', '--json', '--all', '--max-unacked', '50', '--management-urls', 'http://u:p@h1:15672, https://h2'],
       { command: 'audit', options: { json: true, managementUrls: ['http://u:p@h1:15672', 'https://h2'], maxUnacked: 50, all: true } },
     ],
     [['watch'], { command: 'watch', options: { json: false, once: false, intervalMs: 1_000, match: undefined, managementUrls: undefined } }],
     [
-      ['watch', '--interval', '2s', '--match', '^demo\\.', '--management-url', 'http://h:15672'],
+      ['watch', '--interval', '2s', '--match', '^demo\\.', '--management-urls', 'http://h:15672'],
       { command: 'watch', options: { json: false, once: false, intervalMs: 2_000, match: '^demo\\.', managementUrls: ['http://h:15672'] } },
     ],
     [
@@ -32,8 +32,8 @@ describe('audit and watch argv → options', () => {
   });
 
   it.each([
-    [['audit', '--management-url', 'ftp://user:s3cret@h'], /entry 1 is not an http\(s\):\/\/ URL/],
-    [['audit', '--management-url', 'http://ok:15672,not a url'], /entry 2 is not an http\(s\):\/\/ URL/],
+    [['audit', '--management-urls', 'ftp://user:s3cret@h'], /entry 1 is not an http\(s\):\/\/ URL/],
+    [['audit', '--management-urls', 'http://ok:15672,not a url'], /entry 2 is not an http\(s\):\/\/ URL/],
     [['audit', '--max-unacked', '0'], /'0' is not a positive whole number/],
     [['watch', '--interval', '50ms'], /shorter than 200ms/],
     [['watch', '--match', '('], /is not a regular expression/],

@@ -13,18 +13,18 @@ const { stderr } = captureOutput();
 describe('bench: argv → options', () => {
   const cases: { args: string[]; expected: Partial<BenchCliOptions> }[] = [
     { args: [], expected: {} },
-    { args: ['--mode', 'async', '--window', '256'], expected: { modes: ['async'], windows: [256] } },
-    { args: ['--mode', 'sync,none,sync'], expected: { modes: ['sync', 'none'] } },
-    { args: ['--mode', ' batch , tx '], expected: { modes: ['batch', 'tx'] } },
+    { args: ['--confirm-mode', 'async', '--window', '256'], expected: { modes: ['async'], windows: [256] } },
+    { args: ['--confirm-mode', 'sync,none,sync'], expected: { modes: ['sync', 'none'] } },
+    { args: ['--confirm-mode', ' batch , tx '], expected: { modes: ['batch', 'tx'] } },
     { args: ['--window', '64,256,1024,256'], expected: { windows: [64, 256, 1024] } },
-    { args: ['--mode', 'tx,batch', '--batch-size', '50'], expected: { modes: ['tx', 'batch'], batchSize: 50 } },
+    { args: ['--confirm-mode', 'tx,batch', '--batch-size', '50'], expected: { modes: ['tx', 'batch'], batchSize: 50 } },
     { args: ['-x', '3', '-y', '2', '-s', '1024'], expected: { producers: 3, consumers: 2, sizeBytes: 1024 } },
     { args: ['--producers', '2', '--consumers', '0'], expected: { producers: 2, consumers: 0 } },
     { args: ['--queues', '3', '-x', '3', '-y', '3'], expected: { queues: 3, producers: 3, consumers: 3 } },
     { args: ['--queues', '3', '-x', '4', '-y', '0'], expected: { queues: 3, producers: 4, consumers: 0 } },
     // -z takes a duration with a unit (PerfTest's bare seconds are refused, see below); -C alone drops the default time bound.
     { args: ['-z', '30s'], expected: { durationMs: 30_000 } },
-    { args: ['--time', '1m30s'], expected: { durationMs: 90_000 } },
+    { args: ['--duration', '1m30s'], expected: { durationMs: 90_000 } },
     { args: ['-C', '5000'], expected: { durationMs: undefined, count: 5_000 } },
     { args: ['-C', '5000', '-z', '20s'], expected: { durationMs: 20_000, count: 5_000 } },
     { args: ['-r', '500'], expected: { ratePerSec: 500 } },
@@ -49,8 +49,8 @@ describe('bench: argv → options', () => {
 
 describe('bench: rejected at the edge', () => {
   const invalid: { args: string[]; stderrText: string }[] = [
-    { args: ['--mode', 'turbo'], stderrText: "'turbo' is not one of none, tx, sync, batch, async" },
-    { args: ['--mode', ','], stderrText: 'no value given' },
+    { args: ['--confirm-mode', 'turbo'], stderrText: "'turbo' is not one of none, tx, sync, batch, async" },
+    { args: ['--confirm-mode', ','], stderrText: 'no value given' },
     { args: ['--window', '0'], stderrText: "'0' is not a positive whole number" },
     { args: ['--window', '64,x'], stderrText: "'x' is not a positive whole number" },
     { args: ['-x', '0'], stderrText: "'0' is not a positive whole number" },
@@ -74,8 +74,8 @@ describe('bench: rejected at the edge', () => {
   });
 
   const conflicts: { args: string[]; message: string }[] = [
-    { args: ['--mode', 'sync', '--window', '64'], message: '--window applies to async confirms: add async to --mode' },
-    { args: ['--mode', 'async,sync', '--batch-size', '10'], message: '--batch-size applies to batch and tx: add one of them to --mode' },
+    { args: ['--confirm-mode', 'sync', '--window', '64'], message: '--window applies to async confirms: add async to --confirm-mode' },
+    { args: ['--confirm-mode', 'async,sync', '--batch-size', '10'], message: '--batch-size applies to batch and tx: add one of them to --confirm-mode' },
     { args: ['-y', '0', '--prefetch', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
     { args: ['-y', '0', '--multi-ack-every', '10'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
     { args: ['-y', '0', '--drain-timeout', '5s'], message: '--prefetch, --multi-ack-every and --drain-timeout apply to consumers: -y is 0' },
@@ -91,8 +91,8 @@ describe('bench: rejected at the edge', () => {
   });
 
   it('--window with async among the modes, --batch-size with tx: accepted', async () => {
-    expect((await parseBench(['--mode', 'sync,async', '--window', '8'])).err).toBeUndefined();
-    expect((await parseBench(['--mode', 'tx', '--batch-size', '8'])).err).toBeUndefined();
+    expect((await parseBench(['--confirm-mode', 'sync,async', '--window', '8'])).err).toBeUndefined();
+    expect((await parseBench(['--confirm-mode', 'tx', '--batch-size', '8'])).err).toBeUndefined();
   });
 });
 

@@ -100,7 +100,7 @@ describe('chaos: argv → options', () => {
     { args: ['--control', '--json', '--queue-prefix', 'x.y'], expected: { control: true, json: true, queuePrefix: 'x.y' } },
     { args: ['--queue-type', 'mirrored'], expected: { queueType: 'mirrored' } },
     {
-      args: ['--faults', 'kill', '--fault-cmd', 'kubectl delete pod {host}', '--management-url', 'http://u:p@h:15672'],
+      args: ['--faults', 'kill', '--fault-cmd', 'kubectl delete pod {host}', '--management-urls', 'http://u:p@h:15672'],
       expected: {
         faults: ['kill'],
         faultsGiven: true,

@@ -336,7 +336,7 @@ describe('consumer-timeout-demo HTML', () => {
 });
 
 describe('consumer-timeout-demo options', () => {
-  const raw = { json: false, auto: false, via: timeoutVias('all'), timeout: 3000, count: 5, slow: 2, work: 100, observe: 4000, tolerance: 2000 };
+  const raw = { json: false, auto: false, via: timeoutVias('all'), consumerTimeout: 3000, count: 5, slow: 2, work: 100, observe: 4000, tolerance: 2000 };
   it('defaults: all three ways, the slow work 2 s past the timeout', async () => {
     expect(await invocationOf(['consumer-timeout-demo'])).toEqual({
       command: 'consumer-timeout-demo',
@@ -365,9 +365,9 @@ describe('consumer-timeout-demo options', () => {
   it('--via names only known ways', () => expect(() => timeoutVias('rabbitmq.conf')).toThrow("'rabbitmq.conf' is not one of"));
   it.each([
     [{ slow: 6 }, '--slow 6 is past the last message (-n 5)'],
-    [{ slowWork: 3000 }, '--slow-work 3s is not longer than --timeout 3s'],
-    [{ work: 3000 }, '--work 3s is not shorter than --timeout 3s'],
-    [{ timeout: 50 }, '--timeout 50ms is too short'],
+    [{ slowWork: 3000 }, '--slow-work 3s is not longer than --consumer-timeout 3s'],
+    [{ work: 3000 }, '--work 3s is not shorter than --consumer-timeout 3s'],
+    [{ consumerTimeout: 50 }, '--consumer-timeout 50ms is too short'],
   ])('refuses %o', (over, message) => {
     expect(() => consumerTimeoutDemoOptions({ ...raw, ...over })).toThrow(message);
   });

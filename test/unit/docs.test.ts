@@ -311,7 +311,7 @@ describe('the synopsis check refuses what --help contradicts', () => {
     ['consumer-crash [--runs 5]', "--runs: shows the default 5, the program's is 1"],
     ['producer-crash [--runs 5] [--fault kill]', "--fault: shows the default kill, the program's is none"],
     ['bench [--window 64,256]', "--window: shows the default 64,256, the program's is 256"],
-    ['failover [--restore-after 30s]', '--restore-after: shows the default 30s'],
+    ['failover [--hold 30s]', '--hold: shows the default 30s'],
     ['compare [--fault kill|stop|pause|disconnect|none]', `--fault: the choices are ${[...FAULT_KINDS, 'none'].join('|')}`],
     ['compare [--confirms on|off|both]', '--confirms: shows the default on'],
     ['compare [--no-such 1]', '--no-such: no such option'],

@@ -31,13 +31,13 @@ describe('parseDurationMs', () => {
   it('names the flag and the text, exit code 2', () => {
     let caught: unknown;
     try {
-      parseDurationMs('5x', '--restore-after');
+      parseDurationMs('5x', '--hold');
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(UsageError);
     expect((caught as UsageError).exitCode).toBe(2);
-    expect((caught as UsageError).message).toBe("--restore-after: '5x' is not a duration (examples: 500ms, 5s, 1m30s)");
+    expect((caught as UsageError).message).toBe("--hold: '5x' is not a duration (examples: 500ms, 5s, 1m30s)");
   });
 });
 

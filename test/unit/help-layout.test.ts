@@ -131,7 +131,7 @@ describe('summaries: one line each in the list of its parent, at 80 columns', ()
 describe('one style for defaults and required options', () => {
   it('required options say so (commander does not)', async () => {
     expect(unwrapped(await helpOf(['verify']))).toMatch(/^ {2}--ledger <file> .*\(required\)$/m);
-    expect(unwrapped(await helpOf(['report']))).toMatch(/^ {2}-o, --output <file> .*\(required\)$/m);
+    expect(unwrapped(await helpOf(['report']))).toMatch(/^ {2}--html <file> .*\(required\)$/m);
   });
 
   it('every default is written "(default: x)"', async () => {

@@ -225,7 +225,7 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
     expect(t.rejoinedAt).toBe(10_000);
   });
 
-  it('--restore-after: holds the node down until that long after the fault, then restores', async () => {
+  it('--hold: holds the node down until that long after the fault, then restores', async () => {
     const { handle, phases, calls, clock } = setup({ election: 2_000 }, { restoreAfterMs: 30_000 });
     await settle();
     expect(phases.at(-1)).toBe('holding');
@@ -238,13 +238,13 @@ describe('startLeaderFault: the sequence, with a fake clock and a fake driver', 
     expect(timeline.restoredAt! - timeline.issuedAt!).toBe(30_000);
   });
 
-  it('--restore-after shorter than the election: no hold', async () => {
+  it('--hold shorter than the election: no hold', async () => {
     const { handle, phases } = setup({ election: 5_000 }, { restoreAfterMs: 1_000 });
     await handle.done;
     expect(phases).not.toContain('holding');
   });
 
-  it('Ctrl+C during --restore-after 30s: the node is restored at once, without waiting out the hold', async () => {
+  it('Ctrl+C during --hold 30s: the node is restored at once, without waiting out the hold', async () => {
     const { handle, phases, calls, clock, ac } = setup({ election: 2_000 }, { restoreAfterMs: 30_000 });
     await settle();
     expect(phases.at(-1)).toBe('holding');

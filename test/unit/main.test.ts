@@ -34,7 +34,7 @@ afterEach(() => {
 
 describe('reportError: RmqBenchError → its exit code and one line', () => {
   const cases: { name: string; err: Error; code: number; line: string }[] = [
-    { name: 'UsageError', err: new UsageError("--restore-after: '5x' is not a duration"), code: 2, line: "rmq-bench: --restore-after: '5x' is not a duration" },
+    { name: 'UsageError', err: new UsageError("--hold: '5x' is not a duration"), code: 2, line: "rmq-bench: --hold: '5x' is not a duration" },
     {
       name: 'DataError',
       err: new DataError('cluster/definitions.json: "queues" must be an array'),

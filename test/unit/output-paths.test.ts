@@ -40,7 +40,7 @@ describe('output paths: checked at parse time, the same way for every option tha
       'consumer --store',
       'chaos --store',
       'bench --csv',
-      'report --output',
+      'report --html',
       'compare --html',
       'audit --html',
     ]) {

@@ -117,7 +117,7 @@ describe('createProgram: argv → invocation', () => {
       },
     },
     {
-      args: ['failover', '--fault', 'pause', '--restore-after', '10s'],
+      args: ['failover', '--fault', 'pause', '--hold', '10s'],
       expected: { command: 'failover', options: { ...failoverDefaults, fault: 'pause', restoreAfterMs: 10_000 } },
     },
     { args: ['failover', '--no-restore'], expected: { command: 'failover', options: { ...failoverDefaults, restoreAfterMs: null } } },
@@ -135,7 +135,7 @@ describe('createProgram: argv → invocation', () => {
       expected: { command: 'failover', options: { ...failoverDefaults, fault: 'latency', netem: { delayMs: 200, jitterMs: 0, lossPct: 0 } } },
     },
     {
-      args: ['failover', '--fault', 'latency', '--latency', '1s', '--jitter', '50ms', '--loss', '5%', '--restore-after', '20s'],
+      args: ['failover', '--fault', 'latency', '--latency', '1s', '--jitter', '50ms', '--loss', '5%', '--hold', '20s'],
       expected: {
         command: 'failover',
         options: { ...failoverDefaults, fault: 'latency', restoreAfterMs: 20_000, netem: { delayMs: 1_000, jitterMs: 50, lossPct: 5 } },
@@ -286,12 +286,12 @@ describe('createProgram: argv → invocation', () => {
     { args: ['producer-crash'], expected: { command: 'producer-crash', options: PRODUCER_CRASH_CLI_DEFAULTS } },
 
     {
-      args: ['report', 'smoke-results', 'extra/compare.json', '-o', '/tmp/index.html'],
-      expected: { command: 'report', options: { json: false, inputs: ['smoke-results', 'extra/compare.json'], output: '/tmp/index.html' } },
+      args: ['report', 'smoke-results', 'extra/compare.json', '--html', '/tmp/index.html'],
+      expected: { command: 'report', options: { json: false, inputs: ['smoke-results', 'extra/compare.json'], html: '/tmp/index.html' } },
     },
     {
-      args: ['report', '--output', '/tmp/r.html', '--json', 'a.json'],
-      expected: { command: 'report', options: { json: true, inputs: ['a.json'], output: '/tmp/r.html' } },
+      args: ['report', '--html', '/tmp/r.html', '--json', 'a.json'],
+      expected: { command: 'report', options: { json: true, inputs: ['a.json'], html: '/tmp/r.html' } },
     },
   ];
 
@@ -344,8 +344,8 @@ describe('createProgram: usage errors', () => {
     { args: ['consumer', '--on-failure', 'explode'], code: 'commander.invalidArgument', stderrText: 'explode' },
     { args: ['consumer', '--on-failure', 'close', '--fail-every', '2', '--fail-rate', '0.5'], code: 'commander.conflictingOption', stderrText: '--fail-rate' },
     { args: ['consumer-crash', '--modes', 'autoack,yolo'], code: 'commander.invalidArgument', stderrText: "'yolo' is not one of autoack, manual, idempotent" },
-    { args: ['failover', '--restore-after', '5x'], code: 'commander.invalidArgument', stderrText: "'5x' is not a duration" },
-    { args: ['failover', '--restore-after', '5s', '--no-restore'], code: 'commander.conflictingOption', stderrText: '--no-restore' },
+    { args: ['failover', '--hold', '5x'], code: 'commander.invalidArgument', stderrText: "'5x' is not a duration" },
+    { args: ['failover', '--hold', '5s', '--no-restore'], code: 'commander.conflictingOption', stderrText: '--no-restore' },
     { args: ['failover', '--election-timeout', 'soon'], code: 'commander.invalidArgument', stderrText: "'soon' is not a duration" },
     { args: ['cluster', 'up', '--timeout', '-1s'], code: 'commander.invalidArgument', stderrText: "'-1s' is not a duration" },
     { args: ['cluster', 'logs', 'rabbit9'], code: 'commander.invalidArgument', stderrText: "'rabbit9' is not a node of the bench cluster" },
@@ -430,7 +430,7 @@ describe('producer: argv → options', () => {
 describe('verify: argv → options', () => {
   const cases: { args: string[]; expected: Invocation }[] = [
     {
-      args: ['verify', '--ledger', 'r.json', '--queue', 'q', '--idle', '500ms'],
+      args: ['verify', '--ledger', 'r.json', '--queue', 'q', '--idle-timeout', '500ms'],
       expected: {
         command: 'verify',
         options: { json: false, html: undefined, ledgers: ['r.json'], queue: 'q', urls: undefined, idleMs: 500, verdict: NO_VERDICT },
@@ -479,8 +479,15 @@ describe('compare: argv → options', () => {
     { args: ['--confirms', 'on'], expected: { modes: ['confirms-on'] } },
     { args: ['--confirms', 'off'], expected: { modes: ['confirms-off'] } },
     { args: ['--confirms', 'both'], expected: { modes: ['confirms-on', 'confirms-off'] } },
+    // What producer's --confirms takes means the same here: false is off, true and the bare flag on.
+    { args: ['--confirms=false'], expected: { modes: ['confirms-off'] } },
+    { args: ['--confirms', 'no'], expected: { modes: ['confirms-off'] } },
+    { args: ['--no-confirms'], expected: { modes: ['confirms-off'] } },
+    { args: ['--confirms=true'], expected: { modes: ['confirms-on'] } },
+    { args: ['--confirms', '-n', '100'], expected: { modes: ['confirms-on'], count: 100 } },
+    { args: ['--confirms', 'BOTH'], expected: { modes: ['confirms-on', 'confirms-off'] } },
     { args: ['--fault', 'none'], expected: { fault: 'none' } },
-    { args: ['--fault', 'pause', '--restore-after', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000, reconnectTimeoutMs: 190_000 } },
+    { args: ['--fault', 'pause', '--hold', '10s'], expected: { fault: 'pause', restoreAfterMs: 10_000, reconnectTimeoutMs: 190_000 } },
     { args: ['--fault-at', '0.5', '--runs', '5'], expected: { faultAt: 0.5, runs: 5 } },
     { args: ['--fault-at', '0'], expected: { faultAt: 0 } },
     { args: ['--fault-at', '1'], expected: { faultAt: 1 } },
@@ -534,7 +541,7 @@ describe('producer, verify, compare: usage errors', () => {
     { args: ['producer', '--window', '0'], code: 'commander.invalidArgument', stderrText: "'0' is not a positive whole number" },
     { args: ['producer', '--confirm-timeout', 'soon'], code: 'commander.invalidArgument', stderrText: "'soon' is not a duration" },
     { args: ['verify'], code: 'commander.missingMandatoryOptionValue', stderrText: '--ledger' },
-    { args: ['verify', '--ledger', 'r.json', '--idle', 'forever'], code: 'commander.invalidArgument', stderrText: "'forever' is not a duration" },
+    { args: ['verify', '--ledger', 'r.json', '--idle-timeout', 'forever'], code: 'commander.invalidArgument', stderrText: "'forever' is not a duration" },
     { args: ['compare', '--fault-at', '1.5'], code: 'commander.invalidArgument', stderrText: "'1.5' is not a share between 0 and 1" },
     { args: ['compare', '--fault-at', 'x'], code: 'commander.invalidArgument', stderrText: "'x' is not a share between 0 and 1" },
     { args: ['compare', '--fault-at', '-0.1'], code: 'commander.invalidArgument', stderrText: "'-0.1' is not a share between 0 and 1" },

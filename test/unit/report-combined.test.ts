@@ -559,7 +559,7 @@ describe('a folder with a good compare document and one whose runs is "not a lis
 
   it('rmq-bench report ends in a data error (exit 65) after writing the page; the field is named on stderr, in the --json document and on the page', async () => {
     const logs: string[] = [];
-    const running = report.run({ log: (line: string) => logs.push(line) } as unknown as Context, { json: true, inputs: [folder], output: out });
+    const running = report.run({ log: (line: string) => logs.push(line) } as unknown as Context, { json: true, inputs: [folder], html: out });
     await expect(running).rejects.toThrow(DataError);
     await expect(running).rejects.toThrow(`1 of 2 documents could not be read (${brokenFile}); the page has the rest`);
     expect(ExitCode.dataError).toBe(65);

@@ -108,14 +108,14 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['delayed-retry-demo', '--min', '0'], line: "rmq-bench: --min: '0' is not a duration above zero (run rmq-bench delayed-retry-demo --help)" },
     { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document) (run rmq-bench watch --help)' },
     {
-      args: ['bench', '--mode', 'none', '--window', '64'],
-      line: 'rmq-bench: --window applies to async confirms: add async to --mode (run rmq-bench bench --help)',
+      args: ['bench', '--confirm-mode', 'none', '--window', '64'],
+      line: 'rmq-bench: --window applies to async confirms: add async to --confirm-mode (run rmq-bench bench --help)',
     },
     { args: ['producer-crash', '--kills', '51'], line: 'rmq-bench: --kills 51 is more than 50 (run rmq-bench producer-crash --help)' },
     { args: ['producer', '-n', '10', '--start-at', '10'], line: 'rmq-bench: --start-at 10 is not below -n 10 (run rmq-bench producer --help)' },
     {
-      args: ['alarm-demo', '--hold', '2s', '--deadline', '3s'],
-      line: 'rmq-bench: --deadline 3s is not shorter than --hold 2s: the deadline publisher would never give up (run rmq-bench alarm-demo --help)',
+      args: ['alarm-demo', '--hold', '2s', '--blocked-timeout', '3s'],
+      line: 'rmq-bench: --blocked-timeout 3s is not shorter than --hold 2s: the deadline publisher would never give up (run rmq-bench alarm-demo --help)',
     },
     { args: ['alarm-demo', '--alarm', 'cpu'], line: "rmq-bench: --alarm: 'cpu' is not one of memory, disk (run rmq-bench alarm-demo --help)" },
     {
@@ -148,17 +148,20 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
     { args: ['failover', '--max-lost', '0'], line: "rmq-bench: unknown option '--max-lost' (run rmq-bench failover --help)" },
     { args: ['chaos', '--max-election', '5s'], line: "rmq-bench: unknown option '--max-election' (run rmq-bench chaos --help)" },
     { args: ['dlq', 'replay', '--limit', '0'], line: "rmq-bench: --limit: '0' is not a positive whole number (run rmq-bench dlq replay --help)" },
-    { args: ['report', '-o', 'index.html'], line: "rmq-bench: missing required argument 'files-or-folders' (run rmq-bench report --help)" },
-    { args: ['report', 'smoke-results'], line: "rmq-bench: required option '-o, --output <file>' not specified (run rmq-bench report --help)" },
+    { args: ['report', '--html', 'index.html'], line: "rmq-bench: missing required argument 'files-or-folders' (run rmq-bench report --help)" },
+    { args: ['report', 'smoke-results'], line: "rmq-bench: required option '--html <file>' not specified (run rmq-bench report --help)" },
     {
-      args: ['report', 'smoke-results', '-o', '/no/such/dir/index.html'],
-      line: "rmq-bench: -o/--output: cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable (run rmq-bench report --help)",
+      args: ['report', 'smoke-results', '--html', '/no/such/dir/index.html'],
+      line: "rmq-bench: --html: cannot write '/no/such/dir/index.html': directory '/no/such/dir' does not exist or is not writable (run rmq-bench report --help)",
     },
     {
       args: ['producer', '--ledger', '/nonexistent/dir/run.json'],
       line: "rmq-bench: --ledger: cannot write '/nonexistent/dir/run.json': directory '/nonexistent/dir' does not exist or is not writable (run rmq-bench producer --help)",
     },
-    { args: ['report', 'a.json', 'b.json', '-o', './b.json'], line: 'rmq-bench: the output ./b.json is also one of the inputs (run rmq-bench report --help)' },
+    {
+      args: ['report', 'a.json', 'b.json', '--html', './b.json'],
+      line: 'rmq-bench: the page ./b.json is also one of the inputs (run rmq-bench report --help)',
+    },
     {
       args: ['producer', '--urls', 'http://u:secret@h'],
       line: 'rmq-bench: --urls: the URL is not an amqp:// or amqps:// URL (run rmq-bench producer --help)',
@@ -173,8 +176,8 @@ describe('usage errors through main(): one line on stderr, exit 2, nothing on st
 describe('contradicting combinations: refused with one line, exit 2, never silently resolved', () => {
   const cases: { args: string[]; line: string }[] = [
     {
-      args: ['bench', '--protocol', 'amqp10', '--mode', 'tx,async'],
-      line: 'rmq-bench: --mode tx: not in AMQP 1.0, which has async, sync, none (run rmq-bench bench --help)',
+      args: ['bench', '--protocol', 'amqp10', '--confirm-mode', 'tx,async'],
+      line: 'rmq-bench: --confirm-mode tx: not in AMQP 1.0, which has async, sync, none (run rmq-bench bench --help)',
     },
     {
       args: ['producer', '--protocol', 'amqp10', '--tx'],
@@ -234,8 +237,8 @@ describe('contradicting combinations: refused with one line, exit 2, never silen
     },
     { args: ['compare', '--fault', 'none', '--fault-at', '0.5'], line: 'rmq-bench: --fault-at does nothing with --fault none (run rmq-bench compare --help)' },
     {
-      args: ['compare', '--fault', 'none', '--restore-after', '5s'],
-      line: 'rmq-bench: --restore-after does nothing with --fault none (run rmq-bench compare --help)',
+      args: ['compare', '--fault', 'none', '--hold', '5s'],
+      line: 'rmq-bench: --hold does nothing with --fault none (run rmq-bench compare --help)',
     },
     // The native stream protocol publishes to a stream only, always confirmed, on this cluster's stream ports.
     {
@@ -354,8 +357,8 @@ describe('errors: one prefix and one shape, commander or ours, credentials maske
     },
     { args: ['watch', '--json'], line: 'rmq-bench: --json needs --once (one snapshot, one JSON document) (run rmq-bench watch --help)' },
     {
-      args: ['audit', '--management-url', 'ftp://user:s3cret@h'],
-      line: 'rmq-bench: --management-url: entry 1 is not an http(s):// URL (run rmq-bench audit --help)',
+      args: ['audit', '--management-urls', 'ftp://user:s3cret@h'],
+      line: 'rmq-bench: --management-urls: entry 1 is not an http(s):// URL (run rmq-bench audit --help)',
     },
     {
       args: ['producer', '--urls', 'amqp//u:s3cret@h'],
@@ -378,5 +381,27 @@ describe('a renamed flag in its old spelling: a one-line notice, then the comman
       'rmq-bench: --window does nothing with --confirms off (run rmq-bench compare --help)',
     ]);
     expect(r.stdout).toBe('');
+  });
+
+  it.each([
+    { args: ['dlq', 'inspect', '-n', '0', '--json'], notice: '-n is now --limit', error: "--limit: '0' is not a positive whole number" },
+    {
+      args: ['report', 'a.json', '--output', '/no/such/dir/i.html', '--json'],
+      notice: '--output is now --html',
+      error: "--html: cannot write '/no/such/dir/i.html'",
+    },
+    {
+      args: ['consumer-timeout-demo', '--timeout', '50ms', '--json'],
+      notice: '--timeout is now --consumer-timeout',
+      error: '--consumer-timeout 50ms is too short',
+    },
+    { args: ['bench', '--time', '0', '--json'], notice: '--time is now --duration', error: "--duration: '0' is not a duration above zero" },
+  ])('$args: the notice on stderr, the error document alone on stdout', async ({ args, notice, error }) => {
+    const r = await runMain(args);
+    expect(r.exitCode).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe(`rmq-bench: ${notice} (the old name goes in a later release)`);
+    expect(lines.slice(1).join('\n')).toContain(error);
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'error', exitCode: 2, message: expect.stringContaining(error) });
   });
 });

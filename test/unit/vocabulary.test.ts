@@ -1,6 +1,7 @@
 import { type Command, CommanderError, type Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createProgram } from '../../src/cli/program.js';
+import { renameFlags } from '../../src/cli/renamed-flags.js';
 import { captureOutput, leaves, parse } from './program-harness.js';
 
 /**
@@ -41,7 +42,7 @@ describe('durations: every time option takes a unit', () => {
   });
 });
 
-describe('message counts: -n/--count wherever a command takes one', () => {
+describe('message counts: -n/--count wherever a command publishes or processes N, --limit where it shows or replays N', () => {
   const counted = [
     'compare',
     'producer',
@@ -54,8 +55,6 @@ describe('message counts: -n/--count wherever a command takes one', () => {
     'consumer-timeout-demo',
     'producer-crash',
     'bench',
-    'dlq inspect',
-    'dlq replay',
   ];
   const byName = new Map(leaves(program()).map(([words, command]) => [words.join(' '), command]));
 
@@ -64,28 +63,33 @@ describe('message counts: -n/--count wherever a command takes one', () => {
     expect(options.map((o) => o.flags)).toContain('-n, --count <n>');
   });
 
+  it.each(['dlq inspect', 'dlq replay'])('%s takes --limit <n>, and no -n', (name) => {
+    const flags = byName.get(name)?.options.map((o) => o.flags) ?? [];
+    expect(flags).toContain('--limit <n>');
+    expect(flags.filter((f) => /^-n\b|--count\b/.test(f))).toEqual([]);
+  });
+
   it('no visible option spells a message count otherwise', () => {
     const visible = everyOption().filter(({ option }) => !option.hidden);
-    expect(visible.filter(({ option }) => /--(limit|messages|pmessages|msgs)\b/.test(option.flags)).map(({ option }) => option.flags)).toEqual([]);
+    expect(visible.filter(({ option }) => /--(messages|pmessages|msgs)\b/.test(option.flags)).map(({ option }) => option.flags)).toEqual([]);
   });
 
   it.each([
     { args: ['bench', '-C', '300'], same: ['bench', '-n', '300'] },
     { args: ['bench', '--pmessages', '300'], same: ['bench', '--count', '300'] },
-    { args: ['dlq', 'replay', '--limit', '5'], same: ['dlq', 'replay', '-n', '5'] },
-    { args: ['dlq', 'inspect', '--limit', '5'], same: ['dlq', 'inspect', '--count', '5'] },
+    { args: ['dlq', 'replay', '-n', '5'], same: ['dlq', 'replay', '--limit', '5'] },
+    { args: ['dlq', 'replay', '-n5'], same: ['dlq', 'replay', '--limit', '5'] },
+    { args: ['dlq', 'inspect', '--count', '5'], same: ['dlq', 'inspect', '--limit', '5'] },
   ])('$args (the former spelling, hidden) is $same', async ({ args, same }) => {
-    const a = await parse(args);
+    // The old dlq spellings are renamed before parsing (renamed-flags.ts), as main.ts does.
+    const a = await parse(renameFlags(args).args);
     const b = await parse(same);
     expect(a.err).toBeUndefined();
     expect(a.calls).toEqual(b.calls);
     expect(a.calls).toHaveLength(1);
   });
 
-  it.each([
-    ['bench', '-n', '300', '-C', '300'],
-    ['dlq', 'replay', '-n', '5', '--limit', '5'],
-  ])('%s %s %s %s %s: both spellings at once are refused', async (...args) => {
+  it.each([['bench', '-n', '300', '-C', '300']])('%s %s %s %s %s: both spellings at once are refused', async (...args) => {
     const { calls, err } = await parse(args);
     expect(calls).toEqual([]);
     expect((err as CommanderError).code).toBe('commander.conflictingOption');

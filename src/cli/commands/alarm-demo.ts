@@ -21,19 +21,19 @@ interface RawOptions {
   after: number;
   rate: number;
   size: number;
-  deadline: number;
+  blockedTimeout: number;
   killAfter?: number;
   flushTimeout: number;
   backlog: number;
-  idle: number;
+  idleTimeout: number;
   tolerance: number;
 }
 
 export function alarmDemoOptions(o: RawOptions): AlarmDemoCliOptions {
   if (o.rate <= 0) throw new UsageError('--rate must be above 0: the demo measures what publishers send during the alarm');
   const d = formatDuration;
-  if (o.deadline >= o.hold)
-    throw new UsageError(`--deadline ${d(o.deadline)} is not shorter than --hold ${d(o.hold)}: the deadline publisher would never give up`);
+  if (o.blockedTimeout >= o.hold)
+    throw new UsageError(`--blocked-timeout ${d(o.blockedTimeout)} is not shorter than --hold ${d(o.hold)}: the deadline publisher would never give up`);
   const killAfterMs = o.killAfter ?? Math.round(o.hold / 2);
   if (killAfterMs >= o.hold) throw new UsageError(`--kill-after ${d(killAfterMs)} is not within the alarm (--hold ${d(o.hold)})`);
   if (killAfterMs + o.flushTimeout >= o.hold)
@@ -51,11 +51,11 @@ export function alarmDemoOptions(o: RawOptions): AlarmDemoCliOptions {
     afterMs: o.after,
     ratePerSec: o.rate,
     sizeBytes: o.size,
-    deadlineMs: o.deadline,
+    deadlineMs: o.blockedTimeout,
     killAfterMs,
     flushTimeoutMs: o.flushTimeout,
     backlog: o.backlog,
-    quietMs: o.idle,
+    quietMs: o.idleTimeout,
     toleranceMs: o.tolerance,
   };
 }
@@ -74,11 +74,17 @@ export const alarmDemo = defineCommand({
       .addOption(durationOption('--after <duration>', 'publishing after the alarm cleared', '2s'))
       .addOption(rateOption('messages per second, per publisher', 100))
       .addOption(sizeOption())
-      .addOption(timeoutOption('--deadline <duration>', "the deadline publisher's --blocked-timeout (shorter than --hold)", '3s'))
+      .addOption(
+        timeoutOption(
+          '--blocked-timeout <duration>',
+          "the deadline publisher's --blocked-timeout: it gives up when blocked this long (shorter than --hold)",
+          '3s',
+        ),
+      )
       .addOption(durationOption('--kill-after <duration>', 'when the two producer children are stopped, into the alarm (default: half of --hold)'))
       .addOption(durationOption('--flush-timeout <duration>', "the SIGTERM child's --flush-timeout", '2s'))
       .addOption(new Option('--backlog <n>', 'confirmed messages in the queue before the alarm, for the consumer').argParser(nonNegativeInt).default(300))
-      .addOption(durationOption('--idle <duration>', 'the end: no delivery for this long', '3s'))
+      .addOption(durationOption('--idle-timeout <duration>', 'the end: no delivery for this long', '3s'))
       .addOption(durationOption('--tolerance <duration>', 'accepted lateness of a give-up past its deadline, and of an unblock past the clear', '2s'))
       .addOption(autoOption())
       .addOption(jsonOption())

@@ -16,7 +16,7 @@ interface AuditCliOptions {
 
 export const audit = defineCommand({
   name: 'audit',
-  examples: ['audit', 'audit --management-url http://user:pass@mq.example:15672 --json'],
+  examples: ['audit', 'audit --management-urls http://user:pass@mq.example:15672 --json'],
   register: (command, dispatch: (o: AuditCliOptions) => Promise<void>) =>
     command
       .summary('check a broker against the reliability checklist')
@@ -26,8 +26,8 @@ export const audit = defineCommand({
       .option('--all', 'list every passing item too (default: a count per check)', false)
       .addOption(jsonOption())
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; managementUrl?: string[]; maxUnacked: number; all: boolean }) =>
-        dispatch({ json: o.json, html: o.html, managementUrls: o.managementUrl, maxUnacked: o.maxUnacked, all: o.all }),
+      .action((o: { json: boolean; html?: string; managementUrls?: string[]; maxUnacked: number; all: boolean }) =>
+        dispatch({ json: o.json, html: o.html, managementUrls: o.managementUrls, maxUnacked: o.maxUnacked, all: o.all }),
       ),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {

@@ -85,14 +85,14 @@ export function checkQueueSpread(queues: number, producers: number, consumers: n
 interface RawOptions {
   json: boolean;
   protocol: Protocol | 'both';
-  mode: PublishMode[];
+  confirmMode: PublishMode[];
   window: number[];
   batchSize: number;
   producers: number;
   consumers: number;
   queues: number;
   size: number;
-  time?: number;
+  duration?: number;
   count?: number;
   pmessages?: number;
   rate: number;
@@ -109,13 +109,15 @@ interface RawOptions {
 
 export const bench = defineCommand({
   name: 'bench',
-  examples: ['bench --mode sync,async -z 10s', 'bench -x 2 -y 2 -n 10000 --csv samples.csv --html bench.html'],
+  examples: ['bench --confirm-mode sync,async -z 10s', 'bench -x 2 -y 2 -n 10000 --csv samples.csv --html bench.html'],
   register: (command, dispatch: (o: BenchCliOptions) => Promise<void>) =>
     command
       .summary('publishing modes side by side: rates, latency')
       .description('the same workload in each publishing mode, side by side: publish and consume rates, confirm and end-to-end latency, client CPU and RSS')
       .addOption(
-        new Option('--mode <list>', `comma-separated, run in this order: ${BENCH_MODES.join(', ')}`).argParser(modeList).default([...BENCH_MODES], 'all five'),
+        new Option('--confirm-mode <list>', `comma-separated, run in this order: ${BENCH_MODES.join(', ')}`)
+          .argParser(modeList)
+          .default([...BENCH_MODES], 'all five'),
       )
       .addOption(
         new Option('--window <list>', 'async: unconfirmed messages at most; several values (64,256) run async once each')
@@ -133,7 +135,7 @@ export const bench = defineCommand({
       .addOption(protocolOption('amqp10: over AMQP 1.0 (none, sync, async; no tx or batch); both: every mode over each, side by side', [...PROTOCOLS, 'both']))
       .addOption(sizeOption())
       .addOption(
-        new Option('-z, --time <duration>', `each mode publishes for this long (default: ${DEFAULT_BENCH_DURATION_MS / 1000}s without -n)`).argParser(
+        new Option('-z, --duration <duration>', `each mode publishes for this long (default: ${DEFAULT_BENCH_DURATION_MS / 1000}s without -n)`).argParser(
           positiveDurationMs,
         ),
       )
@@ -153,13 +155,14 @@ export const bench = defineCommand({
       .action(function (this: Command, o: RawOptions) {
         const given = (name: string): boolean => this.getOptionValueSource(name) === 'cli';
         const count = o.count ?? o.pmessages;
-        if (given('window') && !o.mode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --mode');
-        if (given('batchSize') && !o.mode.includes('batch') && !o.mode.includes('tx'))
-          throw new UsageError('--batch-size applies to batch and tx: add one of them to --mode');
+        if (given('window') && !o.confirmMode.includes('async')) throw new UsageError('--window applies to async confirms: add async to --confirm-mode');
+        if (given('batchSize') && !o.confirmMode.includes('batch') && !o.confirmMode.includes('tx'))
+          throw new UsageError('--batch-size applies to batch and tx: add one of them to --confirm-mode');
         if (o.protocol !== 'both') {
           const { name, publishModes, multipleAcks } = traitsOf(o.protocol);
-          const missing = o.mode.filter((m) => !publishModes.includes(m));
-          if (given('mode') && missing.length > 0) throw new UsageError(`--mode ${missing.join(',')}: not in ${name}, which has ${publishModes.join(', ')}`);
+          const missing = o.confirmMode.filter((m) => !publishModes.includes(m));
+          if (given('confirmMode') && missing.length > 0)
+            throw new UsageError(`--confirm-mode ${missing.join(',')}: not in ${name}, which has ${publishModes.join(', ')}`);
           if (given('multiAckEvery') && multipleAcks !== true) throw new UsageError(multipleAcks);
         }
         checkQueueSpread(o.queues, o.producers, o.consumers);
@@ -170,7 +173,7 @@ export const bench = defineCommand({
           html: o.html,
           csvFile: o.csv,
           metricsPort: o.metricsPort,
-          modes: o.mode,
+          modes: o.confirmMode,
           windows: o.window,
           batchSize: o.batchSize,
           producers: o.producers,
@@ -178,7 +181,7 @@ export const bench = defineCommand({
           queues: o.queues,
           sizeBytes: o.size,
           ratePerSec: o.rate,
-          durationMs: o.time ?? (count === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
+          durationMs: o.duration ?? (count === undefined ? DEFAULT_BENCH_DURATION_MS : undefined),
           count,
           prefetch: o.prefetch,
           ackEvery: o.multiAckEvery,

@@ -84,7 +84,7 @@ interface RawOptions {
   metricsPort?: number;
   protocol: Protocol;
   urls?: string[];
-  managementUrl?: string[];
+  managementUrls?: string[];
   faultCmd?: string;
   restoreCmd?: string;
   json: boolean;
@@ -134,7 +134,7 @@ function chaosOptions(o: RawOptions): ChaosCliOptions {
     ledgerFile: o.ledger,
     metricsPort: o.metricsPort,
     protocol: o.protocol,
-    managementUrls: o.managementUrl,
+    managementUrls: o.managementUrls,
     faultCmd: o.faultCmd,
     restoreCmd: o.restoreCmd,
     json: o.json,
@@ -159,7 +159,7 @@ export const chaos = defineCommand({
           .description(
             'a long run under a nemesis: producers with confirms, consumers with an idempotent store, faults on a schedule, every message reconciled',
           )
-          .addOption(durationOption('--duration <duration>', 'how long traffic flows and faults are injected', '5m'))
+          .addOption(durationOption('-z, --duration <duration>', 'how long traffic flows and faults are injected', '5m'))
           .addOption(durationOption('--interval <duration>', 'from one fault to the next, at least', '20s'))
           .addOption(durationOption('--hold <duration>', 'how long each fault stays on before it is healed', '8s'))
           .addOption(

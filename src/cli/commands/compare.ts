@@ -20,6 +20,8 @@ import {
   jitterOption,
   bandwidthFrom,
   bandwidthOption,
+  type ConfirmsSide,
+  confirmsSideOption,
   latencyOption,
   lossOption,
   netemFrom,
@@ -47,7 +49,7 @@ interface RawOptions {
   json: boolean;
   html?: string;
   urls?: string[];
-  managementUrl?: string[];
+  managementUrls?: string[];
   faultCmd?: string;
   restoreCmd?: string;
   checkpointCmd?: string;
@@ -55,9 +57,10 @@ interface RawOptions {
   rate: number;
   fault: FaultKind | 'none';
   faultAt: number;
-  restoreAfter: number;
+  hold: number;
   runs: number;
-  confirms: 'on' | 'off' | 'both';
+  /** false: --no-confirms. */
+  confirms: ConfirmsSide | false;
   protocol: AnyProtocol | 'both';
   window: number;
   queue: string;
@@ -75,7 +78,7 @@ interface RawOptions {
 
 export const compare = defineCommand({
   name: 'compare',
-  examples: ['compare -n 5000', 'compare --runs 5 --fault pause --restore-after 10s --json'],
+  examples: ['compare -n 5000', 'compare --runs 5 --fault pause --hold 10s --json'],
   register: (command, dispatch: (o: CompareCliOptions) => Promise<void>) =>
     addVerdictOptions(
       addReportAndClusterOptions(
@@ -93,9 +96,10 @@ export const compare = defineCommand({
           .addOption(jitterOption())
           .addOption(lossOption())
           .addOption(bandwidthOption())
-          .addOption(durationOption('--restore-after <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
+          .addOption(durationOption('--hold <duration>', 'keep the leader faulted at least this long').default(0, '0: once the new leader is seen'))
           .addOption(runsOption('repeat each mode K times (one run’s loss depends on timing)'))
-          .addOption(new Option('--confirms <side>', 'confirms on, off, or both side by side').choices(['on', 'off', 'both']).default('both'))
+          .addOption(confirmsSideOption())
+          .option('--no-confirms', 'the same as --confirms off')
           .addOption(
             protocolOption(
               'amqp10: AMQP 1.0 outcomes vs pre-settled; stream: the native stream protocol, confirmed and deduplicated (--queue-type stream); both: the four AMQP sides',
@@ -118,9 +122,10 @@ export const compare = defineCommand({
           .addOption(checkpointCmdOption('before each run drains the queue (the producer done, the fault healed)')),
       ),
       'compare',
-    ).action((o: RawOptions, command: Command) => {
+    ).action((raw: RawOptions, command: Command) => {
+      const o = { ...raw, confirms: raw.confirms === false ? 'off' : raw.confirms } as const;
       const given = givenOptions(command);
-      if (o.fault === 'none') refuseWith(given, ['--fault-at', '--restore-after'], 'does nothing with --fault none');
+      if (o.fault === 'none') refuseWith(given, ['--fault-at', '--hold'], 'does nothing with --fault none');
       if (o.confirms === 'off') refuseWith(given, ['--window', '--confirm-timeout'], 'does nothing with --confirms off');
       const typeProblem = faultProblem(o.queueType, o.fault);
       if (typeProblem) throw new UsageError(typeProblem);
@@ -150,7 +155,7 @@ export const compare = defineCommand({
         faultAt: o.faultAt,
         netem: netemFrom(o.fault, o),
         bandwidth: bandwidthFrom([o.fault], o.bandwidth),
-        restoreAfterMs: o.restoreAfter,
+        restoreAfterMs: o.hold,
         runs: o.runs,
         modes,
         // A mirrored queue's master is replaced once its peers see it down: after 45 to 75 s of a
@@ -158,9 +163,9 @@ export const compare = defineCommand({
         electionTimeoutMs: o.queueType === 'mirrored' ? 150_000 : 60_000,
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,
-        reconnectTimeoutMs: faultPatienceMs(o.restoreAfter),
+        reconnectTimeoutMs: faultPatienceMs(o.hold),
         urls: o.urls,
-        managementUrls: o.managementUrl,
+        managementUrls: o.managementUrls,
         faultCmd: o.faultCmd,
         restoreCmd: o.restoreCmd,
         checkpointCmd: o.checkpointCmd,
@@ -179,7 +184,7 @@ export const compare = defineCommand({
 });
 
 /** A protocol that publishes to one queue type only, always confirmed, or without some flags: what does not go with it is refused with one line. */
-function refuseForProtocol(o: RawOptions, given: ReadonlySet<string>): void {
+function refuseForProtocol(o: RawOptions & { confirms: ConfirmsSide }, given: ReadonlySet<string>): void {
   if (o.protocol === 'both') return;
   const problem = queueTypeProblem(o.protocol, o.queueType) ?? (o.confirms === 'off' ? confirmsOffProblem(o.protocol) : undefined);
   if (problem) throw new UsageError(problem);

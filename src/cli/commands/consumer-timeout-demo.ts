@@ -19,7 +19,7 @@ interface RawOptions {
   html?: string;
   auto: boolean;
   via: TimeoutVia[];
-  timeout: number;
+  consumerTimeout: number;
   count: number;
   slow: number;
   work: number;
@@ -40,19 +40,24 @@ export function timeoutVias(value: string): TimeoutVia[] {
 const DEFAULT_OVERRUN_MS = 2_000;
 
 export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCliOptions {
-  if (o.timeout < 100) throw new UsageError(`--timeout ${formatDuration(o.timeout)} is too short to tell a timeout from the work (at least 100ms)`);
+  if (o.consumerTimeout < 100)
+    throw new UsageError(`--consumer-timeout ${formatDuration(o.consumerTimeout)} is too short to tell a timeout from the work (at least 100ms)`);
   if (o.slow > o.count) throw new UsageError(`--slow ${o.slow} is past the last message (-n ${o.count})`);
-  const slowWorkMs = o.slowWork ?? o.timeout + DEFAULT_OVERRUN_MS;
-  if (slowWorkMs <= o.timeout)
-    throw new UsageError(`--slow-work ${formatDuration(slowWorkMs)} is not longer than --timeout ${formatDuration(o.timeout)}: no delivery would time out`);
-  if (o.work >= o.timeout)
-    throw new UsageError(`--work ${formatDuration(o.work)} is not shorter than --timeout ${formatDuration(o.timeout)}: every delivery would time out`);
+  const slowWorkMs = o.slowWork ?? o.consumerTimeout + DEFAULT_OVERRUN_MS;
+  if (slowWorkMs <= o.consumerTimeout)
+    throw new UsageError(
+      `--slow-work ${formatDuration(slowWorkMs)} is not longer than --consumer-timeout ${formatDuration(o.consumerTimeout)}: no delivery would time out`,
+    );
+  if (o.work >= o.consumerTimeout)
+    throw new UsageError(
+      `--work ${formatDuration(o.work)} is not shorter than --consumer-timeout ${formatDuration(o.consumerTimeout)}: every delivery would time out`,
+    );
   return {
     json: o.json,
     html: o.html,
     auto: o.auto,
     vias: o.via,
-    timeoutMs: o.timeout,
+    timeoutMs: o.consumerTimeout,
     count: o.count,
     slowIndex: o.slow,
     workMs: o.work,
@@ -66,7 +71,11 @@ export function consumerTimeoutDemoOptions(o: RawOptions): ConsumerTimeoutDemoCl
 
 export const consumerTimeoutDemo = defineCommand({
   name: 'consumer-timeout-demo',
-  examples: ['consumer-timeout-demo --auto', 'consumer-timeout-demo --via policy --timeout 5s', 'consumer-timeout-demo --clusters v40,rmq-bench --auto'],
+  examples: [
+    'consumer-timeout-demo --auto',
+    'consumer-timeout-demo --via policy --consumer-timeout 5s',
+    'consumer-timeout-demo --clusters v40,rmq-bench --auto',
+  ],
   register: (command, dispatch: (o: ConsumerTimeoutDemoCliOptions) => Promise<void>) =>
     command
       .summary('a delivery held past the consumer timeout')
@@ -78,7 +87,7 @@ export const consumerTimeoutDemo = defineCommand({
           .argParser(timeoutVias)
           .default([...TIMEOUT_VIAS], 'all'),
       )
-      .addOption(durationOption('--timeout <duration>', 'the consumer timeout set on the queues', '3s'))
+      .addOption(durationOption('--consumer-timeout <duration>', 'the consumer timeout set on the queues', '3s'))
       .addOption(countOption('messages per queue', 5))
       .addOption(new Option('--slow <k>', 'which message (1-based) takes longer than the timeout').argParser(positiveInt).default(2))
       .addOption(durationOption('--work <duration>', 'the work of every other message', '100ms'))

@@ -51,7 +51,7 @@ interface RawOptions {
   queueType: QueueType;
   vhost: string;
   fault: FaultKind;
-  restoreAfter?: number;
+  hold?: number;
   restore: boolean;
   electionTimeout?: number;
   rejoinTimeout: number;
@@ -64,8 +64,8 @@ interface RawOptions {
 export const failover = defineCommand({
   name: 'failover',
   examples: [
-    'failover --fault pause --restore-after 10s',
-    'failover --fault slow-link --bandwidth 256kbit --restore-after 20s',
+    'failover --fault pause --hold 10s',
+    'failover --fault slow-link --bandwidth 256kbit --hold 20s',
     'failover --fault latency --latency 300ms --loss 1% --json',
   ],
   register: (command, dispatch: (o: FailoverCliOptions) => Promise<void>) =>
@@ -83,9 +83,7 @@ export const failover = defineCommand({
         .addOption(vhostOption())
         .addOption(new Option('--fault <kind>', 'the fault applied to the leader (each one under Faults, below)').choices(FAULT_KINDS).default('kill'))
         .addOption(
-          durationOption('--restore-after <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts(
-            'restore',
-          ),
+          durationOption('--hold <duration>', 'keep the node faulted at least this long (default: restore once the new leader is seen)').conflicts('restore'),
         )
         .addOption(latencyOption())
         .addOption(jitterOption())
@@ -113,7 +111,7 @@ export const failover = defineCommand({
           ownQueue,
           vhost: o.vhost,
           fault: o.fault,
-          restoreAfterMs: o.restore ? (o.restoreAfter ?? 0) : null,
+          restoreAfterMs: o.restore ? (o.hold ?? 0) : null,
           // A mirrored queue's master is replaced once its peers see it down: 45 to 75 s into a partition (net_ticktime 60 s).
           electionTimeoutMs: o.electionTimeout ?? (o.queueType === 'mirrored' ? 150_000 : 60_000),
           rejoinTimeoutMs: o.rejoinTimeout,

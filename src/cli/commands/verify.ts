@@ -106,7 +106,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 
 export const verify = defineCommand({
   name: 'verify',
-  examples: ['verify --ledger run.json', 'verify --ledger p1.json --ledger p2.json --json', 'verify --ledger ledgers/ --idle 500ms'],
+  examples: ['verify --ledger run.json', 'verify --ledger p1.json --ledger p2.json --json', 'verify --ledger ledgers/ --idle-timeout 500ms'],
   register: (command, dispatch: (o: VerifyCliOptions) => Promise<void>) =>
     addVerdictOptions(
       command
@@ -121,12 +121,12 @@ export const verify = defineCommand({
         )
         .option('--queue <name>', 'queue to drain (default: the one the ledgers name)')
         .addOption(urlsOption())
-        .addOption(durationOption('--idle <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
+        .addOption(durationOption('--idle-timeout <duration>', 'stop once nothing arrived for this long and the queue is empty', '2s'))
         .addOption(jsonOption())
         .addOption(htmlOption()),
       'verify',
-    ).action((o: { json: boolean; html?: string; ledger: string[]; queue?: string; urls?: string[]; idle: number }) =>
-      dispatch({ json: o.json, html: o.html, ledgers: o.ledger, queue: o.queue, urls: o.urls, idleMs: o.idle, verdict: verdictOptions(o, 'verify') }),
+    ).action((o: { json: boolean; html?: string; ledger: string[]; queue?: string; urls?: string[]; idleTimeout: number }) =>
+      dispatch({ json: o.json, html: o.html, ledgers: o.ledger, queue: o.queue, urls: o.urls, idleMs: o.idleTimeout, verdict: verdictOptions(o, 'verify') }),
     ),
   async run(ctx, o) {
     const files = await ledgerFiles(o.ledgers);

@@ -50,11 +50,11 @@ export const watch = defineCommand({
       .addOption(managementUrlOption())
       .addOption(jsonOption('with --once: print the snapshot as one JSON document on stdout'))
       .addOption(htmlOption())
-      .action((o: { json: boolean; html?: string; once: boolean; interval: number; match?: string; managementUrl?: string[] }, command: Command) => {
+      .action((o: { json: boolean; html?: string; once: boolean; interval: number; match?: string; managementUrls?: string[] }, command: Command) => {
         if (o.json && !o.once) throw new UsageError('--json needs --once (one snapshot, one JSON document)');
         if (o.html !== undefined && !o.once) throw new UsageError('--html needs --once (one snapshot, one page)');
         if (o.once) refuseWith(givenOptions(command), ['--interval'], 'does nothing with --once (one snapshot, no refresh)');
-        return dispatch({ json: o.json, html: o.html, once: o.once, intervalMs: o.interval, match: o.match, managementUrls: o.managementUrl });
+        return dispatch({ json: o.json, html: o.html, once: o.once, intervalMs: o.interval, match: o.match, managementUrls: o.managementUrls });
       }),
   overrides: (o, config) => managementOverride(o.managementUrls, config),
   async run(ctx, o) {

@@ -19,7 +19,7 @@ export interface ManagementOptions {
   requestTimeoutMs?: number;
   /** A GET not answered within this long is also sent to the next endpoint (request). */
   hedgeAfterMs?: number;
-  /** The endpoints are a broker the user named (--management-url), not rmq-bench's own cluster. */
+  /** The endpoints are a broker the user named (--management-urls), not rmq-bench's own cluster. */
   named?: boolean;
 }
 
@@ -43,7 +43,7 @@ export interface NodeInfo {
  */
 function unanswered(method: string, path: string, failures: readonly string[], named: boolean): BrokerUnavailableError {
   return new BrokerUnavailableError(`no management endpoint answered ${method} ${path} (${failures.join('; ') || 'all excluded'})`, {
-    hint: named ? 'is the management API of the broker named by --management-url up at that address?' : "is the cluster up? 'rmq-bench cluster up' starts it",
+    hint: named ? 'is the management API of the broker named by --management-urls up at that address?' : "is the cluster up? 'rmq-bench cluster up' starts it",
   });
 }
 
@@ -64,7 +64,7 @@ export class ManagementClient {
   private readonly auth: string;
   private readonly requestTimeoutMs: number;
   private readonly hedgeAfterMs: number;
-  /** A broker the user named (--management-url), not rmq-bench's own cluster: errors point at the URL. */
+  /** A broker the user named (--management-urls), not rmq-bench's own cluster: errors point at the URL. */
   readonly named: boolean;
 
   constructor(
@@ -91,7 +91,7 @@ export class ManagementClient {
   }
 
   /**
-   * From --management-url values (http://user:pass@host:15672, comma-separated). Credentials
+   * From --management-urls values (http://user:pass@host:15672, comma-separated). Credentials
    * come from the first URL that has them, else from the config.
    */
   static fromUrls(urls: readonly string[], fallbackUser: string, fallbackPassword: string, options?: ManagementOptions): ManagementClient {

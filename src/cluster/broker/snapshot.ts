@@ -178,7 +178,7 @@ export class SnapshotReader {
       }
     }
     throw new BrokerUnavailableError(`no management endpoint answered (${[...this.down.values()].map((u) => `${u.node} ${u.url}: ${u.error}`).join('; ')})`, {
-      hint: "is the cluster up? 'rmq-bench cluster up' starts it; for another cluster pass --management-url",
+      hint: "is the cluster up? 'rmq-bench cluster up' starts it; for another cluster pass --management-urls",
     });
   }
 }

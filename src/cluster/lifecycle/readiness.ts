@@ -125,7 +125,7 @@ export async function requireCluster(ctx: ClusterContext): Promise<void> {
     await ctx.management.nodes();
   } catch (err) {
     if (ctx.management.named)
-      throw new BrokerUnavailableError(`the broker named by --management-url does not answer: ${errorMessage(err)}`, {
+      throw new BrokerUnavailableError(`the broker named by --management-urls does not answer: ${errorMessage(err)}`, {
         hint: 'check the address, and that its management plugin is enabled',
       });
     throw new BrokerUnavailableError(`the cluster is not up: ${errorMessage(err)}`, { hint: "start it with 'rmq-bench cluster up'" });

@@ -68,7 +68,7 @@ export interface CompareOptions {
   electionTimeoutMs: number;
   rejoinTimeoutMs: number;
   drainIdleMs: number;
-  /** How long a producer tries to connect again: the fault's bound (faultPatienceMs of --restore-after). */
+  /** How long a producer tries to connect again: the fault's bound (faultPatienceMs of --hold). */
   reconnectTimeoutMs: number;
   /** AMQP URLs of a cluster that is not ours (default: rabbit1..3 on loopback). */
   urls?: string[] | undefined;

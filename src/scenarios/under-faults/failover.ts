@@ -103,7 +103,7 @@ async function failoverOnce(ctx: Context, opts: FailoverOptions): Promise<Failov
         case 'left-faulted':
           return progress.info(`${t.node} left under '${opts.fault}' (--no-restore); 'rmq-bench cluster up' brings it back`);
         case 'holding':
-          return progress.start(`keeping ${t.node} down until ${Math.round((opts.restoreAfterMs ?? 0) / 1000)} s after the fault (--restore-after)`);
+          return progress.start(`keeping ${t.node} down until ${Math.round((opts.restoreAfterMs ?? 0) / 1000)} s after the fault (--hold)`);
         case 'restoring':
           return progress.start(`restoring ${t.node} and waiting until it is back in the cluster`);
         case 'rejoined':
