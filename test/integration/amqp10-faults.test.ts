@@ -29,7 +29,7 @@ const N = 3000;
  * What the pre-settled run may stop short of N for: the broker granting its link no credit past
  * the producer's blocked timeout (180 s), which rmq-bench reports as giving up. Seen once under
  * quorum-loss with the whole heavy tier on two cores (credit never came back after the restore;
- * the same run by hand, 14 times with four CPU hogs, wrote all N). A candidate cause: while the
+ * the same run by hand, 16 times beside three or four CPU hogs, wrote all N). A candidate cause: while the
  * queue has no leader, each pre-settled transfer makes the session register an enqueuer with a
  * synchronous Ra call of up to net_ticktime + 5 s per member (rabbit_fifo_client:enqueue), so the
  * session reads few transfers and grants no credit. The silent loss is then counted against what

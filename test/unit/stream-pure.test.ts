@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { QUEUE_TYPES } from '../../src/cluster/broker/queue-types.js';
 import { type AnyProtocol, PUBLISH_PROTOCOLS, queueTypeProblem, traitsOf } from '../../src/client/protocol.js';
 import type { StreamPublishCounts } from '../../src/client/publisher-result.js';
-import { coveredByStored, parseStreamUrl, publisherRefOf, publishingIdOf, seqOfPublishingId } from '../../src/client/stream/stream-ids.js';
+import {
+  coveredByStored,
+  FRAME_HEADROOM_BYTES,
+  frameProblem,
+  messagesPerFrame,
+  parseStreamUrl,
+  publisherRefOf,
+  publishingIdOf,
+  seqOfPublishingId,
+} from '../../src/client/stream/stream-ids.js';
 import { nextStart } from '../../src/client/stream/stream-session.js';
 import { loadConfig, streamUrl } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
@@ -183,5 +192,39 @@ describe('where a new stream session starts', () => {
     { name: 'one URL: that one', start: 0, lost: 0, urls: 1, expected: 0 },
   ])('$name', ({ start, lost, urls, expected }) => {
     expect(nextStart(start, lost, urls)).toBe(expected);
+  });
+});
+
+describe('a body that must fit one stream frame', () => {
+  const MIB = 1_048_576;
+  it.each([
+    { body: 100, frameMax: MIB, fits: true },
+    { body: MIB - FRAME_HEADROOM_BYTES, frameMax: MIB, fits: true },
+    { body: MIB - FRAME_HEADROOM_BYTES + 1, frameMax: MIB, fits: false },
+    { body: 2_000_000, frameMax: MIB, fits: false },
+    { body: 2_000_000, frameMax: 0, fits: true },
+  ])('$body bytes in frames of $frameMax: fits $fits', ({ body, frameMax, fits }) => {
+    expect(frameProblem(body, frameMax) === undefined).toBe(fits);
+  });
+  it('says the size, the limit and the largest that fits', () => {
+    expect(frameProblem(2_000_000, MIB)).toBe(
+      '-s/--size 2000000 does not fit one stream frame: the broker takes frames of at most 1048576 bytes (stream.frame_max), 1024 of them for the headers; use --size 1047552 or less',
+    );
+  });
+});
+
+describe('messages per publish frame: the library batches by count, the broker limits bytes', () => {
+  const MIB = 1_048_576;
+  it.each([
+    { body: 100, frameMax: MIB, messages: 100 },
+    { body: 100_000, frameMax: MIB, messages: 10 },
+    { body: 400_000, frameMax: MIB, messages: 2 },
+    { body: 500_000, frameMax: MIB, messages: 2 },
+    { body: 600_000, frameMax: MIB, messages: 1 },
+    { body: MIB - FRAME_HEADROOM_BYTES, frameMax: MIB, messages: 1 },
+    { body: 2_000_000, frameMax: 0, messages: 100 },
+  ])('$body-byte bodies in frames of $frameMax: $messages a frame', ({ body, frameMax, messages }) => {
+    expect(messagesPerFrame(body, frameMax)).toBe(messages);
+    if (frameMax > 0) expect(messages * (body + FRAME_HEADROOM_BYTES)).toBeLessThanOrEqual(frameMax);
   });
 });

@@ -68,3 +68,30 @@ export function coveredByStored(seqs: readonly number[], storedUpTo: bigint): nu
   for (const seq of seqs) if (publishingIdOf(seq) <= storedUpTo) n++;
   return n;
 }
+
+/** Room left in a publish frame for what is not the body: the frame's header, the message's properties and rmq-bench's headers. */
+export const FRAME_HEADROOM_BYTES = 1024;
+
+/**
+ * Why a body of bodyBytes cannot be published over the stream protocol whose connection
+ * negotiated frames of at most frameMaxBytes (0: unlimited), or undefined. A message must fit one
+ * frame: the client library refuses a larger one on every send, so a run would never end. Pure.
+ */
+export function frameProblem(bodyBytes: number, frameMaxBytes: number): string | undefined {
+  if (frameMaxBytes === 0 || bodyBytes + FRAME_HEADROOM_BYTES <= frameMaxBytes) return undefined;
+  return `-s/--size ${bodyBytes} does not fit one stream frame: the broker takes frames of at most ${frameMaxBytes} bytes (stream.frame_max), ${FRAME_HEADROOM_BYTES} of them for the headers; use --size ${frameMaxBytes - FRAME_HEADROOM_BYTES} or less`;
+}
+
+/** The client library's own batch: at most this many messages in one publish frame. */
+export const LIBRARY_CHUNK_MESSAGES = 100;
+
+/**
+ * How many messages of bodyBytes one publish frame may carry within frameMaxBytes (0:
+ * unlimited), at least 1. The client library batches by count alone, so large bodies in its
+ * default batch make a frame the broker refuses (it closes the connection, and the run would send
+ * again forever). Pure.
+ */
+export function messagesPerFrame(bodyBytes: number, frameMaxBytes: number): number {
+  if (frameMaxBytes === 0) return LIBRARY_CHUNK_MESSAGES;
+  return Math.max(1, Math.min(LIBRARY_CHUNK_MESSAGES, Math.floor(frameMaxBytes / (bodyBytes + FRAME_HEADROOM_BYTES))));
+}

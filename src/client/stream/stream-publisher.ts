@@ -50,7 +50,7 @@ class StreamProtocol implements PublishProtocol<StreamSession> {
     this.#idPrefix = messageId(opts.runId, 0).slice(0, -1);
     this.#ref = publisherRefOf(opts.runId);
     this.rules = modeRules('async', opts.window, opts.batchSize);
-    this.transport = streamTransport(opts.routingKey, this.#ref);
+    this.transport = streamTransport(opts.routingKey, this.#ref, opts.sizeBytes);
   }
 
   counts(): StreamPublishCounts {

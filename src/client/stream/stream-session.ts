@@ -1,8 +1,8 @@
 import type { Client, Publisher } from 'rabbitmq-stream-js-client';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, UsageError } from '../../errors.js';
 import { connectAnyWith } from '../connect-any.js';
 import { type FlushOutcome, freshLoopSession, type LoopSession, type PublishTransport, type SessionEvents } from '../publish-loop.js';
-import { parseStreamUrl } from './stream-ids.js';
+import { frameProblem, messagesPerFrame, parseStreamUrl } from './stream-ids.js';
 
 /**
  * One native stream protocol session, as the publisher uses it: a client connected to the first
@@ -86,7 +86,7 @@ interface Dialled {
 }
 
 /** Connect to one node, declare the publisher on the stream's leader, ask what the broker stored for the reference. */
-async function dial(url: string, stream: string, publisherRef: string, heartbeatS: number, connectionName: string | undefined): Promise<Dialled> {
+async function dial(url: string, stream: string, publisherRef: string, bodyBytes: number, heartbeatS: number, connectionName: string | undefined): Promise<Dialled> {
   const { connect } = await import('rabbitmq-stream-js-client');
   const endpoint = parseStreamUrl(url);
   const early = {
@@ -107,6 +107,7 @@ async function dial(url: string, stream: string, publisherRef: string, heartbeat
       client.declarePublisher({
         stream,
         publisherRef,
+        maxChunkLength: messagesPerFrame(bodyBytes, client.maxFrameSize),
         connectionClosedListener: (hadError) => early.onClosed(hadError ? "the leader's connection closed with an error" : "the leader's connection closed"),
       }),
       ATTEMPT_TIMEOUT_MS,
@@ -127,15 +128,20 @@ async function dial(url: string, stream: string, publisherRef: string, heartbeat
  * a connection and answer nothing until the attempt's deadline. The end closes the client (its
  * publisher flushed first) within a deadline.
  */
-export function streamTransport(stream: string, publisherRef: string): PublishTransport<StreamSession> {
+export function streamTransport(stream: string, publisherRef: string, bodyBytes: number): PublishTransport<StreamSession> {
   let lostIndex: number | undefined;
   return {
     async open(o, events: SessionEvents<StreamSession>) {
       const start = nextStart(o.startIndex, lostIndex, o.urls.length);
       const c = await connectAnyWith(o.urls, start, { heartbeatS: o.heartbeatS, timeoutMs: o.timeoutMs, signal: o.signal }, (url) =>
-        dial(url, stream, publisherRef, o.heartbeatS, o.connectionName),
+        dial(url, stream, publisherRef, bodyBytes, o.heartbeatS, o.connectionName),
       );
       const { client, publisher, storedUpTo } = c.connection;
+      const tooBig = frameProblem(bodyBytes, client.maxFrameSize);
+      if (tooBig !== undefined) {
+        stopHard(client, publisher);
+        throw new UsageError(tooBig);
+      }
       // The stream protocol has no connection.blocked (blockedBy stays null); the window bounds what awaits a confirm.
       const { base, markLost } = freshLoopSession(c.url, c.index);
       const s: StreamSession = { ...base, client, publisher, storedUpTo, tags: new Map(), sent: 0, dropped: false };
@@ -156,6 +162,7 @@ export function streamTransport(stream: string, publisherRef: string): PublishTr
       });
       return s;
     },
+    isFatal: (err) => err instanceof UsageError,
     async close(s, o) {
       let channel: FlushOutcome['channel'] = 'closed';
       try {
