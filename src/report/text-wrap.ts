@@ -13,12 +13,27 @@ export function columns(line: string): number {
   return [...line].length;
 }
 
+/** A unit after a figure ("1.84 s;", "500 ms", "12 %"): kept on the figure's line. */
+const UNIT = /^(?:ms|s|%|µs|MB|msg\/s)[,;:.)]*$/;
+
+/** A paragraph's words, each unit glued to the figure before it. */
+function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    const prev = words.at(-1);
+    if (prev !== undefined && UNIT.test(w) && /\d$/.test(prev)) words[words.length - 1] = `${prev} ${w}`;
+    else words.push(w);
+  }
+  return words;
+}
+
 /**
  * Word-wrap a paragraph into lines at most `width` wide: the first line starts with `first`, the
- * others with `indent`. Runs of spaces become one. A word longer than a line stands on its own line.
+ * others with `indent`. Runs of spaces become one; a unit stays with its figure. A word longer
+ * than a line stands on its own line.
  */
 export function wrap(text: string, width = TEXT_COLUMNS, indent = '', first = indent): string {
-  const words = text.split(/\s+/).filter(Boolean);
+  const words = wordsOf(text);
   const lines: string[] = [];
   let line = '';
   for (const w of words) {

@@ -15,6 +15,8 @@ describe('wrap', () => {
     { name: 'a word longer than a line stands alone', text: 'a 0123456789abc b', width: 8, indent: '', expected: ['a', '0123456789abc', 'b'] },
     { name: 'runs of spaces become one', text: 'a   b\tc', width: 20, indent: '', expected: ['a b c'] },
     { name: 'code points, not UTF-16 units: → and × are one column', text: '→→→ ××× →→→', width: 7, indent: '', expected: ['→→→ ×××', '→→→'] },
+    { name: 'a unit stays with its figure', text: 'at 1.84 s; after 500 ms', width: 10, indent: '', expected: ['at 1.84 s;', 'after', '500 ms'] },
+    { name: 'a word that only looks like a unit breaks as any other', text: 'its s is', width: 4, indent: '', expected: ['its', 's is'] },
     { name: 'empty text: no line', text: '  ', width: 10, indent: '  ', expected: [''] },
   ])('$name', ({ text, width, indent, first, expected }) => {
     expect(wrap(text, width, indent, first).split('\n')).toEqual(expected);
