@@ -19,6 +19,9 @@ export interface WorkshopBlock {
 /** Split a command line the way a POSIX shell would for the simple cases the walkthrough uses: spaces and single or double quotes. */
 export function splitArgs(line: string): string[];
 
+/** The lines of a fenced block as a shell reads them: a line ending in a backslash goes on with the next one. Each logical line trimmed, with the 1-based number of its first line (firstLine: that of lines[0]). */
+export function joinContinuations(lines: readonly string[], firstLine: number): { line: number; text: string }[];
+
 export function parseWorkshop(markdown: string): WorkshopBlock[];
 
 /** Put new outputs into the ```text blocks (by block index), leaving everything else as it was. Pure. */

@@ -19,6 +19,31 @@ export function splitArgs(line) {
 }
 
 /**
+ * The lines of a fenced block as a shell reads them: a line ending in a backslash goes on with the
+ * next one (the walkthrough splits a long command so that it fits 120 columns). Pure.
+ * @param {readonly string[]} lines
+ * @param {number} firstLine 1-based line number of lines[0]
+ * @returns {{ line: number, text: string }[]} each logical line, trimmed, with the number of its first line
+ */
+export function joinContinuations(lines, firstLine) {
+  const out = [];
+  let current;
+  for (const [i, raw] of lines.entries()) {
+    const t = raw.trim();
+    const open = t.endsWith('\\');
+    const piece = open ? t.slice(0, -1).trimEnd() : t;
+    if (current) current.text = `${current.text} ${piece}`;
+    else current = { line: firstLine + i, text: piece };
+    if (!open) {
+      out.push(current);
+      current = undefined;
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/**
  * @param {string} markdown
  * @returns {import('./workshop.d.mts').WorkshopBlock[]}
  */
@@ -33,11 +58,11 @@ export function parseWorkshop(markdown) {
     if (l.trim() !== '```sh') continue;
     const commands = [];
     let j = i + 1;
-    for (; j < lines.length && lines[j].trim() !== '```'; j++) {
-      const m = /^\$\s+(?:npx\s+)?rmq-bench\s+(.*)$/.exec(lines[j].trim());
-      if (m) commands.push({ line: j + 1, section, args: splitArgs(m[1]) });
-      else if (lines[j].trim().startsWith('$ '))
-        throw new Error(`docs/WORKSHOP.md line ${j + 1}: only rmq-bench commands can be run by the workshop test: ${lines[j].trim()}`);
+    while (j < lines.length && lines[j].trim() !== '```') j++;
+    for (const l of joinContinuations(lines.slice(i + 1, j), i + 2)) {
+      const m = /^\$\s+(?:npx\s+)?rmq-bench\s+(.*)$/.exec(l.text);
+      if (m) commands.push({ line: l.line, section, args: splitArgs(m[1]) });
+      else if (l.text.startsWith('$ ')) throw new Error(`docs/WORKSHOP.md line ${l.line}: only rmq-bench commands can be run by the workshop test: ${l.text}`);
     }
     let output;
     let k = j + 1;

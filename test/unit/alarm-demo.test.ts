@@ -16,6 +16,8 @@ import {
   type PublisherInput,
   type PublisherRole,
 } from '../../src/scenarios/demos/alarm-plan.js';
+import { columns, TEXT_COLUMNS } from '../../src/report/text-wrap.js';
+import { tableRow } from './fixtures/text.js';
 import { invocationOf } from './program-harness.js';
 
 const options: AlarmDemoOptions = {
@@ -238,9 +240,10 @@ describe('renderAlarmDemo', () => {
   it('a row per publisher with its own account beside what arrived, the claims and the verdict', () => {
     const text = renderAlarmDemo(result());
     expect(text).toMatch(/^alarm-demo on RabbitMQ 4\.3\.6: a memory alarm on rabbit1, held 8\.00 s; 100 msg\/s per publisher into rmq-bench\.alarm-demo$/m);
-    expect(text).toMatch(/^deadline +rabbit1 +100 confirmed, 2 indeterminate +7\.40 s +- +gave up at 10\.40 s +102 +0 +0$/m);
-    expect(text).toMatch(/^sigterm +rabbit2 +sent 100 +- +- +exit 143, not flushed \(timeout, low on memory\) +100 +0 +-$/m);
-    expect(text).toMatch(/^sigkill +rabbit3 +sent 90 +- +- +killed: no report +100 \(10 beyond its last line\) +0 +-$/m);
+    expect(tableRow(text, 'deadline')).toEqual(['deadline', 'rabbit1', '100 confirmed, 2 indeterminate', '7.40 s', '-', 'gave up at 10.40 s', '102', '0', '0']);
+    expect(tableRow(text, 'sigterm')).toEqual(['sigterm', 'rabbit2', 'sent 100', '-', '-', 'exit 143, not flushed (timeout, low on memory)', '100', '0', '-']);
+    expect(tableRow(text, 'sigkill')).toEqual(['sigkill', 'rabbit3', 'sent 90', '-', '-', 'killed: no report', '100 (10 beyond its last line)', '0', '-']);
+    for (const line of text.split('\n')) expect(columns(line), line).toBeLessThanOrEqual(TEXT_COLUMNS);
     expect(text).toMatch(/^verdict: OK /m);
   });
   it('a failed run lists its problems before the verdict', () => {

@@ -9,6 +9,7 @@ import { ModeMeter } from '../../src/measure/meter.js';
 import { type BenchQueueRow, benchQueueNames, clientsPerQueue, onlyQueueRow, QueueMeter, queueOfClient } from '../../src/scenarios/traffic/bench-spread.js';
 import type { BenchModeResult, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { BENCH_OPTIONS, benchRun, MB } from './fixtures/bench.js';
+import { tableRow, unwrapped } from './fixtures/text.js';
 import { latency, NO_LATENCY } from './fixtures/latency.js';
 
 /** bench --queues: the spread of clients over queues, each queue's figures, and how they are printed. */
@@ -211,30 +212,26 @@ const threeQueues = benchRun({
   perQueue: [queueRow(1), queueRow(2, { leaderAtEnd: 'rabbit3' }), queueRow(3, { publishRatePerSec: 2_999.6, consumeRatePerSec: null, consumed: 0 })],
 });
 
-/** The cells of the row whose first cell is `label`. */
-function row(text: string, label: string): string[] {
-  const line = text.split('\n').find((l) => l.startsWith(`${label} `));
-  if (line === undefined) throw new Error(`no row '${label}' in:\n${text}`);
-  return line.split(/\s{2,}/);
-}
+const row = tableRow;
 
 describe('renderQueueTable: each queue, then all of them', () => {
   const text = renderQueueTable(threeQueues);
 
-  it('the header, and a row per queue then the aggregate', () => {
-    expect(text.split('\n')[0]!.split(/\s{2,}/)).toEqual([
-      'queue',
-      'leader',
-      'producers',
-      'consumers',
-      'published',
-      'consumed',
-      'publish rate (msg/s)',
-      'consume rate (msg/s)',
-      'confirm p50 (ms)',
-      'confirm p99 (ms)',
+  it('wider than a terminal: a block per queue, then the aggregate, a line per figure', () => {
+    expect(text.split('\n').slice(0, 10)).toEqual([
+      'queue: bench-async256-abcde-1',
+      '  leader: rabbit1',
+      '  producers: 1',
+      '  consumers: 1',
+      '  published: 30000',
+      '  consumed: 30000',
+      '  publish rate (msg/s): 3000',
+      '  consume rate (msg/s): 2990',
+      '  confirm p50 (ms): 5.50',
+      '  confirm p99 (ms): 24.4',
     ]);
-    expect(text.split('\n')).toHaveLength(2 + 4);
+    // The aggregate has no leader: its block has one line fewer.
+    expect(text.split('\n')).toHaveLength(3 * 10 + 9);
   });
 
   it.each([
@@ -286,13 +283,13 @@ describe('renderBench with --queues', () => {
   const lines = renderBench(result).split('\n');
 
   it('the heading says how many queues and how the clients spread', () => {
-    expect(lines[0]).toBe(
+    expect(unwrapped(lines.join('\n')).split('\n')[0]).toBe(
       'bench: 3 producers, 3 consumers (prefetch 100, ack every 1); 100-byte persistent messages, as fast as possible, into 3 fresh quorum queues per mode (leaders spread over the nodes, producers and consumers round-robin over them); each mode publishes for 10.0 s',
     );
   });
 
   it('the aggregate table, the per-queue table under it, the legend, then the note of the leader that moved', () => {
-    const text = lines.join('\n');
+    const text = unwrapped(lines.join('\n'));
     expect(text.indexOf('published ')).toBeLessThan(text.indexOf('async/256, per queue:'));
     expect(text).toContain(renderQueueTable(threeQueues));
     expect(text).toContain(
@@ -303,7 +300,7 @@ describe('renderBench with --queues', () => {
 
   it('one queue: the heading and the legend as without --queues', () => {
     const one = renderBench({ ...result, options: { ...result.options, queues: 1 }, runs: [benchRun()] });
-    expect(one.split('\n')[0]).toContain('into a fresh quorum queue per mode;');
+    expect(unwrapped(one).split('\n')[0]).toContain('into a fresh quorum queue per mode;');
     expect(one).not.toContain('round-robin');
   });
 });

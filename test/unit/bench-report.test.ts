@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CSV_HEADER, ms, renderBench, renderBenchTable, renderCsv, renderSampleLine, runNotes } from '../../src/report/kinds/bench/text.js';
 import type { BenchModeResult, BenchOptions, BenchResult } from '../../src/scenarios/traffic/bench.js';
 import { BENCH_OPTIONS, benchRun, benchSample, MB } from './fixtures/bench.js';
+import { unwrapped } from './fixtures/text.js';
 import { latency, NO_LATENCY } from './fixtures/latency.js';
 
 const options: BenchOptions = { ...BENCH_OPTIONS, modes: ['none', 'sync', 'async'] };
@@ -157,20 +158,20 @@ describe('runNotes', () => {
 
 describe('renderBench', () => {
   it('heading: producers, consumers, size, rate, bound', () => {
-    expect(renderBench(result()).split('\n')[0]).toBe(
+    expect(unwrapped(renderBench(result())).split('\n')[0]).toBe(
       'bench: 1 producer, 1 consumer (prefetch 100, ack every 1); 100-byte persistent messages, as fast as possible, into a fresh quorum queue per mode; each mode publishes for 10.0 s',
     );
     const o = { ...options, producers: 2, consumers: 0, ratePerSec: 500, durationMs: undefined, count: 5_000, sizeBytes: 1_024 };
-    expect(renderBench(result({ options: o })).split('\n')[0]).toBe(
+    expect(unwrapped(renderBench(result({ options: o }))).split('\n')[0]).toBe(
       'bench: 2 producers, no consumer; 1024-byte persistent messages, 500 msg/s per producer, into a fresh quorum queue per mode; each mode publishes for 5000 messages per producer',
     );
     const both = { ...options, consumers: 3, prefetch: 0, ackEvery: 10, count: 1_000 };
-    expect(renderBench(result({ options: both })).split('\n')[0]).toContain('3 consumers (prefetch unlimited, ack every 10)');
-    expect(renderBench(result({ options: both })).split('\n')[0]).toMatch(/publishes for 10\.0 s or 1000 messages per producer$/);
+    expect(unwrapped(renderBench(result({ options: both }))).split('\n')[0]).toContain('3 consumers (prefetch unlimited, ack every 10)');
+    expect(unwrapped(renderBench(result({ options: both }))).split('\n')[0]).toMatch(/publishes for 10\.0 s or 1000 messages per producer$/);
   });
 
   it('the table, the legend, the CPU note', () => {
-    const text = renderBench(result());
+    const text = unwrapped(renderBench(result()));
     expect(text).toContain(renderBenchTable([none, sync, asyncRun]));
     expect(text).toContain('none: no confirms, so its publish rate is what the client handed to the socket; tx/N: a commit every N messages');
     expect(text).toContain('batch/N: waits for the confirms every N; async/W: at most W unconfirmed.');

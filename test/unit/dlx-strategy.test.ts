@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dlqDemoOptions } from '../../src/cli/commands/dlq-demo.js';
 import { renderDlxStrategy } from '../../src/report/kinds/dlq-demo/text.js';
 import { dlxStrategyCharts } from '../../src/report/kinds/dlq-demo/charts.js';
+import { blockLines, unwrapped } from './fixtures/text.js';
 import {
   countLost,
   dlxNames,
@@ -156,7 +157,7 @@ function result(runs: StrategyRun[]): DlxStrategyResult {
 
 describe('renderDlxStrategy', () => {
   it('a row a run, a row a strategy with the docs beside what was measured', () => {
-    const text = renderDlxStrategy(result([run({ lost: 5, inDlq: 195 }), run({ variant: 'at-least-once', settledMs: 8_910 })]));
+    const text = blockLines(renderDlxStrategy(result([run({ lost: 5, inDlq: 195 }), run({ variant: 'at-least-once', settledMs: 8_910 })])));
     expect(text).toContain("200 messages a run rejected (requeue=false) while the DLQ's leader is under 'pause' for 15.00 s");
     expect(text).toContain('its worker resends what is unconfirmed every 180.00 s, dead_letter_worker_publisher_confirm_timeout');
     expect(text).toMatch(/at-most-once\s+1\s+rabbit3\s+200 \(200\)\s+195\s+0\s+5\s+15\.00 s\s+3\.00 s/);
@@ -172,11 +173,11 @@ describe('renderDlxStrategy', () => {
     );
   });
   it('a leader the fault replaced is shown beside the one faulted', () => {
-    expect(renderDlxStrategy(result([run({ dlqLeaderAfter: 'rabbit1' })]))).toMatch(/at-most-once\s+1\s+rabbit3 → rabbit1\s+200 \(200\)/);
+    expect(blockLines(renderDlxStrategy(result([run({ dlqLeaderAfter: 'rabbit1' })])))).toMatch(/at-most-once\s+1\s+rabbit3 → rabbit1\s+200 \(200\)/);
   });
   it('a run that waited out the registration call says why its dead letters came when they did', () => {
     const x = run({ variant: 'at-least-once', dlqLeaderAfter: 'rabbit1', settledMs: 50_200, waitedOutRegistration: true });
-    const text = renderDlxStrategy(result([x, run({ variant: 'at-least-once', run: 2 })]));
+    const text = unwrapped(renderDlxStrategy(result([x, run({ variant: 'at-least-once', run: 2 })])));
     expect(text).toContain(
       "at-least-once run 1: the held dead letters reached the DLQ 65.15 s after the first rejection. The source's dead-letter worker registers with the DLQ in a blocking call to the leader it knew (timeout net_ticktime + 5 s = 65.00 s); rabbit3, paused and replaced by rabbit1 meanwhile, never answered it, so nothing moved until it timed out",
     );

@@ -11,6 +11,7 @@ import { orderFinding, orderLines, orderSection, orderSummary } from '../../src/
 import { type CompareResult, totalsFor } from '../../src/scenarios/under-faults/compare.js';
 import { chaosResult } from './fixtures/chaos.js';
 import { PRODUCER_CRASH_RESULT } from './fixtures/producer-crash.js';
+import { unwrapped } from './fixtures/text.js';
 import { COMPARE_OPTIONS, compareRun, reconciliationOf } from './fixtures/runs.js';
 
 /** report/order-text.ts: a reconciliation's order in words, and in every printer that shows a reconciliation. */
@@ -117,7 +118,7 @@ describe('every printer of a reconciliation shows its order', () => {
   }
 
   it('verify: one line, and a finding that leaves the verdict OK', () => {
-    const text = renderReconciliation(reconciled('run', 4, [0, 2, 1, 3]));
+    const text = unwrapped(renderReconciliation(reconciled('run', 4, [0, 2, 1, 3])));
     expect(text).toContain('order: 1 of 4 reads out of order (0 redeliveries or resends, 1 unexplained); largest gap 1');
     expect(text).toContain('  finding: 1 read out of order with no redelivery, second copy or resend to explain them (demo.orders: 1; first sequences 1)');
     expect(text.split('\n').at(-1)).toBe('verdict: OK');

@@ -5,6 +5,7 @@ import { reconcile } from '../../src/ledger/reconcile.js';
 import { renderProducerCrash } from '../../src/report/kinds/producer-crash/text.js';
 import { killPlan, maxKills, parseChildLine } from '../../src/scenarios/crashes/producer-crash-plan.js';
 import { seededRandom } from '../../src/util/random.js';
+import { unwrapped } from './fixtures/text.js';
 import {
   totalsFor,
   verdictOf,
@@ -215,11 +216,13 @@ describe('renderProducerCrash', () => {
 
   it('no per-run table for a single run without a fault; one with --runs or --fault', () => {
     expect(text).not.toContain('kills at');
-    const faulted = renderProducerCrash({
-      ...result,
-      options: { ...options, fault: 'kill' },
-      runs: runs.map((r) => ({ ...r, fault: { kind: 'kill', atPosition: 40, node: 'rabbit1', newLeader: 'rabbit2', electionMs: 900, error: null } })),
-    });
+    const faulted = unwrapped(
+      renderProducerCrash({
+        ...result,
+        options: { ...options, fault: 'kill' },
+        runs: runs.map((r) => ({ ...r, fault: { kind: 'kill', atPosition: 40, node: 'rabbit1', newLeader: 'rabbit2', electionMs: 900, error: null } })),
+      }),
+    );
     expect(faulted).toContain("and a 'kill' of the queue leader during each");
     expect(faulted).toMatch(/naive\s+35→30 62→60\s+rabbit1→rabbit2 at 40\s+97\s+3\s+2/);
     expect(faulted).toMatch(/outbox\s+35 62\s+rabbit1→rabbit2 at 40\s+100\s+0\s+1/);

@@ -4,6 +4,7 @@ import type { UpResult } from '../../src/cluster/lifecycle/up.js';
 import { renderFailover } from '../../src/report/kinds/failover/text.js';
 import { renderStatus } from '../../src/report/kinds/cluster-status/text.js';
 import { renderUp } from '../../src/report/kinds/cluster-up/text.js';
+import { unwrapped } from './fixtures/text.js';
 import type { FailoverResult } from '../../src/scenarios/under-faults/failover.js';
 
 const lines = (text: string): string[] => text.split('\n');
@@ -119,7 +120,7 @@ describe('renderStatus', () => {
       'its member on rabbit1,rabbit2 never started again after a kill; it has no majority, so no stream can be declared or elect a writer',
     ],
   ])('the stream coordinator: %j named, with what ends it', (over, text) => {
-    const out = renderStatus({ ...where, reachable: true, nodes, queues: [], streamCoordinator: { ...healthy, ...over } });
+    const out = unwrapped(renderStatus({ ...where, reachable: true, nodes, queues: [], streamCoordinator: { ...healthy, ...over } }));
     expect(out).toContain(`\n\nstream coordinator: ${text}`);
   });
 
@@ -318,7 +319,7 @@ describe('renderUp', () => {
 
   it('a stream coordinator repair: its line under the head', () => {
     const repair = "the stream coordinator's member on rabbit2 never started again after a kill: removed, for the coordinator to add it afresh";
-    const text = renderUp({ ...up, image: undefined, elapsedMs: 12_900, streamCoordinatorRepairs: [repair] });
+    const text = unwrapped(renderUp({ ...up, image: undefined, elapsedMs: 12_900, streamCoordinatorRepairs: [repair] }));
     expect(lines(text)[0]).toBe('cluster up (3 nodes, RabbitMQ 4.3.6) in 12.9 s');
     expect(lines(text)[1]).toBe(repair);
   });

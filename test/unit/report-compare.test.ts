@@ -16,6 +16,7 @@ import {
   publisherResult,
   reconciliationOf,
 } from './fixtures/runs.js';
+import { unwrapped } from './fixtures/text.js';
 import { reconcile } from '../../src/ledger/reconcile.js';
 
 describe('latencyLine', () => {
@@ -181,10 +182,10 @@ function compareResult(overrides: Partial<CompareResult> = {}): CompareResult {
 
 describe('renderCompare', () => {
   it('heading: count, queue, rate, fault and where it hits', () => {
-    expect(renderCompare(compareResult()).split('\n')[0]).toBe(
+    expect(unwrapped(renderCompare(compareResult())).split('\n')[0]).toBe(
       "compare: 2000 messages per run to demo.orders, as fast as possible, producer connected first to the leader; fault 'kill' on the leader after 30% of the messages",
     );
-    const paced = renderCompare(compareResult({ options: { ...options, ratePerSec: 500, fault: 'pause', faultAt: 0.5 } })).split('\n')[0];
+    const paced = unwrapped(renderCompare(compareResult({ options: { ...options, ratePerSec: 500, fault: 'pause', faultAt: 0.5 } }))).split('\n')[0];
     expect(paced).toContain(', 500/s, ');
     expect(paced).toContain("fault 'pause' on the leader after 50% of the messages");
   });
@@ -195,7 +196,7 @@ describe('renderCompare', () => {
   });
 
   it('timeline: fault node, new leader, election, producer resumed, restore', () => {
-    const lines = renderCompare(compareResult()).split('\n');
+    const lines = unwrapped(renderCompare(compareResult())).split('\n');
     expect(lines).toContain(
       '  confirms on run 1: kill rabbit1 at 1.50 s; new leader rabbit2 at 3.25 s (election 1.75 s); producer resumed at 3.40 s; restored at 5.00 s, back at 12.00 s',
     );
@@ -216,7 +217,7 @@ describe('renderCompare', () => {
       error: 'no new leader for demo.orders within 60000 ms',
     };
     const c = compareResult({ runs: [compareRun('confirms-on', 1, reconciliationOf('on-1', []), {}, failed)], totals: [modeTotals('confirms-on')] });
-    expect(renderCompare(c).split('\n')).toContain(
+    expect(unwrapped(renderCompare(c)).split('\n')).toContain(
       '  confirms on run 1: kill rabbit1 at 1.50 s; new leader ? at -; producer resumed at -; restored at -, back at -; fault error: no new leader for demo.orders within 60000 ms',
     );
   });
@@ -426,30 +427,34 @@ describe('renderCompare: late copies of an earlier run', () => {
   it('names them per run and says why they are not unexpected', () => {
     const rec = reconciliationOf('r2', [['acw', 1, 3]], 1);
     const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-6905'], lateCopyCount: 1 };
-    const text = renderCompare({
-      options: COMPARE_OPTIONS,
-      runs: [run],
-      partitionHandling: null,
-      interrupted: false,
-      partial: null,
-      totals: [modeTotals('confirms-on', { lateCopies: 1 })],
-      ok: true,
-    });
+    const text = unwrapped(
+      renderCompare({
+        options: COMPARE_OPTIONS,
+        runs: [run],
+        partitionHandling: null,
+        interrupted: false,
+        partial: null,
+        totals: [modeTotals('confirms-on', { lateCopies: 1 })],
+        ok: true,
+      }),
+    );
     expect(text).toContain("late copies: 1 message of an earlier run read in a later run's drain (run 2: r1-6905).");
     expect(text).toContain('not as unexpected');
   });
   it('counts every one past the samples kept, and the resurfaced apart', () => {
     const rec = reconciliationOf('r2', [['acw', 1, 3]], 1);
     const run = { ...compareRun('confirms-on', 2, rec), lateCopies: ['r1-1', 'r1-2'], lateCopyCount: 497, resurfaced: ['r1-9'], resurfacedCount: 3 };
-    const text = renderCompare({
-      options: COMPARE_OPTIONS,
-      runs: [run],
-      partitionHandling: 'ignore',
-      interrupted: false,
-      partial: null,
-      totals: [modeTotals('confirms-on', { lateCopies: 497, resurfaced: 3 })],
-      ok: false,
-    });
+    const text = unwrapped(
+      renderCompare({
+        options: COMPARE_OPTIONS,
+        runs: [run],
+        partitionHandling: 'ignore',
+        interrupted: false,
+        partial: null,
+        totals: [modeTotals('confirms-on', { lateCopies: 497, resurfaced: 3 })],
+        ok: false,
+      }),
+    );
     expect(text).toContain("late copies: 497 messages of an earlier run read in a later run's drain (run 2: r1-1, r1-2 and 495 more).");
     expect(text).toContain(
       "resurfaced: 3 messages of an earlier run that its own drain never read (counted lost there) read in a later run's drain (run 2: r1-9 and 2 more).",
@@ -458,15 +463,17 @@ describe('renderCompare: late copies of an earlier run', () => {
   });
   it('says nothing when there are none', () => {
     const run = compareRun('confirms-on', 1, reconciliationOf('r1', [['acw', 1, 3]]));
-    const text = renderCompare({
-      options: COMPARE_OPTIONS,
-      runs: [run],
-      interrupted: false,
-      partial: null,
-      totals: [modeTotals('confirms-on')],
-      partitionHandling: null,
-      ok: true,
-    });
+    const text = unwrapped(
+      renderCompare({
+        options: COMPARE_OPTIONS,
+        runs: [run],
+        interrupted: false,
+        partial: null,
+        totals: [modeTotals('confirms-on')],
+        partitionHandling: null,
+        ok: true,
+      }),
+    );
     expect(text).not.toContain('late copies');
   });
 });

@@ -11,6 +11,7 @@ import { shapeMismatches } from '../../src/report/doc-shape.js';
 import { toJsonDocument } from '../../src/report/json.js';
 import { verify } from '../../src/report/kinds/verify/view.js';
 import { type Group, recordGroups } from './fixtures/ledger.js';
+import { unwrapped } from './fixtures/text.js';
 import { invocationOf } from './program-harness.js';
 
 /** A ledger of run `runId` whose messages went through `groups` (fixtures/ledger.ts), with no reads yet. */
@@ -299,7 +300,7 @@ describe('the several-ledger report', () => {
   };
 
   it('text: a row per ledger and a total row, the foreign reads, the verdict', () => {
-    const lines = verify.text(result).split('\n');
+    const lines = unwrapped(verify.text(result)).split('\n');
     expect(lines[0]).toMatch(/^ledger\s+run id\s+attempted\s+confirmed\s+read\s+lost\s+silently lost\s+other unread\s+duplicated\s+unexpected\s+verdict$/);
     expect(lines[2]).toMatch(/^p1\.json\s+r1\s+3\s+3\s+3\s+0\s+0\s+0\s+0\s+0\s+OK$/);
     expect(lines[3]).toMatch(/^p2\.json\s+r2\s+3\s+3\s+2\s+1\s+0\s+0\s+0\s+0\s+FAILED$/);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseWorkshop, splitArgs } from '../../scripts/workshop.mjs';
+import { joinContinuations, parseWorkshop, splitArgs } from '../../scripts/workshop.mjs';
 import { captureOutput, invocationOf } from './program-harness.js';
 
 /**
@@ -13,18 +13,19 @@ import { captureOutput, invocationOf } from './program-harness.js';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const markdown = readFileSync(path.join(ROOT, 'docs', 'WORKSHOP.md'), 'utf8');
 
-/** The `$ npx rmq-bench ...` lines of the ```console blocks, as argv words. */
+/** The `$ npx rmq-bench ...` lines of the ```console blocks (a backslash going on with the next line), as argv words. */
 function consoleCommands(): string[][] {
   const out: string[][] = [];
-  let inConsole = false;
-  for (const line of markdown.split('\n')) {
-    const t = line.trim();
-    if (t === '```console') inConsole = true;
-    else if (t === '```') inConsole = false;
-    else if (inConsole) {
-      const m = /^\$\s+(?:npx\s+)?rmq-bench\s+(.*?)\s*$/.exec(t);
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() !== '```console') continue;
+    let j = i + 1;
+    while (j < lines.length && lines[j]!.trim() !== '```') j++;
+    for (const l of joinContinuations(lines.slice(i + 1, j), i + 2)) {
+      const m = /^\$\s+(?:npx\s+)?rmq-bench\s+(.*?)\s*$/.exec(l.text);
       if (m) out.push(splitArgs(m[1]!));
     }
+    i = j;
   }
   return out;
 }

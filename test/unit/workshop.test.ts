@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWorkshop, replaceOutputs, splitArgs } from '../../scripts/workshop.mjs';
+import { joinContinuations, parseWorkshop, replaceOutputs, splitArgs } from '../../scripts/workshop.mjs';
 
 const doc = [
   '# Workshop',
@@ -31,6 +31,29 @@ describe('parseWorkshop', () => {
       ['cluster', 'status'],
     ]);
     expect(b[1]!.output).toBeUndefined();
+  });
+  it('a command split with backslashes is one command, at the line it starts on', () => {
+    const split = ['```sh', '$ npx rmq-bench compare --fault kill \\', '    --confirms on \\', '    -n 100', '$ rmq-bench cluster status', '```'].join('\n');
+    expect(parseWorkshop(split)[0]!.commands).toEqual([
+      { line: 2, section: '', args: ['compare', '--fault', 'kill', '--confirms', 'on', '-n', '100'] },
+      { line: 5, section: '', args: ['cluster', 'status'] },
+    ]);
+    expect(() => parseWorkshop('```sh\n$ docker \\\n  ps\n```')).toThrow(/line 2: only rmq-bench commands can be run by the workshop test: \$ docker ps$/);
+  });
+  it.each<{ name: string; lines: string[]; expected: { line: number; text: string }[] }>([
+    {
+      name: 'no backslash: a line each, trimmed',
+      lines: ['  a', 'b  '],
+      expected: [
+        { line: 10, text: 'a' },
+        { line: 11, text: 'b' },
+      ],
+    },
+    { name: 'joined with one space', lines: ['a \\', '   b \\', ' c'], expected: [{ line: 10, text: 'a b c' }] },
+    { name: 'a backslash on the last line: what it has', lines: ['a \\'], expected: [{ line: 10, text: 'a' }] },
+    { name: 'a backslash inside a line is kept', lines: ['a\\b'], expected: [{ line: 10, text: 'a\\b' }] },
+  ])('joinContinuations: $name', ({ lines, expected }) => {
+    expect(joinContinuations(lines, 10)).toEqual(expected);
   });
   it('refuses a command it cannot run', () => {
     expect(() => parseWorkshop('```sh\n$ docker ps\n```')).toThrow(/only rmq-bench commands/);

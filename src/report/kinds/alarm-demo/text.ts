@@ -1,5 +1,6 @@
 import type { AlarmDemoResult, PublisherRun } from '../../../scenarios/demos/alarm-plan.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 const s = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
 
@@ -40,7 +41,7 @@ export function renderAlarmDemo(r: AlarmDemoResult): string {
     ['claim', 'measured', 'held'],
     r.checks.map((c) => [c.claim, c.measured, c.held ? 'yes' : 'NO']),
   );
-  return [
+  return fitLines([
     `alarm-demo on RabbitMQ ${r.brokerVersion}: a ${r.alarm} alarm on ${r.node}, held ${s(r.holdMs)}; ${r.ratePerSec} msg/s per publisher into ${r.queue}`,
     `alarm: limit set at ${s(a.raiseAtMs)}, reported at ${s(a.raisedAtMs)}, cleared at ${s(a.clearAtMs)} (gone at ${s(a.clearedAtMs)}); times are since the publishers started`,
     '',
@@ -55,5 +56,5 @@ export function renderAlarmDemo(r: AlarmDemoResult): string {
     r.ok
       ? 'verdict: OK (the alarm blocked publishers on every node, not the consumer; rmq-bench lost no confirmed message and did not hang)'
       : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }

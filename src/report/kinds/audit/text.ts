@@ -1,28 +1,14 @@
 import { CHECK_IDS, type AuditItem } from '../../../audit/check.js';
 import type { AuditResult } from '../../../scenarios/broker-tools/audit.js';
 import { renderTable } from '../../table.js';
+import { fitLines, wrap } from '../../text-wrap.js';
 
 /** audit result → text. Pure. */
 
+/** The audit's messages: a narrower column, indented under their check. */
 const WIDTH = 100;
 const INDENT = '      ';
-
-/** Word-wrap a paragraph, every line after the first indented. */
-export function wrap(text: string, width = WIDTH, indent = INDENT): string {
-  const words = text.split(/\s+/).filter(Boolean);
-  const lines: string[] = [];
-  let line = '';
-  for (const w of words) {
-    if (line !== '' && indent.length + line.length + 1 + w.length > width) {
-      lines.push(line);
-      line = w;
-    } else {
-      line = line === '' ? w : `${line} ${w}`;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines.map((l) => `${indent}${l}`).join('\n');
-}
+const para = (text: string): string => wrap(text, WIDTH, INDENT);
 
 /** Warnings and failures with the same check and fix, in one block: the message once when it is the same. */
 function problemBlock(group: readonly AuditItem[]): string {
@@ -30,18 +16,18 @@ function problemBlock(group: readonly AuditItem[]): string {
   const label = `${first.status.toUpperCase().padEnd(4)}  ${first.id.padEnd(16)}  `;
   const lines: string[] = [];
   if (group.length === 1) {
-    lines.push(`${label}${first.object}`, wrap(first.message));
+    lines.push(`${label}${first.object}`, para(first.message));
   } else {
     const kinds = new Set(group.map((i) => i.object.split(' ')[0]));
     const kind = kinds.size === 1 ? `${[...kinds][0]}${[...kinds][0]!.endsWith('s') ? '' : 's'}` : 'objects';
     lines.push(`${label}${group.length} ${kind}`);
     if (group.every((i) => i.message === first.message)) {
-      lines.push(wrap(group.map((i) => i.object.replace(/^\S+ /, '')).join(', ')), wrap(first.message));
+      lines.push(para(group.map((i) => i.object.replace(/^\S+ /, '')).join(', ')), para(first.message));
     } else {
-      for (const i of group) lines.push(wrap(`${i.object}: ${i.message}`));
+      for (const i of group) lines.push(para(`${i.object}: ${i.message}`));
     }
   }
-  if (first.fix) lines.push(wrap(`fix: ${first.fix}`));
+  if (first.fix) lines.push(para(`fix: ${first.fix}`));
   return lines.join('\n');
 }
 
@@ -89,5 +75,5 @@ export function renderAudit(r: AuditResult, options: { all?: boolean } = {}): st
 
   const c = r.counts;
   out.push('', `verdict: ${r.ok ? (c.warn > 0 ? 'PASS with warnings' : 'PASS') : 'FAIL'} (${c.fail} fail, ${c.warn} warn, ${c.pass} pass)`);
-  return out.join('\n');
+  return fitLines(out);
 }

@@ -3,6 +3,7 @@ import type { BenchModeResult, BenchQueueRow, BenchResult } from '../../../scena
 import { formatMs } from '../../../util/duration.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** Printers for bench: the per-second line, the table, the CSV. Pure. */
 
@@ -201,7 +202,7 @@ export function renderBench(b: BenchResult): string {
   );
   for (const r of b.runs) lines.push(...runNotes(r));
   if (b.interrupted) lines.push('interrupted: the modes after the last one shown were not run');
-  return lines.join('\n');
+  return fitLines(lines);
 }
 
 export const CSV_HEADER = [

@@ -11,6 +11,7 @@ import {
 import { formatMs } from '../../../util/duration.js';
 import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** chaos's printers: result → text for stderr, and the one-line progress. Pure. */
 
@@ -218,7 +219,7 @@ export function renderChaos(r: ChaosResult): string {
     lines.push('verdict: FAILED');
     for (const reason of r.reasons) lines.push(`  ${reason}`);
   }
-  return lines.join('\n');
+  return fitLines(lines);
 }
 
 /**

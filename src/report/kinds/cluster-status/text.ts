@@ -1,6 +1,7 @@
 import { shortNodeName } from '../../../cluster/broker/queue-leadership.js';
 import type { StatusResult } from '../../../cluster/lifecycle/status.js';
 import { renderTable } from '../../table.js';
+import { fitColumns } from '../../text-wrap.js';
 
 /** cluster status's printers: result → text. Pure. */
 
@@ -47,7 +48,7 @@ export function renderStatus(s: StatusResult): string {
     ...(sc.members.length > 0 && !sc.majority ? ['it has no majority, so no stream can be declared or elect a writer'] : []),
   ];
   const stranded = problems.length === 0 ? '' : `\n\nstream coordinator: ${problems.join('; ')} ('rmq-bench cluster up' makes it whole)`;
-  if (!s.reachable) return `${head}\n${nodes}${split}${stranded}\n\nno management endpoint answered: queue leaders unknown`;
+  if (!s.reachable) return `${head}\n${nodes}${fitColumns(split)}${fitColumns(stranded)}\n\nno management endpoint answered: queue leaders unknown`;
   const queues =
     s.queues.length === 0
       ? 'no quorum queues'
@@ -55,5 +56,5 @@ export function renderStatus(s: StatusResult): string {
           ['quorum queue', 'leader', 'members', 'online', 'messages'],
           s.queues.map((q) => [q.name, q.leader ? shortNodeName(q.leader) : 'none', members(q.members), members(q.online), q.messages ?? '-']),
         );
-  return `${head}\n${nodes}${split}${stranded}\n\n${queues}`;
+  return `${head}\n${nodes}${fitColumns(split)}${fitColumns(stranded)}\n\n${queues}`;
 }

@@ -1,6 +1,7 @@
 import type { UpResult } from '../../../cluster/lifecycle/up.js';
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
+import { fitColumns } from '../../text-wrap.js';
 
 /** cluster up's printer (also cluster reset --hard's): result → text. Pure. */
 
@@ -15,5 +16,5 @@ export function renderUp(r: UpResult): string {
     ['node', 'amqp', 'management'],
     r.nodes.map((n) => [n.name, n.amqpUrl, n.managementUrl]),
   );
-  return `${head}${added}\n${table}\nprometheus: ${r.prometheusUrl}`;
+  return `${fitColumns(`${head}${added}`)}\n${table}\nprometheus: ${r.prometheusUrl}`;
 }

@@ -5,6 +5,7 @@ import { renderTable } from '../../table.js';
 import { latencyLine } from '../producer/text.js';
 import { isConfirmingMode, modeLabel } from '../../../scenarios/under-faults/compare-modes.js';
 import { orderLines } from '../../order-text.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** compare's printers: result → text. Pure. */
 
@@ -166,5 +167,5 @@ export function renderCompare(c: CompareResult): string {
   for (const t of c.totals) if (t.runs > 0) lines.push(modeVerdict(t));
   if (c.interrupted) lines.push('verdict: none (interrupted)');
   else lines.push(c.ok ? 'verdict: OK (no confirmed message lost)' : 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)');
-  return lines.join('\n');
+  return fitLines(lines);
 }

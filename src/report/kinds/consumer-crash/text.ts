@@ -1,6 +1,7 @@
 import type { ConsumerCrashResult, CrashMode, CrashRun } from '../../../scenarios/crashes/consumer-crash.js';
 import { orderSummary } from '../../order-text.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** consumer-crash result → text. Pure. */
 
@@ -36,7 +37,7 @@ export function renderConsumerCrash(c: ConsumerCrashResult): string {
     if (m === 'manual') return `manual ack: ${lost} lost; ${twice} processed twice (acked after the work: the kill fell between work and ack).`;
     return `manual + idempotent: ${lost} lost; ${twice} processed twice; ${skipped} redeliveries recognised and skipped.`;
   });
-  return [
+  return fitLines([
     head,
     '',
     renderTable(['', ...modes.map((m) => CRASH_LABEL[m])], rows),
@@ -44,5 +45,5 @@ export function renderConsumerCrash(c: ConsumerCrashResult): string {
     ...verdicts,
     ...orderLine(c.runs),
     c.ok ? 'verdict: OK' : `verdict: FAILED: ${c.reasons.join('; ')}`,
-  ].join('\n');
+  ]);
 }

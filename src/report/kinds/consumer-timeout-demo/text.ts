@@ -6,6 +6,7 @@ import {
   type ViaResult,
 } from '../../../scenarios/demos/consumer-timeout-plan.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 const s = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
 
@@ -52,7 +53,7 @@ function versionCells(x: ViaResult, ending: TimeoutEnding): string[] {
 function renderConsumerTimeoutVersions(r: ConsumerTimeoutDemoResult, versions: readonly ConsumerTimeoutVersionRun[]): string {
   const vias = [...new Set(versions.flatMap((v) => v.runs.map((x) => x.via)))];
   const table = renderTable(
-    ['set by', ...versions.map((v) => `RabbitMQ ${v.brokerVersion} (${v.cluster}): the slow message; the consumer's end; after`)],
+    ['set by', ...versions.map((v) => `RabbitMQ ${v.brokerVersion} (${v.cluster})`)],
     vias.map((via) => [
       via,
       ...versions.map((v) => {
@@ -66,9 +67,10 @@ function renderConsumerTimeoutVersions(r: ConsumerTimeoutDemoResult, versions: r
       `  RabbitMQ ${v.brokerVersion}: ${v.ending === 'cancel' ? 'the queue cancels the consumer at the timeout (basic.cancel), the channel stays open' : 'the channel is closed (PRECONDITION_FAILED) at a check once a minute, every unacked delivery on it returned'}; the slow message worked ${s(v.slowWorkMs)} (${CLAIMS_SOURCE[v.ending]})`,
   );
   const problems = versions.flatMap((v) => v.runs.flatMap((x) => x.problems.map((p) => `RabbitMQ ${v.brokerVersion}: ${x.via}: ${p}`)));
-  return [
+  return fitLines([
     `consumer-timeout-demo on ${versions.map((v) => `RabbitMQ ${v.brokerVersion}`).join(' and ')}: timeout ${r.timeoutMs} ms; ${r.count} messages per queue, message ${r.slowIndex} works longer than the timeout, the others ${r.workMs} ms`,
     '',
+    "each version's cells: the slow message; the consumer's end; after how long",
     table,
     '',
     'what each version does with a delivery held past the timeout:',
@@ -76,14 +78,14 @@ function renderConsumerTimeoutVersions(r: ConsumerTimeoutDemoResult, versions: r
     ...(problems.length > 0 ? ['', ...problems] : []),
     '',
     r.ok ? "verdict: OK (each broker did what its version's docs say, and rmq-bench's consumer processed every message exactly once)" : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }
 
 /** consumer-timeout-demo result → text. Pure. */
 export function renderConsumerTimeoutDemo(r: ConsumerTimeoutDemoResult): string {
   if (r.versions && r.versions.length > 1) return renderConsumerTimeoutVersions(r, r.versions);
   const table = renderTable(
-    ['set by', 'consumer', 'processed', 'twice', 'cancels', 'waiting at end', 'consumers at end', 'idle until the end, messages waiting'],
+    ['set by', 'consumer', 'processed', 'twice', 'cancels', 'waiting at end', 'consumers at end', 'idle while waiting'],
     r.runs.flatMap((x) => {
       const naive = count(x.naive.processed);
       const handling = count(x.handling.processed);
@@ -112,7 +114,7 @@ export function renderConsumerTimeoutDemo(r: ConsumerTimeoutDemoResult): string 
     }),
   );
   const claims = renderTable(
-    ['set by', `claim (${CLAIMS_SOURCE[r.ending ?? 'cancel']})`, 'measured', 'held'],
+    ['set by', 'claim', 'measured', 'held'],
     r.runs.flatMap((x) => x.checks.map((c, i) => [i === 0 ? x.via : '', c.claim, c.measured, c.held ? 'yes' : 'NO'])),
   );
   const stories = r.runs.flatMap((x) => [
@@ -121,16 +123,17 @@ export function renderConsumerTimeoutDemo(r: ConsumerTimeoutDemoResult): string 
     `  rmq-bench: ${(r.ending ?? 'cancel') === 'cancel' ? 'cancelled' : 'its channel closed'} at ${s(x.handling.cancelAtMs)}, subscribed again at ${s(x.handling.resubscribedAtMs)}; ${x.slowId} came back to it (${redelivery(x)}); ${x.handling.duplicatesAbsorbed} duplicate(s) absorbed by its store.`,
   ]);
   const problems = r.runs.flatMap((x) => x.problems.map((p) => `${x.via}: ${p}`));
-  return [
+  return fitLines([
     `consumer-timeout-demo on RabbitMQ ${r.brokerVersion}: timeout ${r.timeoutMs} ms; ${r.count} messages per queue, message ${r.slowIndex} works ${r.slowWorkMs} ms, the others ${r.workMs} ms; watched ${s(r.observeMs)} after`,
     '',
     table,
     '',
     ...stories,
     '',
+    `the claims (${CLAIMS_SOURCE[r.ending ?? 'cancel']}):`,
     claims,
     '',
     ...problems,
     r.ok ? "verdict: OK (the broker did what its docs say, and rmq-bench's consumer processed every message exactly once)" : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }

@@ -2,6 +2,7 @@ import type { ConsumerResult, DeliveryRecord } from '../../../client/consumer-re
 import { type FailureAction, type FailureAction10, failureDescription } from '../../../client/consumer-failures.js';
 import { DEFAULT_PROTOCOL, type Protocol } from '../../../client/protocol.js';
 import { formatMs } from '../../../util/duration.js';
+import { renderFields } from '../../table.js';
 
 /** Printers for the consumer: pure. */
 
@@ -43,6 +44,5 @@ export function renderConsumer(r: ConsumerResult, failure: FailureAction | Failu
     ['stopped', r.stoppedBecause === 'gave-up' ? `gave up: ${r.gaveUp ?? ''}` : r.stoppedBecause],
   ];
   if (failure) rows.splice(1, 0, ['on failure', `${failure}: ${failureDescription(protocol, failure)}`]);
-  const w = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  return renderFields(rows);
 }

@@ -1,5 +1,6 @@
 import type { DelayedRetryDemoResult } from '../../../scenarios/demos/delayed-retry-plan.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** delayed-retry-demo result → text. Pure. */
 export function renderDelayedRetryDemo(r: DelayedRetryDemoResult): string {
@@ -22,17 +23,24 @@ export function renderDelayedRetryDemo(r: DelayedRetryDemoResult): string {
       ];
     }),
   );
+  const definition = `{${Object.entries(r.setup.definition)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+    .join(', ')}}`;
   const setup = r.setup.skipped
-    ? `setup: none (--skip-setup): ${r.queue} has no delayed retry`
+    ? [`setup: none (--skip-setup): ${r.queue} has no delayed retry`]
     : r.via === 'policy'
-      ? `setup: policy ${r.setup.name} at priority ${r.setup.priority ?? '-'}: ${JSON.stringify(r.setup.definition)}` +
-        (r.setup.keptFrom
-          ? `\n  it keeps ${r.setup.keptFrom}' keys: ${r.setup.keptKeys.join(', ')}, which a priority-${r.setup.priority ?? '-'} policy without them would silently drop; removed at the end`
-          : '')
-      : `setup: ${r.setup.name}: ${JSON.stringify(r.setup.definition)}; deleted at the end`;
-  return [
+      ? [
+          `setup: policy ${r.setup.name} at priority ${r.setup.priority ?? '-'}: ${definition}`,
+          ...(r.setup.keptFrom
+            ? [
+                `  it keeps ${r.setup.keptFrom}' keys: ${r.setup.keptKeys.join(', ')}, which a priority-${r.setup.priority ?? '-'} policy without them would silently drop; removed at the end`,
+              ]
+            : []),
+        ]
+      : [`setup: ${r.setup.name}: ${definition}; deleted at the end`];
+  return fitLines([
     `delayed-retry-demo on RabbitMQ ${r.brokerVersion}: ${r.messages.length} message(s) in ${r.queue}, delayed-retry-type ${r.type}, min ${r.minMs} ms, max ${r.maxMs} ms`,
-    setup,
+    ...setup,
     `expected delay = min(min × x-delivery-count (at least 1), max) for the returns the type names, none for the others; accepted: ${r.earlySlackMs} ms early to ${r.toleranceMs} ms late`,
     '',
     table,
@@ -40,5 +48,5 @@ export function renderDelayedRetryDemo(r: DelayedRetryDemoResult): string {
     ...r.problems,
     `processed ${r.processed} of ${r.messages.length}`,
     r.ok ? 'verdict: OK (every redelivery waited as the formula says)' : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }

@@ -7,6 +7,7 @@ import {
   roundsOf,
 } from '../../../scenarios/demos/delivery-limit-plan.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /**
  * Each delivery's delivery count ('-' when absent), with 'r' when flagged redelivered, and an
@@ -169,7 +170,7 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
     (x) => x !== null,
   );
   const loops = loopLines(r);
-  return [
+  return fitLines([
     `delivery-limit-demo on RabbitMQ ${r.brokerVersion}: quorum queues with x-delivery-limit ${r.deliveryLimit}; one message each, at most ${r.rounds} deliveries`,
     '',
     table,
@@ -180,5 +181,5 @@ export function renderDeliveryLimitDemo(r: DeliveryLimitDemoResult): string {
     ...(disagreements.length > 0 ? ['', ...disagreements] : []),
     ...(loops.length > 0 ? [...loops, ''] : []),
     r.ok ? `verdict: OK (every action did what RabbitMQ ${r.rulesEra ?? '4.3'} documents)` : 'verdict: FAILED (the broker disagrees with a documented rule)',
-  ].join('\n');
+  ]);
 }

@@ -1,6 +1,7 @@
 import type { DlqDemoResult } from '../../../scenarios/demos/dlq-demo.js';
 import { registrationTimeoutMs, type DlxStrategyResult, type StrategyRun } from '../../../scenarios/demos/dlx-strategy-plan.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** dlq-demo result → text. Pure. */
 export function renderDlqDemo(r: DlqDemoResult): string {
@@ -21,14 +22,14 @@ export function renderDlqDemo(r: DlqDemoResult): string {
   );
   const how = r.results.map((x) => `${x.reason}: ${x.how}`);
   const problems = r.results.flatMap((x) => x.problems.map((p) => `${x.reason}: ${p}`));
-  return [
+  return fitLines([
     table,
     '',
     ...how,
     ...(problems.length > 0 ? ['', ...problems] : []),
     '',
     r.ok ? 'verdict: OK (the broker dead-lettered every message as claimed)' : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }
 
 const s = (ms: number | null): string => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
@@ -76,7 +77,7 @@ export function renderDlxStrategy(r: DlxStrategyResult): string {
       : `${x.variant}: lost ${x.lost} of ${x.published} dead letters (median ${x.medianLost} a run)`,
   );
   const registration = r.runs.filter((x) => x.waitedOutRegistration).map((x) => registrationLine(x, r.netTicktimeS));
-  return [
+  return fitLines([
     `dlq-demo --strategy on RabbitMQ ${r.brokerVersion}: ${r.count} messages a run rejected (requeue=false) while the DLQ's leader is under '${r.fault}' for ${s(r.holdMs)}`,
     `restore → settled: at-least-once, until every rejected message is in the DLQ (its worker resends what is unconfirmed every ${s(r.workerRetryMs)}, dead_letter_worker_publisher_confirm_timeout; waited up to a minute past that); the others, until the DLQ's count stood still for 10 s`,
     '',
@@ -89,5 +90,5 @@ export function renderDlxStrategy(r: DlxStrategyResult): string {
     ...held,
     ...r.problems,
     r.ok ? 'verdict: OK (at-least-once with reject-publish kept every dead letter)' : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }

@@ -1,5 +1,6 @@
 import type { DeadLetterRow } from '../../../scenarios/broker-tools/dlq-tools.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** dlq inspect result → text. Pure. */
 
@@ -9,5 +10,5 @@ export function renderDlqInspect(r: { queue: string; rows: DeadLetterRow[]; tota
     ['message id', 'reason', 'from queue', 'count', 'first death', 'last death', 'bytes'],
     r.rows.map((x) => [x.messageId ?? '-', x.reason ?? '-', x.sourceQueue ?? '-', x.count ?? '-', x.firstDeathAt ?? '-', x.lastDeathAt ?? '-', x.bytes]),
   );
-  return `${r.queue}: ${r.rows.length} of ${r.total} messages shown (they stay in the queue)\n${table}`;
+  return fitLines([`${r.queue}: ${r.rows.length} of ${r.total} messages shown (they stay in the queue)`, table]);
 }

@@ -2,6 +2,7 @@ import { FAULT_ABOUT } from '../../../faults/kinds.js';
 import { FAULTS } from '../../../faults/registry.js';
 import type { FailoverResult } from '../../../scenarios/under-faults/failover.js';
 import { formatMs } from '../../../util/duration.js';
+import { renderFields } from '../../table.js';
 
 /** failover result → text. Pure. */
 
@@ -40,8 +41,7 @@ export function renderFailover(r: FailoverResult): string {
   } else {
     rows.push(['restore', `not restored (--no-restore): ${r.oldLeader} is still under '${r.fault}'`]);
   }
-  const w = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  return renderFields(rows);
 }
 
 /** Why no new leader was seen while the fault was on, in the words of the fault's leader effect (its spec). */

@@ -1,6 +1,7 @@
 import type { PrefetchDemoResult } from '../../../scenarios/demos/prefetch-demo.js';
 import { formatMs } from '../../../util/duration.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** prefetch-demo result → text. Pure. */
 
@@ -24,5 +25,5 @@ export function renderPrefetchDemo(r: PrefetchDemoResult): string {
     'prefetch 0: the broker pushes everything to whoever subscribed first; the slow consumer hoards the queue while the fast one idles.',
     'tens (10-50) keep both busy without hoarding: the usual advice.',
   ];
-  return [head, '', table, '', ...notes].join('\n');
+  return fitLines([head, '', table, '', ...notes]);
 }

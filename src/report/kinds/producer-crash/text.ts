@@ -2,6 +2,7 @@ import type { ProducerCrashMode } from '../../../scenarios/crashes/producer-cras
 import type { ProducerCrashResult, ProducerCrashRun } from '../../../scenarios/crashes/producer-crash-result.js';
 import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** producer-crash result → text. Pure. */
 
@@ -73,5 +74,5 @@ export function renderProducerCrash(c: ProducerCrashResult): string {
     );
   }
   notes.push(c.ok ? 'verdict: OK (the outbox lost nothing)' : `verdict: FAILED: ${c.reasons.join('; ')}`);
-  return [...parts, ...notes].join('\n');
+  return fitLines([...parts, ...notes]);
 }

@@ -1,5 +1,6 @@
 import type { OutboxProducerResult } from '../../../client/outbox-producer.js';
 import { formatMs } from '../../../util/duration.js';
+import { renderFields } from '../../table.js';
 
 /** producer --outbox result → text. Pure. */
 
@@ -20,6 +21,5 @@ export function renderOutboxProducer(r: OutboxProducerResult): string {
       r.completed ? 'completed' : r.interrupted ? 'interrupted: the pending rows stay in the outbox' : r.gaveUp ? `gave up: ${r.gaveUp}` : 'incomplete',
     ],
   ];
-  const w = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  return renderFields(rows);
 }

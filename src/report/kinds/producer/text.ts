@@ -2,6 +2,7 @@ import type { Amqp10Outcomes, PublisherResult } from '../../../client/publisher-
 import { MAX_REFUSALS } from '../../../client/refused-resends.js';
 import type { LatencySummary } from '../../../measure/histogram.js';
 import { formatMs } from '../../../util/duration.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** The producer's printers (the producer-report kind prints with them too; compare, with its latency line): result → text. Pure. */
 
@@ -66,7 +67,7 @@ export function renderProducer(r: PublisherResult): string {
   const unflushed = flushLine(r);
   if (unflushed) text.push(unflushed);
   if (r.gaveUp) text.push(`gave up: ${r.gaveUp}`);
-  return text.join('\n');
+  return fitLines(text);
 }
 
 /** Messages the broker refused MAX_REFUSALS times: one plain line. Pure. */

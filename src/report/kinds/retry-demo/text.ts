@@ -1,6 +1,7 @@
 import type { RetryDemoResult } from '../../../scenarios/demos/retry-demo.js';
 import type { RetryLadderResult } from '../../../scenarios/demos/retry-ladder.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** retry-demo result → text. Pure. */
 
@@ -15,14 +16,14 @@ export function renderRetryDemo(r: RetryDemoResult): string {
       a.death ?? '-',
     ]),
   );
-  return [
+  return fitLines([
     `retry-demo: ${r.messageId} through demo.orders → demo.dlx → demo.retry (TTL ${r.ttlMs} ms) → demo.orders`,
     '',
     table,
     '',
     ...r.problems,
     r.ok ? `verdict: OK (each retry waited the TTL; processed once, at the end)` : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }
 
 /** retry-demo --backoff result → text. Pure. */
@@ -33,7 +34,7 @@ export function renderRetryLadder(r: RetryLadderResult): string {
     r.attempts.map((a) => [a.messageId, a.attempt, s(a.atMs), s(a.gapMs), s(a.expectedGapMs), a.routingKey, a.earlierAttempts, a.outcome]),
   );
   const ladder = r.rungs.map((x) => `${x.queue} ${s(x.ttlMs)}`).join(' → ');
-  return [
+  return fitLines([
     `retry-demo --backoff: ${r.workQueue} → ${ladder} → demo.dlq${r.timeScale === 1 ? '' : ` (TTLs × ${r.timeScale})`}`,
     '',
     table,
@@ -42,5 +43,5 @@ export function renderRetryLadder(r: RetryLadderResult): string {
     `${r.poison.messageId}: ${r.poison.attempts} attempts, ${r.poison.inDlq ? `in demo.dlq (key ${r.poison.dlqRoutingKey ?? '?'}; x-death: ${r.poison.deaths.join(', ')}); left there for 'rmq-bench dlq inspect'` : 'NOT in demo.dlq'}`,
     ...r.problems,
     r.ok ? 'verdict: OK (each rung held the message for its TTL, and the ladder ended in demo.dlq instead of looping)' : 'verdict: FAILED',
-  ].join('\n');
+  ]);
 }

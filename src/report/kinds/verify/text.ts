@@ -2,6 +2,7 @@ import type { Reconciliation } from '../../../ledger/reconcile.js';
 import type { LedgerRow, ReconcileTotal } from '../../../ledger/several.js';
 import { orderLines } from '../../order-text.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** verify's printers: one reconciliation, or several ledgers and their total → text. Pure. */
 
@@ -26,7 +27,7 @@ export function renderReconciliation(r: Reconciliation): string {
   lines.push(...orderLines('order', r.order));
   for (const a of r.advice) lines.push(a);
   lines.push(r.verdict.ok ? 'verdict: OK' : `verdict: FAILED: ${r.verdict.reasons.join('; ')}`);
-  return lines.join('\n');
+  return fitLines(lines);
 }
 
 function sampleLines(prefix: string, r: Reconciliation): string[] {
@@ -88,5 +89,5 @@ export function renderLedgers(ledgers: readonly LedgerRow[], total: ReconcileTot
   const f = total.foreign;
   if (f.count > 0) lines.push(`read, of none of the ledgers: ${f.count} (first ${f.samples.length}: ${f.samples.join(', ')})`);
   lines.push(total.verdict.ok ? 'verdict: OK' : `verdict: FAILED: ${total.verdict.reasons.join('; ')}`);
-  return lines.join('\n');
+  return fitLines(lines);
 }

@@ -1,6 +1,7 @@
 import { shortNodeName } from '../../../cluster/broker/queue-leadership.js';
 import type { WatchQueueRow, WatchView } from '../../../scenarios/traffic/watch.js';
 import { renderTable } from '../../table.js';
+import { fitLines } from '../../text-wrap.js';
 
 /** watch view → text. Pure: the command decides whether to redraw (TTY) or append lines. */
 
@@ -52,7 +53,7 @@ export function renderWatch(v: WatchView, options: { live?: boolean } = {}): str
   out.push('');
   out.push(v.alerts.length === 0 ? 'alerts: none' : ['alerts:', ...v.alerts.map((a) => `  ! ${a.kind}: ${a.message}`)].join('\n'));
   out.push(`(figures from the management API, which refreshes them about every 5 s${options.live ? '; Ctrl+C stops' : ''})`);
-  return out.join('\n');
+  return fitLines(out);
 }
 
 /** One line per refresh, for a log (stderr not a TTY). */
