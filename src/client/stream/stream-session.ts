@@ -86,7 +86,14 @@ interface Dialled {
 }
 
 /** Connect to one node, declare the publisher on the stream's leader, ask what the broker stored for the reference. */
-async function dial(url: string, stream: string, publisherRef: string, bodyBytes: number, heartbeatS: number, connectionName: string | undefined): Promise<Dialled> {
+async function dial(
+  url: string,
+  stream: string,
+  publisherRef: string,
+  bodyBytes: number,
+  heartbeatS: number,
+  connectionName: string | undefined,
+): Promise<Dialled> {
   const { connect } = await import('rabbitmq-stream-js-client');
   const endpoint = parseStreamUrl(url);
   const early = {
