@@ -9,6 +9,7 @@ import { reconcile } from '../../src/ledger/reconcile.js';
 import { duplicateRunIds, LedgerRouter, type LedgerRow, totalOf } from '../../src/ledger/several.js';
 import { shapeMismatches } from '../../src/report/doc-shape.js';
 import { toJsonDocument } from '../../src/report/json.js';
+import { ledgerNames } from '../../src/report/kinds/verify/text.js';
 import { verify } from '../../src/report/kinds/verify/view.js';
 import { type Group, recordGroups } from './fixtures/ledger.js';
 import { unwrapped } from './fixtures/text.js';
@@ -311,6 +312,23 @@ describe('the several-ledger report', () => {
     expect(lines.at(-1)).toBe(
       'verdict: FAILED: p2.json: 1 confirmed message was never read (lost); 1 message read whose id is of none of the 2 ledgers (unexpected)',
     );
+  });
+
+  it('ledgers in one folder: the folder said once above the table, each row named by its file', () => {
+    const inFolder = rows.map((r) => ({ ...r, file: `/tmp/rmq-bench-it-many-a1b2c3/${r.file}` }));
+    const lines = unwrapped(verify.text({ ...result, ledgers: inFolder })).split('\n');
+    expect(lines[0]).toBe('ledgers in /tmp/rmq-bench-it-many-a1b2c3/');
+    expect(lines[3]).toMatch(/^p1\.json\s+r1\s+3\s+3\s+3\s+0\s+0\s+0\s+0\s+0\s+OK$/);
+    expect(lines).toContain('p2.json: lost sequences (first 1): 2');
+  });
+
+  it.each([
+    { files: ['/a/p1.json', '/a/p2.json'], folder: '/a', names: ['p1.json', 'p2.json'] },
+    { files: ['/a/p1.json', '/b/p2.json'], folder: null, names: ['/a/p1.json', '/b/p2.json'] },
+    { files: ['p1.json', 'p2.json'], folder: null, names: ['p1.json', 'p2.json'] },
+    { files: ['/a/p1.json'], folder: null, names: ['/a/p1.json'] },
+  ])('ledgerNames($files): folder $folder', ({ files, folder, names }) => {
+    expect(ledgerNames(files)).toEqual({ folder, names });
   });
 
   it('"other unread" is said under the table when a row has some', () => {

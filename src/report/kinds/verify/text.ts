@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Reconciliation } from '../../../ledger/reconcile.js';
 import type { LedgerRow, ReconcileTotal } from '../../../ledger/several.js';
 import { orderLines } from '../../order-text.js';
@@ -77,11 +78,24 @@ export function ledgersTable(ledgers: readonly LedgerRow[], total: ReconcileTota
   return { headers: HEADERS, rows };
 }
 
+/**
+ * The ledgers' one folder, when all of them are in it, and each ledger named within it: the table
+ * then names p1.json, not the whole path (a long one would not leave it room). Pure.
+ */
+export function ledgerNames(files: readonly string[]): { folder: string | null; names: string[] } {
+  const folders = new Set(files.map((f) => path.dirname(f)));
+  const [folder] = folders;
+  if (files.length < 2 || folders.size !== 1 || folder === undefined || folder === '.') return { folder: null, names: [...files] };
+  return { folder, names: files.map((f) => path.basename(f)) };
+}
+
 /** Several ledgers: the table, then each ledger's samples, order and advice (named by its file), the foreign reads, the verdict. */
 export function renderLedgers(ledgers: readonly LedgerRow[], total: ReconcileTotal): string {
-  const { headers, rows } = ledgersTable(ledgers, total);
-  const lines = [renderTable(headers, rows), ...otherUnreadNote(total)];
-  for (const { file, reconciliation: r } of ledgers) {
+  const { folder, names } = ledgerNames(ledgers.map((l) => l.file));
+  const named = ledgers.map((l, i) => ({ ...l, file: names[i]! }));
+  const { headers, rows } = ledgersTable(named, total);
+  const lines = [...(folder === null ? [] : [`ledgers in ${folder}${path.sep}`]), renderTable(headers, rows), ...otherUnreadNote(total)];
+  for (const { file, reconciliation: r } of named) {
     lines.push(...sampleLines(`${file}: `, r));
     lines.push(...orderLines(`${file} order`, r.order));
     for (const a of r.advice) lines.push(`${file}: ${a}`);
