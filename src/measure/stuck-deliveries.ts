@@ -1,0 +1,153 @@
+import { formatDuration } from '../util/duration.js';
+
+/**
+ * Stuck deliveries: messages a queue keeps unacknowledged for a consumer that no live channel of
+ * the run has (rabbitmq-server #15473: after a leader election, a quorum queue can hold messages
+ * for a consumer whose channel is gone, and never deliver them again). After a fault, once the
+ * run's own consumers have let go, every unacknowledged message of the queue is held for someone
+ * else: a consumer whose channel the broker no longer lists (the bug), or one on a channel the
+ * broker still lists although its client is gone without a close (until its heartbeat timeout).
+ * The figure is how long until none is held: "redelivered after N s", or "still held" at the
+ * deadline. What the management API says is read here; the looking is done by the scenario
+ * (scenarios/under-faults/stuck-watch.ts). Pure.
+ */
+
+/** Who the queue holds messages for: one channel (or none that the broker still lists). */
+export interface StuckHolder {
+  /** The consumer tags the queue lists on that channel; empty: the queue counts a consumer no channel lists (its tag is not known). */
+  consumerTags: string[];
+  /** The channel's name as the management API gives it; null when no channel is listed for them. */
+  channel: string | null;
+  /**
+   * true: the broker still lists the channel (its client gone without a close: the broker waits
+   * for the heartbeat timeout); false: the channel is gone and the queue still holds messages for
+   * its consumer (#15473).
+   */
+  channelListed: boolean;
+  /** The node of the channel (short name), or null when unknown. */
+  node: string | null;
+  /** Messages unacknowledged for it. */
+  count: number;
+}
+
+/** One look at a queue. */
+export interface StuckLook {
+  /** The queue's unacknowledged messages, less those of the run's own live channels. */
+  held: number;
+  /** Who holds them; their counts add up to held. */
+  holders: StuckHolder[];
+  /** The queue's leader (short name), or null when none answered. */
+  leader: string | null;
+}
+
+/** The figure of one run, as the --json document carries it. */
+export interface StuckDeliveries {
+  queue: string;
+  /**
+   * none: nothing held at the first look; redelivered: held at first, none left after afterMs;
+   * held: still held at the deadline.
+   */
+  outcome: 'none' | 'redelivered' | 'held';
+  /** From the first look (the fault healed, the run's own consumers gone) to the first look with none held; held: to the last look (past deadlineMs). */
+  afterMs: number;
+  /** --max-stuck: how long the run waited. */
+  deadlineMs: number;
+  /** How many deliveries the run's holder consumer took (and never acknowledged) before it let go. */
+  holderTook: number;
+  /** The most messages held at one look. */
+  mostHeld: number;
+  /** Who held them: at the last look that saw any (for 'held', the last look). */
+  holders: StuckHolder[];
+  /** The queue's leader (short name) at that look. */
+  leader: string | null;
+}
+
+/** The default of --max-stuck: well past a healthy requeue (well under a second), short of the 60 s heartbeat's timeout of a silent client. */
+export const DEFAULT_MAX_STUCK_MS = 30_000;
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const objs = (v: unknown): Record<string, unknown>[] =>
+  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : [];
+const short = (node: string | null): string | null => (node === null ? null : node.slice(node.indexOf('@') + 1));
+
+/**
+ * Who a queue holds its unacknowledged messages for, from its management record
+ * (/api/queues/<vhost>/<name>: messages_unacknowledged, consumer_details, leader or node) and
+ * the channels the broker lists (/api/channels: name, node, messages_unacknowledged). The
+ * channels in `own` are the run's own live ones: what they hold is not stuck. A listed channel
+ * holds at most its own unacknowledged count (a channel's count covers every queue it consumes
+ * from); what no listed channel accounts for is held for consumers whose channels are gone.
+ */
+export function lookAtQueue(queue: Readonly<Record<string, unknown>>, channels: readonly unknown[], own: ReadonlySet<string> = new Set()): StuckLook {
+  const listed = new Map(objs(channels).map((c) => [str(c.name) ?? '', c]));
+  const leader = short(str(queue.leader) ?? str(queue.node));
+  const byChannel = new Map<string, { tags: string[]; node: string | null }>();
+  for (const d of objs(queue.consumer_details)) {
+    const ch = typeof d.channel_details === 'object' && d.channel_details !== null ? (d.channel_details as Record<string, unknown>) : {};
+    const name = str(ch.name) ?? '';
+    const entry = byChannel.get(name) ?? { tags: [], node: short(str(ch.node)) };
+    const tag = str(d.consumer_tag);
+    if (tag !== null) entry.tags.push(tag);
+    byChannel.set(name, entry);
+  }
+  let left = num(queue.messages_unacknowledged);
+  // The run's own channels first: what they hold is theirs.
+  for (const name of own) left -= Math.min(left, num(listed.get(name)?.messages_unacknowledged));
+  const holders: StuckHolder[] = [];
+  const gone: { tags: string[]; channel: string | null; node: string | null }[] = [];
+  for (const [name, { tags, node }] of byChannel) {
+    if (own.has(name)) continue;
+    const channel = name === '' ? null : name;
+    const c = listed.get(name);
+    if (c === undefined || name === '') {
+      gone.push({ tags, channel, node });
+      continue;
+    }
+    const count = Math.min(left, num(c.messages_unacknowledged));
+    left -= count;
+    if (count > 0) holders.push({ consumerTags: tags, channel, channelListed: true, node: short(str(c.node)) ?? node, count });
+  }
+  if (left > 0) {
+    const g = gone[0];
+    holders.push({
+      consumerTags: gone.flatMap((x) => x.tags),
+      channel: gone.length === 1 && g ? g.channel : null,
+      channelListed: false,
+      node: gone.length === 1 && g ? g.node : null,
+      count: left,
+    });
+  }
+  return { held: holders.reduce((a, h) => a + h.count, 0), holders, leader };
+}
+
+/** What the watch does after a look: go on looking, or end with an outcome. Pure. */
+export function afterLook(held: number, first: boolean, elapsedMs: number, deadlineMs: number): 'wait' | StuckDeliveries['outcome'] {
+  if (held === 0) return first ? 'none' : 'redelivered';
+  return elapsedMs > deadlineMs ? 'held' : 'wait';
+}
+
+/** One holder in words: "5 for consumer amq.ctag-1 on channel 172.20.0.1:40000 -> 172.20.0.2:5672 (1) (gone) on rabbit1". Pure. */
+export function holderText(h: StuckHolder): string {
+  const tags = h.consumerTags.length === 0 ? 'a consumer no channel lists' : `consumer ${h.consumerTags.join(', ')}`;
+  const channel = h.channel === null ? '' : ` on channel ${h.channel}`;
+  const state = h.channelListed ? ' (the broker still lists the channel)' : ' (its channel gone)';
+  return `${h.count} for ${tags}${channel}${state}${h.node === null ? '' : ` on ${h.node}`}`;
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/** The figure in one line. Pure. */
+export function stuckText(s: StuckDeliveries): string {
+  const leader = s.leader === null ? '' : `, queue leader ${s.leader}`;
+  if (s.outcome === 'none') return `${s.queue}: none held once the run's holder let go of the ${s.holderTook} it took`;
+  const who = s.holders.map(holderText).join('; ');
+  if (s.outcome === 'redelivered') return `${s.queue}: ${s.mostHeld} held, redelivered after ${seconds(s.afterMs)} (${who}${leader})`;
+  return `${s.queue}: ${s.holders.reduce((a, h) => a + h.count, 0)} STILL HELD after ${seconds(s.afterMs)}, past --max-stuck ${formatDuration(s.deadlineMs)} (${who}${leader})`;
+}
+
+/** Why the figure fails the verdict, naming the queue; null when it does not. Pure. */
+export function stuckProblem(s: StuckDeliveries | null | undefined): string | null {
+  if (s?.outcome !== 'held') return null;
+  return `deliveries stuck: ${stuckText(s)}`;
+}

@@ -1,0 +1,141 @@
+import type { Channel } from 'amqplib';
+import { closeWithin, type Connected, connectAny } from '../../client/amqp091/connect.js';
+import type { QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
+import type { Context } from '../../context.js';
+import { errorMessage, InterruptedError } from '../../errors.js';
+import { afterLook, type StuckDeliveries, type StuckLook, lookAtQueue } from '../../measure/stuck-deliveries.js';
+import { systemClock } from '../../util/retry.js';
+
+/**
+ * The stuck-deliveries figure of one run (measure/stuck-deliveries.ts says what it means): a
+ * small holder consumer, connected to the node that is faulted, takes a few messages with its
+ * prefetch and never acknowledges them, so that the fault meets deliveries in flight. Once the
+ * fault is healed, the holder lets go (its connection closed, if the fault left it open), and the
+ * queue is looked at every LOOK_EVERY_MS until it holds nothing unacknowledged, or until the
+ * deadline (--max-stuck). The holder's messages go back to the queue and are read by the drain.
+ */
+
+/** How many messages the holder keeps unacknowledged through the fault. */
+export const HOLDER_PREFETCH = 10;
+
+const LOOK_EVERY_MS = 500;
+
+/** The management API's name for the holder's connection: not one of the run's live channels once closed. */
+export const HOLDER_CONNECTION_NAME = 'rmq-bench stuck-holder';
+
+export class StuckWatch {
+  private constructor(
+    private readonly ctx: Context,
+    private readonly ref: QueueRef,
+    private conn: Connected | undefined,
+    private held = 0,
+  ) {}
+
+  /**
+   * The holder, consuming from the queue through urls[startIndex] (the leader's node). A holder
+   * that cannot connect is logged, and the run goes on without it: the queue is still looked at
+   * after the fault.
+   */
+  static async start(ctx: Context, ref: QueueRef, p: { urls: readonly string[]; startIndex: number; heartbeatS: number }): Promise<StuckWatch> {
+    let conn: Connected | undefined;
+    try {
+      conn = await connectAny(p.urls, p.startIndex, {
+        heartbeatS: p.heartbeatS,
+        timeoutMs: 15_000,
+        signal: ctx.signal,
+        connectionName: HOLDER_CONNECTION_NAME,
+      });
+      // The fault may end this connection (a kill): that is what it is for.
+      conn.connection.on('error', () => undefined);
+      const watch = new StuckWatch(ctx, ref, conn);
+      const ch: Channel = await conn.connection.createChannel();
+      ch.on('error', () => undefined);
+      await ch.prefetch(HOLDER_PREFETCH);
+      await ch.consume(ref.queue, () => {
+        watch.held++;
+      });
+      return watch;
+    } catch (err) {
+      if (err instanceof InterruptedError) throw err;
+      ctx.log(`the stuck-deliveries holder could not consume from ${ref.queue}: ${errorMessage(err)}`);
+      if (conn) await closeWithin(conn.connection);
+      return new StuckWatch(ctx, ref, undefined);
+    }
+  }
+
+  /** The holder lets go (idempotent). */
+  async close(): Promise<void> {
+    const c = this.conn;
+    this.conn = undefined;
+    if (c) await closeWithin(c.connection);
+  }
+
+  /** After the fault: the holder lets go, then the queue is watched until it holds nothing unacknowledged, or past deadlineMs. */
+  async measure(deadlineMs: number): Promise<StuckDeliveries> {
+    const { ctx, ref } = this;
+    await this.close();
+    ctx.progress.update(`stuck deliveries: the holder (${this.held} taken) let go; watching ${ref.queue} for up to ${Math.round(deadlineMs / 1000)} s`);
+    const started = performance.now();
+    let mostHeld = 0;
+    let seen: StuckLook | undefined;
+    for (let first = true; ; first = false) {
+      const look = await this.look();
+      const elapsedMs = performance.now() - started;
+      if (look && look.held > 0) {
+        mostHeld = Math.max(mostHeld, look.held);
+        seen = look;
+      }
+      const next = afterLook(look?.held ?? -1, first, elapsedMs, deadlineMs);
+      if (next !== 'wait') {
+        return {
+          queue: ref.queue,
+          outcome: next,
+          afterMs: Math.round(next === 'none' ? 0 : elapsedMs),
+          deadlineMs,
+          holderTook: this.held,
+          mostHeld,
+          holders: seen?.holders ?? [],
+          leader: seen?.leader ?? look?.leader ?? null,
+        };
+      }
+      await systemClock.sleep(LOOK_EVERY_MS, ctx.signal);
+    }
+  }
+
+  /** One look through the management API; undefined when it did not answer (counts as not yet clear). */
+  private async look(): Promise<StuckLook | undefined> {
+    const { ctx, ref } = this;
+    try {
+      const [queue, channels] = await Promise.all([
+        ctx.management.queue(ref.vhost, ref.queue),
+        ctx.management.get('/api/channels?columns=name,node,messages_unacknowledged'),
+      ]);
+      return lookAtQueue(queue.raw, Array.isArray(channels) ? channels : []);
+    } catch (err) {
+      ctx.log(`stuck deliveries: could not look at ${ref.queue}: ${errorMessage(err)}`);
+      return undefined;
+    }
+  }
+}
+
+/**
+ * fn (the producer under the fault) with the holder consuming, then the figure when measureIf
+ * holds for fn's value (not after Ctrl+C); without a holder (a stream), null. The holder is
+ * closed whatever happens.
+ */
+export async function withStuckWatch<T>(
+  ctx: Context,
+  ref: QueueRef,
+  holder: { urls: readonly string[]; startIndex: number; heartbeatS: number; deadlineMs: number } | undefined,
+  fn: () => Promise<T>,
+  { measureIf }: { measureIf: (value: T) => boolean },
+): Promise<{ value: T; stuck: StuckDeliveries | null }> {
+  if (!holder) return { value: await fn(), stuck: null };
+  const watch = await StuckWatch.start(ctx, ref, holder);
+  try {
+    const value = await fn();
+    return { value, stuck: measureIf(value) ? await watch.measure(holder.deadlineMs) : null };
+  } finally {
+    await watch.close();
+  }
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { afterLook, lookAtQueue, type StuckDeliveries, type StuckLook, stuckProblem, stuckText } from '../../src/measure/stuck-deliveries.js';
+import { stuckLines } from '../../src/report/kinds/compare/text.js';
+import { compareResult, compareRun, reconciliationOf } from './fixtures/runs.js';
+import { renderCompare } from '../../src/report/kinds/compare/text.js';
+import { failureReasons } from '../../src/report/doc-figures.js';
+
+/** A consumer_details entry as /api/queues/<vhost>/<name> lists it. */
+const consumer = (tag: string, channel: string, node = 'rabbit@rabbit1') => ({ consumer_tag: tag, channel_details: { name: channel, node } });
+/** A channel as /api/channels?columns=name,node,messages_unacknowledged lists it. */
+const channel = (name: string, unacked: number, node = 'rabbit@rabbit1') => ({ name, node, messages_unacknowledged: unacked });
+
+describe('lookAtQueue: who a queue holds its unacknowledged messages for', () => {
+  const cases: {
+    name: string;
+    queue: Record<string, unknown>;
+    channels: unknown[];
+    own?: string[];
+    expected: StuckLook;
+  }[] = [
+    {
+      name: 'nothing unacknowledged: nothing held, whatever the channels hold',
+      queue: { messages_unacknowledged: 0, leader: 'rabbit@rabbit2', consumer_details: [consumer('c1', 'ch1')] },
+      channels: [channel('ch1', 7)],
+      expected: { held: 0, holders: [], leader: 'rabbit2' },
+    },
+    {
+      name: 'a consumer the queue counts and no channel lists (#15473): held for a consumer gone, tag unknown',
+      queue: { messages_unacknowledged: 9, leader: 'rabbit@rabbit2', consumers: 1, consumer_details: [] },
+      channels: [],
+      expected: { held: 9, holders: [{ consumerTags: [], channel: null, channelListed: false, node: null, count: 9 }], leader: 'rabbit2' },
+    },
+    {
+      name: 'a consumer whose channel the broker no longer lists: its tag, channel and node named',
+      queue: { messages_unacknowledged: 4, node: 'rabbit@rabbit3', consumer_details: [consumer('amq.ctag-x', 'ch9', 'rabbit@rabbit1')] },
+      channels: [channel('other', 2)],
+      expected: {
+        held: 4,
+        holders: [{ consumerTags: ['amq.ctag-x'], channel: 'ch9', channelListed: false, node: 'rabbit1', count: 4 }],
+        leader: 'rabbit3',
+      },
+    },
+    {
+      name: 'a channel the broker still lists (a client gone without a close): held, channel listed',
+      queue: { messages_unacknowledged: 5, leader: 'rabbit@rabbit1', consumer_details: [consumer('t', 'ch1')] },
+      channels: [channel('ch1', 5)],
+      expected: { held: 5, holders: [{ consumerTags: ['t'], channel: 'ch1', channelListed: true, node: 'rabbit1', count: 5 }], leader: 'rabbit1' },
+    },
+    {
+      name: "the run's own live channel holds all of them: nothing held",
+      queue: { messages_unacknowledged: 10, leader: 'rabbit@rabbit1', consumer_details: [consumer('mine', 'own1')] },
+      channels: [channel('own1', 10)],
+      own: ['own1'],
+      expected: { held: 0, holders: [], leader: 'rabbit1' },
+    },
+    {
+      name: 'more unacknowledged than the live channels hold: the rest is held for a consumer gone',
+      queue: { messages_unacknowledged: 12, leader: 'rabbit@rabbit1', consumer_details: [consumer('mine', 'own1'), consumer('a', 'ch2', 'rabbit@rabbit2')] },
+      channels: [channel('own1', 3), channel('ch2', 4, 'rabbit@rabbit2')],
+      own: ['own1'],
+      expected: {
+        held: 9,
+        holders: [
+          { consumerTags: ['a'], channel: 'ch2', channelListed: true, node: 'rabbit2', count: 4 },
+          { consumerTags: [], channel: null, channelListed: false, node: null, count: 5 },
+        ],
+        leader: 'rabbit1',
+      },
+    },
+    {
+      name: "a listed channel's count covers other queues too: never more than the queue's own",
+      queue: { messages_unacknowledged: 2, leader: 'rabbit@rabbit1', consumer_details: [consumer('t', 'ch1'), consumer('u', 'ch1')] },
+      channels: [channel('ch1', 50)],
+      expected: { held: 2, holders: [{ consumerTags: ['t', 'u'], channel: 'ch1', channelListed: true, node: 'rabbit1', count: 2 }], leader: 'rabbit1' },
+    },
+    {
+      name: 'fields missing or of the wrong type: counted as none',
+      queue: { messages_unacknowledged: 'x', consumer_details: 'nope' },
+      channels: [null, 3],
+      expected: { held: 0, holders: [], leader: null },
+    },
+  ];
+
+  it.each(cases)('$name', ({ queue, channels, own, expected }) => {
+    expect(lookAtQueue(queue, channels, new Set(own ?? []))).toEqual(expected);
+  });
+});
+
+describe('afterLook: go on looking, or the outcome', () => {
+  const cases: { held: number; first: boolean; elapsedMs: number; expected: ReturnType<typeof afterLook> }[] = [
+    { held: 0, first: true, elapsedMs: 0, expected: 'none' },
+    { held: 0, first: false, elapsedMs: 1_500, expected: 'redelivered' },
+    { held: 0, first: false, elapsedMs: 45_000, expected: 'redelivered' },
+    { held: 3, first: true, elapsedMs: 0, expected: 'wait' },
+    { held: 3, first: false, elapsedMs: 30_000, expected: 'wait' },
+    { held: 3, first: false, elapsedMs: 30_001, expected: 'held' },
+    // The management API did not answer (-1): not clear, so held past the deadline.
+    { held: -1, first: false, elapsedMs: 10_000, expected: 'wait' },
+    { held: -1, first: false, elapsedMs: 31_000, expected: 'held' },
+  ];
+
+  it.each(cases)('held $held, first $first, $elapsedMs ms of 30 s: $expected', ({ held, first, elapsedMs, expected }) => {
+    expect(afterLook(held, first, elapsedMs, 30_000)).toBe(expected);
+  });
+});
+
+const GONE = { consumerTags: ['amq.ctag-1'], channel: '172.20.0.1:40000 -> 172.20.0.2:5672 (1)', channelListed: false, node: 'rabbit1', count: 5 };
+const figure = (over: Partial<StuckDeliveries>): StuckDeliveries => ({
+  queue: 'q1',
+  outcome: 'none',
+  afterMs: 0,
+  deadlineMs: 30_000,
+  holderTook: 10,
+  mostHeld: 0,
+  holders: [],
+  leader: 'rabbit2',
+  ...over,
+});
+
+describe('stuckText and stuckProblem', () => {
+  const cases: { name: string; s: StuckDeliveries; text: string; problem: string | null }[] = [
+    { name: 'none held', s: figure({}), text: "q1: none held once the run's holder let go of the 10 it took", problem: null },
+    {
+      name: 'redelivered',
+      s: figure({ outcome: 'redelivered', afterMs: 11_240, mostHeld: 5, holders: [{ ...GONE, channelListed: true }] }),
+      text: 'q1: 5 held, redelivered after 11.2 s (5 for consumer amq.ctag-1 on channel 172.20.0.1:40000 -> 172.20.0.2:5672 (1) (the broker still lists the channel) on rabbit1, queue leader rabbit2)',
+      problem: null,
+    },
+    {
+      name: 'still held: the problem names the queue, the consumer, the count and the nodes',
+      s: figure({ outcome: 'held', afterMs: 30_400, mostHeld: 5, holders: [GONE] }),
+      text: 'q1: 5 STILL HELD after 30.4 s, past --max-stuck 30s (5 for consumer amq.ctag-1 on channel 172.20.0.1:40000 -> 172.20.0.2:5672 (1) (its channel gone) on rabbit1, queue leader rabbit2)',
+      problem:
+        'deliveries stuck: q1: 5 STILL HELD after 30.4 s, past --max-stuck 30s (5 for consumer amq.ctag-1 on channel 172.20.0.1:40000 -> 172.20.0.2:5672 (1) (its channel gone) on rabbit1, queue leader rabbit2)',
+    },
+    {
+      name: 'held for a consumer no channel lists',
+      s: figure({
+        outcome: 'held',
+        afterMs: 31_000,
+        mostHeld: 9,
+        holders: [{ consumerTags: [], channel: null, channelListed: false, node: null, count: 9 }],
+        leader: null,
+      }),
+      text: 'q1: 9 STILL HELD after 31.0 s, past --max-stuck 30s (9 for a consumer no channel lists (its channel gone))',
+      problem: 'deliveries stuck: q1: 9 STILL HELD after 31.0 s, past --max-stuck 30s (9 for a consumer no channel lists (its channel gone))',
+    },
+  ];
+
+  it.each(cases)('$name', ({ s, text, problem }) => {
+    expect(stuckText(s)).toBe(text);
+    expect(stuckProblem(s)).toBe(problem);
+  });
+
+  it('no figure (a stream): no problem', () => {
+    expect(stuckProblem(null)).toBeNull();
+    expect(stuckProblem(undefined)).toBeNull();
+  });
+});
+
+describe("compare's report of the figure", () => {
+  const rec = reconciliationOf('r1', []);
+  const held = { ...compareRun('confirms-on', 1, rec), stuck: figure({ outcome: 'held', afterMs: 30_400, mostHeld: 5, holders: [GONE] }) };
+  const clear = { ...compareRun('confirms-on', 1, rec), stuck: figure({}) };
+
+  it('a line per run that measured it, none without a figure', () => {
+    expect(stuckLines([held])).toEqual([
+      "stuck deliveries (after the fault, once the run's holder consumer let go: how long until no message stays unacknowledged for a consumer gone):",
+      `  confirms on run 1: ${stuckText(held.stuck)}`,
+      '',
+    ]);
+    expect(stuckLines([compareRun('confirms-on', 1, rec)])).toEqual([]);
+  });
+
+  it('still held: the report says so and the reasons name the queue', () => {
+    const r = { ...compareResult([held]), ok: false };
+    expect(renderCompare(r)).toContain('q1: 5 STILL HELD after 30.4 s');
+    expect(failureReasons('compare', JSON.parse(JSON.stringify(r)))).toContain(`confirms-on run 1: ${stuckProblem(held.stuck)}`);
+    expect(failureReasons('compare', JSON.parse(JSON.stringify({ ...compareResult([clear]), ok: true })))).toEqual([]);
+  });
+});
