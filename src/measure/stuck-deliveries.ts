@@ -48,15 +48,19 @@ export interface StuckDeliveries {
    * held: still held at the deadline.
    */
   outcome: 'none' | 'redelivered' | 'held';
-  /** From the first look (the fault healed, the run's own consumers gone) to the first look with none held; held: to the last look (past deadlineMs). */
+  /**
+   * From the holder letting go (the fault healed) to the first judged look with none held (none:
+   * the first judged look, STATS_LAG_MS in); held: to the last look, past deadlineMs. Its
+   * resolution is the management API's statistics interval (5 s by default).
+   */
   afterMs: number;
   /** --max-stuck: how long the run waited. */
   deadlineMs: number;
   /** How many deliveries the run's holder consumer took (and never acknowledged) before it let go. */
   holderTook: number;
-  /** The most messages held at one look. */
+  /** The most messages held at one judged look. */
   mostHeld: number;
-  /** Who held them: at the last look that saw any (for 'held', the last look). */
+  /** Who held them: at the first judged look that saw any (for 'held', the last look). */
   holders: StuckHolder[];
   /** The queue's leader (short name) at that look. */
   leader: string | null;
@@ -121,9 +125,22 @@ export function lookAtQueue(queue: Readonly<Record<string, unknown>>, channels: 
   return { held: holders.reduce((a, h) => a + h.count, 0), holders, leader };
 }
 
-/** What the watch does after a look: go on looking, or end with an outcome. Pure. */
-export function afterLook(held: number, first: boolean, elapsedMs: number, deadlineMs: number): 'wait' | StuckDeliveries['outcome'] {
-  if (held === 0) return first ? 'none' : 'redelivered';
+/**
+ * How long the management API's figures of a queue can lag behind it: a queue emits its
+ * statistics every collect_statistics_interval (5 s by default), so a look within that long of
+ * the holder letting go can still show what the queue held before (or, on a queue just declared,
+ * nothing yet). No look before it is judged; --max-stuck cannot be shorter.
+ */
+export const STATS_LAG_MS = 5_500;
+
+/**
+ * What the watch does after a look, elapsedMs after the holder let go: go on looking, or end with
+ * an outcome. `sawHeld`: an earlier judged look saw messages held. A look that did not answer
+ * counts as held (-1). Pure.
+ */
+export function afterLook(held: number, sawHeld: boolean, elapsedMs: number, deadlineMs: number): 'wait' | StuckDeliveries['outcome'] {
+  if (elapsedMs < STATS_LAG_MS) return 'wait';
+  if (held === 0) return sawHeld ? 'redelivered' : 'none';
   return elapsedMs > deadlineMs ? 'held' : 'wait';
 }
 
@@ -140,9 +157,9 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 /** The figure in one line. Pure. */
 export function stuckText(s: StuckDeliveries): string {
   const leader = s.leader === null ? '' : `, queue leader ${s.leader}`;
-  if (s.outcome === 'none') return `${s.queue}: none held once the run's holder let go of the ${s.holderTook} it took`;
+  if (s.outcome === 'none') return `${s.queue}: none held ${seconds(s.afterMs)} after the run's holder let go of the ${s.holderTook} it took`;
   const who = s.holders.map(holderText).join('; ');
-  if (s.outcome === 'redelivered') return `${s.queue}: ${s.mostHeld} held, redelivered after ${seconds(s.afterMs)} (${who}${leader})`;
+  if (s.outcome === 'redelivered') return `${s.queue}: ${s.mostHeld} held, redelivered within ${seconds(s.afterMs)} (${who}${leader})`;
   return `${s.queue}: ${s.holders.reduce((a, h) => a + h.count, 0)} STILL HELD after ${seconds(s.afterMs)}, past --max-stuck ${formatDuration(s.deadlineMs)} (${who}${leader})`;
 }
 

@@ -7,7 +7,7 @@ import { type CompareOptions, faultPatienceMs } from '../../scenarios/under-faul
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
 import { type AnyProtocol, confirmsOffProblem, PUBLISH_PROTOCOLS, queueTypeProblem, traitsOf } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
-import { DEFAULT_MAX_STUCK_MS } from '../../measure/stuck-deliveries.js';
+import { DEFAULT_MAX_STUCK_MS, STATS_LAG_MS } from '../../measure/stuck-deliveries.js';
 import { formatDuration } from '../../util/duration.js';
 import { addVerdictOptions, emitVerdict, type VerdictOptions, verdictOptions } from '../verdict-options.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
@@ -140,6 +140,10 @@ export const compare = defineCommand({
       if (typeProblem) throw new UsageError(typeProblem);
       refuseForProtocol(o, given);
       if (o.queueType === 'stream') refuseWith(given, ['--max-stuck'], 'does nothing with --queue-type stream (a stream keeps no delivery unacknowledged)');
+      if (o.maxStuck < STATS_LAG_MS)
+        throw new UsageError(
+          `--max-stuck ${formatDuration(o.maxStuck)} is shorter than the management API's figures can lag (${formatDuration(STATS_LAG_MS)}): give at least that`,
+        );
       const modes = compareModes(o.protocol, o.confirms);
       const how = `--runs ${o.runs} of ${modes.length} side${modes.length === 1 ? '' : 's'}`;
       const once = oneShotProblem(o.fault, o.runs * modes.length, how, 'once: --runs 1 --confirms on');

@@ -3,7 +3,7 @@ import { closeWithin, type Connected, connectAny } from '../../client/amqp091/co
 import type { QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
 import type { Context } from '../../context.js';
 import { errorMessage, InterruptedError } from '../../errors.js';
-import { afterLook, type StuckDeliveries, type StuckLook, lookAtQueue } from '../../measure/stuck-deliveries.js';
+import { afterLook, STATS_LAG_MS, type StuckDeliveries, type StuckLook, lookAtQueue } from '../../measure/stuck-deliveries.js';
 import { systemClock } from '../../util/retry.js';
 
 /**
@@ -12,7 +12,9 @@ import { systemClock } from '../../util/retry.js';
  * prefetch and never acknowledges them, so that the fault meets deliveries in flight. Once the
  * fault is healed, the holder lets go (its connection closed, if the fault left it open), and the
  * queue is looked at every LOOK_EVERY_MS until it holds nothing unacknowledged, or until the
- * deadline (--max-stuck). The holder's messages go back to the queue and are read by the drain.
+ * deadline (--max-stuck). Looks within STATS_LAG_MS of the let-go are not judged: the
+ * management API's figures of a queue lag. The holder's messages go back to the queue and are
+ * read by the drain.
  */
 
 /** How many messages the holder keeps unacknowledged through the fault. */
@@ -78,19 +80,20 @@ export class StuckWatch {
     const started = performance.now();
     let mostHeld = 0;
     let seen: StuckLook | undefined;
-    for (let first = true; ; first = false) {
+    for (;;) {
       const look = await this.look();
       const elapsedMs = performance.now() - started;
-      if (look && look.held > 0) {
+      const next = afterLook(look?.held ?? -1, seen !== undefined, elapsedMs, deadlineMs);
+      // Only judged looks count: before STATS_LAG_MS the figures may predate the let-go.
+      if (look && look.held > 0 && elapsedMs >= STATS_LAG_MS) {
         mostHeld = Math.max(mostHeld, look.held);
-        seen = look;
+        if (seen === undefined || next === 'held') seen = look;
       }
-      const next = afterLook(look?.held ?? -1, first, elapsedMs, deadlineMs);
       if (next !== 'wait') {
         return {
           queue: ref.queue,
           outcome: next,
-          afterMs: Math.round(next === 'none' ? 0 : elapsedMs),
+          afterMs: Math.round(elapsedMs),
           deadlineMs,
           holderTook: this.held,
           mostHeld,
