@@ -49,9 +49,9 @@ export interface StuckDeliveries {
    */
   outcome: 'none' | 'redelivered' | 'held';
   /**
-   * From the holder letting go (the fault healed) to the first judged look with none held (none:
-   * the first judged look, STATS_LAG_MS in); held: to the last look, past deadlineMs. Its
-   * resolution is the management API's statistics interval (5 s by default).
+   * From the holder letting go (the fault healed) to the first judged look with nothing
+   * unacknowledged (none: the first judged look, STATS_LAG_MS in); held: to the last look, past
+   * deadlineMs. Its resolution is the management API's statistics interval (5 s by default).
    */
   afterMs: number;
   /** --max-stuck: how long the run waited. */
@@ -133,15 +133,42 @@ export function lookAtQueue(queue: Readonly<Record<string, unknown>>, channels: 
  */
 export const STATS_LAG_MS = 5_500;
 
+/** What the watch has seen so far, of the looks it judged. */
+export interface WatchState {
+  /** A judged look saw messages held. */
+  sawHeld: boolean;
+  /** The first judged look that saw messages held; the last one for 'held'. */
+  seen: StuckLook | null;
+  mostHeld: number;
+}
+
+export const WATCH_START: WatchState = { sawHeld: false, seen: null, mostHeld: 0 };
+
 /**
- * What the watch does after a look, elapsedMs after the holder let go: go on looking, or end with
- * an outcome. `sawHeld`: an earlier judged look saw messages held. A look that did not answer
- * counts as held (-1). Pure.
+ * The watch after one look of the management API (null: it did not answer), elapsedMs after the
+ * holder let go: go on looking, or end with an outcome. Looks before STATS_LAG_MS are not judged
+ * (their figures can predate the let-go). Clear when a judged look shows nothing unacknowledged
+ * (redelivered, or none if no judged look saw any held); still held past deadlineMs: 'held'.
+ * A look that did not answer is not clear. Pure.
+ *
+ * The queue's live consumer count (a passive declare) would say "clear" sooner, but a quorum
+ * queue's count leaves out a consumer it suspects is down, the very consumer #15473 is about: it
+ * is not used.
  */
-export function afterLook(held: number, sawHeld: boolean, elapsedMs: number, deadlineMs: number): 'wait' | StuckDeliveries['outcome'] {
-  if (elapsedMs < STATS_LAG_MS) return 'wait';
-  if (held === 0) return sawHeld ? 'redelivered' : 'none';
-  return elapsedMs > deadlineMs ? 'held' : 'wait';
+export function stepWatch(
+  state: WatchState,
+  look: StuckLook | null,
+  elapsedMs: number,
+  deadlineMs: number,
+): { state: WatchState; next: 'wait' | StuckDeliveries['outcome'] } {
+  if (elapsedMs < STATS_LAG_MS) return { state, next: 'wait' };
+  if (look?.held === 0) return { state, next: state.sawHeld ? 'redelivered' : 'none' };
+  const next = elapsedMs > deadlineMs ? 'held' : 'wait';
+  if (look === null) return { state, next };
+  return {
+    state: { sawHeld: true, seen: state.seen === null || next === 'held' ? look : state.seen, mostHeld: Math.max(state.mostHeld, look.held) },
+    next,
+  };
 }
 
 /** One holder in words: "5 for consumer amq.ctag-1 on channel 172.20.0.1:40000 -> 172.20.0.2:5672 (1) (gone) on rabbit1". Pure. */

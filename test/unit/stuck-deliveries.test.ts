@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { afterLook, lookAtQueue, STATS_LAG_MS, type StuckDeliveries, type StuckLook, stuckProblem, stuckText } from '../../src/measure/stuck-deliveries.js';
+import {
+  lookAtQueue,
+  STATS_LAG_MS,
+  type StuckDeliveries,
+  type StuckLook,
+  stepWatch,
+  stuckProblem,
+  stuckText,
+  WATCH_START,
+  type WatchState,
+} from '../../src/measure/stuck-deliveries.js';
 import { stuckLines } from '../../src/report/kinds/compare/text.js';
 import { compareResult, compareRun, reconciliationOf } from './fixtures/runs.js';
 import { renderCompare } from '../../src/report/kinds/compare/text.js';
@@ -86,24 +96,45 @@ describe('lookAtQueue: who a queue holds its unacknowledged messages for', () =>
   });
 });
 
-describe('afterLook: go on looking, or the outcome', () => {
-  const cases: { held: number; sawHeld: boolean; elapsedMs: number; expected: ReturnType<typeof afterLook> }[] = [
+describe('stepWatch: go on looking, or the outcome', () => {
+  const look = (held: number): StuckLook => ({
+    held,
+    holders: held === 0 ? [] : [{ consumerTags: ['t'], channel: 'ch', channelListed: true, node: 'rabbit1', count: held }],
+    leader: 'rabbit2',
+  });
+  const SAW_5: WatchState = { sawHeld: true, seen: look(5), mostHeld: 5 };
+  const cases: { name: string; state: WatchState; look: StuckLook | null; elapsedMs: number; next: string; after?: WatchState }[] = [
     // Within the management API's lag nothing is judged, whatever it shows.
-    { held: 0, sawHeld: false, elapsedMs: 0, expected: 'wait' },
-    { held: 10, sawHeld: false, elapsedMs: STATS_LAG_MS - 1, expected: 'wait' },
-    { held: 0, sawHeld: false, elapsedMs: STATS_LAG_MS, expected: 'none' },
-    { held: 0, sawHeld: true, elapsedMs: 9_500, expected: 'redelivered' },
-    { held: 0, sawHeld: true, elapsedMs: 45_000, expected: 'redelivered' },
-    { held: 3, sawHeld: false, elapsedMs: STATS_LAG_MS, expected: 'wait' },
-    { held: 3, sawHeld: true, elapsedMs: 30_000, expected: 'wait' },
-    { held: 3, sawHeld: true, elapsedMs: 30_001, expected: 'held' },
-    // The management API did not answer (-1): not clear, so held past the deadline.
-    { held: -1, sawHeld: false, elapsedMs: 10_000, expected: 'wait' },
-    { held: -1, sawHeld: false, elapsedMs: 31_000, expected: 'held' },
+    { name: 'nothing shown before the lag: not judged', state: WATCH_START, look: look(0), elapsedMs: 0, next: 'wait', after: WATCH_START },
+    { name: 'held shown before the lag: not judged', state: WATCH_START, look: look(10), elapsedMs: STATS_LAG_MS - 1, next: 'wait', after: WATCH_START },
+    { name: 'clear at the first judged look: none', state: WATCH_START, look: look(0), elapsedMs: STATS_LAG_MS, next: 'none' },
+    { name: 'held at a judged look: seen', state: WATCH_START, look: look(5), elapsedMs: STATS_LAG_MS, next: 'wait', after: SAW_5 },
+    { name: 'clear after held: redelivered', state: SAW_5, look: look(0), elapsedMs: 9_500, next: 'redelivered' },
+    {
+      name: 'held again, more: the first holders kept, the most counted',
+      state: SAW_5,
+      look: look(7),
+      elapsedMs: 20_000,
+      next: 'wait',
+      after: { sawHeld: true, seen: look(5), mostHeld: 7 },
+    },
+    { name: 'held at the deadline: not yet', state: SAW_5, look: look(5), elapsedMs: 30_000, next: 'wait', after: SAW_5 },
+    {
+      name: 'held past the deadline: held, the last look kept',
+      state: SAW_5,
+      look: look(3),
+      elapsedMs: 30_001,
+      next: 'held',
+      after: { sawHeld: true, seen: look(3), mostHeld: 5 },
+    },
+    { name: 'no answer: not clear', state: SAW_5, look: null, elapsedMs: 10_000, next: 'wait', after: SAW_5 },
+    { name: 'no answer past the deadline: held', state: SAW_5, look: null, elapsedMs: 31_000, next: 'held', after: SAW_5 },
   ];
 
-  it.each(cases)('held $held, seen held before $sawHeld, $elapsedMs ms of 30 s: $expected', ({ held, sawHeld, elapsedMs, expected }) => {
-    expect(afterLook(held, sawHeld, elapsedMs, 30_000)).toBe(expected);
+  it.each(cases)('$name', ({ state, look: l, elapsedMs, next, after }) => {
+    const step = stepWatch(state, l, elapsedMs, 30_000);
+    expect(step.next).toBe(next);
+    if (after) expect(step.state).toEqual(after);
   });
 });
 

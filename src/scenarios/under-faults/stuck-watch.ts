@@ -3,7 +3,7 @@ import { closeWithin, type Connected, connectAny } from '../../client/amqp091/co
 import type { QueueRef } from '../../cluster/broker/queue-leader-lookup.js';
 import type { Context } from '../../context.js';
 import { errorMessage, InterruptedError } from '../../errors.js';
-import { afterLook, STATS_LAG_MS, type StuckDeliveries, type StuckLook, lookAtQueue } from '../../measure/stuck-deliveries.js';
+import { lookAtQueue, stepWatch, type StuckDeliveries, type StuckLook, WATCH_START } from '../../measure/stuck-deliveries.js';
 import { systemClock } from '../../util/retry.js';
 
 /**
@@ -12,9 +12,8 @@ import { systemClock } from '../../util/retry.js';
  * prefetch and never acknowledges them, so that the fault meets deliveries in flight. Once the
  * fault is healed, the holder lets go (its connection closed, if the fault left it open), and the
  * queue is looked at every LOOK_EVERY_MS until it holds nothing unacknowledged, or until the
- * deadline (--max-stuck). Looks within STATS_LAG_MS of the let-go are not judged: the
- * management API's figures of a queue lag. The holder's messages go back to the queue and are
- * read by the drain.
+ * deadline (--max-stuck); looks within STATS_LAG_MS of the let-go are not judged (the management
+ * API's figures lag). The holder's messages go back to the queue and are read by the drain.
  */
 
 /** How many messages the holder keeps unacknowledged through the fault. */
@@ -26,11 +25,12 @@ const LOOK_EVERY_MS = 500;
 export const HOLDER_CONNECTION_NAME = 'rmq-bench stuck-holder';
 
 export class StuckWatch {
+  private held = 0;
+
   private constructor(
     private readonly ctx: Context,
     private readonly ref: QueueRef,
     private conn: Connected | undefined,
-    private held = 0,
   ) {}
 
   /**
@@ -78,34 +78,29 @@ export class StuckWatch {
     await this.close();
     ctx.progress.update(`stuck deliveries: the holder (${this.held} taken) let go; watching ${ref.queue} for up to ${Math.round(deadlineMs / 1000)} s`);
     const started = performance.now();
-    let mostHeld = 0;
-    let seen: StuckLook | undefined;
+    let state = WATCH_START;
     for (;;) {
       const look = await this.look();
       const elapsedMs = performance.now() - started;
-      const next = afterLook(look?.held ?? -1, seen !== undefined, elapsedMs, deadlineMs);
-      // Only judged looks count: before STATS_LAG_MS the figures may predate the let-go.
-      if (look && look.held > 0 && elapsedMs >= STATS_LAG_MS) {
-        mostHeld = Math.max(mostHeld, look.held);
-        if (seen === undefined || next === 'held') seen = look;
-      }
-      if (next !== 'wait') {
+      const step = stepWatch(state, look ?? null, elapsedMs, deadlineMs);
+      state = step.state;
+      if (step.next !== 'wait') {
         return {
           queue: ref.queue,
-          outcome: next,
+          outcome: step.next,
           afterMs: Math.round(elapsedMs),
           deadlineMs,
           holderTook: this.held,
-          mostHeld,
-          holders: seen?.holders ?? [],
-          leader: seen?.leader ?? look?.leader ?? null,
+          mostHeld: state.mostHeld,
+          holders: state.seen?.holders ?? [],
+          leader: state.seen?.leader ?? look?.leader ?? null,
         };
       }
       await systemClock.sleep(LOOK_EVERY_MS, ctx.signal);
     }
   }
 
-  /** One look through the management API; undefined when it did not answer (counts as not yet clear). */
+  /** One look through the management API; undefined when it did not answer. */
   private async look(): Promise<StuckLook | undefined> {
     const { ctx, ref } = this;
     try {
