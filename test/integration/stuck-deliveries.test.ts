@@ -129,7 +129,7 @@ describe('stuck deliveries: a consumer cut off at the socket', { timeout: 300_00
 
   it('heartbeats off: still held past --max-stuck, the verdict fails naming the queue, consumer and node', async () => {
     // amqplib asked for 0 takes the broker's 60 s (its negotiation keeps the one that sets a
-    // limit): the broker notices a silent client after two missed heartbeats, 2 minutes, far
+    // limit): the broker notices a silent client only after missed heartbeats, minutes later, far
     // past the 15 s watched here.
     const run = await plantedRun(queues.off, 0, '15s');
     expect(run.got).toHaveLength(PLANTED);
@@ -158,9 +158,10 @@ describe('stuck deliveries: a consumer cut off at the socket', { timeout: 300_00
     // Who held them depends on when the first judged look fell: before the broker closed the
     // connection (its channel listed) or after (the queue's figures not yet refreshed).
     expect(stuck.holders.reduce((a, h) => a + h.count, 0)).toBe(PLANTED);
-    // The broker ends a silent client's connection after two missed heartbeats, about 20 s after
-    // the cut; the watch starts when compare's producer is done (about 4 s after the cut). Bounds
-    // that catch a hang and a figure read before the timeout, not a timing claim.
+    // The broker ends a silent client's connection only after missed heartbeats, and the watch
+    // starts when compare's producer is done (about 4 s after the cut): measured here, redelivered
+    // within 27.6 s of the let-go. Bounds that catch a hang and a figure read before the lag, not
+    // a timing claim.
     expect(stuck.afterMs).toBeGreaterThan(5_500);
     expect(stuck.afterMs).toBeLessThan(60_000);
     expect(run.brokerKeepsIt).toBe(false);
