@@ -13,7 +13,7 @@ import {
 import { stuckLines } from '../../src/report/kinds/compare/text.js';
 import { compareResult, compareRun, reconciliationOf } from './fixtures/runs.js';
 import { renderCompare } from '../../src/report/kinds/compare/text.js';
-import { failureReasons } from '../../src/report/doc-figures.js';
+import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
 
 /** A consumer_details entry as /api/queues/<vhost>/<name> lists it. */
 const consumer = (tag: string, channel: string, node = 'rabbit@rabbit1') => ({ consumer_tag: tag, channel_details: { name: channel, node } });
@@ -211,5 +211,7 @@ describe("compare's report of the figure", () => {
     expect(renderCompare(r)).toContain('q1: 5 STILL HELD after 30.4 s');
     expect(failureReasons('compare', JSON.parse(JSON.stringify(r)))).toContain(`confirms-on run 1: ${stuckProblem(held.stuck)}`);
     expect(failureReasons('compare', JSON.parse(JSON.stringify({ ...compareResult([clear]), ok: true })))).toEqual([]);
+    expect(keyFigures('compare', JSON.parse(JSON.stringify(r)))).toMatch(/; deliveries stuck in 1 run$/);
+    expect(keyFigures('compare', JSON.parse(JSON.stringify(compareResult([clear]))))).not.toContain('stuck');
   });
 });

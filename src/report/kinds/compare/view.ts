@@ -75,7 +75,10 @@ export const compare: KindView<CompareResult> = {
   charts: compareCharts,
   figures: (d) => {
     const t = objs(d.totals).map((m) => `${s(m.mode)}: lost ${n(m.lost)}, silently lost ${n(m.silentlyLost)}, duplicated ${n(m.duplicated)}`);
-    return `${d.interrupted === true ? 'interrupted; ' : ''}${t.join('; ')}`;
+    // Deliveries still held past --max-stuck: only when a run saw them, so the usual line is unchanged.
+    const held = objs(d.runs).filter((r) => isObj(r.stuck) && r.stuck.outcome === 'held').length;
+    const stuck = held > 0 ? `; deliveries stuck in ${held} run${held === 1 ? '' : 's'}` : '';
+    return `${d.interrupted === true ? 'interrupted; ' : ''}${t.join('; ')}${stuck}`;
   },
   reasons: (d) => {
     const out: string[] = [];
