@@ -38,6 +38,12 @@ export interface StuckLook {
   holders: StuckHolder[];
   /** The queue's leader (short name), or null when none answered. */
   leader: string | null;
+  /**
+   * The queue's `reductions` as the record gives them: written with its message counts each time
+   * the queue reports them (its statistics tick), so a new value means counts taken since the
+   * last look. null when the record has none.
+   */
+  stamp: number | null;
 }
 
 /** The figure of one run, as the --json document carries it. */
@@ -50,8 +56,8 @@ export interface StuckDeliveries {
   outcome: 'none' | 'redelivered' | 'held';
   /**
    * From the holder letting go (the fault healed) to the first judged look with nothing
-   * unacknowledged (none: the first judged look, STATS_LAG_MS in); held: to the last look, past
-   * deadlineMs. Its resolution is the management API's statistics interval (5 s by default).
+   * unacknowledged (none: the first judged look); held: to the last look, past deadlineMs. Its
+   * resolution is the queue's statistics tick (5 s by default).
    */
   afterMs: number;
   /** --max-stuck: how long the run waited. */
@@ -122,19 +128,26 @@ export function lookAtQueue(queue: Readonly<Record<string, unknown>>, channels: 
       count: left,
     });
   }
-  return { held: holders.reduce((a, h) => a + h.count, 0), holders, leader };
+  const stamp = typeof queue.reductions === 'number' && Number.isFinite(queue.reductions) ? queue.reductions : null;
+  return { held: holders.reduce((a, h) => a + h.count, 0), holders, leader, stamp };
 }
 
 /**
- * How long the management API's figures of a queue can lag behind it: a queue emits its
- * statistics every collect_statistics_interval (5 s by default), so a look within that long of
- * the holder letting go can still show what the queue held before (or, on a queue just declared,
- * nothing yet). No look before it is judged; --max-stuck cannot be shorter.
+ * The management API's figures of a queue lag behind it: the queue reports its counts on each
+ * statistics tick (collect_statistics_interval, 5 s by default, later on a loaded node), so a
+ * look soon after the holder lets go can still show what the queue held before (or, on a queue
+ * just declared, nothing yet). A look is judged once its stamp differs from the first look's
+ * (counts taken since the let-go); on a record without a stamp, from STATS_LAG_MS on.
+ * --max-stuck cannot be shorter than STATS_LAG_MS.
  */
 export const STATS_LAG_MS = 5_500;
 
 /** What the watch has seen so far, of the looks it judged. */
 export interface WatchState {
+  /** The first look's stamp; undefined before the first look. */
+  firstStamp: number | null | undefined;
+  /** A look was judged: every later one is. */
+  fresh: boolean;
   /** A judged look saw messages held. */
   sawHeld: boolean;
   /** The first judged look that saw messages held; the last one for 'held'. */
@@ -142,12 +155,21 @@ export interface WatchState {
   mostHeld: number;
 }
 
-export const WATCH_START: WatchState = { sawHeld: false, seen: null, mostHeld: 0 };
+export const WATCH_START: WatchState = { firstStamp: undefined, fresh: false, sawHeld: false, seen: null, mostHeld: 0 };
+
+/** Whether a look is judged (see STATS_LAG_MS), and the state that remembers it. Pure. */
+function judge(state: WatchState, look: StuckLook | null, elapsedMs: number): WatchState {
+  if (state.fresh) return state;
+  const stamp = look?.stamp ?? null;
+  if (state.firstStamp === undefined) return { ...state, firstStamp: look ? stamp : undefined };
+  const fresh = stamp !== null && state.firstStamp !== null ? stamp !== state.firstStamp : look !== null && elapsedMs >= STATS_LAG_MS;
+  return fresh ? { ...state, fresh } : state;
+}
 
 /**
  * The watch after one look of the management API (null: it did not answer), elapsedMs after the
- * holder let go: go on looking, or end with an outcome. Looks before STATS_LAG_MS are not judged
- * (their figures can predate the let-go). Clear when a judged look shows nothing unacknowledged
+ * holder let go: go on looking, or end with an outcome. Only judged looks count (judge: their
+ * figures were taken since the let-go). Clear when a judged look shows nothing unacknowledged
  * (redelivered, or none if no judged look saw any held); still held past deadlineMs: 'held'.
  * A look that did not answer is not clear. Pure.
  *
@@ -161,12 +183,12 @@ export function stepWatch(
   elapsedMs: number,
   deadlineMs: number,
 ): { state: WatchState; next: 'wait' | StuckDeliveries['outcome'] } {
-  if (elapsedMs < STATS_LAG_MS) return { state, next: 'wait' };
-  if (look?.held === 0) return { state, next: state.sawHeld ? 'redelivered' : 'none' };
+  const judged = judge(state, look, elapsedMs);
   const next = elapsedMs > deadlineMs ? 'held' : 'wait';
-  if (look === null) return { state, next };
+  if (!judged.fresh || look === null) return { state: judged, next };
+  if (look.held === 0) return { state: judged, next: judged.sawHeld ? 'redelivered' : 'none' };
   return {
-    state: { sawHeld: true, seen: state.seen === null || next === 'held' ? look : state.seen, mostHeld: Math.max(state.mostHeld, look.held) },
+    state: { ...judged, sawHeld: true, seen: judged.seen === null || next === 'held' ? look : judged.seen, mostHeld: Math.max(judged.mostHeld, look.held) },
     next,
   };
 }

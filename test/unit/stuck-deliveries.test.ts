@@ -32,13 +32,13 @@ describe('lookAtQueue: who a queue holds its unacknowledged messages for', () =>
       name: 'nothing unacknowledged: nothing held, whatever the channels hold',
       queue: { messages_unacknowledged: 0, leader: 'rabbit@rabbit2', consumer_details: [consumer('c1', 'ch1')] },
       channels: [channel('ch1', 7)],
-      expected: { held: 0, holders: [], leader: 'rabbit2' },
+      expected: { held: 0, holders: [], leader: 'rabbit2', stamp: null },
     },
     {
       name: 'a consumer the queue counts and no channel lists (#15473): held for a consumer gone, tag unknown',
       queue: { messages_unacknowledged: 9, leader: 'rabbit@rabbit2', consumers: 1, consumer_details: [] },
       channels: [],
-      expected: { held: 9, holders: [{ consumerTags: [], channel: null, channelListed: false, node: null, count: 9 }], leader: 'rabbit2' },
+      expected: { held: 9, holders: [{ consumerTags: [], channel: null, channelListed: false, node: null, count: 9 }], leader: 'rabbit2', stamp: null },
     },
     {
       name: 'a consumer whose channel the broker no longer lists: its tag, channel and node named',
@@ -48,20 +48,21 @@ describe('lookAtQueue: who a queue holds its unacknowledged messages for', () =>
         held: 4,
         holders: [{ consumerTags: ['amq.ctag-x'], channel: 'ch9', channelListed: false, node: 'rabbit1', count: 4 }],
         leader: 'rabbit3',
+        stamp: null,
       },
     },
     {
       name: 'a channel the broker still lists (a client gone without a close): held, channel listed',
       queue: { messages_unacknowledged: 5, leader: 'rabbit@rabbit1', consumer_details: [consumer('t', 'ch1')] },
       channels: [channel('ch1', 5)],
-      expected: { held: 5, holders: [{ consumerTags: ['t'], channel: 'ch1', channelListed: true, node: 'rabbit1', count: 5 }], leader: 'rabbit1' },
+      expected: { held: 5, holders: [{ consumerTags: ['t'], channel: 'ch1', channelListed: true, node: 'rabbit1', count: 5 }], leader: 'rabbit1', stamp: null },
     },
     {
       name: "the run's own live channel holds all of them: nothing held",
       queue: { messages_unacknowledged: 10, leader: 'rabbit@rabbit1', consumer_details: [consumer('mine', 'own1')] },
       channels: [channel('own1', 10)],
       own: ['own1'],
-      expected: { held: 0, holders: [], leader: 'rabbit1' },
+      expected: { held: 0, holders: [], leader: 'rabbit1', stamp: null },
     },
     {
       name: 'more unacknowledged than the live channels hold: the rest is held for a consumer gone',
@@ -75,19 +76,31 @@ describe('lookAtQueue: who a queue holds its unacknowledged messages for', () =>
           { consumerTags: [], channel: null, channelListed: false, node: null, count: 5 },
         ],
         leader: 'rabbit1',
+        stamp: null,
       },
     },
     {
       name: "a listed channel's count covers other queues too: never more than the queue's own",
       queue: { messages_unacknowledged: 2, leader: 'rabbit@rabbit1', consumer_details: [consumer('t', 'ch1'), consumer('u', 'ch1')] },
       channels: [channel('ch1', 50)],
-      expected: { held: 2, holders: [{ consumerTags: ['t', 'u'], channel: 'ch1', channelListed: true, node: 'rabbit1', count: 2 }], leader: 'rabbit1' },
+      expected: {
+        held: 2,
+        holders: [{ consumerTags: ['t', 'u'], channel: 'ch1', channelListed: true, node: 'rabbit1', count: 2 }],
+        leader: 'rabbit1',
+        stamp: null,
+      },
+    },
+    {
+      name: "the record's reductions are its stamp",
+      queue: { messages_unacknowledged: 0, leader: 'rabbit@rabbit1', reductions: 44_677 },
+      channels: [],
+      expected: { held: 0, holders: [], leader: 'rabbit1', stamp: 44_677 },
     },
     {
       name: 'fields missing or of the wrong type: counted as none',
       queue: { messages_unacknowledged: 'x', consumer_details: 'nope' },
       channels: [null, 3],
-      expected: { held: 0, holders: [], leader: null },
+      expected: { held: 0, holders: [], leader: null, stamp: null },
     },
   ];
 
@@ -97,18 +110,32 @@ describe('lookAtQueue: who a queue holds its unacknowledged messages for', () =>
 });
 
 describe('stepWatch: go on looking, or the outcome', () => {
-  const look = (held: number): StuckLook => ({
+  const look = (held: number, stamp: number | null = 2): StuckLook => ({
     held,
     holders: held === 0 ? [] : [{ consumerTags: ['t'], channel: 'ch', channelListed: true, node: 'rabbit1', count: held }],
     leader: 'rabbit2',
+    stamp,
   });
-  const SAW_5: WatchState = { sawHeld: true, seen: look(5), mostHeld: 5 };
+  /** After the first look (stamp 1), nothing judged yet. */
+  const FIRST: WatchState = { ...WATCH_START, firstStamp: 1 };
+  const FRESH: WatchState = { ...FIRST, fresh: true };
+  const SAW_5: WatchState = { ...FRESH, sawHeld: true, seen: look(5), mostHeld: 5 };
   const cases: { name: string; state: WatchState; look: StuckLook | null; elapsedMs: number; next: string; after?: WatchState }[] = [
-    // Within the management API's lag nothing is judged, whatever it shows.
-    { name: 'nothing shown before the lag: not judged', state: WATCH_START, look: look(0), elapsedMs: 0, next: 'wait', after: WATCH_START },
-    { name: 'held shown before the lag: not judged', state: WATCH_START, look: look(10), elapsedMs: STATS_LAG_MS - 1, next: 'wait', after: WATCH_START },
-    { name: 'clear at the first judged look: none', state: WATCH_START, look: look(0), elapsedMs: STATS_LAG_MS, next: 'none' },
-    { name: 'held at a judged look: seen', state: WATCH_START, look: look(5), elapsedMs: STATS_LAG_MS, next: 'wait', after: SAW_5 },
+    // The first look's figures may predate the let-go: it is never judged, only its stamp kept.
+    { name: 'the first look: its stamp kept, not judged', state: WATCH_START, look: look(0, 1), elapsedMs: 0, next: 'wait', after: FIRST },
+    { name: 'the first look did not answer: nothing kept', state: WATCH_START, look: null, elapsedMs: 0, next: 'wait', after: WATCH_START },
+    { name: 'the same stamp: the same figures, not judged', state: FIRST, look: look(10, 1), elapsedMs: 9_000, next: 'wait', after: FIRST },
+    { name: 'a new stamp, nothing held: none', state: FIRST, look: look(0), elapsedMs: 2_800, next: 'none' },
+    { name: 'a new stamp, held: judged and seen', state: FIRST, look: look(5), elapsedMs: 2_800, next: 'wait', after: SAW_5 },
+    // A record without a stamp: judged by time alone.
+    {
+      name: 'no stamp, before the lag: not judged',
+      state: { ...WATCH_START, firstStamp: null },
+      look: look(0, null),
+      elapsedMs: STATS_LAG_MS - 1,
+      next: 'wait',
+    },
+    { name: 'no stamp, past the lag: judged', state: { ...WATCH_START, firstStamp: null }, look: look(0, null), elapsedMs: STATS_LAG_MS, next: 'none' },
     { name: 'clear after held: redelivered', state: SAW_5, look: look(0), elapsedMs: 9_500, next: 'redelivered' },
     {
       name: 'held again, more: the first holders kept, the most counted',
@@ -116,7 +143,7 @@ describe('stepWatch: go on looking, or the outcome', () => {
       look: look(7),
       elapsedMs: 20_000,
       next: 'wait',
-      after: { sawHeld: true, seen: look(5), mostHeld: 7 },
+      after: { ...SAW_5, mostHeld: 7 },
     },
     { name: 'held at the deadline: not yet', state: SAW_5, look: look(5), elapsedMs: 30_000, next: 'wait', after: SAW_5 },
     {
@@ -125,10 +152,11 @@ describe('stepWatch: go on looking, or the outcome', () => {
       look: look(3),
       elapsedMs: 30_001,
       next: 'held',
-      after: { sawHeld: true, seen: look(3), mostHeld: 5 },
+      after: { ...SAW_5, seen: look(3) },
     },
     { name: 'no answer: not clear', state: SAW_5, look: null, elapsedMs: 10_000, next: 'wait', after: SAW_5 },
     { name: 'no answer past the deadline: held', state: SAW_5, look: null, elapsedMs: 31_000, next: 'held', after: SAW_5 },
+    { name: 'never a new stamp, past the deadline: held', state: FIRST, look: look(10, 1), elapsedMs: 31_000, next: 'held', after: FIRST },
   ];
 
   it.each(cases)('$name', ({ state, look: l, elapsedMs, next, after }) => {
