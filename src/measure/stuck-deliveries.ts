@@ -55,9 +55,10 @@ export interface StuckDeliveries {
    */
   outcome: 'none' | 'redelivered' | 'held';
   /**
-   * From the holder letting go (the fault healed) to the first judged look with nothing
-   * unacknowledged (none: the first judged look); held: to the last look, past deadlineMs. Its
-   * resolution is the queue's statistics tick (5 s by default).
+   * From the holder letting go (the fault healed) to the first judged look with nothing held
+   * (none: the first judged look); held: to the last look, past deadlineMs. Its resolution: the
+   * look's 0.5 s with the queue's live count (liveCount), else the queue's statistics tick (5 s by
+   * default).
    */
   afterMs: number;
   /** --max-stuck: how long the run waited. */
@@ -70,6 +71,11 @@ export interface StuckDeliveries {
   holders: StuckHolder[];
   /** The queue's leader (short name) at that look. */
   leader: string | null;
+  /**
+   * The held counts are the quorum queue's own, read live in its member (rmq-bench's cluster);
+   * false: the management API's. Who holds them is the management API's either way.
+   */
+  liveCount: boolean;
 }
 
 /** The default of --max-stuck: well past a healthy requeue (well under a second), short of the 60 s heartbeat's timeout of a silent client. */
@@ -150,12 +156,17 @@ export interface WatchState {
   fresh: boolean;
   /** A judged look saw messages held. */
   sawHeld: boolean;
-  /** The first judged look that saw messages held; the last one for 'held'. */
+  /**
+   * The look that names who held them: the first that saw messages held, replaced by the first
+   * whose figures the management API took since the let-go (seenFresh), or by one that names
+   * someone where it named no one; the last one for 'held'.
+   */
   seen: StuckLook | null;
+  seenFresh: boolean;
   mostHeld: number;
 }
 
-export const WATCH_START: WatchState = { firstStamp: undefined, fresh: false, sawHeld: false, seen: null, mostHeld: 0 };
+export const WATCH_START: WatchState = { firstStamp: undefined, fresh: false, sawHeld: false, seen: null, seenFresh: false, mostHeld: 0 };
 
 /** Whether a look is judged (see STATS_LAG_MS), and the state that remembers it. Pure. */
 function judge(state: WatchState, look: StuckLook | null, elapsedMs: number): WatchState {
@@ -166,12 +177,18 @@ function judge(state: WatchState, look: StuckLook | null, elapsedMs: number): Wa
   return fresh ? { ...state, fresh } : state;
 }
 
+/** One look of the watch: the management API's (null: it did not answer), and the queue's own count of messages checked out to consumers, read live in its member (null: not known: not a quorum queue, not rmq-bench's cluster, no answer). */
+export interface WatchLook {
+  stats: StuckLook | null;
+  liveHeld: number | null;
+}
+
 /**
- * The watch after one look of the management API (null: it did not answer), elapsedMs after the
- * holder let go: go on looking, or end with an outcome. Only judged looks count (judge: their
- * figures were taken since the let-go). Clear when a judged look shows nothing unacknowledged
- * (redelivered, or none if no judged look saw any held); still held past deadlineMs: 'held'.
- * A look that did not answer is not clear. Pure.
+ * The watch after one look, elapsedMs after the holder let go: go on looking, or end with an
+ * outcome. With the queue's live count, every look is judged by it (the management API's only
+ * names who holds them); without, only looks the management API took since the let-go count
+ * (judge). Clear when a judged look shows nothing held (redelivered, or none if no judged look
+ * saw any); still held past deadlineMs: 'held'. A look that did not answer is not clear. Pure.
  *
  * The queue's live consumer count (a passive declare) would say "clear" sooner, but a quorum
  * queue's count leaves out a consumer it suspects is down, the very consumer #15473 is about: it
@@ -179,16 +196,30 @@ function judge(state: WatchState, look: StuckLook | null, elapsedMs: number): Wa
  */
 export function stepWatch(
   state: WatchState,
-  look: StuckLook | null,
+  { stats, liveHeld }: WatchLook,
   elapsedMs: number,
   deadlineMs: number,
 ): { state: WatchState; next: 'wait' | StuckDeliveries['outcome'] } {
-  const judged = judge(state, look, elapsedMs);
+  const judged = judge(state, stats, elapsedMs);
   const next = elapsedMs > deadlineMs ? 'held' : 'wait';
-  if (!judged.fresh || look === null) return { state: judged, next };
-  if (look.held === 0) return { state: judged, next: judged.sawHeld ? 'redelivered' : 'none' };
+  const held = liveHeld ?? (judged.fresh ? (stats?.held ?? null) : null);
+  if (held === null) return { state: judged, next };
+  if (held === 0) return { state: judged, next: judged.sawHeld ? 'redelivered' : 'none' };
+  const look = stats ?? { held, holders: [], leader: null, stamp: null };
+  const fresh = judged.fresh && stats !== null;
+  const better =
+    judged.seen === null ||
+    next === 'held' ||
+    (fresh && !judged.seenFresh) ||
+    (judged.seen.holders.length === 0 && look.holders.length > 0 && (fresh || !judged.seenFresh));
   return {
-    state: { ...judged, sawHeld: true, seen: judged.seen === null || next === 'held' ? look : judged.seen, mostHeld: Math.max(judged.mostHeld, look.held) },
+    state: {
+      ...judged,
+      sawHeld: true,
+      seen: better ? look : judged.seen,
+      seenFresh: better ? fresh : judged.seenFresh,
+      mostHeld: Math.max(judged.mostHeld, held),
+    },
     next,
   };
 }

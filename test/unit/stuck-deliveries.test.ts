@@ -11,6 +11,7 @@ import {
   type WatchState,
 } from '../../src/measure/stuck-deliveries.js';
 import { stuckLines } from '../../src/report/kinds/compare/text.js';
+import { checkedOutCall, parseCheckedOut } from '../../src/cluster/broker/checked-out.js';
 import { compareResult, compareRun, reconciliationOf } from './fixtures/runs.js';
 import { renderCompare } from '../../src/report/kinds/compare/text.js';
 import { failureReasons, keyFigures } from '../../src/report/doc-figures.js';
@@ -119,7 +120,7 @@ describe('stepWatch: go on looking, or the outcome', () => {
   /** After the first look (stamp 1), nothing judged yet. */
   const FIRST: WatchState = { ...WATCH_START, firstStamp: 1 };
   const FRESH: WatchState = { ...FIRST, fresh: true };
-  const SAW_5: WatchState = { ...FRESH, sawHeld: true, seen: look(5), mostHeld: 5 };
+  const SAW_5: WatchState = { ...FRESH, sawHeld: true, seen: look(5), seenFresh: true, mostHeld: 5 };
   const cases: { name: string; state: WatchState; look: StuckLook | null; elapsedMs: number; next: string; after?: WatchState }[] = [
     // The first look's figures may predate the let-go: it is never judged, only its stamp kept.
     { name: 'the first look: its stamp kept, not judged', state: WATCH_START, look: look(0, 1), elapsedMs: 0, next: 'wait', after: FIRST },
@@ -159,8 +160,57 @@ describe('stepWatch: go on looking, or the outcome', () => {
     { name: 'never a new stamp, past the deadline: held', state: FIRST, look: look(10, 1), elapsedMs: 31_000, next: 'held', after: FIRST },
   ];
 
+  // The queue's live count judges every look, the first too; the management API's names who holds them.
+  const liveCases: { name: string; state: WatchState; stats: StuckLook | null; liveHeld: number; elapsedMs: number; next: string; after?: WatchState }[] = [
+    { name: 'live 0 at the first look, whatever the API shows: none', state: WATCH_START, stats: look(10, 1), liveHeld: 0, elapsedMs: 0, next: 'none' },
+    {
+      name: 'live held at the first look: seen, counted live, named by the API',
+      state: WATCH_START,
+      stats: look(15, 1),
+      liveHeld: 5,
+      elapsedMs: 0,
+      next: 'wait',
+      after: { ...WATCH_START, firstStamp: 1, sawHeld: true, seen: look(15, 1), mostHeld: 5 },
+    },
+    {
+      name: 'live held, the API silent: seen without names',
+      state: WATCH_START,
+      stats: null,
+      liveHeld: 9,
+      elapsedMs: 0,
+      next: 'wait',
+      after: { ...WATCH_START, sawHeld: true, seen: { held: 9, holders: [], leader: null, stamp: null }, mostHeld: 9 },
+    },
+    {
+      name: 'live held, a fresh look of the API: it names them instead of a stale one',
+      state: { ...WATCH_START, firstStamp: 1, sawHeld: true, seen: look(15, 1), mostHeld: 5 },
+      stats: look(5),
+      liveHeld: 5,
+      elapsedMs: 3_000,
+      next: 'wait',
+      after: { ...SAW_5, firstStamp: 1, fresh: true },
+    },
+    {
+      name: 'live held, a stale look that names someone where the first named no one',
+      state: { ...WATCH_START, firstStamp: 1, sawHeld: true, seen: look(0, 1), mostHeld: 5 },
+      stats: look(15, 1),
+      liveHeld: 5,
+      elapsedMs: 1_000,
+      next: 'wait',
+      after: { ...WATCH_START, firstStamp: 1, sawHeld: true, seen: look(15, 1), mostHeld: 5 },
+    },
+    { name: 'live 0 after held: redelivered', state: SAW_5, stats: look(5, 1), liveHeld: 0, elapsedMs: 800, next: 'redelivered' },
+    { name: 'live held past the deadline: held', state: SAW_5, stats: look(0), liveHeld: 5, elapsedMs: 30_001, next: 'held' },
+  ];
+
+  it.each(liveCases)('$name', ({ state, stats, liveHeld, elapsedMs, next, after }) => {
+    const step = stepWatch(state, { stats, liveHeld }, elapsedMs, 30_000);
+    expect(step.next).toBe(next);
+    if (after) expect(step.state).toEqual(after);
+  });
+
   it.each(cases)('$name', ({ state, look: l, elapsedMs, next, after }) => {
-    const step = stepWatch(state, l, elapsedMs, 30_000);
+    const step = stepWatch(state, { stats: l, liveHeld: null }, elapsedMs, 30_000);
     expect(step.next).toBe(next);
     if (after) expect(step.state).toEqual(after);
   });
@@ -176,6 +226,7 @@ const figure = (over: Partial<StuckDeliveries>): StuckDeliveries => ({
   mostHeld: 0,
   holders: [],
   leader: 'rabbit2',
+  liveCount: true,
   ...over,
 });
 
@@ -241,5 +292,27 @@ describe("compare's report of the figure", () => {
     expect(failureReasons('compare', JSON.parse(JSON.stringify({ ...compareResult([clear]), ok: true })))).toEqual([]);
     expect(keyFigures('compare', JSON.parse(JSON.stringify(r)))).toMatch(/; deliveries stuck in 1 run$/);
     expect(keyFigures('compare', JSON.parse(JSON.stringify(compareResult([clear]))))).not.toContain('stuck');
+  });
+});
+
+describe('parseCheckedOut: what a quorum queue member says it has checked out', () => {
+  const cases: { output: string; expected: ReturnType<typeof parseCheckedOut> }[] = [
+    { output: 'checked_out 10 consumers 1\n', expected: { checkedOut: 10, consumers: 1 } },
+    { output: 'checked_out 0 consumers 0\nok\n', expected: { checkedOut: 0, consumers: 0 } },
+    { output: 'no_answer {timeout,{x,rabbit@rabbit1}}\n', expected: null },
+    { output: 'not_quorum\n', expected: null },
+    { output: 'no_queue\n', expected: null },
+    { output: '', expected: null },
+  ];
+
+  it.each(cases)('$output', ({ output, expected }) => {
+    expect(parseCheckedOut(output)).toEqual(expected);
+  });
+
+  it("asks the queue's member by the queue's name as bytes, and rabbitmqctl eval the same", () => {
+    const call = checkedOutCall({ vhost: '/', queue: 'q1' });
+    expect(call.expr).toContain('rabbit_misc:r(<<47>>, queue, <<113,49>>)');
+    expect(call.expr).toContain('fun rabbit_fifo:overview/1');
+    expect(call.cli).toEqual(['rabbitmqctl', 'eval', call.expr]);
   });
 });

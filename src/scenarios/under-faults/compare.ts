@@ -252,7 +252,9 @@ async function oneRun(
 
   const faulted = new ProducerUnderFault(ctx, opts, { mode, label, ref, leaderNode });
   // A stream keeps no deliveries unacknowledged: nothing to hold, nothing to get stuck.
-  const holder = byOffset ? undefined : { urls, startIndex, heartbeatS: opts.heartbeatS, deadlineMs: opts.maxStuckMs };
+  // A quorum queue of rmq-bench's own cluster: its checked-out count read live in its member.
+  const live = opts.queueType === 'quorum' && !opts.urls;
+  const holder = byOffset ? undefined : { urls, startIndex, heartbeatS: opts.heartbeatS, deadlineMs: opts.maxStuckMs, live };
   const {
     value: { producer, timeline },
     stuck,

@@ -5,6 +5,8 @@ import type { Context } from '../../context.js';
 import { errorMessage, InterruptedError } from '../../errors.js';
 import { lookAtQueue, stepWatch, type StuckDeliveries, type StuckLook, WATCH_START } from '../../measure/stuck-deliveries.js';
 import { systemClock } from '../../util/retry.js';
+import { callNode } from '../../cluster/broker/erl-call.js';
+import { checkedOutCall, parseCheckedOut } from '../../cluster/broker/checked-out.js';
 
 /**
  * The stuck-deliveries figure of one run (measure/stuck-deliveries.ts says what it means): a
@@ -12,8 +14,10 @@ import { systemClock } from '../../util/retry.js';
  * prefetch and never acknowledges them, so that the fault meets deliveries in flight. Once the
  * fault is healed, the holder lets go (its connection closed, if the fault left it open), and the
  * queue is looked at every LOOK_EVERY_MS until it holds nothing unacknowledged, or until the
- * deadline (--max-stuck); looks within STATS_LAG_MS of the let-go are not judged (the management
- * API's figures lag). The holder's messages go back to the queue and are read by the drain.
+ * deadline (--max-stuck). A quorum queue on rmq-bench's own cluster is judged by its own count,
+ * read live in its member (checked-out.ts); otherwise by the management API's, only once the
+ * queue has reported since the let-go (its figures lag). The holder's messages go back to the
+ * queue and are read by the drain.
  */
 
 /** How many messages the holder keeps unacknowledged through the fault. */
@@ -30,6 +34,8 @@ export class StuckWatch {
   private constructor(
     private readonly ctx: Context,
     private readonly ref: QueueRef,
+    /** A quorum queue on rmq-bench's own cluster: its checked-out count is read in its member. */
+    private readonly live: boolean,
     private conn: Connected | undefined,
   ) {}
 
@@ -38,7 +44,7 @@ export class StuckWatch {
    * that cannot connect is logged, and the run goes on without it: the queue is still looked at
    * after the fault.
    */
-  static async start(ctx: Context, ref: QueueRef, p: { urls: readonly string[]; startIndex: number; heartbeatS: number }): Promise<StuckWatch> {
+  static async start(ctx: Context, ref: QueueRef, p: { urls: readonly string[]; startIndex: number; heartbeatS: number; live: boolean }): Promise<StuckWatch> {
     let conn: Connected | undefined;
     try {
       conn = await connectAny(p.urls, p.startIndex, {
@@ -49,7 +55,7 @@ export class StuckWatch {
       });
       // The fault may end this connection (a kill): that is what it is for.
       conn.connection.on('error', () => undefined);
-      const watch = new StuckWatch(ctx, ref, conn);
+      const watch = new StuckWatch(ctx, ref, p.live, conn);
       const ch: Channel = await conn.connection.createChannel();
       ch.on('error', () => undefined);
       await ch.prefetch(HOLDER_PREFETCH);
@@ -61,7 +67,7 @@ export class StuckWatch {
       if (err instanceof InterruptedError) throw err;
       ctx.log(`the stuck-deliveries holder could not consume from ${ref.queue}: ${errorMessage(err)}`);
       if (conn) await closeWithin(conn.connection);
-      return new StuckWatch(ctx, ref, undefined);
+      return new StuckWatch(ctx, ref, p.live, undefined);
     }
   }
 
@@ -79,10 +85,12 @@ export class StuckWatch {
     ctx.progress.update(`stuck deliveries: the holder (${this.held} taken) let go; watching ${ref.queue} for up to ${Math.round(deadlineMs / 1000)} s`);
     const started = performance.now();
     let state = WATCH_START;
+    let leader: string | null = null;
     for (;;) {
-      const look = await this.look();
+      const [look, liveHeld]: [StuckLook | undefined, number | null] = await Promise.all([this.look(), this.live ? this.liveHeld(leader) : null]);
+      leader = look?.leader ?? leader;
       const elapsedMs = performance.now() - started;
-      const step = stepWatch(state, look ?? null, elapsedMs, deadlineMs);
+      const step = stepWatch(state, { stats: look ?? null, liveHeld }, elapsedMs, deadlineMs);
       state = step.state;
       if (step.next !== 'wait') {
         return {
@@ -94,9 +102,29 @@ export class StuckWatch {
           mostHeld: state.mostHeld,
           holders: state.seen?.holders ?? [],
           leader: state.seen?.leader ?? look?.leader ?? null,
+          liveCount: liveHeld !== null,
         };
       }
       await systemClock.sleep(LOOK_EVERY_MS, ctx.signal);
+    }
+  }
+
+  /**
+   * The quorum queue's own count of messages checked out, read in its member on the leader's node
+   * (the management API's, else the first node's): null when it did not answer.
+   */
+  private async liveHeld(leader: string | null): Promise<number | null> {
+    const { ctx, ref } = this;
+    const nodes = ctx.config.nodes;
+    const node = nodes.find((n) => n.name === leader) ?? nodes[0];
+    if (!node) return null;
+    try {
+      const counts = parseCheckedOut(await callNode(await ctx.docker(), node.container, node.nodeName, checkedOutCall(ref), 5_000));
+      return counts?.checkedOut ?? null;
+    } catch (err) {
+      if (err instanceof InterruptedError) throw err;
+      ctx.log(`stuck deliveries: ${node.name} did not say what ${ref.queue} has checked out: ${errorMessage(err)}`);
+      return null;
     }
   }
 
@@ -124,7 +152,7 @@ export class StuckWatch {
 export async function withStuckWatch<T>(
   ctx: Context,
   ref: QueueRef,
-  holder: { urls: readonly string[]; startIndex: number; heartbeatS: number; deadlineMs: number } | undefined,
+  holder: { urls: readonly string[]; startIndex: number; heartbeatS: number; deadlineMs: number; live: boolean } | undefined,
   fn: () => Promise<T>,
   { measureIf }: { measureIf: (value: T) => boolean },
 ): Promise<{ value: T; stuck: StuckDeliveries | null }> {
