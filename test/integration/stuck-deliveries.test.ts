@@ -34,7 +34,7 @@ interface Holder {
 interface StuckDoc {
   ok: boolean;
   runs: {
-    stuck: { queue: string; outcome: string; afterMs: number; mostHeld: number; holderTook: number; holders: Holder[] } | null;
+    stuck: { queue: string; outcome: string; afterMs: number; mostHeld: number; holderTook: number; holders: Holder[]; liveCount: boolean } | null;
     reconciliation: { lost: number; silentlyLost: number };
   }[];
 }
@@ -138,6 +138,8 @@ describe('stuck deliveries: a consumer cut off at the socket', { timeout: 300_00
     const stuck = run.doc.runs[0]!.stuck!;
     expect(stuck.queue).toBe(queues.off);
     expect(stuck.outcome).toBe('held');
+    // A quorum queue of rmq-bench's own cluster: the count is the queue's own, read in its member.
+    expect(stuck.liveCount).toBe(true);
     expect(stuck.afterMs).toBeGreaterThan(15_000);
     expect(stuck.holders).toEqual([{ consumerTags: [run.consumerTag], channel: expect.any(String), channelListed: true, node: run.node, count: PLANTED }]);
     // The broker's count and the planted consumer's agree with the figure; the drain could not
@@ -154,15 +156,15 @@ describe('stuck deliveries: a consumer cut off at the socket', { timeout: 300_00
     const stuck = run.doc.runs[0]!.stuck!;
     expect(stuck.queue).toBe(queues.on);
     expect(stuck.outcome).toBe('redelivered');
+    expect(stuck.liveCount).toBe(true);
     expect(stuck.mostHeld).toBe(PLANTED);
-    // Who held them depends on when the first judged look fell: before the broker closed the
-    // connection (its channel listed) or after (the queue's figures not yet refreshed).
-    expect(stuck.holders.reduce((a, h) => a + h.count, 0)).toBe(PLANTED);
+    // Named while the broker still listed the channel: it keeps it until the heartbeat timeout.
+    expect(stuck.holders).toEqual([{ consumerTags: [run.consumerTag], channel: expect.any(String), channelListed: true, node: run.node, count: PLANTED }]);
     // The broker ends a silent client's connection only after missed heartbeats, and the watch
     // starts when compare's producer is done (about 4 s after the cut): measured here, redelivered
-    // within 27.6 s of the let-go. Bounds that catch a hang and a figure read before the lag, not
-    // a timing claim.
-    expect(stuck.afterMs).toBeGreaterThan(5_500);
+    // 25.3 and 25.8 s after the let-go. Bounds that catch a hang and a figure read before the
+    // timeout, not a timing claim.
+    expect(stuck.afterMs).toBeGreaterThan(5_000);
     expect(stuck.afterMs).toBeLessThan(60_000);
     expect(run.brokerKeepsIt).toBe(false);
     expect(run.unackedAfter).toBe(0);
