@@ -75,7 +75,7 @@ shard_i=(netfaults chaos producer-crash clone-containers)
 # More of them: every leader fault in turn and a rolling restart under traffic (leader-faults),
 # compare interrupted by Ctrl+C mid-fault or run without dockerode (compare-extra), the whole
 # cluster killed at once (kill-all), and a stream's writer killed under compare (streams).
-shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams streams-native thresholds-junit)
+shard_j=(leader-faults compare-extra amqp10-faults kill-all stream-coordinator streams streams-native thresholds-junit stuck-deliveries)
 
 TIER_default=(a b c d e k)
 TIER_heavy=(f g h i j)

@@ -257,7 +257,7 @@ describe('renderCompare', () => {
 
   it.each([
     { ok: true, expected: 'verdict: OK (no confirmed message lost)' },
-    { ok: false, expected: 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)' },
+    { ok: false, expected: 'verdict: FAILED (a confirmed message was lost, an unexpected one read, or deliveries stuck)' },
   ])('ok $ok → $expected', ({ ok, expected }) => {
     const text = renderCompare(compareResult({ ok, totals: [modeTotals('confirms-on', ok ? {} : { lost: 1, read: 1_999 })] }));
     expect(text.split('\n').at(-1)).toBe(expected);

@@ -7,6 +7,8 @@ import { type CompareOptions, faultPatienceMs } from '../../scenarios/under-faul
 import { compareModes } from '../../scenarios/under-faults/compare-modes.js';
 import { type AnyProtocol, confirmsOffProblem, PUBLISH_PROTOCOLS, queueTypeProblem, traitsOf } from '../../client/protocol.js';
 import { defineCommand } from '../command.js';
+import { DEFAULT_MAX_STUCK_MS, STATS_LAG_MS } from '../../measure/stuck-deliveries.js';
+import { formatDuration } from '../../util/duration.js';
 import { addVerdictOptions, emitVerdict, type VerdictOptions, verdictOptions } from '../verdict-options.js';
 import { checkpointCmdOption, checkpointOverride } from '../checkpoint-option.js';
 import { addReportAndClusterOptions, checkedFault, otherClusterOverride, type ReportAndClusterOptions } from '../fault-command.js';
@@ -70,6 +72,7 @@ interface RawOptions {
   size: number;
   confirmTimeout: number;
   heartbeat: number;
+  maxStuck: number;
   latency?: number;
   jitter?: number;
   loss?: number;
@@ -119,6 +122,12 @@ export const compare = defineCommand({
           .addOption(sizeOption())
           .addOption(timeoutOption('--confirm-timeout <duration>', 'confirms on: a confirm not received within this is indeterminate', '5s'))
           .addOption(heartbeatOption())
+          .addOption(
+            durationOption(
+              '--max-stuck <duration>',
+              'after the fault, how long a message may stay unacknowledged for a consumer that no live channel has; past it the verdict fails, naming the queue',
+            ).default(DEFAULT_MAX_STUCK_MS, formatDuration(DEFAULT_MAX_STUCK_MS)),
+          )
           .addOption(checkpointCmdOption('before each run drains the queue (the producer done, the fault healed)')),
       ),
       'compare',
@@ -130,6 +139,11 @@ export const compare = defineCommand({
       const typeProblem = faultProblem(o.queueType, o.fault);
       if (typeProblem) throw new UsageError(typeProblem);
       refuseForProtocol(o, given);
+      if (o.queueType === 'stream') refuseWith(given, ['--max-stuck'], 'does nothing with --queue-type stream (a stream keeps no delivery unacknowledged)');
+      if (o.maxStuck < STATS_LAG_MS)
+        throw new UsageError(
+          `--max-stuck ${formatDuration(o.maxStuck)} is shorter than the management API's figures can lag (${formatDuration(STATS_LAG_MS)}): give at least that`,
+        );
       const modes = compareModes(o.protocol, o.confirms);
       const how = `--runs ${o.runs} of ${modes.length} side${modes.length === 1 ? '' : 's'}`;
       const once = oneShotProblem(o.fault, o.runs * modes.length, how, 'once: --runs 1 --confirms on');
@@ -164,6 +178,7 @@ export const compare = defineCommand({
         rejoinTimeoutMs: 180_000,
         drainIdleMs: 2_000,
         reconnectTimeoutMs: faultPatienceMs(o.hold),
+        maxStuckMs: o.maxStuck,
         urls: o.urls,
         managementUrls: o.managementUrls,
         faultCmd: o.faultCmd,

@@ -21,6 +21,8 @@ import { Ledger, parseMessageId, type ReadOutcome, type ReadRecorder } from '../
 import type { ReadSource } from '../../ledger/order.js';
 import { maskUrl } from '../../url.js';
 import { reconcile, type Reconciliation } from '../../ledger/reconcile.js';
+import { type StuckDeliveries, stuckProblem } from '../../measure/stuck-deliveries.js';
+import { withStuckWatch } from './stuck-watch.js';
 
 /**
  * How long a producer under a fault held `restoreAfterMs` tries to connect again, and waits for
@@ -70,6 +72,8 @@ export interface CompareOptions {
   drainIdleMs: number;
   /** How long a producer tries to connect again: the fault's bound (faultPatienceMs of --hold). */
   reconnectTimeoutMs: number;
+  /** --max-stuck: how long after the fault a message may stay held for a consumer no live channel has (stuck-watch.ts). */
+  maxStuckMs: number;
   /** AMQP URLs of a cluster that is not ours (default: rabbit1..3 on loopback). */
   urls?: string[] | undefined;
 }
@@ -84,6 +88,8 @@ export interface CompareRun {
   fault: FaultTimeline | null;
   drain: DrainResult;
   reconciliation: Reconciliation;
+  /** How long after the fault deliveries stayed held for a consumer gone (stuck-watch.ts); null: a stream (no acknowledgements). */
+  stuck: StuckDeliveries | null;
   /**
    * Ids read in this run's drain that an earlier run of this compare published and had already
    * read: late copies (published on a connection the producer gave up, enqueued after that
@@ -245,7 +251,16 @@ async function oneRun(
   const publishMode: PublishMode = MODE_RULES[mode].publishMode;
 
   const faulted = new ProducerUnderFault(ctx, opts, { mode, label, ref, leaderNode });
-  const { producer, timeline } = await faulted.publish({ urls, streamUrls: endpoints.streamUrls, startIndex, runId, publishMode }, ledger);
+  // A stream keeps no deliveries unacknowledged: nothing to hold, nothing to get stuck.
+  // A quorum queue of rmq-bench's own cluster: its checked-out count read live in its member.
+  const live = opts.queueType === 'quorum' && !opts.urls;
+  const holder = byOffset ? undefined : { urls, startIndex, heartbeatS: opts.heartbeatS, deadlineMs: opts.maxStuckMs, live };
+  const {
+    value: { producer, timeline },
+    stuck,
+  } = await withStuckWatch(ctx, ref, holder, () => faulted.publish({ urls, streamUrls: endpoints.streamUrls, startIndex, runId, publishMode }, ledger), {
+    measureIf: (v) => !v.producer.interrupted,
+  });
   if (producer.interrupted) throw new RunInterrupted({ mode, run, producer, fault: timeline });
 
   await ctx.checkpoint({ name: 'before-drain', queue: opts.queue, vhost: opts.vhost, mode, run });
@@ -276,6 +291,7 @@ async function oneRun(
     fault: timeline,
     drain,
     reconciliation,
+    stuck,
     lateCopies: reads.late.ids,
     lateCopyCount: reads.late.count,
     resurfaced: reads.resurfaced.ids,
@@ -442,7 +458,7 @@ async function compareRuns(ctx: Context, opts: CompareOptions, empty: () => Prom
     interrupted = true;
   }
   const totals = opts.modes.map((m) => totalsFor(m, runs));
-  const ok = runs.every((r) => unexplained(r) === 0 && (!MODE_RULES[r.mode].confirms || r.reconciliation.lost === 0));
+  const ok = runs.every((r) => unexplained(r) === 0 && (!MODE_RULES[r.mode].confirms || r.reconciliation.lost === 0) && stuckProblem(r.stuck) === null);
   // The options go into reports: never with a password.
   const options = opts.urls ? { ...opts, urls: opts.urls.map(maskUrl) } : opts;
   return { options, runs, totals, partitionHandling: opts.urls ? null : partitionHandlingOf(ctx.config), ok, interrupted, partial };

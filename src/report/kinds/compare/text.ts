@@ -6,6 +6,7 @@ import { latencyLine } from '../producer/text.js';
 import { isConfirmingMode, modeLabel } from '../../../scenarios/under-faults/compare-modes.js';
 import { orderLines } from '../../order-text.js';
 import { fitLines } from '../../text-wrap.js';
+import { stuckText } from '../../../measure/stuck-deliveries.js';
 
 /** compare's printers: result → text. Pure. */
 
@@ -116,6 +117,17 @@ function timeline(r: CompareRun): string {
   return `  ${modeLabel(r.mode)} run ${r.run}: ${parts.join('; ')}${f.error ? `; fault error: ${f.error}` : ''}`;
 }
 
+/** Each run's stuck-deliveries figure (none for a stream), and a blank line; nothing when no run has one. Pure. */
+export function stuckLines(runs: readonly CompareRun[]): string[] {
+  const measured = runs.filter((r) => r.stuck);
+  if (measured.length === 0) return [];
+  return [
+    "stuck deliveries (after the fault, once the run's holder consumer let go: how long until no message stays unacknowledged for a consumer gone):",
+    ...measured.map((r) => `  ${modeLabel(r.mode)} run ${r.run}: ${stuckText(r.stuck!)}`),
+    '',
+  ];
+}
+
 /** Sample ids, and how many more there were. Pure. */
 function idsText(ids: readonly string[], count: number): string {
   return count > ids.length ? `${ids.join(', ')} and ${count - ids.length} more` : ids.join(', ');
@@ -133,6 +145,7 @@ export function renderCompare(c: CompareResult): string {
     for (const r of c.runs) lines.push(...orderLines(`  ${modeLabel(r.mode)} run ${r.run}`, r.reconciliation.order));
     lines.push('');
   }
+  lines.push(...stuckLines(c.runs));
   const late = c.runs.filter((r) => (r.lateCopyCount ?? r.lateCopies.length) > 0);
   if (late.length > 0) {
     const n = late.reduce((a, r) => a + (r.lateCopyCount ?? r.lateCopies.length), 0);
@@ -166,6 +179,9 @@ export function renderCompare(c: CompareResult): string {
   }
   for (const t of c.totals) if (t.runs > 0) lines.push(modeVerdict(t));
   if (c.interrupted) lines.push('verdict: none (interrupted)');
-  else lines.push(c.ok ? 'verdict: OK (no confirmed message lost)' : 'verdict: FAILED (a confirmed message was lost, or an unexpected one read)');
+  else
+    lines.push(
+      c.ok ? 'verdict: OK (no confirmed message lost)' : 'verdict: FAILED (a confirmed message was lost, an unexpected one read, or deliveries stuck)',
+    );
   return fitLines(lines);
 }

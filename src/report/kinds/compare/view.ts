@@ -8,6 +8,7 @@ import { nullNum, nullStr, order, strings as stringList } from '../shared.js';
 import { compareCharts } from './charts.js';
 import { renderCompare } from './text.js';
 import { isConfirmingMode } from '../../../scenarios/under-faults/compare-modes.js';
+import { type StuckDeliveries, type StuckHolder, stuckProblem } from '../../../measure/stuck-deliveries.js';
 
 /** `rmq-bench compare`: the same producer with confirms off and on, the leader faulted mid-run. */
 export const compare: KindView<CompareResult> = {
@@ -46,6 +47,18 @@ export const compare: KindView<CompareResult> = {
             }),
           ),
         ),
+        stuck: opt(
+          nullOr(
+            obj<StuckDeliveries>({
+              queue: str,
+              outcome: str,
+              afterMs: num,
+              deadlineMs: num,
+              mostHeld: num,
+              holders: list('stuck holders', obj<StuckHolder>({ count: num })),
+            }),
+          ),
+        ),
         reconciliation: obj<Reconciliation>({
           lost: num,
           silentlyLost: num,
@@ -62,7 +75,10 @@ export const compare: KindView<CompareResult> = {
   charts: compareCharts,
   figures: (d) => {
     const t = objs(d.totals).map((m) => `${s(m.mode)}: lost ${n(m.lost)}, silently lost ${n(m.silentlyLost)}, duplicated ${n(m.duplicated)}`);
-    return `${d.interrupted === true ? 'interrupted; ' : ''}${t.join('; ')}`;
+    // Deliveries still held past --max-stuck: only when a run saw them, so the usual line is unchanged.
+    const held = objs(d.runs).filter((r) => isObj(r.stuck) && r.stuck.outcome === 'held').length;
+    const stuck = held > 0 ? `; deliveries stuck in ${held} run${held === 1 ? '' : 's'}` : '';
+    return `${d.interrupted === true ? 'interrupted; ' : ''}${t.join('; ')}${stuck}`;
   },
   reasons: (d) => {
     const out: string[] = [];
@@ -72,6 +88,8 @@ export const compare: KindView<CompareResult> = {
       const verdict = isObj(rec.verdict) ? rec.verdict : {};
       if (verdict.ok === false && (isConfirmingMode(r.mode) || strings(verdict.reasons).some((x) => x.includes('unexpected'))))
         out.push(`${s(r.mode)} run ${s(r.run)}: ${strings(verdict.reasons).join('; ')}`);
+      const stuck = isObj(r.stuck) ? stuckProblem(r.stuck as unknown as StuckDeliveries) : null;
+      if (stuck) out.push(`${s(r.mode)} run ${s(r.run)}: ${stuck}`);
     }
     return out;
   },
