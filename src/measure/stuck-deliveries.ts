@@ -51,9 +51,10 @@ export interface StuckDeliveries {
   queue: string;
   /**
    * none: nothing held at the first look; redelivered: held at first, none left after afterMs;
-   * held: still held at the deadline.
+   * held: still held at the deadline; unknown: no look could be judged by the deadline (the
+   * management API did not answer, or gave no figures taken since the let-go): not measured.
    */
-  outcome: 'none' | 'redelivered' | 'held';
+  outcome: 'none' | 'redelivered' | 'held' | 'unknown';
   /**
    * From the holder letting go (the fault healed) to the first judged look with nothing held
    * (none: the first judged look); held: to the last look, past deadlineMs. Its resolution: the
@@ -148,6 +149,13 @@ export function lookAtQueue(queue: Readonly<Record<string, unknown>>, channels: 
  */
 export const STATS_LAG_MS = 5_500;
 
+/**
+ * A stamp that has not changed for this long is judged all the same: an idle classic queue stops
+ * reporting (its statistics are sent only when something changed), so its figures are as new as
+ * they will get. Letting go of the holder's messages is a change, and is reported within a tick.
+ */
+export const UNCHANGED_STAMP_MS = 2 * STATS_LAG_MS;
+
 /** What the watch has seen so far, of the looks it judged. */
 export interface WatchState {
   /** The first look's stamp; undefined before the first look. */
@@ -173,7 +181,8 @@ function judge(state: WatchState, look: StuckLook | null, elapsedMs: number): Wa
   if (state.fresh) return state;
   const stamp = look?.stamp ?? null;
   if (state.firstStamp === undefined) return { ...state, firstStamp: look ? stamp : undefined };
-  const fresh = stamp !== null && state.firstStamp !== null ? stamp !== state.firstStamp : look !== null && elapsedMs >= STATS_LAG_MS;
+  const fresh =
+    stamp !== null && state.firstStamp !== null ? stamp !== state.firstStamp || elapsedMs >= UNCHANGED_STAMP_MS : look !== null && elapsedMs >= STATS_LAG_MS;
   return fresh ? { ...state, fresh } : state;
 }
 
@@ -188,7 +197,8 @@ export interface WatchLook {
  * outcome. With the queue's live count, every look is judged by it (the management API's only
  * names who holds them); without, only looks the management API took since the let-go count
  * (judge). Clear when a judged look shows nothing held (redelivered, or none if no judged look
- * saw any); still held past deadlineMs: 'held'. A look that did not answer is not clear. Pure.
+ * saw any); still held past deadlineMs: 'held'; no judged look by then: 'unknown'. A look that
+ * did not answer is not clear. Pure.
  *
  * The queue's live consumer count (a passive declare) would say "clear" sooner, but a quorum
  * queue's count leaves out a consumer it suspects is down, the very consumer #15473 is about: it
@@ -201,9 +211,11 @@ export function stepWatch(
   deadlineMs: number,
 ): { state: WatchState; next: 'wait' | StuckDeliveries['outcome'] } {
   const judged = judge(state, stats, elapsedMs);
-  const next = elapsedMs > deadlineMs ? 'held' : 'wait';
+  const overdue = elapsedMs > deadlineMs;
+  const next = overdue ? 'held' : 'wait';
   const held = liveHeld ?? (judged.fresh ? (stats?.held ?? null) : null);
-  if (held === null) return { state: judged, next };
+  // Past the deadline without a judged figure: held if one ever showed messages held, else not measured.
+  if (held === null) return { state: judged, next: overdue ? (judged.sawHeld ? 'held' : 'unknown') : 'wait' };
   if (held === 0) return { state: judged, next: judged.sawHeld ? 'redelivered' : 'none' };
   const look = stats ?? { held, holders: [], leader: null, stamp: null };
   const fresh = judged.fresh && stats !== null;
@@ -236,11 +248,16 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** The figure in one line. Pure. */
 export function stuckText(s: StuckDeliveries): string {
-  const leader = s.leader === null ? '' : `, queue leader ${s.leader}`;
+  const about = (who: string): string => {
+    const parts = [who, s.leader === null ? '' : `queue leader ${s.leader}`].filter((p) => p !== '');
+    return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+  };
+  if (s.outcome === 'unknown') return `${s.queue}: not measured: no figures of the queue taken since the run's holder let go came within ${seconds(s.afterMs)}`;
   if (s.outcome === 'none') return `${s.queue}: none held ${seconds(s.afterMs)} after the run's holder let go of the ${s.holderTook} it took`;
   const who = s.holders.map(holderText).join('; ');
-  if (s.outcome === 'redelivered') return `${s.queue}: ${s.mostHeld} held, redelivered within ${seconds(s.afterMs)} (${who}${leader})`;
-  return `${s.queue}: ${s.holders.reduce((a, h) => a + h.count, 0)} STILL HELD after ${seconds(s.afterMs)}, past --max-stuck ${formatDuration(s.deadlineMs)} (${who}${leader})`;
+  if (s.outcome === 'redelivered') return `${s.queue}: ${s.mostHeld} held, redelivered within ${seconds(s.afterMs)}${about(who)}`;
+  const held = s.holders.length === 0 ? s.mostHeld : s.holders.reduce((a, h) => a + h.count, 0);
+  return `${s.queue}: ${held} STILL HELD after ${seconds(s.afterMs)}, past --max-stuck ${formatDuration(s.deadlineMs)}${about(who)}`;
 }
 
 /** Why the figure fails the verdict, naming the queue; null when it does not. Pure. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   lookAtQueue,
   STATS_LAG_MS,
+  UNCHANGED_STAMP_MS,
   type StuckDeliveries,
   type StuckLook,
   stepWatch,
@@ -157,7 +158,20 @@ describe('stepWatch: go on looking, or the outcome', () => {
     },
     { name: 'no answer: not clear', state: SAW_5, look: null, elapsedMs: 10_000, next: 'wait', after: SAW_5 },
     { name: 'no answer past the deadline: held', state: SAW_5, look: null, elapsedMs: 31_000, next: 'held', after: SAW_5 },
-    { name: 'never a new stamp, past the deadline: held', state: FIRST, look: look(10, 1), elapsedMs: 31_000, next: 'held', after: FIRST },
+    // An idle classic queue stops reporting: after UNCHANGED_STAMP_MS its figures are judged as they are.
+    { name: 'the same stamp past UNCHANGED_STAMP_MS, nothing held: none', state: FIRST, look: look(0, 1), elapsedMs: UNCHANGED_STAMP_MS, next: 'none' },
+    {
+      name: 'the same stamp past UNCHANGED_STAMP_MS, held: judged and seen',
+      state: FIRST,
+      look: look(5, 1),
+      elapsedMs: UNCHANGED_STAMP_MS,
+      next: 'wait',
+      after: { ...SAW_5, seen: look(5, 1) },
+    },
+    { name: 'the same stamp past the deadline, held: held', state: FIRST, look: look(10, 1), elapsedMs: 31_000, next: 'held' },
+    // Nothing judged by the deadline, and nothing ever seen held: not measured, not stuck.
+    { name: 'no answer ever, past the deadline: unknown', state: WATCH_START, look: null, elapsedMs: 31_000, next: 'unknown', after: WATCH_START },
+    { name: 'no answer after the first look, past the deadline: unknown', state: FIRST, look: null, elapsedMs: 31_000, next: 'unknown', after: FIRST },
   ];
 
   // The queue's live count judges every look, the first too; the management API's names who holds them.
@@ -257,6 +271,18 @@ describe('stuckText and stuckProblem', () => {
       }),
       text: 'q1: 9 STILL HELD after 31.0 s, past --max-stuck 30s (9 for a consumer no channel lists (its channel gone))',
       problem: 'deliveries stuck: q1: 9 STILL HELD after 31.0 s, past --max-stuck 30s (9 for a consumer no channel lists (its channel gone))',
+    },
+    {
+      name: 'not measured: no problem',
+      s: figure({ outcome: 'unknown', afterMs: 30_500, holders: [], leader: null }),
+      text: "q1: not measured: no figures of the queue taken since the run's holder let go came within 30.5 s",
+      problem: null,
+    },
+    {
+      name: 'held with no one named: the most held, no empty parenthesis',
+      s: figure({ outcome: 'held', afterMs: 30_500, mostHeld: 3, holders: [], leader: 'rabbit2' }),
+      text: 'q1: 3 STILL HELD after 30.5 s, past --max-stuck 30s (queue leader rabbit2)',
+      problem: 'deliveries stuck: q1: 3 STILL HELD after 30.5 s, past --max-stuck 30s (queue leader rabbit2)',
     },
   ];
 
