@@ -196,7 +196,8 @@ export interface WatchLook {
  * The watch after one look, elapsedMs after the holder let go: go on looking, or end with an
  * outcome. With the queue's live count, every look is judged by it (the management API's only
  * names who holds them); without, only looks the management API took since the let-go count
- * (judge). Clear when a judged look shows nothing held (redelivered, or none if no judged look
+ * (judge). The looks that name who holds them are those whose count agrees with the live one,
+ * where it is known. Clear when a judged look shows nothing held (redelivered, or none if no judged look
  * saw any); still held past deadlineMs: 'held'; no judged look by then: 'unknown'. A look that
  * did not answer is not clear. Pure.
  *
@@ -218,10 +219,12 @@ export function stepWatch(
   if (held === null) return { state: judged, next: overdue ? (judged.sawHeld ? 'held' : 'unknown') : 'wait' };
   if (held === 0) return { state: judged, next: judged.sawHeld ? 'redelivered' : 'none' };
   const look = stats ?? { held, holders: [], leader: null, stamp: null };
-  const fresh = judged.fresh && stats !== null;
+  // With the live count, a look of the API names the holders only once its count agrees: a new
+  // stamp can still carry the counts of before the let-go (the queue reports them on its own tick).
+  const fresh = stats !== null && (liveHeld === null ? judged.fresh : stats.held === liveHeld);
   const better =
     judged.seen === null ||
-    next === 'held' ||
+    (next === 'held' && (fresh || !judged.seenFresh)) ||
     (fresh && !judged.seenFresh) ||
     (judged.seen.holders.length === 0 && look.holders.length > 0 && (fresh || !judged.seenFresh));
   return {
