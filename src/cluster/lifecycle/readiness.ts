@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { managementUrl, type NodeSpec } from '../../config.js';
 import { BrokerUnavailableError, errorMessage } from '../../errors.js';
 import { retryUntil, withDeadline } from '../../util/retry.js';
@@ -13,15 +14,18 @@ import { stopwatch, type WaitOptions } from './wait.js';
  * The nodes' containers, with their health. docker-compose.yml declares no healthcheck: a
  * periodic check costs a docker exec per node (dockerd, runc and the check itself), CPU taken
  * from every figure measured beside it. So a running node without one is healthy once its own
- * management API answers (the listeners open at the end of the boot). A container made from a
- * docker-compose.yml that declares a healthcheck keeps docker's health status.
+ * management API answers and its AMQP listener opens a connection: the listener opens at the
+ * end of the boot, while the management API can answer long before (3.10 opens it before it
+ * imports the definitions, which can take a minute while another node joins). A container made
+ * from a docker-compose.yml that declares a healthcheck keeps docker's health status.
  */
 export async function nodeContainers(ctx: ClusterContext, docker: Docker, nodes: readonly NodeSpec[]): Promise<ContainerInfo[]> {
   return Promise.all(
     nodes.map(async (n): Promise<ContainerInfo> => {
       const c = await inspectContainer(docker, n.container);
       if (c.state !== 'running' || c.health !== 'none') return c;
-      return { ...c, health: (await answers(ctx, n)) ? 'healthy' : 'starting' };
+      const healthy = (await answers(ctx, n)) && (await amqpAnswers(ctx.config.host, n.amqpPort, ctx.signal));
+      return { ...c, health: healthy ? 'healthy' : 'starting' };
     }),
   );
 }
@@ -34,6 +38,34 @@ async function answers(ctx: ClusterContext, node: NodeSpec): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The protocol header of AMQP 0-9-1: a broker's listener answers it with connection.start. */
+const AMQP_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1]);
+const AMQP_PROBE_TIMEOUT_MS = 3_000;
+
+/**
+ * Whether a broker's AMQP listener is open at host:port: it answers the protocol header with a
+ * frame. A connection alone proves nothing: docker's port proxy accepts it whether or not the
+ * node listens, and then closes it.
+ */
+export function amqpAnswers(host: string, port: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (answered: boolean): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+      socket.destroy();
+      resolve(answered);
+    };
+    const abort = (): void => done(false);
+    const timer = setTimeout(abort, AMQP_PROBE_TIMEOUT_MS);
+    signal?.addEventListener('abort', abort, { once: true });
+    socket.once('connect', () => socket.write(AMQP_HEADER));
+    socket.once('data', () => done(true));
+    socket.once('error', abort);
+    socket.once('close', abort);
+  });
 }
 
 /** Everything `cluster up` waits for, checked once: all containers healthy, 3 running nodes, no partition reported, queues replicated. */

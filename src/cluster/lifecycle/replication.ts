@@ -17,39 +17,64 @@ export function fullyReplicated(queues: QueueLeadership[], size: number): boolea
   return queues.every((q) => q.leader !== undefined && q.members.length >= size && q.online.length >= size);
 }
 
+/** How often a wait asks again to grow queues short of members. */
+const GROW_EVERY_MS = 10_000;
+
+/** The nodes on which some queue has no member. Pure. */
+export function nodesMissing(queues: readonly QueueLeadership[], nodeNames: readonly string[]): string[] {
+  return nodeNames.filter((n) => queues.some((q) => !q.members.includes(n)));
+}
+
 /**
- * Add missing quorum queue members. A queue declared from the definitions while only one
- * node had booted has fewer members than the cluster has nodes; `rabbitmq-queues grow`
- * adds them (continuous membership reconciliation would too, but later).
+ * Add missing quorum queue members. A queue declared from the definitions while only some
+ * nodes had booted has fewer members than the cluster has nodes; `rabbitmq-queues grow`, run on
+ * each node that lacks a member, adds it there (continuous membership reconciliation would too,
+ * but later). A node still booting refuses the command (its rabbit app is not running yet: 3.10
+ * keeps it so while it imports the definitions): the refusal is returned, and the caller asks
+ * again later. Returns null when every grow was taken.
  */
-async function growQueues(ctx: ClusterContext, docker: Docker): Promise<void> {
-  const first = ctx.config.nodes[0]!;
-  for (const node of ctx.config.nodes) {
-    const r = await execIn(docker, first.container, ['rabbitmq-queues', 'grow', node.nodeName, 'all'], 60_000);
-    if (r.exitCode !== 0) ctx.log(`rabbitmq-queues grow ${node.nodeName} failed (exit ${r.exitCode}): ${r.output.trim().split('\n').pop() ?? ''}`);
-  }
-}
-
-/** Grow quorum queues that have fewer members than the cluster has nodes. */
-export async function ensureReplicated(ctx: ClusterContext, defs: Definitions): Promise<void> {
-  const size = ctx.config.nodes.length;
-  const now = await retryUntil(
-    () => quorumState(ctx.management, defs),
-    () => true,
-    { timeoutMs: 30_000, intervalMs: 1_000, signal: ctx.signal, describe: (l) => `the definitions' queues are not there (${errorMessage(l.error)})` },
+async function growQueues(ctx: ClusterContext, docker: Docker, queues: readonly QueueLeadership[]): Promise<string | null> {
+  const missing = new Set(
+    nodesMissing(
+      queues,
+      ctx.config.nodes.map((n) => n.nodeName),
+    ),
   );
-  if (now.every((q) => q.members.length >= size)) return;
-  ctx.progress.update('adding quorum queue members on every node (rabbitmq-queues grow)');
-  await growQueues(ctx, await ctx.docker());
+  let refused: string | null = null;
+  for (const node of ctx.config.nodes.filter((n) => missing.has(n.nodeName))) {
+    const r = await execIn(docker, node.container, ['rabbitmq-queues', 'grow', node.nodeName, 'all'], 60_000);
+    if (r.exitCode === 0) continue;
+    // The reason comes first; the usage text that may follow says nothing of this node.
+    const reason =
+      r.output
+        .trim()
+        .split('\n')
+        .find((l) => l.trim() !== '') ?? '';
+    refused = `${node.nodeName} refused (exit ${r.exitCode}): ${reason}`;
+    ctx.log(`rabbitmq-queues grow ${refused}`);
+  }
+  return refused;
 }
 
-/** Wait until every quorum queue of the definitions has a leader and all its members online. */
+/** Wait until every quorum queue of the definitions has a leader and all its members online, growing those short of members. */
 export async function waitForReplicated(ctx: ClusterContext, defs: Definitions, options: WaitOptions): Promise<QueueLeadership[]> {
   const size = ctx.config.nodes.length;
   const secs = stopwatch();
   const label = (q: QueueLeadership): string => `${q.name} ${q.online.length}/${q.members.length}${q.leader ? '' : ' no leader'}`;
+  let grownAt = Number.NEGATIVE_INFINITY;
+  let refused: string | null = null;
+  // A queue short of members is grown, and grown again every GROW_EVERY_MS while a node refuses.
+  const look = async (): Promise<QueueLeadership[]> => {
+    const qs = await quorumState(ctx.management, defs);
+    if (qs.some((q) => q.members.length < size) && performance.now() - grownAt >= GROW_EVERY_MS) {
+      ctx.progress.update('adding quorum queue members on every node (rabbitmq-queues grow)');
+      grownAt = performance.now();
+      refused = await growQueues(ctx, await ctx.docker(), qs);
+    }
+    return qs;
+  };
   return retryUntil(
-    () => quorumState(ctx.management, defs),
+    look,
     (qs) => {
       ctx.progress.update(`waiting for the quorum queues to have ${size} online members (${qs.map(label).join(', ')}) ${secs()}`);
       return fullyReplicated(qs, size);
@@ -58,7 +83,8 @@ export async function waitForReplicated(ctx: ClusterContext, defs: Definitions, 
       timeoutMs: options.timeoutMs,
       intervalMs: 500,
       signal: ctx.signal,
-      describe: (last) => `quorum queues not fully replicated (last state: ${last.value?.map(label).join(', ') ?? errorMessage(last.error)})`,
+      describe: (last) =>
+        `quorum queues not fully replicated (last state: ${last.value?.map(label).join(', ') ?? errorMessage(last.error)})${refused === null ? '' : `; rabbitmq-queues grow: ${refused}`}`,
     },
   );
 }

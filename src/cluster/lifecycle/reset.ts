@@ -1,6 +1,6 @@
 import type { ClusterContext } from '../cluster-ctx.js';
 import { loadDefinitions } from './definitions.js';
-import { ensureReplicated, waitForReplicated } from './replication.js';
+import { waitForReplicated } from './replication.js';
 import type { WaitOptions } from './wait.js';
 
 export interface ResetResult {
@@ -57,7 +57,6 @@ export async function clusterReset(ctx: ClusterContext, options: WaitOptions): P
   progress.update('re-applying cluster/definitions.json');
   const { readFile } = await import('node:fs/promises');
   await m.request('POST', '/api/definitions', { body: JSON.parse(await readFile(config.definitionsFile, 'utf8')) });
-  await ensureReplicated(ctx, defs);
   await waitForReplicated(ctx, defs, options);
   progress.succeed(
     `reset: ${deletedQueues.length} queues deleted, ${purgedQueues.reduce((a, q) => a + q.messages, 0)} messages purged, ${deletedExchanges.length} exchanges and ${deletedPolicies.length} policies deleted`,

@@ -21,7 +21,7 @@ import {
   staleContainers,
   writeClusterRecord,
 } from './record.js';
-import { ensureReplicated, waitForReplicated } from './replication.js';
+import { waitForReplicated } from './replication.js';
 import { repairStreamCoordinator } from './stream-coordinator.js';
 import type { WaitOptions } from './wait.js';
 
@@ -185,7 +185,6 @@ export async function clusterUp(ctx: ClusterContext, options: WaitOptions): Prom
   const waitStarted = performance.now();
   const remaining = (): WaitOptions => ({ timeoutMs: Math.max(1_000, options.timeoutMs - (performance.now() - waitStarted)) });
   await waitForHealthyAndClustered(ctx, remaining());
-  await ensureReplicated(ctx, defs);
   await waitForReplicated(ctx, defs, remaining());
   // A node compose did not restart keeps a limit a killed run set (a restarted one reads rabbitmq.conf again).
   await clearAlarmsLeftBehind(ctx, docker);
