@@ -582,4 +582,13 @@ describe('planMend: from what each node reports, and what was done, the next ste
     );
     expect(describeStep(DONE, look(WHOLE))).toContain('every node runs');
   });
+
+  // A fault's mend watched the node stopped or booting that long; cluster up and status did not.
+  it.each([
+    { why: 'stuck' as const, longOver: false, text: 'RabbitMQ on rabbit3 stayed stopped 30 s with the container up: restarting it' },
+    { why: 'stuck' as const, longOver: true, text: 'RabbitMQ on rabbit3 is stopped with the container up: restarting it' },
+    { why: 'hung' as const, longOver: true, text: 'RabbitMQ on rabbit3 is booting without answering, by its own word: taken as hung; restarting it' },
+  ])('$why, long over $longOver: $text', ({ why, longOver, text }) => {
+    expect(describeStep(restart(['rabbit3'], why), look(WHOLE), { longOver })).toBe(text);
+  });
 });

@@ -375,8 +375,11 @@ export function planMend(memory: MendMemory, views: NodeViews, now: number, sett
   return { action: 'wait', why: 'exhausted', nodes: [] };
 }
 
-/** One line for people: what the plan does next and why. Pure. */
-export function describeStep(step: MendStep, views: NodeViews): string {
+/**
+ * One line for people: what the plan does next and why. longOver: the plan of a fault long over
+ * (cluster up, cluster status), where how long a node has been stopped or booting is not known. Pure.
+ */
+export function describeStep(step: MendStep, views: NodeViews, { longOver = false }: { longOver?: boolean } = {}): string {
   if (step.action === 'done') return 'every node runs and sees every other, and none reports a partition';
   if (step.action === 'wait') {
     switch (step.why) {
@@ -413,9 +416,9 @@ export function describeStep(step: MendStep, views: NodeViews): string {
         views.unseen,
       )} as not running): restarting ${list}`;
     case 'stuck':
-      return `RabbitMQ on ${list} stayed stopped ${STUCK_MS / 1000} s with the container up: restarting ${step.nodes.length === 1 ? 'it' : 'them'}`;
+      return `RabbitMQ on ${list} ${longOver ? 'is stopped' : `stayed stopped ${STUCK_MS / 1000} s`} with the container up: restarting ${step.nodes.length === 1 ? 'it' : 'them'}`;
     case 'hung':
-      return `RabbitMQ on ${list} has been booting ${BOOT_MS / 1000} s without answering, by its own word: the boot hung; restarting ${step.nodes.length === 1 ? 'it' : 'them'}`;
+      return `RabbitMQ on ${list} ${longOver ? 'is booting' : `has been booting ${BOOT_MS / 1000} s`} without answering, by its own word: ${longOver ? 'taken as hung' : 'the boot hung'}; restarting ${step.nodes.length === 1 ? 'it' : 'them'}`;
     case 'everything':
       return `the cluster is still not whole after restarting nodes one by one: restarting every node (${list}) at once`;
   }

@@ -107,7 +107,7 @@ export async function mendAdvice(config: Config, management: ManagementClient, d
   const views = await nodeViews(config, management, docker);
   const now = performance.now();
   const step = planMend(longOverMemory(views, now), views, now, { graceMs: 0, nodes: config.nodes.map((n) => n.name) });
-  return { views, step, text: describeStep(step, views) };
+  return { views, step, text: describeStep(step, views, { longOver: true }) };
 }
 
 /** How long the mend watches, past its grace, before it says the cluster is not whole: rounds of restarts under load. */
@@ -162,20 +162,22 @@ export async function mendPartition(
     const step = planMend(memory, views, now, { graceMs, nodes, faulted: fault.faulted, cuts: fault.cuts });
     if (step.action === 'done') {
       if (restartedNodes.length > 0)
-        options.info(`the cluster is whole again, ${Math.round((now - started) / 1000)} s after the partition's rules were removed`);
+        options.info(
+          `the cluster is whole again, ${Math.round((now - started) / 1000)} s after ${longOver ? 'cluster up began to mend it' : "the partition's rules were removed"}`,
+        );
       return restartedNodes;
     }
     if (step.action === 'wait') {
       // cluster up: nothing to act on now, and nothing restarted; the start that follows waits for the nodes.
       if (longOver && memory.restarts.length === 0) return restartedNodes;
-      const line = describeStep(step, views);
+      const line = describeStep(step, views, { longOver });
       options.update?.(`${line} (${Math.round((now - started) / 1000)} s)`);
       if (step.why === 'exhausted' && lastWait !== line) options.log(line);
       lastWait = line;
       await sleep(1_000);
       continue;
     }
-    options.info(`${describeStep(step, views)} (RabbitMQ ${config.rabbitmq}, partition handling ${handling})`);
+    options.info(`${describeStep(step, views, { longOver })} (RabbitMQ ${config.rabbitmq}, partition handling ${handling})`);
     const results = await Promise.all(
       step.nodes.map(async (name) => {
         const node = config.nodes.find((n) => n.name === name);
