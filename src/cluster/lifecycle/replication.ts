@@ -19,6 +19,8 @@ export function fullyReplicated(queues: QueueLeadership[], size: number): boolea
 
 /** How often a wait asks again to grow queues short of members. */
 const GROW_EVERY_MS = 10_000;
+/** The least time one grow is given, even at the end of the wait. */
+const GROW_MIN_MS = 5_000;
 
 /** The nodes on which some queue has no member. Pure. */
 export function nodesMissing(queues: readonly QueueLeadership[], nodeNames: readonly string[]): string[] {
@@ -33,7 +35,7 @@ export function nodesMissing(queues: readonly QueueLeadership[], nodeNames: read
  * keeps it so while it imports the definitions): the refusal is returned, and the caller asks
  * again later. Returns null when every grow was taken.
  */
-async function growQueues(ctx: ClusterContext, docker: Docker, queues: readonly QueueLeadership[]): Promise<string | null> {
+async function growQueues(ctx: ClusterContext, docker: Docker, queues: readonly QueueLeadership[], timeoutMs: number): Promise<string | null> {
   const missing = new Set(
     nodesMissing(
       queues,
@@ -42,7 +44,7 @@ async function growQueues(ctx: ClusterContext, docker: Docker, queues: readonly 
   );
   let refused: string | null = null;
   for (const node of ctx.config.nodes.filter((n) => missing.has(n.nodeName))) {
-    const r = await execIn(docker, node.container, ['rabbitmq-queues', 'grow', node.nodeName, 'all'], 60_000);
+    const r = await execIn(docker, node.container, ['rabbitmq-queues', 'grow', node.nodeName, 'all'], timeoutMs);
     if (r.exitCode === 0) continue;
     // The reason comes first; the usage text that may follow says nothing of this node.
     const reason =
@@ -61,15 +63,18 @@ export async function waitForReplicated(ctx: ClusterContext, defs: Definitions, 
   const size = ctx.config.nodes.length;
   const secs = stopwatch();
   const label = (q: QueueLeadership): string => `${q.name} ${q.online.length}/${q.members.length}${q.leader ? '' : ' no leader'}`;
+  const started = performance.now();
   let grownAt = Number.NEGATIVE_INFINITY;
   let refused: string | null = null;
   // A queue short of members is grown, and grown again every GROW_EVERY_MS while a node refuses.
   const look = async (): Promise<QueueLeadership[]> => {
     const qs = await quorumState(ctx.management, defs);
     if (qs.some((q) => q.members.length < size) && performance.now() - grownAt >= GROW_EVERY_MS) {
-      ctx.progress.update('adding quorum queue members on every node (rabbitmq-queues grow)');
+      ctx.progress.update('adding quorum queue members on the nodes that lack them (rabbitmq-queues grow)');
       grownAt = performance.now();
-      refused = await growQueues(ctx, await ctx.docker(), qs);
+      // Each grow within what is left of the wait (at least GROW_MIN_MS, at most a minute).
+      const leftMs = options.timeoutMs - (grownAt - started);
+      refused = await growQueues(ctx, await ctx.docker(), qs, Math.min(60_000, Math.max(GROW_MIN_MS, leftMs)));
     }
     return qs;
   };
